@@ -1,0 +1,222 @@
+# evictd / libpreempt / preemptctl — plain Makefile.
+#
+#   make                 libpreempt.so.0 + libpreempt.a, evictd, preemptctl
+#   make check           every test; last line "N passed, N failed[, N skipped]"
+#   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
+#   make run             evictd in the foreground, dry-run, on this machine
+#   make install DESTDIR=... PREFIX=...
+#   make bench | fuzz | e2e | lint
+#
+# Sources are picked up by directory, so adding a file needs no Makefile edit:
+#   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
+#   agent/*.c         -> build/agent.a (agent/main.c is evictd's main)
+#   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
+#   tests/lib/test-*.c, tests/agent/test-*.c, tests/controller/test-*.c -> cmocka binaries
+#   tests/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
+#   tests/bench/bench-*.c -> benchmarks
+
+VERSION      := 0.1.0
+SOVERSION    := 0
+PREFIX       ?= /usr/local
+EXEC_PREFIX  ?= $(PREFIX)
+LIBDIR       ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+BINDIR       ?= $(EXEC_PREFIX)/bin
+SBINDIR      ?= $(EXEC_PREFIX)/sbin
+LIBEXECDIR   ?= $(EXEC_PREFIX)/libexec
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SYSCONFDIR   ?= /etc
+UNITDIR      ?= /lib/systemd/system
+CATALOGDIR   ?= /usr/lib/systemd/catalog
+PKG_CONFIG   ?= pkg-config
+
+B := build
+ifeq ($(SANITIZE),1)
+B := build-san
+endif
+ifeq ($(FUZZ),1)
+B := build-fuzz
+endif
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wno-format-nonliteral -Wvla -Wundef
+BASE_CFLAGS := -std=c11 $(WARN) -D_GNU_SOURCE -Ilib/include -fno-strict-aliasing
+ifeq ($(SANITIZE),1)
+BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS     += -fsanitize=address,undefined
+endif
+
+# Build dependencies install themselves (as root) or stop with the apt-get line to run.
+DEPSETS := build
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+DEPSETS += check
+endif
+ifneq ($(filter fuzz,$(MAKECMDGOALS)),)
+DEPSETS += fuzz
+endif
+ifneq ($(filter e2e,$(MAKECMDGOALS)),)
+DEPSETS += e2e
+endif
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
+ifneq ($(DEPS_STATUS),ok)
+$(error build dependencies are missing (see the message above))
+endif
+endif
+
+AGENT_PKGS := libsystemd libcgroup inih
+CTL_PKGS   := libfyaml
+AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
+AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
+CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
+CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
+TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+LIB_SRCS   := $(sort $(wildcard lib/*.c))
+LIB_OBJS   := $(LIB_SRCS:%.c=$(B)/%.o)
+AGENT_SRCS := $(filter-out agent/main.c,$(sort $(wildcard agent/*.c)))
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
+CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
+CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
+
+LIB_SO     := $(B)/libpreempt.so.$(VERSION)
+LIB_A      := $(B)/libpreempt.a
+AGENT_A    := $(B)/agent.a
+CTL_A      := $(B)/controller.a
+EVICTD     := $(B)/evictd
+PREEMPTCTL := $(B)/preemptctl
+
+TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
+TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/agent/test-*.c)))
+TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
+TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
+BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
+
+all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL)
+
+# --- libpreempt -------------------------------------------------------------------------------
+$(B)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+$(LIB_SO): $(LIB_OBJS) lib/libpreempt.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libpreempt.so.$(SOVERSION) \
+	  -Wl,--version-script=lib/libpreempt.map -Wl,--no-undefined -o $@ $(LIB_OBJS)
+	ln -sf libpreempt.so.$(VERSION) $(B)/libpreempt.so.$(SOVERSION)
+	ln -sf libpreempt.so.$(SOVERSION) $(B)/libpreempt.so
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# --- evictd -----------------------------------------------------------------------------------
+$(B)/agent/%.o: agent/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Iagent -MMD -MP -c -o $@ $<
+
+$(AGENT_A): $(AGENT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# evictd links libpreempt statically: a node agent must not break when the shared library on the
+# node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
+$(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
+
+# --- preemptctl -------------------------------------------------------------------------------
+$(B)/controller/%.o: controller/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -MMD -MP -c -o $@ $<
+
+$(CTL_A): $(CTL_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# preemptctl is the reference consumer of the shared library, so it links it dynamically.
+$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+
+# --- tests ------------------------------------------------------------------------------------
+# Unit tests link the static archives, so they can reach internal (non-exported) functions.
+$(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) -Ilib -Itests -MMD -MP -o $@ $< $(LIB_A) $(LDFLAGS) $(TEST_LIBS) -lm
+
+$(B)/tests/agent/%: tests/agent/%.c $(AGENT_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(AGENT_CFLAGS) -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) $(TEST_LIBS) -lm
+
+$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+
+# Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
+$(B)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
+
+TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL)
+
+tests: all $(TEST_PROGS) $(TEST_HELPERS)
+
+check: tests
+	@BUILD=$(B) scripts/run-tests.sh $(TEST_PROGS) $(TESTS_SH)
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller \
+	  lib agent controller
+
+# --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
+$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
+
+bench: all $(BENCHES)
+	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done
+
+fuzz:
+	@scripts/fuzz.sh
+
+e2e: all
+	@tests/e2e/run.sh
+
+# --- run and install --------------------------------------------------------------------------
+run: $(EVICTD)
+	@scripts/run-local.sh $(EVICTD)
+
+PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+              -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libpreempt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpreempt.so.$(SOVERSION)
+	ln -sf libpreempt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpreempt.so
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 lib/include/preempt.h $(DESTDIR)$(INCLUDEDIR)/
+	$(PC_SED) lib/libpreempt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libpreempt.pc
+	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
+	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
+	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
+	@# An operator's edited configuration is never overwritten.
+	if [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
+	  install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.dist; \
+	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
+	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
+
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all tests check lint bench fuzz e2e run install clean
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by libpreempt's source files. Nothing here is exported. */
+#ifndef PP_INTERNAL_H
+#define PP_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "preempt.h"
+
+#define PP_ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Fills err (if given) and returns r, so that failures read "return pp_fail(err, -EINVAL, ...)". */
+__attribute__((format(printf, 3, 4))) static inline int pp_fail(pp_err *err, int r, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+#endif
