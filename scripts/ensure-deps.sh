@@ -7,7 +7,7 @@ set -eu
 pkgs_for() {
 	case "$1" in
 	build) echo "make gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev" ;;
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2" ;;
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 python3 jq" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	e2e)   echo "qemu-system-x86 qemu-utils mmdebstrap e2fsprogs zstd" ;;
 	*) echo "ensure-deps: unknown set '$1'" >&2; exit 2 ;;
