@@ -26,7 +26,7 @@ SBINDIR      ?= $(EXEC_PREFIX)/sbin
 LIBEXECDIR   ?= $(EXEC_PREFIX)/libexec
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SYSCONFDIR   ?= /etc
-UNITDIR      ?= /lib/systemd/system
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR   ?= /usr/lib/systemd/catalog
 PKG_CONFIG   ?= pkg-config
 

@@ -1,8 +1,219 @@
-/* evictd — placeholder entry point until the agent lands (see agent/ issues). */
+/* SPDX-License-Identifier: MIT */
+/*
+ * evictd — Kubernetes-style node-pressure eviction as a systemd service.
+ *
+ *   evictd [--config FILE] [--dry-run] ...          the daemon (daemon.c)
+ *   evictd --once [--json] [--dry-run] ...          one scan, one decision, printed; nothing evicted
+ *   evictd --status                                 the daemon's status file
+ */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-int main(void)
+#include "cgdiscover.h"
+#include "config.h"
+#include "daemon.h"
+#include "decide.h"
+#include "events.h"
+#include "log.h"
+#include "report.h"
+#include "scan.h"
+
+#define EXIT_USAGE 2
+
+typedef struct options {
+	const char *config_path;
+	bool config_explicit;
+	config_overrides ov;
+	bool once, json, status;
+	log_target log;
+	const char *status_file;
+} options;
+
+static void usage(FILE *f)
 {
-	fputs("evictd: not implemented yet\n", stderr);
-	return 1;
+	fputs("Usage: evictd [OPTIONS]\n"
+	      "Node-pressure eviction with Kubernetes semantics, on cgroup v2.\n\n"
+	      "  --config FILE         configuration (default " EVICTD_CONFIG_PATH ", plus FILE.d/*.conf)\n"
+	      "  --cgroup-root DIR     cgroup v2 root (default: found with libcgroup)\n"
+	      "  --metadata-dir DIR    pod descriptors (default /run/evictd/pods)\n"
+	      "  --proc-root DIR       where meminfo, loadavg, pressure/ and sys/kernel/ are read (default /proc)\n"
+	      "  --dry-run             decide and log, evict nothing\n"
+	      "  --once                scan once, print signals, conditions, ranking and the pods that\n"
+	      "                        would be evicted, and exit (never evicts)\n"
+	      "  --json                with --once: one JSON object on stdout\n"
+	      "  --status              print the running daemon's status file\n"
+	      "  --log-target T        auto | journal | stderr (default auto)\n"
+	      "  -h, --help            this text\n",
+	      f);
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+	enum { OPT_CONFIG = 256, OPT_CGROUP_ROOT, OPT_METADATA_DIR, OPT_PROC_ROOT, OPT_DRY_RUN, OPT_ONCE, OPT_JSON,
+	       OPT_STATUS, OPT_LOG_TARGET };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+		{ "metadata-dir", required_argument, NULL, OPT_METADATA_DIR },
+		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	*o = (options){ .config_path = EVICTD_CONFIG_PATH, .log = LOG_TARGET_AUTO };
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
+		switch (c) {
+		case OPT_CONFIG:
+			o->config_path = optarg;
+			o->config_explicit = true;
+			break;
+		case OPT_CGROUP_ROOT:
+		case OPT_METADATA_DIR:
+		case OPT_PROC_ROOT:
+			if (optarg[0] != '/') {
+				fprintf(stderr, "evictd: %s needs an absolute path, not \"%s\"\n", argv[optind - 1], optarg);
+				return -EINVAL;
+			}
+			*(c == OPT_CGROUP_ROOT ? &o->ov.cgroup_root
+			  : c == OPT_METADATA_DIR ? &o->ov.pod_metadata_dir
+			                          : &o->ov.proc_root) = optarg;
+			break;
+		case OPT_DRY_RUN:
+			o->ov.dry_run = true;
+			break;
+		case OPT_ONCE:
+			o->once = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_STATUS:
+			o->status = true;
+			break;
+		case OPT_LOG_TARGET:
+			if (log_target_from_string(optarg, &o->log) < 0) {
+				fprintf(stderr, "evictd: --log-target: expected auto, journal or stderr, not \"%s\"\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "evictd: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->json && !o->once) {
+		fputs("evictd: --json only goes with --once\n", stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* One scan, one decision, printed. Soft thresholds cannot have waited their grace period here. */
+static int run_once(const options *o)
+{
+	evictd_config *c = NULL;
+	config_error err;
+	cg_info cg;
+	scanner *sc = NULL;
+	const snapshot *snap;
+	threshold_state st = { 0 };
+	decision d = { 0 };
+	int r;
+
+	r = config_load(o->config_path, o->config_explicit, &c, &err);
+	if (r < 0) {
+		events_log_config_rejected(&err, NULL);
+		return EXIT_FAILURE;
+	}
+	r = config_apply_overrides(c, &o->ov);
+	if (r < 0)
+		goto fail;
+	r = cg_discover(c->cgroup_root, &cg);
+	if (r < 0) {
+		log_msg(LOG_ERR, "cgroup root %s: %s", c->cgroup_root, strerror(-r));
+		goto fail;
+	}
+	r = scanner_new(c, &cg, &sc);
+	if (r < 0) {
+		log_msg(LOG_ERR, "cannot open the cgroup root or proc root (%s): %s", c->proc_root, strerror(-r));
+		goto fail;
+	}
+	uint64_t now = now_usec();
+	r = scanner_scan(sc, now, &snap);
+	if (r < 0)
+		goto fail;
+	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true };
+	r = decide(&in, &st, &d);
+	if (r < 0)
+		goto fail;
+	r = o->json ? report_json(stdout, &cg, c, snap, &d) : report_text(stdout, &cg, c, snap, &d);
+	if (fflush(stdout) != 0)
+		r = -EIO;
+	decision_done(&d);
+	scanner_free(sc);
+	config_free(c);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+fail:
+	if (r == -ENOMEM)
+		log_msg(LOG_ERR, "out of memory");
+	scanner_free(sc);
+	config_free(c);
+	return EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+	options o;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+	/* --once is a command-line tool: its diagnostics belong next to its output, not in the journal. */
+	log_setup(o.once && o.log == LOG_TARGET_AUTO ? LOG_TARGET_STDERR : o.log);
+
+	if (o.once)
+		return run_once(&o);
+
+	daemon_options d = {
+		.config_path = o.config_path,
+		.config_must_exist = o.config_explicit,
+		.overrides = o.ov,
+	};
+	if (o.status) {
+		if (!d.status_file) {
+			/* The status file's path is configured; a broken configuration still has the default. */
+			evictd_config *c = NULL;
+			config_error err;
+			int rc;
+			if (config_load(o.config_path, o.config_explicit, &c, &err) < 0 && config_new_default(&c) < 0)
+				return EXIT_FAILURE;
+			rc = daemon_print_status(c->status_file);
+			config_free(c);
+			return rc;
+		}
+	}
+	return daemon_run(&d);
 }

@@ -91,7 +91,8 @@ int pp_evict_rank(pp_evict_signal signal, const pp_evict_pod *pods, size_t n, si
 		order[i] = i;
 	struct rank_ctx ctx = { .signal = signal, .pods = pods };
 	qsort_r(order, n, sizeof(*order), compare, &ctx);
-	memcpy(ret_order, order, n * sizeof(*order));
+	if (n) /* ret_order may be NULL when there is nothing to rank */
+		memcpy(ret_order, order, n * sizeof(*order));
 	free(order);
 	return 0;
 }

@@ -92,40 +92,67 @@ static int decode(const char *s, struct decoded *ret, pp_err *err)
 	return pp_fail(err, -EINVAL, "invalid quantity \"%s\": unknown suffix \"%s\"", s, p);
 }
 
-/* ceil(|value| * scale) into *ret; -ERANGE if it exceeds INT64_MAX. */
-static int to_integer(const struct decoded *d, unsigned scale, int64_t *ret)
+static void wide_mul(uint64_t w[4], uint64_t m)
 {
-	u128 num = d->digits, den = 1;
+	u128 carry = 0;
+	for (int i = 0; i < 4; i++) {
+		u128 t = (u128)w[i] * m + carry;
+		w[i] = (uint64_t)t;
+		carry = t >> 64;
+	}
+}
+
+/* w = ceil(w / 10) */
+static void wide_ceil_div10(uint64_t w[4])
+{
+	u128 rem = 0;
+	for (int i = 3; i >= 0; i--) {
+		u128 cur = rem << 64 | w[i];
+		w[i] = (uint64_t)(cur / 10);
+		rem = cur % 10;
+	}
+	for (int i = 0; rem && i < 4; i++)
+		rem = ++w[i] == 0;
+}
+
+/*
+ * ceil(|value| * scale) into *ret, -ERANGE above limit (<= 2^126). Exact for every input decode()
+ * accepts: digits * 2^exp2 * scale needs up to 120 + 60 + 30 bits, so it is kept in 256 bits, and a
+ * negative decimal exponent is applied as repeated ceiling divisions by 10 (for positive integers
+ * ceil(ceil(a / 10) / 10) = ceil(a / 100)), which cannot overflow and stops once the value is 1.
+ */
+static int scaled_ceil(const struct decoded *d, uint64_t scale, u128 limit, u128 *ret)
+{
+	uint64_t w[4] = { (uint64_t)d->digits, (uint64_t)(d->digits >> 64), 0, 0 };
 	int e10 = d->exp10;
 
-	if (num == 0) {
+	if (d->digits == 0) {
 		*ret = 0;
 		return 0;
 	}
-	for (int i = 0; i < d->exp2; i++) {
-		if (num > U128_MAX / 2)
-			return -ERANGE;
-		num *= 2;
-	}
-	if (num > U128_MAX / scale)
-		return -ERANGE;
-	num *= scale;
+	wide_mul(w, (uint64_t)1 << d->exp2);
+	wide_mul(w, scale);
 	for (; e10 > 0; e10--) {
-		if (num > (u128)INT64_MAX)
+		if (w[3] || w[2] || w[1] >> 60) /* >= 2^124: times 10 exceeds any limit */
 			return -ERANGE;
-		num *= 10;
+		wide_mul(w, 10);
 	}
-	for (; e10 < 0; e10++) {
-		if (den > (u128)1e36) { /* the value is below 1: rounds up to 1 */
-			*ret = 1;
-			return 0;
-		}
-		den *= 10;
-	}
-	u128 q = num / den + (num % den != 0);
-	if (q > (u128)INT64_MAX)
+	for (; e10 < 0 && (w[3] || w[2] || w[1] || w[0] > 1); e10++)
+		wide_ceil_div10(w);
+	if (w[3] || w[2] || ((u128)w[1] << 64 | w[0]) > limit)
 		return -ERANGE;
-	*ret = (int64_t)q;
+	*ret = (u128)w[1] << 64 | w[0];
+	return 0;
+}
+
+/* ceil(|value| * scale) into *ret; -ERANGE if it exceeds INT64_MAX. */
+static int to_integer(const struct decoded *d, unsigned scale, int64_t *ret)
+{
+	u128 v;
+	int r = scaled_ceil(d, scale, (u128)INT64_MAX, &v);
+	if (r < 0)
+		return r;
+	*ret = (int64_t)v;
 	return 0;
 }
 
@@ -142,6 +169,29 @@ static int parse_scaled(const char *s, unsigned scale, int64_t *ret, pp_err *err
 	if (r < 0)
 		return pp_fail(err, r, "quantity \"%s\" is too large", s);
 	*ret = d.negative ? -v : v;
+	return 0;
+}
+
+/* The exact value rounded up (away from zero) to 10^-9, as the API server stores it, in nano-units.
+ * Sums of these are exact, so per-pod rounding (§3.3) can happen once, after summing. */
+int pp_quantity_parse_nano(const char *s, __int128 *ret, pp_err *err)
+{
+	struct decoded d = { 0 };
+	int64_t hi;
+	int r;
+
+	r = decode(s, &d, err);
+	if (r < 0)
+		return r;
+	/* The value in units must fit int64 (as Value() must); the nano value then fits in 127 bits. */
+	r = to_integer(&d, 1, &hi);
+	if (r < 0)
+		return pp_fail(err, r, "quantity \"%s\" is too large", s);
+	u128 q;
+	r = scaled_ceil(&d, 1000000000, (u128)1 << 126, &q);
+	if (r < 0)
+		return pp_fail(err, r, "quantity \"%s\" is too large", s);
+	*ret = d.negative ? -(__int128)q : (__int128)q;
 	return 0;
 }
 

@@ -1,3 +1,102 @@
-#!/bin/sh
-# `make fuzz`: builds the libFuzzer targets in tests/fuzz/ and runs each for FUZZ_SECONDS.
-echo "fuzz: no fuzz targets yet"
+#!/bin/bash
+# `make fuzz`: builds every libFuzzer target tests/fuzz/fuzz-*.c with clang
+# (-fsanitize=fuzzer,address,undefined; the project's objects with fuzzer-no-link), replays the
+# saved regression inputs, then fuzzes each target for FUZZ_SECONDS (default 60) starting from its
+# seed corpus. One line per target; exit 1 if any target crashed, leaked, hung or failed to build.
+#
+#   FUZZ_SECONDS=10 make fuzz            the CI smoke run
+#   FUZZ_TARGETS="quantity config" ...   only these targets
+#   FUZZ_JOBS=1                          parallel targets (default 1: the machine is shared)
+#
+# A target declares which archives it needs with a comment line "fuzz-links: lib agent controller".
+# Crashing inputs land in build-fuzz/fuzz/artifacts/<target>/; copy them into
+# tests/fuzz/regressions/<target>/ once fixed, so `make check` replays them forever.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_PER=${FUZZ_SECONDS:-60}
+BF=${FUZZ_BUILD:-build-fuzz}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+OBJ_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN"
+FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Itests/fuzz"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+scripts/ensure-deps.sh build fuzz || exit 1
+command -v clang >/dev/null || { echo "fuzz: clang not found" >&2; exit 1; }
+
+targets=()
+for f in tests/fuzz/fuzz-*.c; do
+	[ -e "$f" ] || continue
+	n=$(basename "$f" .c); n=${n#fuzz-}
+	if [ -n "${FUZZ_TARGETS:-}" ] && ! grep -qw -- "$n" <<<"$FUZZ_TARGETS"; then continue; fi
+	targets+=("$n")
+done
+[ ${#targets[@]} -gt 0 ] || { echo "fuzz: no fuzz targets"; exit 0; }
+
+# Which archives the selected targets need, built once with the Makefile's own rules.
+need=""
+for n in "${targets[@]}"; do
+	need="$need $(sed -n 's/.*fuzz-links:\(.*\)\*\/.*/\1/p' "tests/fuzz/fuzz-$n.c" | head -1)"
+done
+archives=()
+for a in lib agent controller; do
+	if grep -qw "$a" <<<"$need"; then
+		case $a in
+		lib) archives+=("$BF/libpreempt.a") ;;
+		agent) archives+=("$BF/agent.a") ;;
+		controller) archives+=("$BF/controller.a") ;;
+		esac
+	fi
+done
+mkdir -p "$BF/fuzz"
+blog="$BF/fuzz/build.log"
+if ! make -s B="$BF" FUZZ=1 CC=clang CFLAGS="$OBJ_CFLAGS" LDFLAGS="$SAN" "${archives[@]}" >"$blog" 2>&1; then
+	echo "fuzz: building the instrumented archives failed:" >&2
+	tail -n 40 "$blog" >&2
+	exit 1
+fi
+# Reverse dependency order for the static link: controller/agent before libpreempt.
+link=()
+for a in "$BF/controller.a" "$BF/agent.a" "$BF/libpreempt.a"; do
+	for x in "${archives[@]}"; do [ "$x" = "$a" ] && link+=("$a"); done
+done
+pkglibs=""
+grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih)"
+grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml)"
+pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml 2>/dev/null)"
+
+failed=0
+for n in "${targets[@]}"; do
+	src=tests/fuzz/fuzz-$n.c bin=$BF/fuzz/fuzz-$n
+	work=$BF/fuzz/corpus/$n art=$BF/fuzz/artifacts/$n/ log=$BF/fuzz/$n.log
+	mkdir -p "$work" "$art"
+	# shellcheck disable=SC2086
+	if ! clang $FUZZ_CFLAGS $pkgcflags -o "$bin" "$src" "${link[@]}" $pkglibs -lm >"$log" 2>&1; then
+		echo "fuzz-$n: BUILD FAILED (see $log)"; tail -n 20 "$log" | sed 's/^/    /'
+		failed=1; continue
+	fi
+	opts=(-artifact_prefix="$art" -timeout=10 -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-16384}")
+	[ -f "tests/fuzz/$n.dict" ] && opts+=(-dict="tests/fuzz/$n.dict")
+	# Saved regressions first: they must all pass before new ground is explored.
+	regs=(tests/fuzz/regressions/"$n"/*)
+	if [ -e "${regs[0]}" ] && ! "$bin" "${opts[@]}" "${regs[@]}" >"$log" 2>&1; then
+		echo "fuzz-$n: REGRESSION FAILED (see $log)"; grep -m5 -E 'ERROR|invariant|runtime error' "$log" | sed 's/^/    /'
+		failed=1; continue
+	fi
+	seeds=()
+	[ -d "tests/fuzz/corpus/$n" ] && seeds+=("tests/fuzz/corpus/$n")
+	[ -d "tests/fuzz/regressions/$n" ] && seeds+=("tests/fuzz/regressions/$n")
+	"$bin" "${opts[@]}" -max_total_time="$SECONDS_PER" -print_final_stats=1 "$work" "${seeds[@]}" >"$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1)
+	if [ $rc -eq 0 ]; then
+		echo "fuzz-$n: ok, ${execs:-?} execs in ${SECONDS_PER}s, ${cov:-cov: ?}, corpus $(ls "$work" | wc -l)"
+	else
+		echo "fuzz-$n: FAILED (exit $rc) after ${execs:-?} execs; input in $art (log $log)"
+		grep -m5 -E 'ERROR|invariant|runtime error|SUMMARY' "$log" | sed 's/^/    /'
+		failed=1
+	fi
+done
+exit $failed

@@ -101,6 +101,428 @@ PP_EXPORT int pp_pcset_resolve(const pp_pcset *s, const char *class_name,
                                const int32_t *spec_priority, int32_t *ret_priority,
                                pp_preemption_policy *ret_policy, pp_err *err);
 
+/* A class as stored in a set. Strings are owned by the set and live until it is freed or the
+ * class is removed. */
+typedef struct pp_priority_class {
+	const char *name;
+	int32_t value;
+	bool global_default;
+	pp_preemption_policy policy;
+	const char *description; /* "" when none */
+} pp_priority_class;
+
+/* pp_pcset_add() with a description (NULL = none). Adding one of the two built-in system classes
+ * with exactly its built-in values is accepted and changes nothing (`kubectl get` lists them). */
+PP_EXPORT int pp_pcset_add_full(pp_pcset *s, const char *name, int32_t value, bool global_default,
+                                pp_preemption_policy policy, const char *description, pp_err *err);
+
+/*
+ * Updates a class as ValidatePriorityClassUpdate allows: value and preemptionPolicy are immutable
+ * (-EINVAL when they differ), globalDefault may change (-EEXIST if another default exists),
+ * description is replaced unless NULL. -ENOENT for an unknown class.
+ */
+PP_EXPORT int pp_pcset_update(pp_pcset *s, const char *name, int32_t value, bool global_default,
+                              pp_preemption_policy policy, const char *description, pp_err *err);
+
+/* Deletes a class (-ENOENT unknown, -EPERM for the system classes). Pods keep the priority they
+ * were admitted with: the cluster model stores resolved priorities, never class references. */
+PP_EXPORT int pp_pcset_remove(pp_pcset *s, const char *name, pp_err *err);
+
+/* Iteration and lookup; the pointers stay valid until the set changes. */
+PP_EXPORT size_t pp_pcset_count(const pp_pcset *s);
+PP_EXPORT const pp_priority_class *pp_pcset_get(const pp_pcset *s, size_t i);
+PP_EXPORT const pp_priority_class *pp_pcset_find(const pp_pcset *s, const char *name);
+/* The globalDefault class (lowest value if several), or NULL. */
+PP_EXPORT const pp_priority_class *pp_pcset_default(const pp_pcset *s);
+
+/*
+ * Full Priority admission of a pod (plugin/pkg/admission/priority, admitPod):
+ *   spec_policy     spec.preemptionPolicy when the pod sets it, else NULL; it must equal the
+ *                   resolved class's policy (-EINVAL otherwise); without any class it is kept.
+ *   ret_class_name  the class actually used (the globalDefault when class_name is unset), or NULL
+ *                   when none; points into the set.
+ * Every ret_* may be NULL.
+ */
+PP_EXPORT int pp_pcset_admit(const pp_pcset *s, const char *class_name, const int32_t *spec_priority,
+                             const pp_preemption_policy *spec_policy, int32_t *ret_priority,
+                             pp_preemption_policy *ret_policy, const char **ret_class_name, pp_err *err);
+
+/* Whether s is a DNS-1123 subdomain (metadata.name of most Kubernetes objects). */
+PP_EXPORT bool pp_is_dns_subdomain(const char *s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Pod requests (resource.PodRequests)
+ * ------------------------------------------------------------------------------------------- */
+
+/* Well-known resource names. cpu is always in millicores, everything else in units (bytes, pods). */
+#define PP_RESOURCE_CPU               "cpu"
+#define PP_RESOURCE_MEMORY            "memory"
+#define PP_RESOURCE_EPHEMERAL_STORAGE "ephemeral-storage"
+#define PP_RESOURCE_PODS              "pods"
+
+/* One integer resource amount. name is borrowed: it points at the caller's (or the library's)
+ * string, see each function. */
+typedef struct pp_resource {
+	const char *name;
+	int64_t value;
+} pp_resource;
+
+/* One quantity as written in a manifest, e.g. { "cpu", "250m" }. */
+typedef struct pp_quantity_kv {
+	const char *name;
+	const char *value;
+} pp_quantity_kv;
+
+typedef enum pp_container_kind {
+	PP_CONTAINER = 0,      /* spec.containers[] */
+	PP_INIT_CONTAINER = 1, /* spec.initContainers[] */
+	PP_SIDECAR = 2,        /* spec.initContainers[] with restartPolicy: Always */
+} pp_container_kind;
+
+typedef struct pp_container_requests {
+	pp_container_kind kind; /* init containers and sidecars in spec.initContainers order */
+	const pp_quantity_kv *requests;
+	size_t n_requests;
+} pp_container_requests;
+
+/*
+ * The scheduler's effective pod request (reference §3.2–3.3), computed exactly from quantity
+ * strings: Σ containers, init containers with restartable sidecars (peak = own + sidecars started
+ * before it), max of the two, pod-level requests (spec.resources.requests: cpu, memory and
+ * hugepages-* replace the aggregate), plus spec.overhead — then rounded once per pod (cpu up to
+ * millicores, the rest up to units). Only resources the scheduler accounts are returned: cpu,
+ * memory, ephemeral-storage and scalar resources (extended "domain/name", hugepages-*,
+ * attachable-volumes-*, names containing "kubernetes.io/"); others (e.g. "pods") are ignored, as Kubernetes does.
+ *   pod_level, overhead   may be NULL with n = 0;
+ *   ret                   at least max entries; names point at the caller's name strings;
+ *   ret_n                 number of entries written (zero values included only when written).
+ * -EINVAL for a malformed quantity or a negative one (err names the field, e.g.
+ * "initContainers[1].resources.requests.cpu: invalid quantity \"1x\": ..."), -ERANGE for an
+ * overflow, -ENOBUFS when more than max distinct resources.
+ */
+PP_EXPORT int pp_pod_requests(const pp_container_requests *containers, size_t n_containers,
+                              const pp_quantity_kv *pod_level, size_t n_pod_level,
+                              const pp_quantity_kv *overhead, size_t n_overhead,
+                              pp_resource *ret, size_t max, size_t *ret_n, pp_err *err);
+
+/* Whether the scheduler accounts for a resource name (cpu, memory, ephemeral-storage, pods, or a
+ * scalar resource as schedutil.IsScalarResourceName). */
+PP_EXPORT bool pp_resource_is_accounted(const char *name);
+
+/* ---------------------------------------------------------------------------------------------
+ * Cluster model: nodes, pods, PodDisruptionBudgets
+ *
+ * All *_spec structs are read during the call only: the cluster copies what it keeps. Strings
+ * must be non-NULL unless documented otherwise. Names are unique: nodes by name, pods and PDBs by
+ * namespace/name. Every mutation keeps the per-node aggregates (requested resources, pod count,
+ * pods ordered by importance, prefix sums) up to date, in O(pods on the node) at worst.
+ * A pp_cluster is not thread-safe; concurrent read-only calls (pp_cluster_preempt) are safe
+ * when no mutation runs at the same time.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct pp_cluster pp_cluster;
+
+typedef struct pp_label {
+	const char *key;
+	const char *value;
+} pp_label;
+
+typedef enum pp_taint_effect {
+	PP_EFFECT_ANY = 0, /* tolerations only: empty effect matches every effect */
+	PP_EFFECT_NO_SCHEDULE = 1,
+	PP_EFFECT_PREFER_NO_SCHEDULE = 2,
+	PP_EFFECT_NO_EXECUTE = 3,
+} pp_taint_effect;
+
+typedef struct pp_taint {
+	const char *key;
+	const char *value; /* may be NULL = "" */
+	pp_taint_effect effect; /* not PP_EFFECT_ANY */
+} pp_taint;
+
+typedef enum pp_toleration_op {
+	PP_TOLERATION_EQUAL = 0, /* "Equal" or empty */
+	PP_TOLERATION_EXISTS = 1,
+} pp_toleration_op;
+
+typedef struct pp_toleration {
+	const char *key; /* NULL or "" with Exists: tolerates every taint */
+	pp_toleration_op op;
+	const char *value; /* may be NULL = "" */
+	pp_taint_effect effect; /* PP_EFFECT_ANY = empty */
+} pp_toleration;
+
+typedef enum pp_selector_op {
+	PP_OP_IN = 0,
+	PP_OP_NOT_IN = 1,
+	PP_OP_EXISTS = 2,
+	PP_OP_DOES_NOT_EXIST = 3,
+	PP_OP_GT = 4, /* node selectors only */
+	PP_OP_LT = 5, /* node selectors only */
+} pp_selector_op;
+
+typedef struct pp_requirement {
+	const char *key;
+	pp_selector_op op;
+	const char *const *values;
+	size_t n_values;
+} pp_requirement;
+
+/* One nodeSelectorTerm: all expressions and fields ANDed; an empty term matches nothing.
+ * match_fields supports only key "metadata.name" with In/NotIn and one value (anything else
+ * makes the term match nothing, as in Kubernetes). */
+typedef struct pp_node_selector_term {
+	const pp_requirement *match_expressions;
+	size_t n_match_expressions;
+	const pp_requirement *match_fields;
+	size_t n_match_fields;
+} pp_node_selector_term;
+
+/* A metav1.LabelSelector. present = false is a nil selector; present with nothing inside is {}. */
+typedef struct pp_label_selector {
+	bool present;
+	const pp_label *match_labels;
+	size_t n_match_labels;
+	const pp_requirement *match_expressions; /* In/NotIn/Exists/DoesNotExist only */
+	size_t n_match_expressions;
+} pp_label_selector;
+
+/* A required pod (anti-)affinity term. Namespaces empty = the pod's own namespace
+ * (namespaceSelector is not modelled). Any topologyKey works; hostname topology
+ * ("kubernetes.io/hostname") needs that label on the nodes, as in Kubernetes. */
+typedef struct pp_pod_affinity_term {
+	pp_label_selector selector;
+	const char *topology_key;
+	const char *const *namespaces;
+	size_t n_namespaces;
+} pp_pod_affinity_term;
+
+typedef struct pp_node_spec {
+	const char *name;
+	const pp_label *labels;
+	size_t n_labels;
+	const pp_taint *taints;
+	size_t n_taints;
+	/* status.allocatable: cpu in millicores, others in units; "pods" is the pod limit (absent =
+	 * the node admits no pod, as in Kubernetes). Unknown names are kept as scalar resources. */
+	const pp_resource *allocatable;
+	size_t n_allocatable;
+	bool unschedulable; /* spec.unschedulable */
+} pp_node_spec;
+
+typedef struct pp_pod_spec {
+	const char *namespace_;
+	const char *name;
+	const pp_label *labels;
+	size_t n_labels;
+	int32_t priority; /* resolved: see pp_pcset_admit() */
+	pp_preemption_policy preemption_policy;
+	/* effective requests, e.g. from pp_pod_requests(); cpu in millicores; duplicates -EINVAL */
+	const pp_resource *requests;
+	size_t n_requests;
+	const char *node_name;           /* NULL or "" = pending */
+	const char *nominated_node_name; /* status.nominatedNodeName, NULL or "" = none */
+	bool has_start_time;             /* false: counts as "now" (pp_preempt_options.now_ns) */
+	int64_t start_time_ns;           /* status.startTime, ns since the epoch */
+	bool terminating;                /* metadata.deletionTimestamp set */
+	int64_t deletion_time_ns;
+	/* condition DisruptionTarget=True reason PreemptionByScheduler (eligibility rule §7.1(2)) */
+	bool preempted_by_scheduler;
+	bool not_ready; /* has a Ready condition other than True (PDB healthy-pod count) */
+	int64_t termination_grace_period_s; /* < 0 = unset (Kubernetes' default is 30) */
+	const pp_toleration *tolerations;
+	size_t n_tolerations;
+	const pp_label *node_selector; /* spec.nodeSelector */
+	size_t n_node_selector;
+	/* requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (ORed); has_node_affinity
+	 * with 0 terms matches no node, as the API would reject it anyway */
+	bool has_node_affinity;
+	const pp_node_selector_term *node_affinity;
+	size_t n_node_affinity;
+	const pp_pod_affinity_term *affinity; /* required podAffinity terms */
+	size_t n_affinity;
+	const pp_pod_affinity_term *anti_affinity; /* required podAntiAffinity terms */
+	size_t n_anti_affinity;
+} pp_pod_spec;
+
+typedef enum pp_int_or_percent_kind {
+	PP_IOP_UNSET = 0,
+	PP_IOP_INT = 1,
+	PP_IOP_PERCENT = 2, /* value is the percentage, "50%" -> 50 */
+} pp_int_or_percent_kind;
+
+typedef struct pp_int_or_percent {
+	pp_int_or_percent_kind kind;
+	int32_t value;
+} pp_int_or_percent;
+
+typedef struct pp_pdb_spec {
+	const char *namespace_;
+	const char *name;
+	pp_label_selector selector;
+	pp_int_or_percent min_available;
+	pp_int_or_percent max_unavailable;
+	/* status.disruptionsAllowed when the snapshot has it; else computed as the disruption
+	 * controller does over the bound, non-terminal pods of the namespace (reference §10) */
+	bool has_disruptions_allowed;
+	int32_t disruptions_allowed;
+	const char *const *disrupted_pods; /* status.disruptedPods: pod names */
+	size_t n_disrupted_pods;
+} pp_pdb_spec;
+
+PP_EXPORT int pp_cluster_new(pp_cluster **ret);
+PP_EXPORT pp_cluster *pp_cluster_free(pp_cluster *c);
+
+/* -EEXIST duplicate name, -EINVAL invalid spec (err names the field). */
+PP_EXPORT int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *node, pp_err *err);
+/* Replaces labels, taints, allocatable and unschedulable of the node with that name (-ENOENT). */
+PP_EXPORT int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *node, pp_err *err);
+/* -ENOENT unknown, -EBUSY while pods are bound to it. */
+PP_EXPORT int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err);
+
+/* -EEXIST duplicate namespace/name, -ENOENT node_name not in the cluster, -EINVAL bad spec. */
+PP_EXPORT int pp_cluster_add_pod(pp_cluster *c, const pp_pod_spec *pod, pp_err *err);
+/* Replaces the pod with the same namespace/name (remove + add, atomically: on failure the old
+ * pod stays). */
+PP_EXPORT int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *pod, pp_err *err);
+PP_EXPORT int pp_cluster_remove_pod(pp_cluster *c, const char *namespace_, const char *name, pp_err *err);
+/* Binds a pending pod to a node (-EBUSY if already bound, -ENOENT unknown pod or node); clears its
+ * nominated node, as binding does. */
+PP_EXPORT int pp_cluster_bind_pod(pp_cluster *c, const char *namespace_, const char *name, const char *node,
+                                  pp_err *err);
+/* Sets (node non-NULL) or clears (NULL) status.nominatedNodeName. The node must exist. */
+PP_EXPORT int pp_cluster_set_nominated_node(pp_cluster *c, const char *namespace_, const char *name,
+                                            const char *node, pp_err *err);
+/* Sets metadata.deletionTimestamp (and the PreemptionByScheduler condition when
+ * by_preemption). A terminating pod still occupies its node until removed. */
+PP_EXPORT int pp_cluster_mark_terminating(pp_cluster *c, const char *namespace_, const char *name,
+                                          int64_t deletion_time_ns, bool by_preemption, pp_err *err);
+
+PP_EXPORT int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *pdb, pp_err *err);
+PP_EXPORT int pp_cluster_remove_pdb(pp_cluster *c, const char *namespace_, const char *name, pp_err *err);
+
+/* Read access. Returned strings belong to the cluster and stay valid until the object changes. */
+PP_EXPORT size_t pp_cluster_node_count(const pp_cluster *c);
+PP_EXPORT size_t pp_cluster_pod_count(const pp_cluster *c);
+/* Nodes in ascending name order, i < pp_cluster_node_count(). */
+PP_EXPORT const char *pp_cluster_node_name(const pp_cluster *c, size_t i);
+
+typedef struct pp_pod_info {
+	const char *namespace_;
+	const char *name;
+	int32_t priority;
+	pp_preemption_policy preemption_policy;
+	const char *node_name;           /* NULL when pending */
+	const char *nominated_node_name; /* NULL when none */
+	bool terminating;
+	bool has_start_time;
+	int64_t start_time_ns;
+	int64_t termination_grace_period_s;
+} pp_pod_info;
+
+/* -ENOENT when the pod is not in the cluster. */
+PP_EXPORT int pp_cluster_pod_info(const pp_cluster *c, const char *namespace_, const char *name,
+                                  pp_pod_info *ret);
+
+/* The disruptionsAllowed a PDB has right now (given or computed). -ENOENT unknown PDB. */
+PP_EXPORT int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *namespace_, const char *name,
+                                                 int32_t *ret);
+
+/* ---------------------------------------------------------------------------------------------
+ * Preemption decision (DefaultPreemption, made deterministic: DESIGN.md §3)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct pp_preempt_options {
+	/* "now" for pods without a start time (they count as started now: the youngest). */
+	int64_t now_ns;
+	/* Fill per-node explanation records (pp_preemption_node_*). Costs memory per node. */
+	bool explain;
+} pp_preempt_options;
+
+typedef enum pp_outcome {
+	PP_OUTCOME_FITS = 0,    /* fits without preemption: node = smallest feasible name */
+	PP_OUTCOME_PREEMPT = 1, /* preempt victims on node */
+	PP_OUTCOME_NONE = 2,    /* no node: reason says why */
+} pp_outcome;
+
+/* Which best-candidate criterion (reference §7.4, then DESIGN §3) decided the winner. */
+typedef enum pp_criterion {
+	PP_CRIT_NONE = 0,             /* no preemption decision */
+	PP_CRIT_SINGLE_CANDIDATE = 1, /* only one candidate node */
+	PP_CRIT_PDB_VIOLATIONS = 2,   /* fewest PDB-violating victims */
+	PP_CRIT_HIGHEST_PRIORITY = 3, /* lowest highest-victim priority */
+	PP_CRIT_PRIORITY_SUM = 4,     /* lowest Σ(priority + 2^31) */
+	PP_CRIT_VICTIM_COUNT = 5,     /* fewest victims */
+	PP_CRIT_START_TIME = 6,       /* latest earliest start among the highest-priority victims */
+	PP_CRIT_NODE_NAME = 7,        /* smallest node name (DESIGN §3) */
+} pp_criterion;
+PP_EXPORT const char *pp_criterion_name(pp_criterion c); /* e.g. "fewest PDB violations" */
+
+/* Per-node verdict of one decision. */
+typedef enum pp_node_verdict {
+	PP_NODE_FITS = 0,         /* the pod fits as the node is */
+	PP_NODE_UNRESOLVABLE = 1, /* a filter failed that preemption cannot fix */
+	PP_NODE_NOT_HELPFUL = 2,  /* resolvable failure, but removing every lower-priority pod is not enough
+	                             (or there is none) */
+	PP_NODE_CANDIDATE = 3,    /* preemption works here; victims below */
+} pp_node_verdict;
+
+typedef struct pp_victim {
+	const char *namespace_;
+	const char *name;
+	int32_t priority;
+	int64_t start_time_ns; /* now_ns when the pod has none */
+	bool terminating;      /* already being deleted: no second delete is needed */
+	bool violates_pdb;     /* counted in num_pdb_violations */
+} pp_victim;
+
+typedef struct pp_node_explain {
+	const char *node;
+	pp_node_verdict verdict;
+	/* the failures as Kubernetes words them, "; "-separated ("Insufficient cpu; Too many pods",
+	 * "node(s) had untolerated taint {dedicated: gpu}"); for a candidate, "" */
+	const char *reason;
+	/* candidates only: */
+	const pp_victim *victims; /* descending importance (MoreImportantPod) */
+	size_t n_victims;
+	size_t num_pdb_violations;
+	int64_t priority_sum; /* Σ(priority + 2^31), criterion 3 */
+	/* the criterion at which this candidate lost (PP_CRIT_NONE for the winner and non-candidates) */
+	pp_criterion lost_at;
+} pp_node_explain;
+
+typedef struct pp_preemption pp_preemption;
+
+/*
+ * Decides, for the pending pod namespace_/name of the cluster, what kube-scheduler's
+ * DefaultPreemption would do after a failed scheduling cycle: every node is evaluated; if the pod
+ * fits somewhere the result is PP_OUTCOME_FITS (smallest feasible node name); else eligibility,
+ * candidates, victims and the best candidate as in the reference §7 with DESIGN §3's tie-breaks.
+ * The cluster is not modified. opts may be NULL (now = 0, no explanation).
+ * -ENOENT unknown pod, -EINVAL the pod is already bound.
+ */
+PP_EXPORT int pp_cluster_preempt(const pp_cluster *c, const char *namespace_, const char *name,
+                                 const pp_preempt_options *opts, pp_preemption **ret, pp_err *err);
+PP_EXPORT pp_preemption *pp_preemption_free(pp_preemption *p);
+
+PP_EXPORT pp_outcome pp_preemption_outcome(const pp_preemption *p);
+/* The chosen node, NULL for PP_OUTCOME_NONE. */
+PP_EXPORT const char *pp_preemption_node(const pp_preemption *p);
+/* PP_OUTCOME_NONE: Kubernetes-style reason ("not eligible due to preemptionPolicy=Never.",
+ * "0/3 nodes are available: ... preemption: 0/3 nodes are available: ..."); else "". */
+PP_EXPORT const char *pp_preemption_reason(const pp_preemption *p);
+/* Victims on the chosen node in the order Kubernetes returns them (descending importance). */
+PP_EXPORT size_t pp_preemption_victim_count(const pp_preemption *p);
+PP_EXPORT const pp_victim *pp_preemption_victim(const pp_preemption *p, size_t i);
+PP_EXPORT size_t pp_preemption_pdb_violations(const pp_preemption *p);
+PP_EXPORT pp_criterion pp_preemption_criterion(const pp_preemption *p);
+/* Lower-priority pods nominated to the chosen node, whose nomination Kubernetes clears. */
+PP_EXPORT size_t pp_preemption_cleared_nomination_count(const pp_preemption *p);
+PP_EXPORT const pp_pod_info *pp_preemption_cleared_nomination(const pp_preemption *p, size_t i);
+/* Explanation records (opts->explain), one per node in ascending name order; 0/NULL otherwise. */
+PP_EXPORT size_t pp_preemption_node_count(const pp_preemption *p);
+PP_EXPORT const pp_node_explain *pp_preemption_node_explain(const pp_preemption *p, size_t i);
+
 /* ---------------------------------------------------------------------------------------------
  * Kubelet eviction ranking (shared with evictd)
  * ------------------------------------------------------------------------------------------- */
@@ -135,6 +557,145 @@ PP_EXPORT bool pp_evict_exceeds_request(pp_evict_signal signal, const pp_evict_p
 
 /* Critical pods (priority >= PP_SYSTEM_CRITICAL_PRIORITY) are ranked but never evicted. */
 PP_EXPORT bool pp_priority_is_critical(int32_t priority);
+
+/* ---- Scheduling queue and cycle ---- */
+/*
+ * kube-scheduler's scheduling queue and scheduling cycle over a pp_cluster, in simulated time
+ * (reference §5–6, §7.5). The scheduler owns the cluster; every change goes through pp_sched_*
+ * so that the queue sees the cluster events that may make pending pods schedulable.
+ *
+ * Queue: activeQ (higher priority first, then earlier queue time, then arrival order), backoffQ
+ * (1 s doubled per failed attempt, capped at 10 s), unschedulable pods (moved back by events
+ * that may help them — an assigned pod deleted, a node added or changed, ... — or after 5 min).
+ * preemptionPolicy: Never pods are queued by priority like the others; they never preempt.
+ *
+ * Cycle (pp_sched_schedule_one): the nominated node is tried first; every node is filtered with
+ * the nominated pods of equal or higher priority counted on their nominated node, and again
+ * without them when any were added (both passes must succeed). A feasible pod is bound to the
+ * node with the highest NodeResourcesLeastAllocated score over cpu and memory (equal weights:
+ * score = mean over the two of (allocatable − requested − pod) × 100 / allocatable, integer
+ * arithmetic as kube), ties to the smaller node name. Otherwise preemption runs
+ * (pp_cluster_preempt): the preemptor is nominated, its victims start terminating and keep their
+ * resources until their grace period has passed, and lower-priority pods nominated to that node
+ * lose their nomination when they no longer fit beside it.
+ * Deviation from Kubernetes: kube clears every lower-priority nomination on the node without
+ * checking (reference §7.5), which makes pods that would still fit preempt again elsewhere.
+ *
+ * Times are nanoseconds on the caller's clock (e.g. Unix time); the library never reads a clock.
+ */
+
+typedef struct pp_sched pp_sched;
+
+typedef struct pp_sched_options {
+	int64_t initial_backoff_ns;   /* podInitialBackoffSeconds; 0 = 1 s */
+	int64_t max_backoff_ns;       /* podMaxBackoffSeconds; 0 = 10 s */
+	int64_t max_unschedulable_ns; /* podMaxInUnschedulablePodsDuration; 0 = 5 min */
+	/* false (simulation): victims are removed by pp_sched_advance() once their
+	 * terminationGracePeriodSeconds (default 30) has passed; true: the caller removes them with
+	 * pp_sched_remove_pod() when the API server reports them gone. */
+	bool external_termination;
+} pp_sched_options;
+
+typedef enum pp_sched_event_kind {
+	PP_SCHED_BIND = 0,             /* pod bound to node */
+	PP_SCHED_NOMINATE = 1,         /* pod nominated to node, victims terminating */
+	PP_SCHED_VICTIM_GONE = 2,      /* victim pod removed from node (grace period over) */
+	PP_SCHED_CLEAR_NOMINATION = 3, /* pod lost its nomination to node */
+	PP_SCHED_UNSCHEDULABLE = 4,    /* pod fits nowhere and preemption does not help */
+} pp_sched_event_kind;
+
+/* "bind", "nominate", "victim-gone", "clear-nomination", "unschedulable". */
+PP_EXPORT const char *pp_sched_event_name(pp_sched_event_kind k);
+
+/* One filter failure and on how many nodes it happened. */
+typedef struct pp_sched_reason {
+	const char *reason; /* "Insufficient cpu", "node(s) had untolerated taint {k: v}", ... */
+	size_t nodes;
+} pp_sched_reason;
+
+/* Every pointer is borrowed and valid only during the callback. */
+typedef struct pp_sched_event {
+	pp_sched_event_kind kind;
+	int64_t time_ns;
+	const char *namespace_; /* the pod the event is about */
+	const char *name;
+	const char *node; /* bind, nominate, victim-gone (where it ran), clear-nomination (the node
+	                   * it lost); NULL for unschedulable */
+	/* nominate: the victims, descending importance (already terminating ones included) */
+	const pp_victim *victims;
+	size_t n_victims;
+	/* clear-nomination: the preemptor that took the node; victim-gone: the preemptor it made
+	 * room for; NULL otherwise (or when that preemptor is gone) */
+	const char *by_namespace;
+	const char *by_name;
+	/* unschedulable: kube's FitError message ("0/5 nodes are available: 2 Insufficient cpu, 3
+	 * node(s) had untolerated taint {a: b}. preemption: ..."), and the filter failures counted
+	 * over nodes, in the message's order */
+	const char *message;
+	const pp_sched_reason *reasons;
+	size_t n_reasons;
+} pp_sched_event;
+
+typedef void (*pp_sched_event_fn)(const pp_sched_event *ev, void *userdata);
+
+/*
+ * Creates a scheduler that takes the cluster over (on success only: pp_sched_free() frees it).
+ * Every pending pod of the cluster enters activeQ at now_ns, in (priority, namespace, name)
+ * order; pods already terminating are removed after their grace period counted from now_ns.
+ * fn (may be NULL) receives every event, synchronously. opts may be NULL.
+ */
+PP_EXPORT int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns,
+                           pp_sched_event_fn fn, void *userdata, pp_sched **ret, pp_err *err);
+PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
+
+/* The cluster as the scheduler sees it (read-only; change it through pp_sched_*). */
+PP_EXPORT const pp_cluster *pp_sched_cluster(const pp_sched *s);
+PP_EXPORT int64_t pp_sched_now(const pp_sched *s);
+
+/* Cluster events, as pp_cluster_* plus queue moves. A pending pod added enters activeQ; a
+ * pending pod updated is re-queued (activeQ, or backoffQ while backing off); a pod removed
+ * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. */
+PP_EXPORT int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
+PP_EXPORT int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
+PP_EXPORT int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err);
+PP_EXPORT int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
+PP_EXPORT int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
+PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
+PP_EXPORT int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
+PP_EXPORT int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
+
+/*
+ * Moves the clock to now_ns (-EINVAL if earlier than pp_sched_now()): victims whose grace period
+ * has ended are removed (victim-gone events, then the pods they blocked move), and backoffQ pods
+ * whose backoff has expired and unschedulable pods older than max_unschedulable go to activeQ.
+ */
+PP_EXPORT int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err);
+
+/* One scheduling cycle at pp_sched_now(): pops the head of activeQ and binds, nominates or
+ * parks it, emitting the events. Returns 1 when a pod was tried, 0 when activeQ is empty. */
+PP_EXPORT int pp_sched_schedule_one(pp_sched *s, pp_err *err);
+
+/*
+ * When something becomes due without outside events: the end of a victim's grace period or of
+ * a backoff (INT64_MAX: nothing). The 5-minute flush of unschedulable pods is not counted: it
+ * retries pods whose situation has not changed, so a simulation is idle without it.
+ */
+PP_EXPORT int64_t pp_sched_next_wakeup(const pp_sched *s);
+
+/*
+ * Simulates until idle: cycles while activeQ has pods, then advances to pp_sched_next_wakeup(),
+ * until nothing is due or the next wakeup is after until_ns (INT64_MAX: no limit).
+ * Returns 1 when it stopped idle, 0 when it stopped at until_ns.
+ */
+PP_EXPORT int pp_sched_run(pp_sched *s, int64_t until_ns, pp_err *err);
+
+typedef struct pp_sched_stats {
+	size_t active, backoff, unschedulable; /* queued pods */
+	size_t terminating;                    /* victims waiting for their grace period */
+	uint64_t cycles, binds, preemptions, unschedulable_attempts;
+} pp_sched_stats;
+
+PP_EXPORT void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * evictd's configuration: /etc/evictd/evictd.conf, then evictd.conf.d/ *.conf in strcmp() order
+ * (later files win), ini syntax (inih), values in Kubernetes syntax. Every key is documented in
+ * conf/evictd.conf; defaults are the kubelet's Linux defaults.
+ *
+ * Loading is transactional: a set of files is parsed into a fresh evictd_config, validated as a
+ * whole, and only then handed out, so a bad file can never leave a half-applied configuration.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preempt.h"
+#include "signals.h"
+
+#define EVICTD_CONFIG_PATH "/etc/evictd/evictd.conf"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+
+typedef enum evictd_action {
+	ACTION_KILL = 0,
+	ACTION_EXEC,
+} evictd_action;
+
+/* A threshold or a minimum reclaim: a quantity, or a percentage of the signal's capacity. */
+typedef struct threshold_value {
+	bool set;       /* false: no threshold ("0%"/"100%" disable one, as in the kubelet) */
+	bool percent;
+	float fraction; /* the kubelet keeps percentages as float32; so do we, for identical results */
+	int64_t quantity;
+	char origin[96]; /* "file:line" that set it, or "default"; for messages */
+} threshold_value;
+
+typedef struct priority_class_def {
+	char *name;
+	int32_t value;
+	bool global_default;
+	pp_preemption_policy policy;
+	char *description;
+	char origin[96];
+} priority_class_def;
+
+typedef struct evictd_config {
+	/* [agent] */
+	uint64_t interval_usec;
+	char *cgroup_root;      /* NULL: "auto", found via libcgroup */
+	char **pods;            /* NULL-terminated glob patterns relative to the cgroup root */
+	char *pod_metadata_dir;
+	char *proc_root;
+	char *nodefs_path;      /* statvfs() target for nodefs.*; the kubelet's root dir */
+	char *imagefs_path;     /* statvfs() target for imagefs.*; the runtime's image store */
+	bool dry_run;
+	evictd_action action;
+	char **exec_argv;       /* NULL-terminated; placeholders {namespace} {name} {uid} {grace} */
+	uint64_t exec_timeout_usec;
+	bool exec_fallback_kill;
+	char *status_file;
+
+	/* [eviction-hard], [eviction-soft], [eviction-soft-grace-period], [eviction-minimum-reclaim] */
+	threshold_value hard[_SIGNAL_MAX];
+	threshold_value soft[_SIGNAL_MAX];
+	threshold_value min_reclaim[_SIGNAL_MAX];
+	uint64_t soft_grace_usec[_SIGNAL_MAX];
+	bool soft_grace_set[_SIGNAL_MAX];
+
+	/* [eviction] */
+	uint64_t max_pod_grace_usec;          /* 0: the pod's own termination grace period */
+	uint64_t pressure_transition_usec;
+
+	/* [priority-class NAME] */
+	priority_class_def *classes;
+	size_t n_classes;
+	pp_pcset *pcset; /* the classes above plus the two system classes, validated by libpreempt */
+
+	/* The files that made this configuration, for logs: "a.conf b.conf" (may be empty). */
+	char *sources;
+} evictd_config;
+
+typedef struct config_error {
+	char file[PATH_MAX];
+	unsigned line;  /* 0 when the error is not tied to a line (e.g. cannot open) */
+	char msg[512];  /* what is wrong, without the location */
+	char text[PATH_MAX + 600]; /* "file:line: msg", ready to print */
+} config_error;
+
+/* Command-line settings that win over every file (and are re-applied after a reload). */
+typedef struct config_overrides {
+	const char *cgroup_root;
+	const char *pod_metadata_dir;
+	const char *proc_root;
+	bool dry_run; /* only ever turns dry-run on */
+} config_overrides;
+
+/* A configuration holding only the defaults. Returns 0 or -ENOMEM. */
+int config_new_default(evictd_config **ret);
+
+/*
+ * Loads main_path, then every regular, non-hidden "*.conf" in main_path + ".d/" in strcmp()
+ * order. A missing main file is fine unless must_exist (an explicit --config); a missing
+ * drop-in directory always is. Returns 0 and a new configuration in *ret, or -EINVAL (bad
+ * content), -ENOENT / -EACCES / -EIO / -ENOMEM with err describing "file:line: what".
+ */
+int config_load(const char *main_path, bool must_exist, evictd_config **ret, config_error *err);
+
+/* Parses one ini text (tests and fuzzing); name is used in messages. Same returns as above. */
+int config_load_string(const char *text, const char *name, evictd_config **ret, config_error *err);
+
+/*
+ * Reload: on success replaces *current (freeing the old one) and returns 0; on failure leaves
+ * *current untouched and returns the error. Overrides (may be NULL) are applied to the new one.
+ */
+int config_reload(evictd_config **current, const char *main_path, bool must_exist,
+                  const config_overrides *ov, config_error *err);
+
+int config_apply_overrides(evictd_config *c, const config_overrides *ov);
+
+evictd_config *config_free(evictd_config *c);
+
+/*
+ * Resolves a threshold against a capacity as the kubelet's GetThresholdQuantity does:
+ * int64(float64(capacity) * float64(float32 fraction)) for percentages.
+ */
+int64_t threshold_resolve(const threshold_value *t, int64_t capacity);
+
+/* threshold_resolve(), except PSI percentages, which are rounded to the nearest centipercent. */
+int64_t threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity);
+
+/* Formats a threshold as written ("100Mi", "10%") into buf. */
+const char *threshold_format(const threshold_value *t, char *buf, size_t size);
+
+/* True when a soft threshold with grace 0 must be treated as hard (the kubelet's rule). */
+bool config_soft_is_hard(const evictd_config *c, evictd_signal s);
+
+/* The hard threshold in force for s, including allocatableMemory.available derived from memory. */
+const threshold_value *config_hard(const evictd_config *c, evictd_signal s);

@@ -1,0 +1,800 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgdiscover.h"
+#include "evict-log.h"
+#include "evictor.h"
+#include "jsonbuf.h"
+#include "log.h"
+#include "node.h"
+#include "scan.h"
+#include "thresholds.h"
+#include "decide.h"
+#include "events.h"
+#include "psi-trigger.h"
+#include "status-file.h"
+
+/* Timer accuracy for the polling ticks: coalescing saves wake-ups when idle. */
+#define TICK_ACCURACY_USEC 1000ULL
+/* Near a threshold the node signals are polled at this period (earlyoom polls at 100 ms). */
+#define FAST_POLL_USEC 10000ULL
+/* While idle, signal-only changes refresh status.json at most this often. */
+#define STATUS_IDLE_REFRESH_USEC (10ULL * 1000000ULL)
+/* On SIGTERM, how long in-flight evictions get to finish before the daemon exits anyway. */
+#define SHUTDOWN_EXTRA_USEC (2ULL * 1000000ULL)
+#define MAX_WATCHES 8
+
+typedef struct evictd_daemon {
+	sd_event *event;
+	const daemon_options *opts;
+	evictd_config *cfg;
+	evictor *ev;
+	char *status_path;
+
+	sd_event_source *tick;
+	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
+	size_t n_watches;
+	sd_event_source *shutdown_timer;
+
+	bool stopping;
+	bool dirty;                 /* status.json must be rewritten now */
+	uint64_t status_written_usec;
+	status_history history;
+	char last_eviction[400];    /* for STATUS= */
+	char last_status_line[640];
+	unsigned evaluations;
+
+	/* what is observed (re-opened on reload: cgroup-root and proc-root may change) */
+	cg_info cg;
+	scanner *sc;
+	int proc_fd;                /* for PSI triggers */
+	const char *kubepods;
+	node_signals node;
+	bool node_valid;
+	threshold_state ts;
+	evaluation eval;
+	bool status_error_logged;
+	signal_report_state signal_report;
+} evictd_daemon;
+
+static void evaluate(evictd_daemon *d, const char *reason);
+static void setup_watches(evictd_daemon *d);
+static int engine_init(evictd_daemon *d);
+static void engine_done(evictd_daemon *d);
+static void engine_reconfigure(evictd_daemon *d);
+static void status_json_observations(evictd_daemon *d, jsonbuf *j);
+static void status_conditions_text(evictd_daemon *d, char *buf, size_t size);
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+
+/* --- log -------------------------------------------------------------------------------------- */
+
+static void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void log_daemon_notice(evictd_daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...)
+{
+	(void)d;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_ERR, "%s: %s", msg, strerror(error < 0 ? -error : error));
+}
+
+static void log_daemon_notice(evictd_daemon *d, const char *fmt, ...)
+{
+	(void)d;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_NOTICE, "%s", msg);
+}
+
+static void log_config_rejected(evictd_daemon *d, int error, const config_error *err)
+{
+	log_entry e;
+	log_entry_init(&e, LOG_ERR, MSGID_CONFIG_REJECTED);
+	if (err->file[0])
+		log_entry_add(&e, FIELD_CONFIG_FILE, "%s", err->file);
+	if (err->line)
+		log_entry_add(&e, FIELD_CONFIG_LINE, "%u", err->line);
+	log_entry_add(&e, FIELD_REASON, "%s", err->msg[0] ? err->msg : strerror(-error));
+	log_entry_send(&e, "Configuration rejected, %s: %s",
+	               d->ev ? "keeping the running one" : "not starting",
+	               err->text[0] ? err->text : strerror(-error));
+}
+
+static void log_config_loaded(evictd_daemon *d, const char *how)
+{
+	log_entry e;
+	log_entry_init(&e, LOG_INFO, MSGID_CONFIG_LOADED);
+	log_entry_add(&e, FIELD_CONFIG_FILE, "%s", d->cfg->sources ? d->cfg->sources : "");
+	log_entry_add(&e, FIELD_DRY_RUN, "%d", d->cfg->dry_run ? 1 : 0);
+	log_entry_send(&e, "Configuration %s (%s)%s", how,
+	               d->cfg->sources && *d->cfg->sources ? d->cfg->sources : "defaults",
+	               d->cfg->dry_run ? "; dry run: nothing will be evicted" : "");
+}
+
+/* --- status: status.json and STATUS= -------------------------------------------------------- */
+
+static void json_eviction(const evict_info *i, void *userdata)
+{
+	jsonbuf *j = userdata;
+	char pod[320];
+	snprintf(pod, sizeof(pod), "%s%s%s", i->namespace_, *i->namespace_ ? "/" : "", i->name);
+	jb_begin_object(j);
+	jb_key(j, "pod"), jb_string(j, pod);
+	jb_key(j, "uid"), jb_string(j, i->uid);
+	jb_key(j, "cgroup"), jb_string(j, i->cgroup_path);
+	jb_key(j, "signal"), jb_string(j, i->signal);
+	jb_key(j, "action"), jb_string(j, i->dry_run ? "dry-run" : i->exec ? "exec" : "kill");
+	jb_key(j, "phase"), jb_string(j, evict_phase_to_string(i->phase));
+	jb_key(j, "hard"), jb_bool(j, i->hard);
+	jb_key(j, "priority"), jb_int(j, i->priority);
+	jb_key(j, "grace_sec"), jb_uint(j, (i->grace_usec + 999999) / 1000000);
+	jb_key(j, "started_usec"), jb_uint(j, i->started_real_usec);
+	jb_key(j, "expected_reclaim"), jb_int(j, i->expected_reclaim);
+	jb_key(j, "processes_signalled"), jb_int(j, i->procs_signalled);
+	jb_end_object(j);
+}
+
+static void json_decision(jsonbuf *j, const status_decision *d)
+{
+	jb_begin_object(j);
+	jb_key(j, "time_usec"), jb_uint(j, d->realtime_usec);
+	jb_key(j, "pod"), jb_string(j, d->pod);
+	jb_key(j, "uid"), jb_string(j, d->uid);
+	jb_key(j, "signal"), jb_string(j, d->signal);
+	jb_key(j, "action"), jb_string(j, d->action);
+	jb_key(j, "outcome"), jb_string(j, d->outcome);
+	jb_key(j, "hard"), jb_bool(j, d->hard);
+	jb_key(j, "priority"), jb_int(j, d->priority);
+	jb_key(j, "grace_sec"), jb_uint(j, d->grace_sec);
+	jb_key(j, "duration_usec"), jb_uint(j, d->duration_usec);
+	jb_key(j, "reclaimed_bytes");
+	if (d->reclaimed_bytes >= 0)
+		jb_int(j, d->reclaimed_bytes);
+	else
+		jb_null(j);
+	if (d->exec_status >= 0)
+		jb_key(j, "exec_status"), jb_int(j, d->exec_status);
+	jb_end_object(j);
+}
+
+/*
+ * Rewrites status.json when something a reader cares about changed (conditions, evictions,
+ * decisions, configuration: d->dirty), and otherwise at most every STATUS_IDLE_REFRESH_USEC so
+ * that the signal figures stay fresh without costing idle CPU.
+ */
+static void write_status(evictd_daemon *d, bool force)
+{
+	uint64_t now = mono_usec();
+	if (!force && !d->dirty && d->status_written_usec && now - d->status_written_usec < STATUS_IDLE_REFRESH_USEC)
+		return;
+	jsonbuf j;
+	jb_init(&j, STATUS_MAX_BYTES);
+	jb_begin_object(&j);
+	jb_key(&j, "pid"), jb_int(&j, getpid());
+	jb_key(&j, "state"), jb_string(&j, d->stopping ? "stopping" : "running");
+	jb_key(&j, "dry_run"), jb_bool(&j, d->cfg->dry_run);
+	jb_key(&j, "action"), jb_string(&j, d->cfg->action == ACTION_EXEC ? "exec" : "kill");
+	jb_key(&j, "config"), jb_string(&j, d->cfg->sources);
+	jb_key(&j, "updated_usec");
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		jb_uint(&j, (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL);
+	}
+	status_json_observations(d, &j);
+	jb_key(&j, "evictions");
+	jb_begin_array(&j);
+	evictor_foreach(d->ev, json_eviction, &j);
+	jb_end_array(&j);
+	jb_key(&j, "decisions");
+	jb_begin_array(&j);
+	for (size_t i = 0; status_history_get(&d->history, i); i++)
+		json_decision(&j, status_history_get(&d->history, i));
+	jb_end_array(&j);
+	jb_end_object(&j);
+	int r = jb_error(&j);
+	if (r == 0) {
+		r = status_write_atomic(d->status_path, j.buf, j.len);
+		if (r == 0) {
+			d->status_written_usec = now;
+			d->dirty = false;
+		}
+	}
+	if (r < 0 && !d->status_error_logged) {
+		log_daemon_error(d, r, "cannot write %s", d->status_path);
+		d->status_error_logged = true; /* once, not every tick */
+	} else if (r == 0)
+		d->status_error_logged = false;
+	jb_free(&j);
+}
+
+static void notify_status(evictd_daemon *d)
+{
+	char line[640], cond[128];
+	status_conditions_text(d, cond, sizeof(cond));
+	snprintf(line, sizeof(line), "STATUS=%s%s; %u eviction(s) in progress; last eviction: %s",
+	         d->cfg->dry_run ? "dry-run; " : "", cond, evictor_count(d->ev),
+	         d->last_eviction[0] ? d->last_eviction : "none");
+	if (strcmp(line, d->last_status_line) == 0)
+		return; /* a datagram per tick would be idle CPU for nothing */
+	snprintf(d->last_status_line, sizeof(d->last_status_line), "%s", line);
+	(void)sd_notify(0, line);
+}
+
+/* --- evictions -------------------------------------------------------------------------------- */
+
+static void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
+{
+	(void)ev;
+	evictd_daemon *d = userdata;
+	evict_log(what, info);
+	bool record = (what == EVICT_EVENT_FINISHED && !info->dry_run) ||
+	              (what == EVICT_EVENT_STARTED && info->dry_run);
+	if (record) {
+		status_decision sd = {
+			.realtime_usec = info->started_real_usec,
+			.hard = info->hard,
+			.priority = info->priority,
+			.grace_sec = (info->grace_usec + 999999) / 1000000,
+			.duration_usec = info->duration_usec,
+			.reclaimed_bytes = info->outcome == EVICT_DONE ? info->reclaimed_bytes : -1,
+			.exec_status = info->exec_status,
+		};
+		snprintf(sd.pod, sizeof(sd.pod), "%s%s%s", info->namespace_, *info->namespace_ ? "/" : "",
+		         info->name);
+		snprintf(sd.uid, sizeof(sd.uid), "%s", info->uid);
+		snprintf(sd.signal, sizeof(sd.signal), "%s", info->signal);
+		snprintf(sd.action, sizeof(sd.action), "%s", info->dry_run ? "dry-run" : info->exec ? "exec" : "kill");
+		snprintf(sd.outcome, sizeof(sd.outcome), "%s",
+		         info->dry_run ? "would-evict" : evict_outcome_to_string(info->outcome));
+		status_history_add(&d->history, &sd);
+		snprintf(d->last_eviction, sizeof(d->last_eviction), "%s (%s, %s)", sd.pod, sd.signal, sd.outcome);
+	}
+	d->dirty = true;
+	if (d->stopping && what == EVICT_EVENT_FINISHED && evictor_count(d->ev) == 0)
+		(void)sd_event_exit(d->event, 0);
+}
+
+/* --- configuration ---------------------------------------------------------------------------- */
+
+static void evict_config_from(const evictd_config *c, evict_config *ec)
+{
+	evict_config_init(ec);
+	ec->dry_run = c->dry_run;
+	ec->use_exec = c->action == ACTION_EXEC;
+	ec->exec_argv = c->exec_argv;
+	ec->exec_timeout_usec = c->exec_timeout_usec;
+	ec->exec_fallback_kill = c->exec_fallback_kill;
+}
+
+static int apply_config(evictd_daemon *d)
+{
+	free(d->status_path);
+	d->status_path = strdup(d->opts->status_file ? d->opts->status_file
+	                        : d->cfg->status_file ? d->cfg->status_file : STATUS_FILE_DEFAULT);
+	if (!d->status_path)
+		return -ENOMEM;
+	evict_config ec;
+	evict_config_from(d->cfg, &ec);
+	return evictor_set_config(d->ev, &ec);
+}
+
+/* --- wake-up sources -------------------------------------------------------------------------- */
+
+static void schedule_tick(evictd_daemon *d, uint64_t usec)
+{
+	(void)sd_event_source_set_time_relative(d->tick, usec);
+	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s, (void)usec;
+	evaluate(userdata, "timer");
+	return 0;
+}
+
+static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)fd;
+	evictd_daemon *d = userdata;
+	if (revents & EPOLLERR) {
+		/* The monitored cgroup went away: an fd that keeps reporting errors would spin the loop. */
+		const char *what = NULL;
+		(void)sd_event_source_get_description(s, &what);
+		log_daemon_error(d, -EIO, "PSI trigger on %s reported an error; dropped, polling instead",
+		                 what ? what : "?");
+		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		return 0;
+	}
+	evaluate(d, "psi");
+	return 0;
+}
+
+static int on_inotify(sd_event_source *s, const struct inotify_event *ie, void *userdata)
+{
+	(void)s, (void)ie;
+	evaluate(userdata, "cgroup-event");
+	return 0;
+}
+
+static void drop_watches(evictd_daemon *d)
+{
+	for (size_t i = 0; i < d->n_watches; i++)
+		d->watches[i] = sd_event_source_disable_unref(d->watches[i]);
+	d->n_watches = 0;
+}
+
+static void add_psi_watch(evictd_daemon *d, int dirfd, const char *name, const char *kind,
+                          uint64_t stall_usec, const char *what)
+{
+	if (d->n_watches >= MAX_WATCHES || dirfd < 0)
+		return;
+	int fd = psi_trigger_open(dirfd, name, kind, stall_usec, PSI_WINDOW_UNIT_USEC);
+	if (fd < 0) {
+		if (fd != -ENOENT && fd != -EMEDIUMTYPE)
+			log_daemon_notice(d, "PSI trigger \"%s %" PRIu64 " %llu\" on %s not registered: %s; polling instead",
+			                  kind, stall_usec, PSI_WINDOW_UNIT_USEC, what, strerror(-fd));
+		return;
+	}
+	sd_event_source *s = NULL;
+	int r = sd_event_add_io(d->event, &s, fd, EPOLLPRI, on_psi, d);
+	if (r < 0) {
+		close(fd);
+		return;
+	}
+	(void)sd_event_source_set_io_fd_own(s, 1);
+	(void)sd_event_source_set_description(s, what);
+	/* A trigger fires at most once per window anyway; this damps a misbehaving fd. */
+	(void)sd_event_source_set_ratelimit(s, PSI_WINDOW_UNIT_USEC, 10);
+	d->watches[d->n_watches++] = s;
+}
+
+static void add_inotify_watch(evictd_daemon *d, const char *path)
+{
+	if (d->n_watches >= MAX_WATCHES)
+		return;
+	sd_event_source *s = NULL;
+	if (sd_event_add_inotify(d->event, &s, path, IN_MODIFY, on_inotify, d) >= 0)
+		d->watches[d->n_watches++] = s;
+}
+
+/* --- signals: reload and stop ----------------------------------------------------------------- */
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s, (void)si;
+	evictd_daemon *d = userdata;
+	if (d->stopping)
+		return 0;
+	(void)sd_notify(0, "RELOADING=1");
+	config_error err = { 0 };
+	int r = config_reload(&d->cfg, d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
+	                      d->opts->config_must_exist, &d->opts->overrides, &err);
+	if (r < 0) {
+		/* Transactional: the running configuration stays in force. */
+		log_config_rejected(d, r, &err);
+	} else {
+		r = apply_config(d);
+		if (r < 0)
+			log_daemon_error(d, r, "cannot apply the reloaded configuration");
+		else
+			log_config_loaded(d, "reloaded");
+		engine_reconfigure(d);
+		setup_watches(d);
+	}
+	d->dirty = true;
+	d->last_status_line[0] = '\0';
+	(void)sd_notify(0, "READY=1");
+	evaluate(d, "reload");
+	return 0;
+}
+
+static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s, (void)usec;
+	evictd_daemon *d = userdata;
+	log_daemon_notice(d, "stopping with %u eviction(s) still unfinished", evictor_count(d->ev));
+	return sd_event_exit(d->event, 0);
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s, (void)si;
+	evictd_daemon *d = userdata;
+	if (d->stopping) /* a second SIGTERM/SIGINT: do not wait any longer */
+		return sd_event_exit(d->event, 0);
+	d->stopping = true;
+	(void)sd_notify(0, "STOPPING=1");
+	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
+	drop_watches(d);
+	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
+	 * and wait for the cgroups to empty (bounded by the kill/exec timeouts). */
+	unsigned left = evictor_shutdown(d->ev);
+	d->dirty = true;
+	write_status(d, true);
+	if (left == 0)
+		return sd_event_exit(d->event, 0);
+	uint64_t wait = d->cfg->exec_timeout_usec + 10ULL * 1000000ULL + SHUTDOWN_EXTRA_USEC;
+	return sd_event_add_time_relative(d->event, &d->shutdown_timer, CLOCK_MONOTONIC, wait,
+	                                  TICK_ACCURACY_USEC, on_shutdown_timeout, d);
+}
+
+/* --- observing and deciding ------------------------------------------------------------------ */
+
+static void engine_done(evictd_daemon *d)
+{
+	d->sc = scanner_free(d->sc);
+	if (d->proc_fd >= 0)
+		close(d->proc_fd);
+	d->proc_fd = -1;
+	d->kubepods = NULL;
+}
+
+static int engine_init(evictd_daemon *d)
+{
+	d->proc_fd = -1;
+	int r = cg_discover(d->cfg->cgroup_root, &d->cg);
+	if (r < 0) {
+		log_daemon_error(d, r, "cgroup root %s", d->cfg->cgroup_root ? d->cfg->cgroup_root : "auto");
+		return r;
+	}
+	if (!d->cg.root[0])
+		log_daemon_notice(d, "no cgroup v2 hierarchy (%s): pod signals are unavailable", cg_mode_name(d->cg.mode));
+	r = scanner_new(d->cfg, &d->cg, &d->sc);
+	if (r < 0) {
+		log_daemon_error(d, r, "cannot set up the scanner");
+		return r;
+	}
+	if (scanner_root_fd(d->sc) >= 0)
+		d->kubepods = node_find_kubepods(scanner_root_fd(d->sc));
+	d->proc_fd = open(d->cfg->proc_root ? d->cfg->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+/* The scanner holds the configuration by pointer: after a reload it must follow the new one. */
+static void engine_reconfigure(evictd_daemon *d)
+{
+	engine_done(d);
+	if (engine_init(d) < 0)
+		log_daemon_notice(d, "observing nothing until the next reload");
+}
+
+static void setup_watches(evictd_daemon *d)
+{
+	drop_watches(d);
+	/* Wake-ups, not decisions: a memory stall (7.5% of 2 s for "some", 2.5% for "full") makes the
+	 * daemon read its signals at once instead of at the next tick. */
+	add_psi_watch(d, d->proc_fd, "pressure/memory", "some", 150000, "/proc/pressure/memory");
+	add_psi_watch(d, d->proc_fd, "pressure/memory", "full", 50000, "/proc/pressure/memory");
+	if (d->sc && scanner_root_fd(d->sc) >= 0 && d->kubepods) {
+		char name[PATH_MAX];
+		snprintf(name, sizeof(name), "%s/memory.pressure", d->kubepods);
+		add_psi_watch(d, scanner_root_fd(d->sc), name, "some", 150000, name);
+		add_psi_watch(d, scanner_root_fd(d->sc), name, "full", 50000, name);
+		/* memory.events counts high/max/oom hits: the kernel's own "limit reached" signal. */
+		char path[PATH_MAX + 64];
+		snprintf(path, sizeof(path), "%s/%s/memory.events", d->cg.root, d->kubepods);
+		add_inotify_watch(d, path);
+	}
+}
+
+/*
+ * Near a threshold the node signals are polled every FAST_POLL_USEC: crossing it is then noticed
+ * within milliseconds, while an idle node costs one cheap read per interval. "Near" means the
+ * available amount is below twice the threshold (plus 1% of capacity).
+ */
+static bool near_threshold(const evictd_daemon *d)
+{
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		const signal_obs *o = &d->node.s[s];
+		if (!o->known)
+			continue;
+		int64_t hard = threshold_resolve(config_hard(d->cfg, (evictd_signal)s), o->capacity);
+		int64_t soft = threshold_resolve(&d->cfg->soft[s], o->capacity);
+		int64_t thr = hard > soft ? hard : soft;
+		if (thr <= 0)
+			continue;
+		if (signal_is_psi((evictd_signal)s)) {
+			if (o->available * 2 > thr)
+				return true;
+		} else if (o->available < 2 * thr + o->capacity / 100)
+			return true;
+	}
+	return false;
+}
+
+static void decide_and_act(evictd_daemon *d, const char *reason);
+
+static void evaluate(evictd_daemon *d, const char *reason)
+{
+	if (d->stopping)
+		return;
+	d->evaluations++;
+	if (!d->sc)
+		return;
+	/* Only the node signals: cheap enough for every tick; pods are read when a threshold is met. */
+	scanner_scan_node(d->sc, &d->node);
+	d->node_valid = true;
+	decide_and_act(d, reason);
+	schedule_tick(d, near_threshold(d) ? FAST_POLL_USEC : d->cfg->interval_usec);
+	write_status(d, false);
+	notify_status(d);
+}
+
+static void status_json_observations(evictd_daemon *d, jsonbuf *j)
+{
+	jb_key(j, "signals");
+	jb_begin_array(j);
+	for (int s = 0; d->node_valid && s < _SIGNAL_MAX; s++) {
+		const signal_obs *o = &d->node.s[s];
+		jb_begin_object(j);
+		jb_key(j, "signal"), jb_string(j, signal_name((evictd_signal)s));
+		jb_key(j, "unit"), jb_string(j, signal_unit((evictd_signal)s));
+		if (!o->known) {
+			jb_key(j, "available"), jb_null(j);
+			jb_key(j, "reason"), jb_string(j, o->reason);
+		} else {
+			jb_key(j, "available"), jb_int(j, o->available);
+			jb_key(j, "capacity"), jb_int(j, o->capacity);
+		}
+		const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
+		jb_key(j, "hard_threshold");
+		if (h && h->set && o->known)
+			jb_int(j, threshold_resolve(h, o->capacity));
+		else
+			jb_null(j);
+		jb_key(j, "soft_threshold");
+		if (d->cfg->soft[s].set && o->known)
+			jb_int(j, threshold_resolve(&d->cfg->soft[s], o->capacity));
+		else
+			jb_null(j);
+		jb_key(j, "met"), jb_bool(j, d->eval.t[THRESHOLD_HARD][s].met || d->eval.t[THRESHOLD_SOFT][s].met);
+		jb_end_object(j);
+	}
+	jb_end_array(j);
+	jb_key(j, "conditions");
+	jb_begin_array(j);
+	for (int c = 0; c < _CONDITION_MAX; c++)
+		if (d->eval.conditions[c])
+			jb_string(j, condition_name((evictd_condition)c));
+	jb_end_array(j);
+}
+
+static void status_conditions_text(evictd_daemon *d, char *buf, size_t size)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < _CONDITION_MAX; c++)
+		if (d->eval.conditions[c] && l < size)
+			l += (size_t)snprintf(buf + l, size - l, "%s%s", l ? ", " : "", condition_name((evictd_condition)c));
+	if (!buf[0])
+		snprintf(buf, size, "no pressure");
+}
+
+typedef struct uid_list {
+	const char **uids;
+	size_t n, cap;
+} uid_list;
+
+static void collect_uid(const evict_info *i, void *userdata)
+{
+	uid_list *l = userdata;
+	if (l->n < l->cap)
+		l->uids[l->n++] = i->uid;
+}
+
+static void start_evictions(evictd_daemon *d, const decision *dec, const snapshot *snap)
+{
+	for (size_t i = 0; i < dec->n_evict; i++) {
+		const eviction_choice *c = &dec->evict[i];
+		const pod_info *p = &snap->pods[c->pod];
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof(path), "%s/%s", d->cg.root, p->cgroup) >= (int)sizeof(path))
+			continue;
+		evictd_rank_kind rk = signal_rank_kind(c->signal);
+		evict_request rq = {
+			.uid = p->uid, .namespace_ = p->namespace_, .name = p->name, .cgroup_path = path,
+			.signal = signal_name(c->signal), .hard = c->kind == THRESHOLD_HARD,
+			.grace_usec = c->grace_usec, .priority = p->priority,
+			.usage = rk == RANK_PID ? (p->has_pids ? p->pids : -1) : (p->has_memory ? p->working_set : -1),
+			.expected_reclaim = c->expected_reclaim > 0 ? c->expected_reclaim : 0,
+		};
+		int r = evictor_start(d->ev, &rq);
+		if (r < 0 && r != -EALREADY && r != -ESHUTDOWN)
+			d->dirty = true; /* the failure was logged by the evictor callback */
+	}
+}
+
+static bool anything_changed(const evaluation *e)
+{
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			if (e->t[k][s].newly_met || e->t[k][s].cleared)
+				return true;
+	for (int c = 0; c < _CONDITION_MAX; c++)
+		if (e->condition_changed[c])
+			return true;
+	return false;
+}
+
+static bool anything_actionable(const evaluation *e)
+{
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			if (e->t[k][s].actionable)
+				return true;
+	return false;
+}
+
+/*
+ * Thresholds are evaluated on the node signals alone; only when one is actionable does the full
+ * scan (every pod cgroup, descriptors) run, followed by the decision and the evictions. An idle
+ * node therefore costs one cheap read per tick.
+ */
+static void decide_and_act(evictd_daemon *d, const char *reason)
+{
+	(void)reason;
+	uint64_t now = mono_usec();
+	threshold_state trial = d->ts;
+	evaluation ev;
+	thresholds_evaluate(d->cfg, &d->node, &trial, now, &ev);
+	events_log_signal_availability(&d->node, &d->signal_report);
+
+	if (!anything_actionable(&ev)) {
+		d->ts = trial;
+		if (anything_changed(&ev)) {
+			snapshot node_only = { .timestamp_usec = now, .node = d->node };
+			events_log_evaluation(&ev, &node_only, d->cfg);
+			d->dirty = true;
+		}
+		d->eval = ev;
+		return;
+	}
+
+	const snapshot *snap = NULL;
+	int r = scanner_scan(d->sc, now, &snap);
+	if (r < 0) {
+		log_daemon_error(d, r, "scan failed");
+		d->ts = trial;
+		d->eval = ev;
+		return;
+	}
+	uid_list inflight = { NULL, 0, evictor_count(d->ev) };
+	if (inflight.cap && !(inflight.uids = calloc(inflight.cap, sizeof(*inflight.uids)))) {
+		log_daemon_error(d, -ENOMEM, "decision skipped");
+		return;
+	}
+	evictor_foreach(d->ev, collect_uid, &inflight);
+	decide_input in = { .snap = snap, .cfg = d->cfg, .now_usec = now,
+	                    .inflight_uids = inflight.uids, .n_inflight = inflight.n };
+	decision dec;
+	r = decide(&in, &d->ts, &dec);
+	free(inflight.uids);
+	if (r < 0) {
+		log_daemon_error(d, r, "decision failed");
+		d->ts = trial;
+		d->eval = ev;
+		return;
+	}
+	d->node = snap->node; /* fresher */
+	d->eval = dec.eval;
+	events_log_decision(&dec, snap, d->cfg);
+	if (anything_changed(&dec.eval) || dec.n_evict)
+		d->dirty = true;
+	start_evictions(d, &dec, snap);
+	decision_done(&dec);
+}
+
+/* --- entry points ----------------------------------------------------------------------------- */
+
+static void daemon_done(evictd_daemon *d)
+{
+	drop_watches(d);
+	sd_event_source_disable_unref(d->tick);
+	sd_event_source_disable_unref(d->shutdown_timer);
+	d->ev = evictor_free(d->ev);
+	engine_done(d);
+	config_free(d->cfg);
+	free(d->status_path);
+	sd_event_unref(d->event);
+}
+
+int daemon_run(const daemon_options *o)
+{
+	evictd_daemon d = { .opts = o, .proc_fd = -1 };
+	config_error err = { 0 };
+	int r = config_load(o->config_path ? o->config_path : EVICTD_CONFIG_PATH, o->config_must_exist,
+	                    &d.cfg, &err);
+	if (r >= 0)
+		r = config_apply_overrides(d.cfg, &o->overrides);
+	if (r < 0) {
+		fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
+		log_config_rejected(&d, r, &err);
+		config_free(d.cfg);
+		return 1;
+	}
+
+	/* sd-event's signal sources need the signals blocked first (deps-and-style.md §3). */
+	sigset_t ss;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if ((r = sd_event_new(&d.event)) < 0 ||
+	    (r = sd_event_add_signal(d.event, NULL, SIGTERM, on_sigterm, &d)) < 0 ||
+	    (r = sd_event_add_signal(d.event, NULL, SIGINT, on_sigterm, &d)) < 0 ||
+	    (r = sd_event_add_signal(d.event, NULL, SIGHUP, on_sighup, &d)) < 0)
+		goto fail;
+	/* WATCHDOG=1 at half of WatchdogSec, from the loop itself: a stuck loop stops the pings. */
+	(void)sd_event_set_watchdog(d.event, 1);
+
+	evict_config ec;
+	evict_config_from(d.cfg, &ec);
+	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
+		goto fail;
+	if ((r = engine_init(&d)) < 0)
+		goto fail;
+	if ((r = sd_event_add_time_relative(d.event, &d.tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
+	                                    on_tick, &d)) < 0)
+		goto fail;
+	setup_watches(&d);
+	log_config_loaded(&d, "loaded");
+	evaluate(&d, "start");
+	(void)sd_notify(0, "READY=1");
+
+	r = sd_event_loop(d.event);
+	write_status(&d, true);
+	daemon_done(&d);
+	return r < 0 ? 1 : 0;
+fail:
+	fprintf(stderr, "evictd: cannot start: %s\n", strerror(-r));
+	daemon_done(&d);
+	return 1;
+}
+
+int daemon_print_status(const char *status_file)
+{
+	const char *p = status_file ? status_file : STATUS_FILE_DEFAULT;
+	int r = status_print(p, STDOUT_FILENO);
+	if (r < 0) {
+		fprintf(stderr, "evictd: %s: %s%s\n", p, strerror(-r),
+		        r == -ENOENT ? " (is the evictd service running?)" : "");
+		return 1;
+	}
+	return 0;
+}

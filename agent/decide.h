@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The decision: snapshot + configuration + threshold state + time -> conditions, thresholds met,
+ * ranked pods, pods to evict (with the signal and grace period). Pure: no I/O, no clock, so
+ * that it is unit-testable with an injected clock and reusable by the daemon and --once.
+ *
+ * Selection (beyond the kubelet's one pod per 10 s): for each actionable threshold, hard before
+ * soft, memory before pid before disk before PSI, walk the ranking and take pods until their
+ * expected reclaim brings the signal back to threshold + minimum reclaim. Expected reclaim of a
+ * pod = its memory working set (memory signals) or its task count (pid.available). Pods being
+ * evicted already (inflight) are never chosen again and their expected reclaim counts. Where a
+ * pod's reclaim cannot be estimated (disk and PSI signals: cgroups do not say how much disk a
+ * pod uses), one pod is chosen per decision and none while an eviction is in flight.
+ * Pods within their requests are not taken in the same decision as pods exceeding them.
+ * Critical pods (priority >= 2,000,000,000), evictd's own cgroup and pods without usage
+ * statistics are ranked but never chosen.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "snapshot.h"
+#include "thresholds.h"
+
+typedef struct ranked_pod {
+	size_t pod;           /* index into snapshot->pods */
+	bool exceeds;         /* usage > request (never for pid) */
+	bool has_usage;
+	int64_t usage;        /* memory: working set bytes; pid: tasks; disk: unknown */
+	int64_t request;      /* memory or ephemeral-storage request, bytes */
+	bool candidate;
+	const char *excluded; /* why not a candidate (static string), NULL for candidates */
+} ranked_pod;
+
+typedef struct eviction_choice {
+	size_t pod;              /* index into snapshot->pods */
+	evictd_signal signal;
+	threshold_kind kind;
+	unsigned rank;           /* 1-based position in the signal's ranking */
+	uint64_t grace_usec;     /* 0 = immediate (hard threshold) */
+	int64_t observed, threshold, min_reclaim;
+	int64_t expected_reclaim; /* in the signal's unit; -1 when it cannot be estimated */
+} eviction_choice;
+
+typedef struct decision {
+	evaluation eval;
+	ranked_pod *ranking[_RANK_MAX]; /* NULL when that ranking was not needed */
+	size_t n_ranked;                /* = snapshot->n_pods */
+	eviction_choice *evict;
+	size_t n_evict;
+} decision;
+
+typedef struct decide_input {
+	const snapshot *snap;
+	const evictd_config *cfg;
+	uint64_t now_usec;
+	const char *const *inflight_uids; /* pods being evicted: excluded, their reclaim counts */
+	size_t n_inflight;
+	bool rank_all; /* compute every ranking, even with nothing actionable (--once, status) */
+} decide_input;
+
+/* Fills ret (free with decision_done) and updates st. Returns 0 or -ENOMEM (st unchanged then). */
+int decide(const decide_input *in, threshold_state *st, decision *ret);
+void decision_done(decision *d);
+
+/* Human-readable reason for a ranked position ("working set 1.2Gi exceeds request 512Mi; priority 0"). */
+const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_pod *r, char *buf, size_t size);
+
+/* Formats a value in the signal's unit ("80Mi", "12000", "41.50%"). */
+const char *format_signal_value(evictd_signal s, int64_t v, char *buf, size_t size);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The evictor: carries out eviction decisions on an sd-event loop and tracks them until the pod
+ * is gone. It never blocks — grace periods, exec timeouts and the wait for an empty cgroup are
+ * timers and event sources — so monitoring keeps running while pods terminate.
+ *
+ * It is also the eviction tracker: a pod in flight is never started twice, and the reclaim it is
+ * expected to bring counts (evictor_pending_reclaim) until it has terminated, so the next decision
+ * does not pick more victims for pressure that is already being relieved.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+typedef struct evictor evictor;
+
+typedef struct evict_config {
+	bool dry_run;               /* decide and log, touch nothing */
+	bool use_exec;              /* action = exec, else kill */
+	char *const *exec_argv;     /* borrowed, validated with exec_argv_validate() */
+	uint64_t exec_timeout_usec; /* the command is SIGKILLed after this */
+	bool exec_fallback_kill;    /* a failed command falls back to the kill action */
+	uint64_t kill_timeout_usec; /* after SIGKILL, how long to wait for an empty cgroup */
+	uint64_t recheck_usec;      /* cgroup.events re-read period while a pod terminates */
+} evict_config;
+
+/* evict_config with the defaults: kill, 30 s exec timeout, 10 s kill timeout, 500 ms recheck. */
+void evict_config_init(evict_config *c);
+
+typedef struct evict_request {
+	const char *uid;         /* key of the tracker; required */
+	const char *namespace_;  /* "" when unknown */
+	const char *name;        /* the uid when there is no descriptor */
+	const char *cgroup_path; /* absolute path of the pod cgroup; required */
+	const char *signal;      /* the signal that made this pod a victim, e.g. "memory.available" */
+	bool hard;               /* hard threshold: no grace */
+	uint64_t grace_usec;     /* SIGTERM → cgroup.kill; the caller applies min(pod, max-pod-grace) */
+	int32_t priority;
+	int64_t usage;           /* the pod's usage for signal (bytes, or processes for pid.available) */
+	int64_t expected_reclaim;/* counted by evictor_pending_reclaim() until the pod is gone */
+} evict_request;
+
+typedef enum evict_phase {
+	EVICT_PHASE_TERMINATING, /* SIGTERM sent, grace running */
+	EVICT_PHASE_KILLING,     /* cgroup.kill (or per-process SIGKILL) sent */
+	EVICT_PHASE_EXEC,        /* the configured command runs */
+	EVICT_PHASE_WAITING,     /* the command succeeded; waiting for the pod to go */
+	EVICT_PHASE_DRY_RUN,     /* nothing is done; tracked for the grace it would have had */
+} evict_phase;
+
+typedef enum evict_outcome {
+	EVICT_RUNNING = 0,
+	EVICT_DONE,      /* the pod cgroup is empty (or gone) */
+	EVICT_TIMEOUT,   /* still populated after SIGKILL + kill timeout, or after a command */
+	EVICT_FAILED,    /* could not be started (see error), or the command failed, no fallback */
+	EVICT_DRY,       /* dry run: nothing was touched */
+	EVICT_HANDED_OVER, /* daemon stopping while an orchestrator (exec) deletes the pod */
+} evict_outcome;
+
+#define EVICT_STDERR_TAIL 512
+
+/* A snapshot of one eviction, for callbacks, logs and status.json. Valid during the call only. */
+typedef struct evict_info {
+	const char *uid, *namespace_, *name, *cgroup_path, *signal;
+	bool hard, dry_run, exec;
+	int32_t priority;
+	uint64_t grace_usec;
+	int64_t usage, expected_reclaim;
+	uint64_t started_mono_usec;  /* CLOCK_MONOTONIC */
+	uint64_t started_real_usec;  /* CLOCK_REALTIME, for humans */
+	uint64_t deadline_mono_usec; /* next escalation (end of grace / of the command's timeout) */
+	evict_phase phase;
+	int procs_signalled;         /* processes that got SIGTERM */
+	bool sigkilled;              /* the grace ended before the pod did */
+	bool cgroup_kill;            /* false: per-process SIGKILL (kernel without cgroup.kill) */
+	/* set when finished */
+	evict_outcome outcome;
+	uint64_t duration_usec;      /* SIGTERM (or command start) → empty cgroup */
+	int64_t reclaimed_bytes;     /* memory.current at start when readable, else usage if bytes; -1 unknown */
+	int error;                   /* -errno for EVICT_FAILED */
+	int exec_status;             /* wait status of the command, -1 when it did not exit */
+	char exec_stderr[EVICT_STDERR_TAIL]; /* last bytes of the command's stderr */
+} evict_info;
+
+typedef enum evict_event {
+	EVICT_EVENT_STARTED,   /* SIGTERM sent, command started, or dry run logged */
+	EVICT_EVENT_ESCALATED, /* grace over: cgroup.kill / SIGKILL */
+	EVICT_EVENT_EXEC_DONE, /* the command exited or timed out (see exec_status) */
+	EVICT_EVENT_FINISHED,  /* outcome set; the pod has already left the tracker */
+} evict_event;
+
+typedef void (*evict_callback)(evictor *ev, evict_event what, const evict_info *info, void *userdata);
+
+/* The loop must be single-threaded; SIGCHLD is blocked here (sd-event child sources need that). */
+int evictor_new(sd_event *e, const evict_config *cfg, evict_callback cb, void *userdata,
+                evictor **ret);
+evictor *evictor_free(evictor *ev);
+
+/* Replaces the configuration (after a reload); evictions in flight keep the settings they began with. */
+int evictor_set_config(evictor *ev, const evict_config *cfg);
+
+/*
+ * Starts one eviction. Returns 0 (started; EVICT_EVENT_STARTED was emitted, maybe FINISHED too),
+ * -EALREADY when this uid is in flight, -EINVAL on a bad request, -ESHUTDOWN after
+ * evictor_shutdown(), or another -errno when nothing could be done (FINISHED with EVICT_FAILED was
+ * emitted so that the failure is logged).
+ */
+int evictor_start(evictor *ev, const evict_request *req);
+
+bool evictor_contains(const evictor *ev, const char *uid);
+unsigned evictor_count(const evictor *ev);
+
+/* Sum of expected_reclaim of evictions in flight for this signal (all signals when NULL). */
+int64_t evictor_pending_reclaim(const evictor *ev, const char *signal);
+
+/* Calls fn for every eviction in flight, oldest first. */
+void evictor_foreach(const evictor *ev, void (*fn)(const evict_info *info, void *userdata),
+                     void *userdata);
+
+/*
+ * Stopping the daemon must not leave a pod half-evicted (SIGTERMed but never killed): every pod
+ * still in its grace period is escalated to cgroup.kill now, commands keep their timeout, and no
+ * new eviction is accepted. Returns the number still in flight; the caller keeps the loop running
+ * until evictor_count() drops to 0.
+ */
+unsigned evictor_shutdown(evictor *ev);
+
+const char *evict_phase_to_string(evict_phase p);
+const char *evict_outcome_to_string(evict_outcome o);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * evictd's log: one structured journal entry per decision (sd_journal_sendv, MESSAGE_ID per kind,
+ * EVICTD_* fields, a readable MESSAGE), or the same as one line on stderr when there is no
+ * journal. sd_journal_send() returns 0 even when journald is absent and the entry is dropped, so
+ * the target is chosen once at startup (log_setup), never inferred from send results.
+ *
+ * All MESSAGE_IDs evictd uses are defined here (catalog: systemd/evictd.catalog).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+
+/* A threshold is met (hard: at once; soft: reported when first crossed, acted on after grace). */
+#define MSGID_THRESHOLD_MET        "f7c5f6af75cd48aeb357803bdd6de3c4"
+/* A threshold that was met is no longer met (min-reclaim hysteresis included). */
+#define MSGID_THRESHOLD_CLEARED    "a47c3e5bc2d04704990c35a35319257f"
+/* MemoryPressure / DiskPressure / PIDPressure became true or false. */
+#define MSGID_CONDITION_CHANGED    "4e4f4c2ac74a4eb1ad6e957b7578a127"
+/* A pod was chosen for eviction (the decision, with signal, rank, usage and request). */
+#define MSGID_POD_CHOSEN           "a303a0f905e14500a87462de5e5e36fb"
+/* The eviction action started (SIGTERM sent / command run / dry-run: what would be done). */
+#define MSGID_EVICTION_STARTED     "ddd52a80a54f4fc8ba4f5b6f851a0e41"
+/* The pod's cgroup is empty (or the command succeeded): duration and reclaim. */
+#define MSGID_EVICTION_FINISHED    "0651b0dd2c3347a1a2bcdd650890bdf6"
+/* The action failed (command exit status, kill error). */
+#define MSGID_EVICTION_FAILED      "46c580319dc046efbfc12795e324cec2"
+/* A configuration file was rejected; the previous configuration (or none, at startup) stays. */
+#define MSGID_CONFIG_REJECTED      "66c4dcae33c544ab98841e90cf502d80"
+/* A configuration was loaded (startup or reload). */
+#define MSGID_CONFIG_LOADED        "7fa6fd181a6747859af23d487c11872e"
+/* A signal cannot be observed on this machine (reported once per change). */
+#define MSGID_SIGNAL_UNAVAILABLE   "133c3393db274688a873b9a7e35b0948"
+/* A pod descriptor was ignored (untrusted owner/mode/symlink, malformed). */
+#define MSGID_POD_METADATA_REJECTED "518656f5093e49cf9a0bc60bf7fac6fc"
+
+/* Journal fields (DESIGN §5). */
+#define FIELD_POD            "EVICTD_POD"            /* "namespace/name" (or the UID) */
+#define FIELD_POD_UID        "EVICTD_POD_UID"
+#define FIELD_NAMESPACE      "EVICTD_NAMESPACE"
+#define FIELD_PRIORITY       "EVICTD_PRIORITY"
+#define FIELD_CGROUP         "EVICTD_CGROUP"
+#define FIELD_SIGNAL         "EVICTD_SIGNAL"
+#define FIELD_THRESHOLD_KIND "EVICTD_THRESHOLD_KIND" /* hard | soft */
+#define FIELD_OBSERVED       "EVICTD_OBSERVED"       /* available, in the signal's unit */
+#define FIELD_THRESHOLD      "EVICTD_THRESHOLD"      /* resolved threshold, same unit */
+#define FIELD_MIN_RECLAIM    "EVICTD_MIN_RECLAIM"
+#define FIELD_UNIT           "EVICTD_UNIT"           /* bytes | inodes | pids | centipercent */
+#define FIELD_USAGE_BYTES    "EVICTD_USAGE_BYTES"    /* memory working set */
+#define FIELD_REQUEST_BYTES  "EVICTD_REQUEST_BYTES"
+#define FIELD_PROCESSES      "EVICTD_PROCESSES"
+#define FIELD_EXPECTED_RECLAIM "EVICTD_EXPECTED_RECLAIM"
+#define FIELD_RANK           "EVICTD_RANK"           /* 1 = evicted first */
+#define FIELD_GRACE_SEC      "EVICTD_GRACE_SEC"
+#define FIELD_DRY_RUN        "EVICTD_DRY_RUN"        /* 0 | 1 */
+#define FIELD_CONDITION      "EVICTD_CONDITION"
+#define FIELD_CONDITION_STATUS "EVICTD_CONDITION_STATUS" /* True | False */
+#define FIELD_REASON         "EVICTD_REASON"
+#define FIELD_CONFIG_FILE    "EVICTD_CONFIG_FILE"
+#define FIELD_CONFIG_LINE    "EVICTD_CONFIG_LINE"
+#define FIELD_ACTION         "EVICTD_ACTION"         /* kill | exec | dry-run */
+#define FIELD_DURATION_MSEC  "EVICTD_DURATION_MSEC"
+#define FIELD_RECLAIMED_BYTES "EVICTD_RECLAIMED_BYTES"
+
+typedef enum log_target {
+	LOG_TARGET_AUTO = 0,
+	LOG_TARGET_JOURNAL,
+	LOG_TARGET_STDERR,
+} log_target;
+
+/*
+ * auto: the journal when $JOURNAL_STREAM names our stderr (started by systemd), or when stderr
+ * is not a terminal and /run/systemd/journal/socket is a socket; otherwise stderr.
+ */
+void log_setup(log_target t);
+log_target log_get_target(void);
+/* Entries above this syslog priority are dropped (default LOG_INFO). */
+void log_set_max_priority(int prio);
+/* Parses "auto", "journal", "stderr"; -EINVAL otherwise. */
+int log_target_from_string(const char *s, log_target *ret);
+
+#define LOG_FIELDS_MAX 24
+#define LOG_FIELD_SIZE 512
+
+typedef struct log_entry {
+	int priority;
+	const char *message_id; /* NULL: a plain message */
+	size_t n;
+	char fields[LOG_FIELDS_MAX][LOG_FIELD_SIZE]; /* "KEY=value" */
+} log_entry;
+
+void log_entry_init(log_entry *e, int priority, const char *message_id);
+/* Adds KEY=value; values longer than LOG_FIELD_SIZE are cut with "…" (fields are informative). */
+void log_entry_add(log_entry *e, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Sets MESSAGE and sends the entry. */
+void log_entry_send(log_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A plain message (no MESSAGE_ID). */
+void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "1.2Gi", "80Mi", "512Ki", "900" — a human-readable binary-unit quantity. */
+const char *format_bytes(int64_t v, char *buf, size_t size);

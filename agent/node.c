@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+#include "node.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cgfs.h"
+
+static void unknown(signal_obs *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void unknown(signal_obs *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	*o = (signal_obs){ .known = false };
+	va_start(ap, fmt);
+	vsnprintf(o->reason, sizeof(o->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void known(signal_obs *o, int64_t available, int64_t capacity)
+{
+	*o = (signal_obs){ .known = true, .available = available, .capacity = capacity };
+}
+
+static const char *no_memory_reason(const node_sources *src)
+{
+	if (!src->cg || src->cg_root_fd < 0)
+		return "no cgroup v2 hierarchy";
+	if (src->cg->mode == CG_MODE_HYBRID)
+		return "the memory controller is not on cgroup v2 here (hybrid layout: memory is on cgroup v1)";
+	return "the memory controller is not enabled on the cgroup v2 root";
+}
+
+static void read_memory(const node_sources *src, node_signals *ret)
+{
+	char stat[8192], meminfo[8192];
+	uint64_t total_kb, anon, file, inactive;
+	ssize_t n;
+	signal_obs *o = &ret->s[SIGNAL_MEMORY_AVAILABLE];
+
+	n = src->proc_fd >= 0 ? cgfs_read(src->proc_fd, "meminfo", meminfo, sizeof(meminfo)) : -EBADF;
+	if (n < 0 || cgfs_keyed_u64(meminfo, "MemTotal", &total_kb) < 0) {
+		unknown(o, "cannot read MemTotal from meminfo: %s", n < 0 ? strerror((int)-n) : "no MemTotal line");
+		return;
+	}
+	n = src->cg_root_fd >= 0 ? cgfs_read(src->cg_root_fd, "memory.stat", stat, sizeof(stat)) : -ENOENT;
+	if (n == -ENOENT) {
+		unknown(o, "%s", no_memory_reason(src));
+		return;
+	}
+	if (n < 0 || cgfs_keyed_u64(stat, "anon", &anon) < 0 || cgfs_keyed_u64(stat, "file", &file) < 0 ||
+	    cgfs_keyed_u64(stat, "inactive_file", &inactive) < 0) {
+		unknown(o, "cannot read anon/file/inactive_file from the root memory.stat: %s",
+		        n < 0 ? strerror((int)-n) : "missing keys");
+		return;
+	}
+	/*
+	 * The root has no memory.current; runc/cAdvisor emulate usage as anon + file, and the
+	 * kubelet's working set subtracts inactive_file (clamped at 0).
+	 */
+	int64_t usage = (int64_t)(anon + file);
+	int64_t ws = usage > (int64_t)inactive ? usage - (int64_t)inactive : 0;
+	int64_t total = (int64_t)total_kb * 1024;
+	known(o, total - ws, total);
+}
+
+const char *node_find_kubepods(int cg_root_fd)
+{
+	static const char *const names[] = { "kubepods.slice", "kubepods" };
+	struct stat st;
+
+	for (size_t i = 0; i < 2 && cg_root_fd >= 0; i++)
+		if (fstatat(cg_root_fd, names[i], &st, 0) == 0 && S_ISDIR(st.st_mode))
+			return names[i];
+	return NULL;
+}
+
+static void read_allocatable(const node_sources *src, node_signals *ret)
+{
+	signal_obs *o = &ret->s[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE];
+	char stat[8192];
+	uint64_t max, cur, inactive;
+	int fd, r;
+
+	if (!src->kubepods || src->cg_root_fd < 0) {
+		unknown(o, "no kubepods cgroup (kubepods.slice or kubepods) under the cgroup root");
+		return;
+	}
+	fd = openat(src->cg_root_fd, src->kubepods, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		unknown(o, "cannot open %s: %s", src->kubepods, strerror(errno));
+		return;
+	}
+	r = cgfs_read_u64(fd, "memory.max", &max);
+	if (r == -ENOENT) {
+		unknown(o, "%s", no_memory_reason(src));
+	} else if (r == -ERANGE) {
+		/* The kubelet has no observation either when the pods cgroup is unlimited. */
+		unknown(o, "%s/memory.max is \"max\" (no node allocatable enforced)", src->kubepods);
+	} else if (r < 0) {
+		unknown(o, "cannot read %s/memory.max: %s", src->kubepods, strerror(-r));
+	} else if ((r = cgfs_read_u64(fd, "memory.current", &cur)) < 0 ||
+	           (r = (int)cgfs_read(fd, "memory.stat", stat, sizeof(stat))) < 0 ||
+	           (r = cgfs_keyed_u64(stat, "inactive_file", &inactive)) < 0) {
+		unknown(o, "cannot read %s memory.current/memory.stat: %s", src->kubepods, strerror(-r));
+	} else {
+		int64_t ws = cur > inactive ? (int64_t)(cur - inactive) : 0;
+		known(o, (int64_t)max - ws, (int64_t)max);
+	}
+	close(fd);
+}
+
+static void read_fs(const char *path, const char *what, signal_obs *avail, signal_obs *inodes)
+{
+	struct statvfs sv;
+
+	if (!path) {
+		unknown(avail, "no %s path configured", what);
+		*inodes = *avail;
+		return;
+	}
+	if (statvfs(path, &sv) < 0) {
+		unknown(avail, "statvfs(%s): %s", path, strerror(errno));
+		*inodes = *avail;
+		return;
+	}
+	known(avail, (int64_t)(sv.f_frsize * sv.f_bavail), (int64_t)(sv.f_frsize * sv.f_blocks));
+	if (sv.f_files == 0)
+		unknown(inodes, "the filesystem of %s does not report inodes", path);
+	else
+		known(inodes, (int64_t)sv.f_ffree, (int64_t)sv.f_files);
+}
+
+static void read_pids(const node_sources *src, node_signals *ret)
+{
+	signal_obs *o = &ret->s[SIGNAL_PID_AVAILABLE];
+	char buf[256];
+	uint64_t pid_max, threads_max;
+	int r;
+
+	if (src->proc_fd < 0) {
+		unknown(o, "no proc root");
+		return;
+	}
+	r = cgfs_read_u64(src->proc_fd, "sys/kernel/pid_max", &pid_max);
+	if (r < 0) {
+		unknown(o, "cannot read sys/kernel/pid_max: %s", strerror(-r));
+		return;
+	}
+	/* k/k#107111: the real limit is the smaller of pid_max and threads-max. */
+	if (cgfs_read_u64(src->proc_fd, "sys/kernel/threads-max", &threads_max) == 0 && threads_max < pid_max)
+		pid_max = threads_max;
+	ssize_t n = cgfs_read(src->proc_fd, "loadavg", buf, sizeof(buf));
+	unsigned long long running, total;
+	if (n < 0 || sscanf(buf, "%*s %*s %*s %llu/%llu", &running, &total) != 2) {
+		unknown(o, "cannot read the task count from loadavg: %s", n < 0 ? strerror((int)-n) : "bad format");
+		return;
+	}
+	known(o, (int64_t)pid_max - (int64_t)total, (int64_t)pid_max);
+}
+
+static void read_psi(const node_sources *src, node_signals *ret)
+{
+	char buf[512];
+	double some, full;
+	ssize_t n = src->proc_fd >= 0 ? cgfs_read(src->proc_fd, "pressure/memory", buf, sizeof(buf)) : -EBADF;
+
+	if (n < 0) {
+		unknown(&ret->s[SIGNAL_MEMORY_SOME], "cannot read pressure/memory: %s%s", strerror((int)-n),
+		        n == -ENOENT || n == -EOPNOTSUPP ? " (kernel without PSI, or booted with psi=0)" : "");
+		ret->s[SIGNAL_MEMORY_FULL] = ret->s[SIGNAL_MEMORY_SOME];
+		return;
+	}
+	if (cgfs_psi_parse(buf, &some, &full) < 0) {
+		unknown(&ret->s[SIGNAL_MEMORY_SOME], "pressure/memory: unexpected format");
+		ret->s[SIGNAL_MEMORY_FULL] = ret->s[SIGNAL_MEMORY_SOME];
+		return;
+	}
+	known(&ret->s[SIGNAL_MEMORY_SOME], llround(some * 100), 10000);
+	known(&ret->s[SIGNAL_MEMORY_FULL], llround(full * 100), 10000);
+}
+
+void node_signals_read(const node_sources *src, node_signals *ret)
+{
+	read_memory(src, ret);
+	read_allocatable(src, ret);
+	read_pids(src, ret);
+	read_fs(src->nodefs_path, "nodefs", &ret->s[SIGNAL_NODEFS_AVAILABLE], &ret->s[SIGNAL_NODEFS_INODES_FREE]);
+	read_fs(src->imagefs_path, "imagefs", &ret->s[SIGNAL_IMAGEFS_AVAILABLE], &ret->s[SIGNAL_IMAGEFS_INODES_FREE]);
+	read_psi(src, ret);
+}

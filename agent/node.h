@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Node signals, computed as the kubelet does on cgroup v2 (reference §2):
+ *   memory.available            = MemTotal - (anon + file - inactive_file) of the root memory.stat
+ *   allocatableMemory.available = memory.max(kubepods) - (memory.current - inactive_file)(kubepods)
+ *   nodefs/imagefs.available    = f_frsize * f_bavail of statvfs(path), capacity f_frsize * f_blocks
+ *   nodefs/imagefs.inodesFree   = f_ffree, capacity f_files
+ *   pid.available               = min(pid_max, threads-max) - tasks ("running/TOTAL" of loadavg)
+ *   memory.some / memory.full   = avg10 of <proc>/pressure/memory (beyond the kubelet)
+ * A signal the machine cannot provide is marked unknown with the reason, never estimated.
+ */
+
+#include "cgdiscover.h"
+#include "config.h"
+#include "snapshot.h"
+
+typedef struct node_sources {
+	int cg_root_fd;         /* the v2 root, or -1 when there is none */
+	int proc_fd;            /* proc-root */
+	const cg_info *cg;
+	const char *kubepods;   /* the allocatable cgroup relative to the root, or NULL */
+	const char *nodefs_path;
+	const char *imagefs_path;
+} node_sources;
+
+/* Fills every signal (known or not, with a reason). Never fails. */
+void node_signals_read(const node_sources *src, node_signals *ret);
+
+/* The kubelet's allocatable cgroup: the first of kubepods.slice, kubepods that exists; or NULL. */
+const char *node_find_kubepods(int cg_root_fd);

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+#include "podmeta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfs.h"
+
+typedef struct desc_parse {
+	const char *text;
+	size_t off;
+	unsigned lineno;
+	bool overlong;
+	char err[300];
+	char ns[64], name[254], klass[254];
+	bool has_ns, has_name, has_class, has_prio, has_mem, has_cpu, has_storage, has_grace;
+	int32_t prio;
+	int64_t mem, cpu, storage;
+	uint64_t grace;
+} desc_parse;
+
+static char *desc_reader(char *buf, int size, void *stream)
+{
+	desc_parse *d = stream;
+	const char *s = d->text + d->off;
+	size_t len, take;
+
+	if (!*s)
+		return NULL;
+	len = strcspn(s, "\n");
+	take = len;
+	if (take > (size_t)size - 2) {
+		take = (size_t)size - 2;
+		if (!d->err[0])
+			snprintf(d->err, sizeof(d->err), "line %u: longer than %d characters", d->lineno + 1, size - 3);
+	}
+	memcpy(buf, s, take);
+	buf[take] = '\n';
+	buf[take + 1] = '\0';
+	d->off += len + (s[len] == '\n');
+	d->lineno++;
+	return buf;
+}
+
+static int dfail(desc_parse *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int dfail(desc_parse *d, const char *fmt, ...)
+{
+	va_list ap;
+	char m[160];
+
+	if (!d->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(m, sizeof(m), fmt, ap);
+		va_end(ap);
+		snprintf(d->err, sizeof(d->err), "line %u: %s", d->lineno, m);
+	}
+	return 0;
+}
+
+static bool is_dns_label(const char *s)
+{
+	return strlen(s) <= 63 && !strchr(s, '.') && pp_is_dns_subdomain(s);
+}
+
+static int desc_handler(void *user, const char *section, const char *key, const char *v)
+{
+	desc_parse *d = user;
+	pp_err e;
+
+	if (strcmp(section, "pod") != 0)
+		return dfail(d, "unknown section [%s] (expected [pod])", section);
+	if (!*v)
+		return dfail(d, "%s: missing value", key);
+	if (strcmp(key, "namespace") == 0) {
+		if (!is_dns_label(v))
+			return dfail(d, "namespace \"%s\" is not a valid DNS label", v);
+		snprintf(d->ns, sizeof(d->ns), "%s", v);
+		d->has_ns = true;
+	} else if (strcmp(key, "name") == 0) {
+		if (!pp_is_dns_subdomain(v))
+			return dfail(d, "name \"%s\" is not a valid DNS subdomain", v);
+		snprintf(d->name, sizeof(d->name), "%s", v);
+		d->has_name = true;
+	} else if (strcmp(key, "priority-class") == 0) {
+		if (!pp_is_dns_subdomain(v))
+			return dfail(d, "priority-class \"%s\" is not a valid name", v);
+		snprintf(d->klass, sizeof(d->klass), "%s", v);
+		d->has_class = true;
+	} else if (strcmp(key, "priority") == 0) {
+		char *end;
+		errno = 0;
+		long long x = strtoll(v, &end, 10);
+		if (errno || end == v || *end || x < INT32_MIN || x > INT32_MAX)
+			return dfail(d, "priority \"%s\" is not a 32-bit integer", v);
+		d->prio = (int32_t)x;
+		d->has_prio = true;
+	} else if (strcmp(key, "memory-request") == 0 || strcmp(key, "ephemeral-storage-request") == 0) {
+		int64_t q;
+		if (pp_quantity_parse(v, &q, &e) < 0 || q < 0)
+			return dfail(d, "%s: invalid quantity \"%s\"", key, v);
+		if (key[0] == 'm') {
+			d->mem = q;
+			d->has_mem = true;
+		} else {
+			d->storage = q;
+			d->has_storage = true;
+		}
+	} else if (strcmp(key, "cpu-request") == 0) {
+		int64_t q;
+		if (pp_quantity_parse_milli(v, &q, &e) < 0 || q < 0)
+			return dfail(d, "cpu-request: invalid quantity \"%s\"", v);
+		d->cpu = q;
+		d->has_cpu = true;
+	} else if (strcmp(key, "termination-grace-period") == 0) {
+		int64_t ns;
+		if (pp_duration_parse(v, &ns, &e) < 0)
+			return dfail(d, "termination-grace-period: invalid duration \"%s\"", v);
+		d->grace = (uint64_t)ns / 1000;
+		d->has_grace = true;
+	} else
+		return dfail(d, "unknown key \"%s\"", key);
+	return 1;
+}
+
+int podmeta_stat(int metadir_fd, const char *uid, struct stat *st)
+{
+	char name[POD_UID_MAX + 8];
+
+	if (metadir_fd < 0)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%s.conf", uid);
+	if (fstatat(metadir_fd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
+static int replace(char **dst, const char *v)
+{
+	char *s = strdup(v);
+	if (!s)
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset *pcset, pod_info *pod,
+                             char *why, size_t why_size)
+{
+	char name[POD_UID_MAX + 8], buf[POD_DESCRIPTOR_MAX + 1];
+	struct stat st;
+	desc_parse d = { 0 };
+	int fd, r;
+	ssize_t n;
+	int32_t prio;
+	pp_preemption_policy pol;
+	pp_err e;
+
+	(void)in;
+	pod->termination_grace_usec = POD_DEFAULT_GRACE_USEC;
+	if (metadir_fd < 0)
+		return 0;
+	snprintf(name, sizeof(name), "%s.conf", pod->uid);
+	fd = openat(metadir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT)
+			return 0;
+		if (r == -ELOOP) {
+			snprintf(why, why_size, "%s is a symbolic link", name);
+			return -EPERM;
+		}
+		snprintf(why, why_size, "cannot open %s: %s", name, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, why_size, "cannot stat %s: %s", name, strerror(-r));
+		close(fd);
+		return r;
+	}
+	/* Trust: the descriptor decides who gets evicted, so only root may have written it. */
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, why_size, "%s is not a regular file", name);
+	else if (st.st_uid != 0)
+		snprintf(why, why_size, "%s is owned by uid %u, not root", name, (unsigned)st.st_uid);
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(why, why_size, "%s is writable by %s (mode %04o)", name,
+		         st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+	else if (st.st_nlink != 1)
+		snprintf(why, why_size, "%s has %lu hard links", name, (unsigned long)st.st_nlink);
+	else if (st.st_size > POD_DESCRIPTOR_MAX)
+		snprintf(why, why_size, "%s is larger than %d bytes", name, POD_DESCRIPTOR_MAX);
+	else
+		why[0] = '\0';
+	if (why[0]) {
+		close(fd);
+		return st.st_size > POD_DESCRIPTOR_MAX && S_ISREG(st.st_mode) && st.st_uid == 0 ? -EFBIG : -EPERM;
+	}
+	n = pread(fd, buf, sizeof(buf), 0);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0) {
+		snprintf(why, why_size, "cannot read %s: %s", name, strerror(-r));
+		return r;
+	}
+	if (n > POD_DESCRIPTOR_MAX) {
+		snprintf(why, why_size, "%s is larger than %d bytes", name, POD_DESCRIPTOR_MAX);
+		return -EFBIG;
+	}
+	buf[n] = '\0';
+	if (memchr(buf, '\0', (size_t)n)) {
+		snprintf(why, why_size, "%s contains a NUL byte", name);
+		return -EINVAL;
+	}
+	d.text = buf;
+	r = ini_parse_stream(desc_reader, &d, desc_handler, &d);
+	if (r != 0 && !d.err[0])
+		snprintf(d.err, sizeof(d.err), "line %d: syntax error", r);
+	if (!d.err[0] && d.has_class) {
+		/* Both given: they must agree, as the priority admission plugin requires. */
+		r = pp_pcset_resolve(pcset, d.klass, d.has_prio ? &d.prio : NULL, &prio, &pol, &e);
+		if (r < 0)
+			snprintf(d.err, sizeof(d.err), "%s", e.msg);
+	} else if (d.has_prio)
+		prio = d.prio; /* the writer resolved it already (e.g. copied from spec.priority) */
+	if (d.err[0]) {
+		snprintf(why, why_size, "%s: %s", name, d.err);
+		return -EINVAL;
+	}
+
+	/* Apply only now, all or nothing. */
+	if ((d.has_ns && replace(&pod->namespace_, d.ns) < 0) || (d.has_name && replace(&pod->name, d.name) < 0) ||
+	    (d.has_class && replace(&pod->priority_class, d.klass) < 0))
+		return -ENOMEM;
+	if (d.has_class || d.has_prio) {
+		pod->priority = prio;
+		pod->priority_src = META_DESCRIPTOR;
+	}
+	if (d.has_mem) {
+		pod->memory_request = d.mem;
+		pod->memory_request_src = META_DESCRIPTOR;
+	}
+	if (d.has_cpu) {
+		pod->cpu_request_milli = d.cpu;
+		pod->cpu_request_src = META_DESCRIPTOR;
+	}
+	if (d.has_storage)
+		pod->storage_request = d.storage;
+	if (d.has_grace)
+		pod->termination_grace_usec = d.grace;
+	pod->has_descriptor = true;
+	return 1;
+}
+
+int64_t podmeta_weight_to_millicpu(uint64_t weight)
+{
+	uint64_t shares, milli;
+
+	if (weight <= 1)
+		return 0;
+	if (weight >= 10000)
+		shares = 262144;
+	else /* kubelet: weight = 1 + (shares - 2) * 9999 / 262142, integer division */
+		shares = 2 + ((weight - 1) * 262142 + 9998) / 9999;
+	/* MilliCPUToShares(m) = m * 1024 / 1000 */
+	milli = (shares * 1000 + 1023) / 1024;
+	return (int64_t)milli;
+}
+
+int podmeta_defaults(int pod_dirfd, const pp_pcset *pcset, pod_info *pod)
+{
+	uint64_t v;
+	int32_t prio;
+	pp_preemption_policy pol;
+
+	if (pod->memory_request_src == META_NONE && pod_dirfd >= 0 &&
+	    cgfs_read_u64(pod_dirfd, "memory.min", &v) == 0 && v > 0 && v <= INT64_MAX) {
+		pod->memory_request = (int64_t)v;
+		pod->memory_request_src = META_CGROUP;
+	}
+	if (pod->cpu_request_src == META_NONE && pod_dirfd >= 0 && cgfs_read_u64(pod_dirfd, "cpu.weight", &v) == 0 &&
+	    podmeta_weight_to_millicpu(v) > 0) {
+		pod->cpu_request_milli = podmeta_weight_to_millicpu(v);
+		pod->cpu_request_src = META_CGROUP;
+	}
+	if (pod->priority_src == META_NONE) {
+		pod->priority = 0;
+		if (pcset && pp_pcset_resolve(pcset, NULL, NULL, &prio, &pol, NULL) == 0)
+			pod->priority = prio;
+		pod->priority_src = META_DEFAULT;
+	}
+	if (!pod->name && replace(&pod->name, pod->uid) < 0)
+		return -ENOMEM;
+	if (!pod->namespace_ && replace(&pod->namespace_, "") < 0)
+		return -ENOMEM;
+	pod->critical = pp_priority_is_critical(pod->priority);
+	return 0;
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "log.h"
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_i64_or_null(FILE *f, bool known, int64_t v)
+{
+	if (known)
+		fprintf(f, "%" PRId64, v);
+	else
+		fputs("null", f);
+}
+
+static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const decision *d)
+{
+	const ranked_pod *rank = d->ranking[k];
+	char name[320], why[400];
+
+	fputc('[', f);
+	for (size_t i = 0; rank && i < d->n_ranked; i++) {
+		const ranked_pod *r = &rank[i];
+		const pod_info *p = &s->pods[r->pod];
+		fputs(i ? ",{" : "{", f);
+		fputs("\"pod\":", f);
+		json_string(f, pod_display_name(p, name, sizeof(name)));
+		fputs(",\"uid\":", f);
+		json_string(f, p->uid);
+		fprintf(f, ",\"rank\":%zu,\"priority\":%" PRId32 ",\"usage_bytes\":", i + 1, p->priority);
+		if (k == RANK_DISK)
+			fputs("null", f); /* cgroups do not measure disk use; never invented */
+		else
+			json_i64_or_null(f, p->has_memory, p->working_set);
+		fprintf(f, ",\"request_bytes\":%" PRId64 ",\"exceeds_requests\":%s", r->request, r->exceeds ? "true" : "false");
+		fputs(",\"processes\":", f);
+		json_i64_or_null(f, p->has_pids, p->pids);
+		fputs(",\"qos\":", f);
+		json_string(f, pod_qos_name(p->qos));
+		fputs(",\"cgroup\":", f);
+		json_string(f, p->cgroup);
+		fprintf(f, ",\"critical\":%s,\"candidate\":%s,\"reason\":", p->critical ? "true" : "false",
+		        r->candidate ? "true" : "false");
+		json_string(f, ranked_reason(k, p, r, why, sizeof(why)));
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d)
+{
+	char name[320];
+	bool first;
+
+	fputs("{\"cgroup\":{\"mode\":", f);
+	json_string(f, cg_mode_name(cg->mode));
+	fputs(",\"root\":", f);
+	json_string(f, cg->root);
+	fputs(",\"controllers\":", f);
+	json_string(f, cg->controllers);
+	fputs("},\"signals\":[", f);
+	for (int i = 0; i < _SIGNAL_MAX; i++) {
+		const signal_obs *o = &s->node.s[i];
+		const threshold_eval *h = &d->eval.t[THRESHOLD_HARD][i], *so = &d->eval.t[THRESHOLD_SOFT][i];
+		fputs(i ? ",{\"signal\":" : "{\"signal\":", f);
+		json_string(f, signal_name((evictd_signal)i));
+		fputs(",\"available\":", f);
+		json_i64_or_null(f, o->known, o->available);
+		fputs(",\"capacity\":", f);
+		json_i64_or_null(f, o->known, o->capacity);
+		fputs(",\"threshold\":", f);
+		json_i64_or_null(f, h->configured && o->known, h->threshold);
+		fprintf(f, ",\"met\":%s,\"soft_threshold\":", h->met ? "true" : "false");
+		json_i64_or_null(f, so->configured && o->known, so->threshold);
+		fprintf(f, ",\"soft_met\":%s,\"unit\":", so->met ? "true" : "false");
+		json_string(f, signal_unit((evictd_signal)i));
+		if (!o->known) {
+			fputs(",\"unavailable\":", f);
+			json_string(f, o->reason);
+		}
+		fputc('}', f);
+	}
+	fputs("],\"conditions\":[", f);
+	first = true;
+	for (int i = 0; i < _CONDITION_MAX; i++)
+		if (d->eval.conditions[i]) {
+			if (!first)
+				fputc(',', f);
+			json_string(f, condition_name((evictd_condition)i));
+			first = false;
+		}
+	fputs("],\"ranking\":{\"memory\":", f);
+	json_ranking(f, RANK_MEMORY, s, d);
+	fputs(",\"pid\":", f);
+	json_ranking(f, RANK_PID, s, d);
+	fputs(",\"disk\":", f);
+	json_ranking(f, RANK_DISK, s, d);
+	fputs("},\"evict\":[", f);
+	for (size_t i = 0; i < d->n_evict; i++) {
+		const eviction_choice *ch = &d->evict[i];
+		const pod_info *p = &s->pods[ch->pod];
+		fputs(i ? ",{\"pod\":" : "{\"pod\":", f);
+		json_string(f, pod_display_name(p, name, sizeof(name)));
+		fputs(",\"uid\":", f);
+		json_string(f, p->uid);
+		fputs(",\"signal\":", f);
+		json_string(f, signal_name(ch->signal));
+		fprintf(f, ",\"grace_sec\":%" PRIu64 ",\"threshold_kind\":\"%s\",\"rank\":%u,\"expected_reclaim\":",
+		        ch->grace_usec / USEC_PER_SEC, threshold_kind_name(ch->kind), ch->rank);
+		json_i64_or_null(f, ch->expected_reclaim >= 0, ch->expected_reclaim);
+		fputs(",\"cgroup\":", f);
+		json_string(f, p->cgroup);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"dry_run\":%s}\n", c->dry_run ? "true" : "false");
+	return ferror(f) ? -EIO : 0;
+}
+
+int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d)
+{
+	char a[32], cap[32], t[32], name[320], why[400];
+	bool any = false;
+
+	fprintf(f, "cgroup v2: %s, root %s (found by %s), controllers: %s\n", cg_mode_name(cg->mode),
+	        cg->root[0] ? cg->root : "none", cg->found_by ? cg->found_by : "?",
+	        cg->controllers[0] ? cg->controllers : "none");
+	fprintf(f, "\n%-28s %12s %12s %16s %s\n", "SIGNAL", "AVAILABLE", "CAPACITY", "THRESHOLD", "MET");
+	for (int i = 0; i < _SIGNAL_MAX; i++) {
+		const signal_obs *o = &s->node.s[i];
+		const threshold_eval *h = &d->eval.t[THRESHOLD_HARD][i], *so = &d->eval.t[THRESHOLD_SOFT][i];
+		if (!o->known) {
+			fprintf(f, "%-28s unavailable: %s\n", signal_name((evictd_signal)i), o->reason);
+			continue;
+		}
+		char thr[80] = "-";
+		if (h->configured)
+			snprintf(thr, sizeof(thr), "%s", format_signal_value((evictd_signal)i, h->threshold, t, sizeof(t)));
+		fprintf(f, "%-28s %12s %12s %16s %s", signal_name((evictd_signal)i),
+		        format_signal_value((evictd_signal)i, o->available, a, sizeof(a)),
+		        format_signal_value((evictd_signal)i, o->capacity, cap, sizeof(cap)), thr,
+		        h->met ? "yes (hard)" : "no");
+		if (so->configured)
+			fprintf(f, "; soft %s: %s", format_signal_value((evictd_signal)i, so->threshold, t, sizeof(t)),
+			        so->met ? "met, waiting for its grace period" : "not met");
+		fputc('\n', f);
+	}
+	fputs("\nconditions:", f);
+	for (int i = 0; i < _CONDITION_MAX; i++)
+		if (d->eval.conditions[i]) {
+			fprintf(f, " %s", condition_name((evictd_condition)i));
+			any = true;
+		}
+	fprintf(f, "%s\n", any ? "" : " none");
+	for (int k = 0; k < _RANK_MAX; k++) {
+		fprintf(f, "\nranking for %s pressure (evicted first at the top):\n", rank_kind_name((evictd_rank_kind)k));
+		if (!d->ranking[k] || d->n_ranked == 0)
+			fputs("  (no pods)\n", f);
+		for (size_t i = 0; d->ranking[k] && i < d->n_ranked; i++) {
+			const ranked_pod *r = &d->ranking[k][i];
+			const pod_info *p = &s->pods[r->pod];
+			fprintf(f, "  %3zu. %-40s %s\n", i + 1, pod_display_name(p, name, sizeof(name)),
+			        ranked_reason((evictd_rank_kind)k, p, r, why, sizeof(why)));
+		}
+	}
+	fputs("\nwould evict:", f);
+	if (d->n_evict == 0)
+		fputs(" nothing\n", f);
+	else
+		fputc('\n', f);
+	for (size_t i = 0; i < d->n_evict; i++) {
+		const eviction_choice *ch = &d->evict[i];
+		const pod_info *p = &s->pods[ch->pod];
+		fprintf(f, "  %s (uid %s) for %s (%s threshold, rank %u, grace %" PRIu64 "s", pod_display_name(p, name, sizeof(name)),
+		        p->uid, signal_name(ch->signal), threshold_kind_name(ch->kind), ch->rank, ch->grace_usec / USEC_PER_SEC);
+		if (ch->expected_reclaim >= 0)
+			fprintf(f, ", expected reclaim %s", format_signal_value(ch->signal, ch->expected_reclaim, a, sizeof(a)));
+		fputs(")\n", f);
+	}
+	(void)c;
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * What one scan saw: node signals and pods. Produced by scanner_scan() (scan.h), consumed by the
+ * pure decision code (decide.h), the --once report and the daemon. Plain data, no fds.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "signals.h"
+
+typedef struct signal_obs {
+	bool known;        /* false: the machine cannot provide it now; reason says why */
+	int64_t available; /* bytes / inodes / pids; PSI: stall share in centipercent (avg10 × 100) */
+	int64_t capacity;  /* PSI: 10000 */
+	char reason[192];
+} signal_obs;
+
+typedef struct node_signals {
+	signal_obs s[_SIGNAL_MAX];
+} node_signals;
+
+typedef enum pod_qos {
+	QOS_UNKNOWN = 0, /* not a kubelet layout */
+	QOS_GUARANTEED,
+	QOS_BURSTABLE,
+	QOS_BESTEFFORT,
+} pod_qos;
+
+typedef enum meta_source {
+	META_NONE = 0,   /* nothing known: default applies */
+	META_DESCRIPTOR, /* /run/evictd/pods/<uid>.conf */
+	META_CGROUP,     /* derived from memory.min / cpu.weight */
+	META_DEFAULT,    /* the globalDefault class, or 0 */
+} meta_source;
+
+#define POD_UID_MAX 64
+
+typedef struct pod_info {
+	char *cgroup;            /* relative to the cgroup root, e.g. "kubepods/burstable/pod1234" */
+	char uid[POD_UID_MAX];
+	pod_qos qos;
+
+	/* metadata */
+	char *namespace_;        /* "" without a descriptor */
+	char *name;              /* the UID without a descriptor */
+	char *priority_class;    /* NULL when none */
+	int32_t priority;
+	meta_source priority_src;
+	int64_t memory_request;  /* bytes */
+	meta_source memory_request_src;
+	int64_t cpu_request_milli;
+	meta_source cpu_request_src;
+	int64_t storage_request; /* ephemeral-storage, bytes */
+	uint64_t termination_grace_usec; /* Kubernetes' default 30 s unless the descriptor says */
+	bool has_descriptor;
+	struct {                 /* identity of the descriptor the metadata came from (cache key) */
+		bool present;
+		uint64_t dev, ino, size;
+		int64_t mtime_ns, ctime_ns;
+	} descriptor_id;
+	bool critical;           /* priority >= 2,000,000,000: ranked, never evicted */
+	bool is_self;            /* evictd runs in this cgroup: never evicted */
+
+	/* usage */
+	bool has_memory;
+	int64_t memory_current, inactive_file, working_set; /* working set = current - inactive_file */
+	bool has_cpu;
+	uint64_t cpu_usage_usec;
+	bool has_cpu_rate;
+	double cpu_rate;         /* cores, between the previous scan and this one */
+	bool has_pids;
+	int64_t pids;            /* pids.current: tasks (threads) in the subtree */
+	bool has_psi;
+	double psi_some_avg10, psi_full_avg10;
+} pod_info;
+
+typedef struct snapshot {
+	uint64_t timestamp_usec; /* CLOCK_MONOTONIC at the start of the scan */
+	node_signals node;
+	pod_info *pods;          /* sorted by cgroup path */
+	size_t n_pods;
+} snapshot;
+
+/* "ns/name", or the name alone when the namespace is empty. */
+const char *pod_display_name(const pod_info *p, char *buf, size_t size);
+const char *pod_qos_name(pod_qos q);
+/* Releases what a pod owns (not the struct). */
+void pod_info_done(pod_info *p);
+/* Frees pods and resets the snapshot. */
+void snapshot_done(snapshot *s);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#include "arena.h"
+
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_DEFAULT (64 * 1024)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	alignas(max_align_t) unsigned char data[];
+};
+
+void *arena_calloc(arena *a, size_t n, size_t size)
+{
+	const size_t align = alignof(max_align_t);
+	size_t want;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	want = n * size;
+	if (want == 0)
+		want = 1; /* distinct non-NULL pointers keep "NULL means failure" true */
+	if (want > SIZE_MAX - align)
+		return NULL;
+	want = (want + align - 1) & ~(align - 1);
+
+	struct arena_chunk *c = a->head;
+	if (!c || c->size - c->used < want) {
+		size_t csize = want > CHUNK_DEFAULT ? want : CHUNK_DEFAULT;
+		c = malloc(sizeof(*c) + csize);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = csize;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = c->data + c->used;
+	c->used += want;
+	memset(p, 0, want);
+	return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t len)
+{
+	if (len == SIZE_MAX)
+		return NULL;
+	char *p = arena_calloc(a, 1, len + 1);
+	if (p && len)
+		memcpy(p, s, len);
+	return p;
+}
+
+char *arena_strdup(arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+void arena_free(arena *a)
+{
+	struct arena_chunk *c = a->head;
+	while (c) {
+		struct arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "json.h"
+#include "k8s.h"
+#include "model.h"
+
+void format_time(int64_t ns, char *buf, size_t size)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	long frac = (long)(ns % 1000000000);
+	struct tm tm;
+
+	if (frac < 0) {
+		frac += 1000000000;
+		s--;
+	}
+	if (!gmtime_r(&s, &tm)) {
+		snprintf(buf, size, "%" PRId64 "ns", ns);
+		return;
+	}
+	size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (frac && n < size)
+		n += (size_t)snprintf(buf + n, size - n, ".%09ld", frac);
+	if (n < size)
+		snprintf(buf + n, size - n, "Z");
+}
+
+static const char *verdict_name(pp_node_verdict v)
+{
+	switch (v) {
+	case PP_NODE_FITS: return "fits";
+	case PP_NODE_UNRESOLVABLE: return "rejected, preemption cannot help";
+	case PP_NODE_NOT_HELPFUL: return "rejected, preemption does not help";
+	case PP_NODE_CANDIDATE: return "candidate";
+	}
+	return "?";
+}
+
+static void explain_victim(FILE *f, const pp_victim *v, int64_t now_ns)
+{
+	char t[64];
+	format_time(v->start_time_ns, t, sizeof(t));
+	fprintf(f, "    victim %s/%s: priority %" PRId32 ", started %s%s%s%s\n", v->namespace_, v->name, v->priority,
+	        t, v->start_time_ns == now_ns ? " (no startTime: now)" : "",
+	        v->violates_pdb ? ", violates a PodDisruptionBudget" : "",
+	        v->terminating ? ", already terminating" : "");
+}
+
+static void explain(FILE *f, const pp_preemption *p, const pp_pod_info *pod, int64_t now_ns)
+{
+	size_t n = pp_preemption_node_count(p);
+
+	fprintf(f, "pod %s/%s: priority %" PRId32 ", preemptionPolicy %s\n", pod->namespace_, pod->name,
+	        pod->priority, pp_preemption_policy_name(pod->preemption_policy));
+	if (pod->nominated_node_name)
+		fprintf(f, "  nominated node: %s\n", pod->nominated_node_name);
+	for (size_t i = 0; i < n; i++) {
+		const pp_node_explain *e = pp_preemption_node_explain(p, i);
+		fprintf(f, "node %s: %s", e->node, verdict_name(e->verdict));
+		if (e->reason && *e->reason)
+			fprintf(f, ": %s", e->reason);
+		if (e->verdict == PP_NODE_CANDIDATE) {
+			fprintf(f, ": %zu %s, %zu PDB %s, priority sum %" PRId64, e->n_victims,
+			        e->n_victims == 1 ? "victim" : "victims", e->num_pdb_violations,
+			        e->num_pdb_violations == 1 ? "violation" : "violations", e->priority_sum);
+			if (e->lost_at != PP_CRIT_NONE)
+				fprintf(f, "; lost at: %s", pp_criterion_name(e->lost_at));
+		}
+		fputc('\n', f);
+		for (size_t j = 0; e->verdict == PP_NODE_CANDIDATE && j < e->n_victims; j++)
+			explain_victim(f, &e->victims[j], now_ns);
+	}
+	switch (pp_preemption_outcome(p)) {
+	case PP_OUTCOME_FITS:
+		fprintf(f, "decision: fits on %s without preemption (the feasible node with the smallest name)\n",
+		        pp_preemption_node(p));
+		break;
+	case PP_OUTCOME_PREEMPT:
+		fprintf(f, "decision: preempt %zu %s on %s, picked by: %s\n", pp_preemption_victim_count(p),
+		        pp_preemption_victim_count(p) == 1 ? "pod" : "pods", pp_preemption_node(p),
+		        pp_criterion_name(pp_preemption_criterion(p)));
+		for (size_t i = 0; i < pp_preemption_cleared_nomination_count(p); i++) {
+			const pp_pod_info *c = pp_preemption_cleared_nomination(p, i);
+			fprintf(f, "  nomination of %s/%s (priority %" PRId32 ") would be cleared\n", c->namespace_,
+			        c->name, c->priority);
+		}
+		break;
+	case PP_OUTCOME_NONE:
+		fprintf(f, "decision: no node: %s\n", pp_preemption_reason(p));
+		break;
+	}
+}
+
+static int print_decision(FILE *out, const struct preempt_args *a, const pp_preemption *p)
+{
+	char pod[K8S_LABEL_MAX];
+	snprintf(pod, sizeof(pod), "%s/%s", a->namespace_, a->name);
+
+	fputs("{\"pod\":", out);
+	json_write_string(out, pod);
+	fputs(",\"node\":", out);
+	if (pp_preemption_outcome(p) == PP_OUTCOME_NONE) {
+		fputs("null,\"reason\":", out);
+		json_write_string(out, pp_preemption_reason(p));
+	} else {
+		json_write_string(out, pp_preemption_node(p));
+		fputs(",\"victims\":[", out);
+		for (size_t i = 0; i < pp_preemption_victim_count(p); i++) {
+			const pp_victim *v = pp_preemption_victim(p, i);
+			char name[K8S_LABEL_MAX];
+			snprintf(name, sizeof(name), "%s/%s", v->namespace_, v->name);
+			if (i)
+				fputc(',', out);
+			json_write_string(out, name);
+		}
+		fputc(']', out);
+	}
+	fputs("}\n", out);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
+}
+
+int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
+{
+	k8s_cluster c;
+	model m = { 0 };
+	diag d;
+	pp_preemption *p = NULL;
+	pp_pod_info info;
+	pp_err perr;
+	int r = 0, status = EXIT_REJECTED;
+
+	diag_init(&d, err);
+	k8s_cluster_init(&c);
+	for (size_t i = 0; i < a->nfiles && r != -ENOMEM; i++)
+		r = k8s_load_file(&c, a->files[i], &d);
+	if (r != -ENOMEM)
+		r = model_build(&m, &c, &d);
+	if (r < 0 || d.nerrors) {
+		if (r != -ENOMEM)
+			fprintf(err, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d.nerrors,
+			        d.nerrors == 1 ? "problem" : "problems");
+		goto out;
+	}
+
+	r = pp_cluster_pod_info(m.cluster, a->namespace_, a->name, &info);
+	if (r == -ENOENT) {
+		const struct k8s_pod *kp = k8s_cluster_find_pod(&c, a->namespace_, a->name);
+		if (kp)
+			fprintf(err, "preemptctl: pods/%s/%s: the pod has finished (status.phase), nothing to schedule\n",
+			        a->namespace_, a->name);
+		else
+			fprintf(err, "preemptctl: pods/%s/%s: no such pod in the input\n", a->namespace_, a->name);
+		goto out;
+	}
+	if (r < 0) {
+		fprintf(err, "preemptctl: pods/%s/%s: %s\n", a->namespace_, a->name, strerror(-r));
+		goto out;
+	}
+	if (info.node_name) {
+		fprintf(err, "preemptctl: pods/%s/%s: already bound to node %s (spec.nodeName); only a pending pod "
+		        "can be scheduled\n", a->namespace_, a->name, info.node_name);
+		goto out;
+	}
+
+	pp_preempt_options opts = { .now_ns = a->now_ns, .explain = a->explain };
+	r = pp_cluster_preempt(m.cluster, a->namespace_, a->name, &opts, &p, &perr);
+	if (r < 0) {
+		fprintf(err, "preemptctl: pods/%s/%s: %s\n", a->namespace_, a->name, r == -ENOMEM ? "out of memory" : perr.msg);
+		goto out;
+	}
+	if (a->explain)
+		explain(err, p, &info, a->now_ns);
+	if (print_decision(out, a, p) < 0) {
+		fprintf(err, "preemptctl: writing the decision: %s\n", strerror(EIO));
+		goto out;
+	}
+	status = 0;
+out:
+	pp_preemption_free(p);
+	model_done(&m);
+	k8s_cluster_done(&c);
+	return status;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Problems found in the input, printed as they are found and counted, so that `check` can
+ * report every one of them and `preempt` can refuse to decide on a broken cluster.
+ *
+ *   FILE:LINE: OBJECT: FIELD: message          (errors)
+ *   FILE:LINE: warning: OBJECT: message        (warnings)
+ */
+#ifndef CTL_DIAG_H
+#define CTL_DIAG_H
+
+#include <stdio.h>
+
+struct diag_loc {
+	const char *file; /* NULL: no location */
+	int line;         /* 1-based; 0: unknown */
+};
+
+typedef struct diag {
+	FILE *out;
+	unsigned nerrors, nwarnings;
+} diag;
+
+void diag_init(diag *d, FILE *out);
+
+/* object may be NULL; loc may be NULL. */
+__attribute__((format(printf, 4, 5)))
+void diag_error(diag *d, const struct diag_loc *loc, const char *object, const char *fmt, ...);
+__attribute__((format(printf, 4, 5)))
+void diag_warn(diag *d, const struct diag_loc *loc, const char *object, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kubernetes objects as preemptctl reads them: PriorityClasses, Nodes, Pods and
+ * PodDisruptionBudgets, decoded from JSON or YAML (kubectl output, `List`s, multi-document
+ * manifests) into plain structs. Only the fields that matter for priority and preemption are
+ * kept; everything else is ignored, as the API server's decoder would ignore unknown fields.
+ *
+ * Quantities are kept as the strings the user wrote (validated, blanks trimmed) so that the
+ * library can sum them exactly before rounding, as Kubernetes does.
+ */
+#ifndef CTL_K8S_H
+#define CTL_K8S_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+
+struct k8s_kv {
+	const char *key, *value;
+};
+
+/* A map[string]string (labels, nodeSelector, matchLabels, resource lists), in input order. */
+struct k8s_map {
+	size_t n;
+	struct k8s_kv *v;
+};
+
+/* ResourceList: name -> quantity string (validated, non-negative). */
+typedef struct k8s_map k8s_rlist;
+
+/* NodeSelectorRequirement and LabelSelectorRequirement alike. */
+struct k8s_req {
+	const char *key, *op;
+	size_t nvalues;
+	const char **values;
+};
+
+struct k8s_label_selector {
+	bool present;   /* false: the field was absent or null (matches nothing in preemption) */
+	struct k8s_map match_labels;
+	size_t nexprs;
+	struct k8s_req *exprs;
+};
+
+struct k8s_node_selector_term {
+	size_t nexprs, nfields;
+	struct k8s_req *exprs, *fields;
+};
+
+struct k8s_pod_affinity_term {
+	struct k8s_label_selector selector;
+	const char *topology_key;
+	size_t nnamespaces;
+	const char **namespaces;
+	struct k8s_label_selector namespace_selector;
+};
+
+struct k8s_taint {
+	const char *key, *value, *effect; /* value may be "" */
+};
+
+struct k8s_toleration {
+	const char *key, *op, *value, *effect; /* "" when absent; op "" means Equal */
+	bool has_seconds;
+	int64_t seconds;
+};
+
+struct k8s_container {
+	const char *name;
+	k8s_rlist requests;
+	bool restartable; /* an init container with restartPolicy: Always (a sidecar) */
+};
+
+/* Optional scalars keep a has_ flag: "absent" and "zero" differ for admission and PDBs. */
+
+struct k8s_priority_class {
+	struct diag_loc loc;
+	const char *name;
+	int32_t value;
+	bool global_default;
+	const char *preemption_policy; /* NULL when absent */
+	const char *description;       /* NULL when absent */
+};
+
+struct k8s_node {
+	struct diag_loc loc;
+	const char *name;
+	struct k8s_map labels;
+	k8s_rlist allocatable; /* status.allocatable, or status.capacity when that is absent */
+	size_t ntaints;
+	struct k8s_taint *taints;
+	bool unschedulable;
+};
+
+enum k8s_pod_phase {
+	K8S_PHASE_UNKNOWN = 0, /* absent, "", "Unknown" */
+	K8S_PHASE_PENDING,
+	K8S_PHASE_RUNNING,
+	K8S_PHASE_SUCCEEDED,
+	K8S_PHASE_FAILED,
+};
+
+struct k8s_pod {
+	struct diag_loc loc;
+	const char *namespace_, *name; /* namespace_ is "default" when absent */
+	struct k8s_map labels;
+	bool has_creation, has_deletion, has_start;
+	int64_t creation_ns, deletion_ns, start_ns; /* Unix time in nanoseconds */
+
+	const char *priority_class_name; /* NULL when absent */
+	bool has_priority;
+	int32_t priority;
+	const char *preemption_policy;   /* NULL when absent */
+	const char *node_name;           /* NULL: pending */
+	const char *nominated_node_name; /* NULL when absent */
+
+	size_t ncontainers, ninit_containers;
+	struct k8s_container *containers, *init_containers;
+	k8s_rlist overhead;
+	k8s_rlist pod_requests; /* spec.resources.requests (pod-level resources) */
+
+	size_t ntolerations;
+	struct k8s_toleration *tolerations;
+	struct k8s_map node_selector;
+	bool has_node_affinity; /* requiredDuringScheduling... present */
+	size_t nnode_terms;
+	struct k8s_node_selector_term *node_terms;
+	size_t naffinity, nanti_affinity;
+	struct k8s_pod_affinity_term *affinity, *anti_affinity;
+
+	bool has_grace;
+	int64_t grace_seconds;
+	enum k8s_pod_phase phase;
+	bool ready_false; /* a Ready condition with a status other than True */
+	/* condition DisruptionTarget=True, reason PreemptionByScheduler: deleted by a preemption */
+	bool preempted_by_scheduler;
+};
+
+/* An IntOrString: minAvailable / maxUnavailable. */
+struct k8s_intstr {
+	bool present;
+	bool percent; /* "N%" */
+	int32_t value;
+};
+
+struct k8s_pdb {
+	struct diag_loc loc;
+	const char *namespace_, *name;
+	struct k8s_label_selector selector;
+	struct k8s_intstr min_available, max_unavailable;
+	bool has_disruptions_allowed;
+	int32_t disruptions_allowed;
+	size_t ndisrupted;
+	const char **disrupted_pods; /* names (status.disruptedPods keys) */
+};
+
+#define K8S_ARRAY(type, name) \
+	size_t n##name;       \
+	size_t cap_##name;    \
+	type *name
+
+typedef struct k8s_cluster {
+	arena arena;
+	K8S_ARRAY(struct k8s_priority_class, classes);
+	K8S_ARRAY(struct k8s_node, nodes);
+	K8S_ARRAY(struct k8s_pod, pods);
+	K8S_ARRAY(struct k8s_pdb, pdbs);
+	size_t nignored; /* objects of other kinds */
+	/* PriorityClasses rejected by the decoder: pods naming them get one clear error */
+	K8S_ARRAY(const char *, rejected_classes);
+} k8s_cluster;
+
+void k8s_cluster_init(k8s_cluster *c);
+void k8s_cluster_done(k8s_cluster *c);
+
+/*
+ * Reads every object in a file ("-" is standard input) into the cluster. Syntax errors and
+ * object errors are reported through d (every problem, not only the first).
+ * Returns 0 when the file was read without errors, -EINVAL when d received errors, -ENOMEM, or
+ * another -errno when the file cannot be read (also reported through d).
+ */
+int k8s_load_file(k8s_cluster *c, const char *path, diag *d);
+
+/* The same over a string (tests); name is used in messages. */
+int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d);
+
+/* Whether a PriorityClass of that name was in the input but rejected. */
+bool k8s_class_rejected(const k8s_cluster *c, const char *name);
+
+/* The pod named ns/name, or NULL. */
+const struct k8s_pod *k8s_cluster_find_pod(const k8s_cluster *c, const char *namespace_,
+                                           const char *name);
+
+/* "pods/ns/name" style labels for messages fit in this many bytes (longer names are cut). */
+#define K8S_LABEL_MAX 320
+
+/* "pods/ns/name" style labels for messages. */
+int k8s_pod_label(const struct k8s_pod *p, char *buf, size_t size);
+
+/* RFC 3339 timestamps as Kubernetes writes them ("2024-05-01T10:00:00Z", fractions, offsets). */
+int k8s_parse_time(const char *s, int64_t *ret_ns);
+
+#endif

@@ -1,0 +1,739 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One Kubernetes object (a libfyaml node) -> the structs of k8s.h. Objects with errors are
+ * reported field by field and not added, so that one pass reports every problem.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s_decode.h"
+#include "yamlval.h"
+
+/* Appends a copy of obj to a cluster array (c->field, c->nfield, c->cap_field); ret is the new
+ * element, or NULL when out of memory. */
+#define APPEND(c, field, obj, ret)                                                           \
+	do {                                                                                 \
+		(ret) = NULL;                                                                \
+		if ((c)->n##field == (c)->cap_##field) {                                     \
+			size_t ncap_ = (c)->cap_##field ? (c)->cap_##field * 2 : 16;         \
+			void *p_ = reallocarray((c)->field, ncap_, sizeof(*(c)->field));   \
+			if (!p_)                                                             \
+				break;                                                       \
+			(c)->field = p_;                                                     \
+			(c)->cap_##field = ncap_;                                            \
+		}                                                                            \
+		(ret) = &(c)->field[(c)->n##field++];                                        \
+		*(ret) = (obj);                                                              \
+	} while (0)
+
+static bool one_of(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+/* Iterates a list field: calls fn for every element with the index pushed on the path. */
+typedef int (*elem_fn)(yv *v, struct fy_node *e, void *elem);
+
+static int list_field(yv *v, struct fy_node *map, const char *key, size_t elem_size, size_t *ret_n,
+                      void **ret, elem_fn fn)
+{
+	struct fy_node *n = yv_get(map, key), *e;
+	size_t mark = yv_push_key(v, key), i = 0;
+	int result = 0;
+	void *it = NULL;
+
+	if (!n)
+		goto out;
+	if (!yv_expect_seq(v, n)) {
+		result = -1;
+		goto out;
+	}
+	size_t count = (size_t)fy_node_sequence_item_count(n);
+	char *arr = yv_calloc(v, count, elem_size);
+	if (!arr) {
+		result = -1;
+		goto out;
+	}
+	while ((e = fy_node_sequence_iterate(n, &it))) {
+		size_t m2 = yv_push_index(v, i);
+		if (yv_is_null(e) || !yv_expect_map(v, e) || fn(v, e, arr + i * elem_size) < 0)
+			result = -1;
+		if (yv_is_null(e))
+			yv_error(v, e, "null list element");
+		yv_pop(v, m2);
+		i++;
+	}
+	*ret_n = count;
+	*ret = arr;
+	if (result == 0)
+		result = 1;
+out:
+	yv_pop(v, mark);
+	return result;
+}
+
+/* Sub-object: returns the mapping with key pushed, or NULL (absent, or error reported). */
+static struct fy_node *sub(yv *v, struct fy_node *map, const char *key, size_t *mark, bool *bad)
+{
+	struct fy_node *n = yv_get(map, key);
+	if (!n)
+		return NULL;
+	*mark = yv_push_key(v, key);
+	if (!yv_expect_map(v, n)) {
+		*bad = true;
+		yv_pop(v, *mark);
+		return NULL;
+	}
+	return n;
+}
+
+/* --- selectors -------------------------------------------------------------------------------- */
+
+static int requirement(yv *v, struct fy_node *e, struct k8s_req *r, const char *const *ops,
+                       bool node_selector)
+{
+	int bad = 0;
+	bad |= yv_string(v, e, "key", true, &r->key) < 0;
+	bad |= yv_string(v, e, "operator", true, &r->op) < 0;
+	bad |= yv_string_list(v, e, "values", &r->nvalues, &r->values) < 0;
+	if (bad)
+		return -1;
+	size_t mark = yv_push_key(v, "operator");
+	if (!one_of(r->op, ops)) {
+		yv_error(v, yv_get(e, "operator"), "unsupported operator \"%s\"", r->op);
+		bad = 1;
+	}
+	yv_pop(v, mark);
+	if (bad)
+		return -1;
+	mark = yv_push_key(v, "values");
+	bool in = !strcmp(r->op, "In") || !strcmp(r->op, "NotIn");
+	bool exists = !strcmp(r->op, "Exists") || !strcmp(r->op, "DoesNotExist");
+	if (in && r->nvalues == 0) {
+		yv_error(v, e, "must be specified when operator is \"%s\"", r->op);
+		bad = 1;
+	} else if (exists && r->nvalues) {
+		yv_error(v, yv_get(e, "values"), "may not be specified when operator is \"%s\"", r->op);
+		bad = 1;
+	} else if (node_selector && (!strcmp(r->op, "Gt") || !strcmp(r->op, "Lt"))) {
+		char *end;
+		if (r->nvalues != 1) {
+			yv_error(v, e, "must be a single integer when operator is \"%s\"", r->op);
+			bad = 1;
+		} else if ((strtoll(r->values[0], &end, 10), *end || !*r->values[0])) {
+			yv_error(v, yv_get(e, "values"), "\"%s\" is not an integer", r->values[0]);
+			bad = 1;
+		}
+	}
+	yv_pop(v, mark);
+	return bad ? -1 : 0;
+}
+
+static const char *const label_ops[] = { "In", "NotIn", "Exists", "DoesNotExist", NULL };
+static const char *const node_ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL };
+
+static int label_req(yv *v, struct fy_node *e, void *elem)
+{
+	return requirement(v, e, elem, label_ops, false);
+}
+
+static int node_req(yv *v, struct fy_node *e, void *elem)
+{
+	return requirement(v, e, elem, node_ops, true);
+}
+
+static int label_selector(yv *v, struct fy_node *map, const char *key, struct k8s_label_selector *ret)
+{
+	bool bad = false;
+	size_t mark;
+	struct fy_node *n = sub(v, map, key, &mark, &bad);
+	if (!n)
+		return bad ? -1 : 0;
+	ret->present = true;
+	bad |= yv_string_map(v, n, "matchLabels", &ret->match_labels) < 0;
+	bad |= list_field(v, n, "matchExpressions", sizeof(struct k8s_req), &ret->nexprs,
+	                  (void **)&ret->exprs, label_req) < 0;
+	yv_pop(v, mark);
+	return bad ? -1 : 1;
+}
+
+static int node_term(yv *v, struct fy_node *e, void *elem)
+{
+	struct k8s_node_selector_term *t = elem;
+	int bad = 0;
+	bad |= list_field(v, e, "matchExpressions", sizeof(struct k8s_req), &t->nexprs,
+	                  (void **)&t->exprs, node_req) < 0;
+	bad |= list_field(v, e, "matchFields", sizeof(struct k8s_req), &t->nfields,
+	                  (void **)&t->fields, node_req) < 0;
+	for (size_t i = 0; !bad && i < t->nfields; i++)
+		if (strcmp(t->fields[i].key, "metadata.name") != 0) {
+			size_t m = yv_push_key(v, "matchFields");
+			m = (yv_push_index(v, i), m);
+			yv_error(v, e, "key: unsupported field selector \"%s\" (only metadata.name)", t->fields[i].key);
+			yv_pop(v, m);
+			bad = 1;
+		}
+	return bad ? -1 : 0;
+}
+
+static int pod_affinity_term(yv *v, struct fy_node *e, void *elem)
+{
+	struct k8s_pod_affinity_term *t = elem;
+	int bad = 0;
+	bad |= label_selector(v, e, "labelSelector", &t->selector) < 0;
+	bad |= yv_string(v, e, "topologyKey", true, &t->topology_key) < 0;
+	bad |= yv_string_list(v, e, "namespaces", &t->nnamespaces, &t->namespaces) < 0;
+	bad |= label_selector(v, e, "namespaceSelector", &t->namespace_selector) < 0;
+	return bad ? -1 : 0;
+}
+
+/* --- nodes -------------------------------------------------------------------------------------- */
+
+static const char *const taint_effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
+
+static int taint(yv *v, struct fy_node *e, void *elem)
+{
+	struct k8s_taint *t = elem;
+	int bad = 0;
+	bad |= yv_string(v, e, "key", true, &t->key) < 0;
+	bad |= yv_string(v, e, "value", false, &t->value) < 0;
+	bad |= yv_string(v, e, "effect", true, &t->effect) < 0;
+	if (!t->value)
+		t->value = "";
+	if (!bad && !one_of(t->effect, taint_effects)) {
+		size_t m = yv_push_key(v, "effect");
+		yv_error(v, yv_get(e, "effect"), "unsupported value \"%s\" (NoSchedule, PreferNoSchedule or NoExecute)",
+		         t->effect);
+		yv_pop(v, m);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+static int decode_node(yv *v, struct fy_node *obj, struct fy_node *meta, struct k8s_node *nd)
+{
+	bool bad = false;
+	size_t mark;
+	struct fy_node *n;
+
+	mark = yv_push_key(v, "metadata");
+	bad |= yv_string_map(v, meta, "labels", &nd->labels) < 0;
+	yv_pop(v, mark);
+
+	if ((n = sub(v, obj, "spec", &mark, &bad))) {
+		bad |= list_field(v, n, "taints", sizeof(struct k8s_taint), &nd->ntaints,
+		                  (void **)&nd->taints, taint) < 0;
+		bad |= yv_bool(v, n, "unschedulable", &nd->unschedulable) < 0;
+		yv_pop(v, mark);
+	}
+	int r = 0;
+	if ((n = sub(v, obj, "status", &mark, &bad))) {
+		r = yv_rlist(v, n, "allocatable", &nd->allocatable);
+		/* The API server copies capacity into allocatable when the kubelet leaves it out. */
+		if (r == 0)
+			r = yv_rlist(v, n, "capacity", &nd->allocatable);
+		bad |= r < 0;
+		yv_pop(v, mark);
+	}
+	if (r == 0 && !bad)
+		yv_warn(v, obj, "status.allocatable and status.capacity are absent: the node admits no pods");
+	return bad ? -1 : 0;
+}
+
+/* --- pods --------------------------------------------------------------------------------------- */
+
+static int container(yv *v, struct fy_node *e, void *elem)
+{
+	struct k8s_container *c = elem;
+	bool bad = false;
+	size_t mark;
+	struct fy_node *res;
+	const char *restart = NULL;
+
+	bad |= yv_string(v, e, "name", true, &c->name) < 0;
+	if ((res = sub(v, e, "resources", &mark, &bad))) {
+		bad |= yv_rlist(v, res, "requests", &c->requests) < 0;
+		yv_pop(v, mark);
+	}
+	int r = yv_string(v, e, "restartPolicy", false, &restart);
+	bad |= r < 0;
+	if (r > 0) {
+		if (strcmp(restart, "Always") == 0) {
+			c->restartable = true;
+		} else {
+			mark = yv_push_key(v, "restartPolicy");
+			yv_error(v, yv_get(e, "restartPolicy"), "unsupported value \"%s\" (only Always)", restart);
+			yv_pop(v, mark);
+			bad = true;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+static const char *const toleration_ops[] = { "", "Exists", "Equal", NULL };
+static const char *const toleration_effects[] = { "", "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
+
+static int toleration(yv *v, struct fy_node *e, void *elem)
+{
+	struct k8s_toleration *t = elem;
+	int bad = 0, r;
+	bad |= yv_string(v, e, "key", false, &t->key) < 0;
+	bad |= yv_string(v, e, "operator", false, &t->op) < 0;
+	bad |= yv_string(v, e, "value", false, &t->value) < 0;
+	bad |= yv_string(v, e, "effect", false, &t->effect) < 0;
+	bad |= (r = yv_int64(v, e, "tolerationSeconds", &t->seconds)) < 0;
+	t->has_seconds = r > 0;
+	if (bad)
+		return -1;
+	if (!t->key) t->key = "";
+	if (!t->op) t->op = "";
+	if (!t->value) t->value = "";
+	if (!t->effect) t->effect = "";
+	size_t mark;
+	if (!one_of(t->op, toleration_ops)) {
+		mark = yv_push_key(v, "operator");
+		yv_error(v, yv_get(e, "operator"), "unsupported value \"%s\" (Exists or Equal)", t->op);
+		yv_pop(v, mark);
+		bad = 1;
+	} else if (!strcmp(t->op, "Exists") && *t->value) {
+		mark = yv_push_key(v, "value");
+		yv_error(v, yv_get(e, "value"), "must be empty when operator is Exists");
+		yv_pop(v, mark);
+		bad = 1;
+	} else if (strcmp(t->op, "Exists") != 0 && !*t->key) {
+		mark = yv_push_key(v, "operator");
+		yv_error(v, e, "must be Exists when key is empty");
+		yv_pop(v, mark);
+		bad = 1;
+	}
+	if (!one_of(t->effect, toleration_effects)) {
+		mark = yv_push_key(v, "effect");
+		yv_error(v, yv_get(e, "effect"), "unsupported value \"%s\"", t->effect);
+		yv_pop(v, mark);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+static int pod_affinity(yv *v, struct fy_node *aff, const char *key, size_t *ret_n,
+                        struct k8s_pod_affinity_term **ret)
+{
+	bool bad = false;
+	size_t mark;
+	struct fy_node *n = sub(v, aff, key, &mark, &bad);
+	if (!n)
+		return bad ? -1 : 0;
+	bad |= list_field(v, n, "requiredDuringSchedulingIgnoredDuringExecution",
+	                  sizeof(struct k8s_pod_affinity_term), ret_n, (void **)ret, pod_affinity_term) < 0;
+	yv_pop(v, mark);
+	return bad ? -1 : 0;
+}
+
+static int affinity(yv *v, struct fy_node *spec, struct k8s_pod *p)
+{
+	bool bad = false;
+	size_t mark, m2, m3;
+	struct fy_node *aff = sub(v, spec, "affinity", &mark, &bad), *na, *req;
+	if (!aff)
+		return bad ? -1 : 0;
+	if ((na = sub(v, aff, "nodeAffinity", &m2, &bad))) {
+		if ((req = sub(v, na, "requiredDuringSchedulingIgnoredDuringExecution", &m3, &bad))) {
+			p->has_node_affinity = true;
+			int r = list_field(v, req, "nodeSelectorTerms", sizeof(struct k8s_node_selector_term),
+			                   &p->nnode_terms, (void **)&p->node_terms, node_term);
+			if (r == 0) {
+				yv_error(v, req, "nodeSelectorTerms: required field is missing");
+				bad = true;
+			}
+			bad |= r < 0;
+			yv_pop(v, m3);
+		}
+		yv_pop(v, m2);
+	}
+	bad |= pod_affinity(v, aff, "podAffinity", &p->naffinity, &p->affinity) < 0;
+	bad |= pod_affinity(v, aff, "podAntiAffinity", &p->nanti_affinity, &p->anti_affinity) < 0;
+	yv_pop(v, mark);
+	return bad ? -1 : 0;
+}
+
+static int pod_status(yv *v, struct fy_node *st, struct k8s_pod *p)
+{
+	static const char *const phases[] = { "Pending", "Running", "Succeeded", "Failed", "Unknown", "", NULL };
+	static const enum k8s_pod_phase phase_values[] = { K8S_PHASE_PENDING, K8S_PHASE_RUNNING,
+		K8S_PHASE_SUCCEEDED, K8S_PHASE_FAILED, K8S_PHASE_UNKNOWN, K8S_PHASE_UNKNOWN };
+	bool bad = false;
+	const char *phase = NULL;
+	int r;
+
+	bad |= (r = yv_string(v, st, "phase", false, &phase)) < 0;
+	if (r > 0) {
+		size_t i = 0;
+		while (phases[i] && strcmp(phases[i], phase) != 0)
+			i++;
+		if (!phases[i]) {
+			size_t m = yv_push_key(v, "phase");
+			yv_error(v, yv_get(st, "phase"), "unknown phase \"%s\"", phase);
+			yv_pop(v, m);
+			bad = true;
+		} else {
+			p->phase = phase_values[i];
+		}
+	}
+	bad |= yv_string(v, st, "nominatedNodeName", false, &p->nominated_node_name) < 0;
+	bad |= (r = yv_time(v, st, "startTime", &p->start_ns)) < 0;
+	p->has_start = r > 0;
+
+	struct fy_node *conds = yv_get(st, "conditions"), *c;
+	if (conds) {
+		size_t mark = yv_push_key(v, "conditions"), i = 0;
+		void *it = NULL;
+		if (!yv_expect_seq(v, conds))
+			bad = true;
+		else
+			while ((c = fy_node_sequence_iterate(conds, &it))) {
+				size_t m2 = yv_push_index(v, i++);
+				const char *type = NULL, *status = NULL, *reason = NULL;
+				if (!yv_expect_map(v, c) || yv_string(v, c, "type", true, &type) < 0 ||
+				    yv_string(v, c, "status", true, &status) < 0 ||
+				    yv_string(v, c, "reason", false, &reason) < 0)
+					bad = true;
+				else if (!strcmp(type, "Ready") && strcmp(status, "True") != 0)
+					p->ready_false = true;
+				else if (!strcmp(type, "DisruptionTarget") && !strcmp(status, "True") && reason &&
+				         !strcmp(reason, "PreemptionByScheduler"))
+					p->preempted_by_scheduler = true;
+				yv_pop(v, m2);
+			}
+		yv_pop(v, mark);
+	}
+	return bad ? -1 : 0;
+}
+
+static int decode_pod(yv *v, struct fy_node *obj, struct fy_node *meta, struct k8s_pod *p)
+{
+	bool bad = false;
+	size_t mark;
+	struct fy_node *spec, *n;
+	int r;
+
+	mark = yv_push_key(v, "metadata");
+	bad |= yv_string_map(v, meta, "labels", &p->labels) < 0;
+	bad |= (r = yv_time(v, meta, "creationTimestamp", &p->creation_ns)) < 0;
+	p->has_creation = r > 0;
+	bad |= (r = yv_time(v, meta, "deletionTimestamp", &p->deletion_ns)) < 0;
+	p->has_deletion = r > 0;
+	yv_pop(v, mark);
+
+	spec = yv_get(obj, "spec");
+	mark = yv_push_key(v, "spec");
+	if (!spec) {
+		yv_error(v, obj, "required field is missing");
+		bad = true;
+	} else if (!yv_expect_map(v, spec)) {
+		bad = true;
+		spec = NULL;
+	}
+	if (spec) {
+		bad |= yv_string(v, spec, "priorityClassName", false, &p->priority_class_name) < 0;
+		bad |= (r = yv_int32(v, spec, "priority", false, &p->priority)) < 0;
+		p->has_priority = r > 0;
+		bad |= yv_string(v, spec, "preemptionPolicy", false, &p->preemption_policy) < 0;
+		bad |= yv_string(v, spec, "nodeName", false, &p->node_name) < 0;
+		r = list_field(v, spec, "containers", sizeof(struct k8s_container), &p->ncontainers,
+		               (void **)&p->containers, container);
+		if (r == 0 || (r > 0 && p->ncontainers == 0)) {
+			size_t m2 = yv_push_key(v, "containers");
+			yv_error(v, spec, r == 0 ? "required field is missing" : "must have at least one container");
+			yv_pop(v, m2);
+			bad = true;
+		}
+		bad |= r < 0;
+		bad |= list_field(v, spec, "initContainers", sizeof(struct k8s_container),
+		                  &p->ninit_containers, (void **)&p->init_containers, container) < 0;
+		for (size_t i = 0; i < p->ncontainers && !bad; i++)
+			if (p->containers[i].restartable) {
+				size_t m2 = yv_push_key(v, "containers");
+				yv_push_index(v, i);
+				yv_push_key(v, "restartPolicy");
+				yv_error(v, spec, "only init containers may set restartPolicy");
+				yv_pop(v, m2);
+				bad = true;
+			}
+		bad |= yv_rlist(v, spec, "overhead", &p->overhead) < 0;
+		size_t m2;
+		if ((n = sub(v, spec, "resources", &m2, &bad))) {
+			bad |= yv_rlist(v, n, "requests", &p->pod_requests) < 0;
+			yv_pop(v, m2);
+		}
+		bad |= list_field(v, spec, "tolerations", sizeof(struct k8s_toleration), &p->ntolerations,
+		                  (void **)&p->tolerations, toleration) < 0;
+		bad |= yv_string_map(v, spec, "nodeSelector", &p->node_selector) < 0;
+		bad |= affinity(v, spec, p) < 0;
+		bad |= (r = yv_int64(v, spec, "terminationGracePeriodSeconds", &p->grace_seconds)) < 0;
+		p->has_grace = r > 0;
+		if (r > 0 && p->grace_seconds < 0) {
+			m2 = yv_push_key(v, "terminationGracePeriodSeconds");
+			yv_error(v, yv_get(spec, "terminationGracePeriodSeconds"), "must not be negative");
+			yv_pop(v, m2);
+			bad = true;
+		}
+	}
+	yv_pop(v, mark);
+
+	if ((n = sub(v, obj, "status", &mark, &bad))) {
+		bad |= pod_status(v, n, p) < 0;
+		yv_pop(v, mark);
+	}
+	return bad ? -1 : 0;
+}
+
+/* --- PDBs and PriorityClasses ----------------------------------------------------------------- */
+
+static int intstr(yv *v, struct fy_node *map, const char *key, struct k8s_intstr *ret)
+{
+	struct fy_node *n = yv_get(map, key);
+	size_t mark = yv_push_key(v, key);
+	int result = 0;
+
+	if (!n)
+		goto out;
+	if (yv_is_int(n)) {
+		int32_t x;
+		yv_pop(v, mark); /* yv_int32 pushes the key itself */
+		if (yv_int32(v, map, key, false, &x) < 0)
+			return -1;
+		mark = yv_push_key(v, key);
+		ret->value = x;
+	} else {
+		const char *s;
+		char *end;
+		if (yv_node_string(v, n, &s) < 0) {
+			result = -1;
+			goto out;
+		}
+		size_t len = strlen(s);
+		long x = len > 1 && s[len - 1] == '%' ? strtol(s, &end, 10) : -1;
+		if (len < 2 || s[len - 1] != '%' || end != s + len - 1 || s[0] < '0' || s[0] > '9' || x > 100) {
+			yv_error(v, n, "\"%s\" is neither an integer nor a percentage between 0%% and 100%%", s);
+			result = -1;
+			goto out;
+		}
+		ret->percent = true;
+		ret->value = (int32_t)x;
+	}
+	if (ret->value < 0) {
+		yv_error(v, n, "must not be negative");
+		result = -1;
+		goto out;
+	}
+	ret->present = true;
+	result = 1;
+out:
+	yv_pop(v, mark);
+	return result;
+}
+
+static int decode_pdb(yv *v, struct fy_node *obj, struct k8s_pdb *b)
+{
+	bool bad = false;
+	size_t mark;
+	struct fy_node *n;
+	int r;
+
+	if ((n = sub(v, obj, "spec", &mark, &bad))) {
+		bad |= label_selector(v, n, "selector", &b->selector) < 0;
+		bad |= intstr(v, n, "minAvailable", &b->min_available) < 0;
+		bad |= intstr(v, n, "maxUnavailable", &b->max_unavailable) < 0;
+		if (b->min_available.present && b->max_unavailable.present) {
+			yv_error(v, n, "minAvailable and maxUnavailable cannot be both set");
+			bad = true;
+		}
+		yv_pop(v, mark);
+	}
+	if ((n = sub(v, obj, "status", &mark, &bad))) {
+		bad |= (r = yv_int32(v, n, "disruptionsAllowed", false, &b->disruptions_allowed)) < 0;
+		b->has_disruptions_allowed = r > 0;
+		struct fy_node *dp = yv_get(n, "disruptedPods");
+		if (dp) {
+			size_t m2 = yv_push_key(v, "disruptedPods");
+			if (!yv_expect_map(v, dp)) {
+				bad = true;
+			} else {
+				size_t count = (size_t)fy_node_mapping_item_count(dp);
+				void *it = NULL;
+				struct fy_node_pair *pr;
+				b->disrupted_pods = yv_calloc(v, count, sizeof(*b->disrupted_pods));
+				while (b->disrupted_pods && (pr = fy_node_mapping_iterate(dp, &it))) {
+					struct fy_node *k = fy_node_pair_key(pr);
+					if (k && yv_node_string(v, k, &b->disrupted_pods[b->ndisrupted]) == 0)
+						b->ndisrupted++;
+					else
+						bad = true;
+				}
+			}
+			yv_pop(v, m2);
+		}
+		yv_pop(v, mark);
+	}
+	return bad ? -1 : 0;
+}
+
+static int decode_priority_class(yv *v, struct fy_node *obj, struct k8s_priority_class *pc)
+{
+	bool bad = false;
+	bad |= yv_int32(v, obj, "value", true, &pc->value) < 0;
+	bad |= yv_bool(v, obj, "globalDefault", &pc->global_default) < 0;
+	bad |= yv_string(v, obj, "preemptionPolicy", false, &pc->preemption_policy) < 0;
+	bad |= yv_string(v, obj, "description", false, &pc->description) < 0;
+	return bad ? -1 : 0;
+}
+
+/* --- dispatch ---------------------------------------------------------------------------------- */
+
+static const struct kind_info {
+	const char *kind, *resource;
+	bool namespaced;
+} kinds[] = {
+	{ "PriorityClass", "priorityclasses", false },
+	{ "Node", "nodes", false },
+	{ "Pod", "pods", true },
+	{ "PodDisruptionBudget", "poddisruptionbudgets", true },
+};
+
+int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node *obj, int depth)
+{
+	yv v = { .arena = &c->arena, .diag = d, .file = file };
+	const char *kind = NULL, *name = NULL, *ns = NULL;
+	struct fy_node *meta;
+	const struct kind_info *ki = NULL;
+	int r = 0;
+
+	if (yv_is_null(obj))
+		return 0; /* an empty document ("---" twice) */
+	if (!yv_expect_map(&v, obj))
+		return -EINVAL;
+	if (yv_string(&v, obj, "kind", true, &kind) < 0)
+		return v.oom ? -ENOMEM : -EINVAL;
+
+	/* kubectl prints "List"; the API returns "PodList" and friends. */
+	size_t klen = strlen(kind);
+	if (klen >= 4 && strcmp(kind + klen - 4, "List") == 0 && yv_get(obj, "items")) {
+		struct fy_node *items = yv_get(obj, "items"), *e;
+		void *it = NULL;
+		int ret = 0;
+		if (depth > 8) {
+			yv_error(&v, obj, "Lists nested too deeply");
+			return -EINVAL;
+		}
+		size_t mark = yv_push_key(&v, "items");
+		if (!yv_expect_seq(&v, items)) {
+			yv_pop(&v, mark);
+			return -EINVAL;
+		}
+		yv_pop(&v, mark);
+		while ((e = fy_node_sequence_iterate(items, &it))) {
+			r = k8s_decode_object(c, d, file, e, depth + 1);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0)
+				ret = r;
+		}
+		return ret;
+	}
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kinds[i].kind, kind) == 0)
+			ki = &kinds[i];
+
+	meta = yv_get(obj, "metadata");
+	if (meta && fy_node_get_type(meta) == FYNT_MAPPING) {
+		/* read quietly here: errors are reported below, once the object has a label */
+		struct fy_node *nn = yv_get(meta, "name"), *nsn = yv_get(meta, "namespace");
+		size_t len;
+		const char *s;
+		if (nn && fy_node_get_type(nn) == FYNT_SCALAR && (s = fy_node_get_scalar(nn, &len)))
+			name = arena_strndup(&c->arena, s, len);
+		if (nsn && fy_node_get_type(nsn) == FYNT_SCALAR && (s = fy_node_get_scalar(nsn, &len)))
+			ns = arena_strndup(&c->arena, s, len);
+	}
+	if (!ns || !*ns)
+		ns = "default";
+	if (!ki) {
+		snprintf(v.object, sizeof(v.object), "%s/%s", kind, name ? name : "(unnamed)");
+		yv_warn(&v, obj, "kind %s is not used by preemptctl, ignored", kind);
+		c->nignored++;
+		return 0;
+	}
+	if (ki->namespaced)
+		snprintf(v.object, sizeof(v.object), "%s/%s/%s", ki->resource, ns, name ? name : "(unnamed)");
+	else
+		snprintf(v.object, sizeof(v.object), "%s/%s", ki->resource, name ? name : "(unnamed)");
+
+	/* metadata and its name are required for every kind */
+	if (!meta) {
+		size_t mark = yv_push_key(&v, "metadata");
+		yv_error(&v, obj, "required field is missing");
+		yv_pop(&v, mark);
+		return -EINVAL;
+	}
+	size_t mark = yv_push_key(&v, "metadata");
+	if (!yv_expect_map(&v, meta)) {
+		yv_pop(&v, mark);
+		return -EINVAL;
+	}
+	const char *mname = NULL, *mns = NULL;
+	yv_string(&v, meta, "name", true, &mname);
+	if (ki->namespaced)
+		yv_string(&v, meta, "namespace", false, &mns);
+	if (mname && !*mname)
+		yv_error(&v, meta, "name: must not be empty");
+	yv_pop(&v, mark);
+	if (v.errors || v.oom)
+		return v.oom ? -ENOMEM : -EINVAL;
+
+	struct diag_loc loc = { file, yv_line(obj) };
+	if (ki->kind[0] == 'P' && ki->kind[1] == 'r') {
+		struct k8s_priority_class pc = { .loc = loc, .name = mname };
+		r = decode_priority_class(&v, obj, &pc);
+		struct k8s_priority_class *e = NULL;
+		const char **rej = NULL;
+		if (r == 0 && !v.oom) {
+			APPEND(c, classes, pc, e);
+			v.oom = !e;
+		} else if (!v.oom) {
+			APPEND(c, rejected_classes, mname, rej);
+			v.oom = !rej;
+		}
+	} else if (ki->kind[0] == 'N') {
+		struct k8s_node nd = { .loc = loc, .name = mname };
+		r = decode_node(&v, obj, meta, &nd);
+		struct k8s_node *e = NULL;
+		if (r == 0 && !v.oom) {
+			APPEND(c, nodes, nd, e);
+			v.oom = !e;
+		}
+	} else if (ki->kind[3] == 'D') {
+		struct k8s_pdb b = { .loc = loc, .namespace_ = ns, .name = mname };
+		r = decode_pdb(&v, obj, &b);
+		struct k8s_pdb *e = NULL;
+		if (r == 0 && !v.oom) {
+			APPEND(c, pdbs, b, e);
+			v.oom = !e;
+		}
+	} else {
+		struct k8s_pod p = { .loc = loc, .namespace_ = ns, .name = mname };
+		r = decode_pod(&v, obj, meta, &p);
+		struct k8s_pod *e = NULL;
+		if (r == 0 && !v.oom) {
+			APPEND(c, pods, p, e);
+			v.oom = !e;
+		}
+	}
+	if (v.oom)
+		return -ENOMEM;
+	return r < 0 || v.errors ? -EINVAL : 0;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+#include "model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+struct build {
+	model *m;
+	const k8s_cluster *c;
+	diag *d;
+	arena scratch; /* conversion arrays: the library copies what it keeps */
+	bool oom;
+	/* classes that were rejected: pods naming them get one error, not a misleading "not found" */
+	const char **bad_classes;
+	size_t nbad_classes;
+};
+
+static void *scratch(struct build *b, size_t n, size_t size)
+{
+	void *p = arena_calloc(&b->scratch, n, size);
+	if (!p)
+		b->oom = true;
+	return p;
+}
+
+static const pp_label *labels(struct build *b, const struct k8s_map *m)
+{
+	pp_label *l = scratch(b, m->n, sizeof(*l));
+	for (size_t i = 0; l && i < m->n; i++)
+		l[i] = (pp_label){ m->v[i].key, m->v[i].value };
+	return l;
+}
+
+static pp_selector_op selector_op(const char *op)
+{
+	static const char *const names[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(op, names[i]) == 0)
+			return (pp_selector_op)i;
+	return PP_OP_IN; /* unreachable: the decoder accepts only these */
+}
+
+static const pp_requirement *requirements(struct build *b, const struct k8s_req *r, size_t n)
+{
+	pp_requirement *q = scratch(b, n, sizeof(*q));
+	for (size_t i = 0; q && i < n; i++)
+		q[i] = (pp_requirement){ r[i].key, selector_op(r[i].op), r[i].values, r[i].nvalues };
+	return q;
+}
+
+static pp_label_selector label_selector(struct build *b, const struct k8s_label_selector *s)
+{
+	return (pp_label_selector){
+		.present = s->present,
+		.match_labels = labels(b, &s->match_labels),
+		.n_match_labels = s->match_labels.n,
+		.match_expressions = requirements(b, s->exprs, s->nexprs),
+		.n_match_expressions = s->nexprs,
+	};
+}
+
+static pp_taint_effect effect(const char *e)
+{
+	if (!strcmp(e, "NoSchedule"))
+		return PP_EFFECT_NO_SCHEDULE;
+	if (!strcmp(e, "PreferNoSchedule"))
+		return PP_EFFECT_PREFER_NO_SCHEDULE;
+	if (!strcmp(e, "NoExecute"))
+		return PP_EFFECT_NO_EXECUTE;
+	return PP_EFFECT_ANY;
+}
+
+/* The library names the object in its messages; the diag line names it already. */
+static const char *strip_label(const char *msg, const char *label)
+{
+	size_t n = strlen(label);
+	if (strncmp(msg, label, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
+static bool has_node(const k8s_cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->nnodes; i++)
+		if (strcmp(c->nodes[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* --- PriorityClasses ------------------------------------------------------------------------- */
+
+static void add_classes(struct build *b)
+{
+	b->bad_classes = scratch(b, b->c->nclasses, sizeof(*b->bad_classes));
+	for (size_t i = 0; b->bad_classes && i < b->c->nclasses; i++) {
+		const struct k8s_priority_class *pc = &b->c->classes[i];
+		pp_preemption_policy policy = PP_PREEMPT_LOWER_PRIORITY;
+		pp_err err;
+		int r = 0;
+
+		if (pc->preemption_policy)
+			r = pp_preemption_policy_parse(pc->preemption_policy, &policy, &err);
+		if (r < 0)
+			diag_error(b->d, &pc->loc, NULL, "priorityclasses/%s: preemptionPolicy: %s", pc->name, err.msg);
+		else if ((r = pp_pcset_add_full(b->m->classes, pc->name, pc->value, pc->global_default, policy,
+		                                pc->description, &err)) < 0)
+			diag_error(b->d, &pc->loc, NULL, "%s", err.msg);
+		if (r == -ENOMEM)
+			b->oom = true;
+		if (r < 0)
+			b->bad_classes[b->nbad_classes++] = pc->name;
+	}
+}
+
+/* --- nodes ----------------------------------------------------------------------------------- */
+
+static const pp_resource *resources(struct build *b, const k8s_rlist *l)
+{
+	pp_resource *res = scratch(b, l->n, sizeof(*res));
+	for (size_t i = 0; res && i < l->n; i++) {
+		res[i].name = l->v[i].key;
+		/* validated by the decoder */
+		if (strcmp(l->v[i].key, PP_RESOURCE_CPU) == 0)
+			(void)pp_quantity_parse_milli(l->v[i].value, &res[i].value, NULL);
+		else
+			(void)pp_quantity_parse(l->v[i].value, &res[i].value, NULL);
+	}
+	return res;
+}
+
+static void add_nodes(struct build *b)
+{
+	for (size_t i = 0; i < b->c->nnodes && !b->oom; i++) {
+		const struct k8s_node *n = &b->c->nodes[i];
+		pp_taint *t = scratch(b, n->ntaints, sizeof(*t));
+		pp_err err;
+
+		for (size_t j = 0; t && j < n->ntaints; j++)
+			t[j] = (pp_taint){ n->taints[j].key, n->taints[j].value, effect(n->taints[j].effect) };
+		pp_node_spec spec = {
+			.name = n->name,
+			.labels = labels(b, &n->labels),
+			.n_labels = n->labels.n,
+			.taints = t,
+			.n_taints = n->ntaints,
+			.allocatable = resources(b, &n->allocatable),
+			.n_allocatable = n->allocatable.n,
+			.unschedulable = n->unschedulable,
+		};
+		if (b->oom)
+			return;
+		int r = pp_cluster_add_node(b->m->cluster, &spec, &err);
+		if (r == -ENOMEM)
+			b->oom = true;
+		else if (r == -EEXIST)
+			diag_error(b->d, &n->loc, NULL, "nodes/%s: listed twice", n->name);
+		else if (r < 0) {
+			char label[K8S_LABEL_MAX];
+			snprintf(label, sizeof(label), "nodes/%s", n->name);
+			diag_error(b->d, &n->loc, label, "%s", strip_label(err.msg, label));
+		}
+	}
+}
+
+/* --- pods ------------------------------------------------------------------------------------ */
+
+static const pp_quantity_kv *quantities(struct build *b, const k8s_rlist *l)
+{
+	pp_quantity_kv *q = scratch(b, l->n, sizeof(*q));
+	for (size_t i = 0; q && i < l->n; i++)
+		q[i] = (pp_quantity_kv){ l->v[i].key, l->v[i].value };
+	return q;
+}
+
+static int pod_requests(struct build *b, const struct k8s_pod *p, const char *label, pp_resource **ret,
+                        size_t *ret_n)
+{
+	size_t nc = p->ncontainers + p->ninit_containers, max = p->overhead.n + p->pod_requests.n + 1;
+	pp_container_requests *cr = scratch(b, nc, sizeof(*cr));
+	pp_err err;
+
+	for (size_t i = 0; cr && i < p->ncontainers; i++) {
+		cr[i] = (pp_container_requests){ PP_CONTAINER, quantities(b, &p->containers[i].requests),
+		                                 p->containers[i].requests.n };
+		max += p->containers[i].requests.n;
+	}
+	for (size_t i = 0; cr && i < p->ninit_containers; i++) {
+		const struct k8s_container *c = &p->init_containers[i];
+		cr[p->ncontainers + i] = (pp_container_requests){ c->restartable ? PP_SIDECAR : PP_INIT_CONTAINER,
+		                                                  quantities(b, &c->requests), c->requests.n };
+		max += c->requests.n;
+	}
+	pp_resource *res = scratch(b, max, sizeof(*res));
+	if (b->oom)
+		return -ENOMEM;
+	int r = pp_pod_requests(cr, nc, quantities(b, &p->pod_requests), p->pod_requests.n,
+	                        quantities(b, &p->overhead), p->overhead.n, res, max, ret_n, &err);
+	if (r == -ENOMEM)
+		b->oom = true;
+	else if (r < 0)
+		diag_error(b->d, &p->loc, label, "spec.%s", err.msg);
+	if (r < 0)
+		return r;
+	*ret = res;
+	return 0;
+}
+
+static bool class_is_bad(const struct build *b, const char *name)
+{
+	if (k8s_class_rejected(b->c, name))
+		return true;
+	for (size_t i = 0; name && i < b->nbad_classes; i++)
+		if (strcmp(b->bad_classes[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Priority admission runs when a pod is created. A pod read back from the API server
+ * (creationTimestamp set) has been admitted already and carries spec.priority: if its class was
+ * deleted or replaced since, Kubernetes keeps the pod's priority, and so do we (with a warning).
+ */
+static int admit(struct build *b, const struct k8s_pod *p, const char *label, int32_t *ret_prio,
+                 pp_preemption_policy *ret_policy)
+{
+	pp_preemption_policy spec_policy;
+	pp_err err;
+	int r;
+
+	if (p->preemption_policy &&
+	    pp_preemption_policy_parse(p->preemption_policy, &spec_policy, &err) < 0) {
+		diag_error(b->d, &p->loc, label, "spec.preemptionPolicy: %s", err.msg);
+		return -EINVAL;
+	}
+	if (class_is_bad(b, p->priority_class_name)) {
+		diag_error(b->d, &p->loc, label,
+		           "spec.priorityClassName: PriorityClass %s was rejected (see its error)",
+		           p->priority_class_name);
+		return -EINVAL;
+	}
+	r = pp_pcset_admit(b->m->classes, p->priority_class_name, p->has_priority ? &p->priority : NULL,
+	                   p->preemption_policy ? &spec_policy : NULL, ret_prio, ret_policy, NULL, &err);
+	if (r == -ENOMEM) {
+		b->oom = true;
+		return r;
+	}
+	if (r >= 0)
+		return 0;
+	if (p->has_creation && p->has_priority) {
+		diag_warn(b->d, &p->loc, label, "%s; the pod was admitted before, keeping spec.priority %d",
+		          err.msg, (int)p->priority);
+		*ret_prio = p->priority;
+		*ret_policy = p->preemption_policy ? spec_policy : PP_PREEMPT_LOWER_PRIORITY;
+		return 0;
+	}
+	diag_error(b->d, &p->loc, label, "%s", err.msg);
+	return r;
+}
+
+static const pp_pod_affinity_term *affinity_terms(struct build *b, const struct k8s_pod_affinity_term *t,
+                                                  size_t n)
+{
+	pp_pod_affinity_term *a = scratch(b, n, sizeof(*a));
+	for (size_t i = 0; a && i < n; i++)
+		a[i] = (pp_pod_affinity_term){ label_selector(b, &t[i].selector), t[i].topology_key,
+		                               t[i].namespaces, t[i].nnamespaces };
+	return a;
+}
+
+static void add_pod(struct build *b, const struct k8s_pod *p)
+{
+	char label[K8S_LABEL_MAX];
+	pp_resource *req = NULL;
+	size_t nreq = 0;
+	int32_t prio = 0;
+	pp_preemption_policy policy = PP_PREEMPT_LOWER_PRIORITY;
+	pp_err err;
+	bool bad = false;
+
+	snprintf(label, sizeof(label), "pods/%s/%s", p->namespace_, p->name);
+	bad |= admit(b, p, label, &prio, &policy) < 0;
+	bad |= pod_requests(b, p, label, &req, &nreq) < 0;
+	if (p->phase == K8S_PHASE_SUCCEEDED || p->phase == K8S_PHASE_FAILED) {
+		b->m->nterminal++;
+		return;
+	}
+	if (bad || b->oom)
+		return;
+	/* A nomination outlives a deleted node in a snapshot; kube-scheduler would just retry. */
+	const char *nominated = p->nominated_node_name;
+	if (nominated && *nominated && !has_node(b->c, nominated)) {
+		diag_warn(b->d, &p->loc, label, "status.nominatedNodeName: node %s is not in the input, ignored",
+		          nominated);
+		nominated = NULL;
+	}
+
+	pp_toleration *tol = scratch(b, p->ntolerations, sizeof(*tol));
+	for (size_t i = 0; tol && i < p->ntolerations; i++) {
+		const struct k8s_toleration *t = &p->tolerations[i];
+		tol[i] = (pp_toleration){ t->key, strcmp(t->op, "Exists") == 0 ? PP_TOLERATION_EXISTS : PP_TOLERATION_EQUAL,
+		                          t->value, effect(t->effect) };
+	}
+	pp_node_selector_term *terms = scratch(b, p->nnode_terms, sizeof(*terms));
+	for (size_t i = 0; terms && i < p->nnode_terms; i++) {
+		const struct k8s_node_selector_term *t = &p->node_terms[i];
+		terms[i] = (pp_node_selector_term){ requirements(b, t->exprs, t->nexprs), t->nexprs,
+		                                    requirements(b, t->fields, t->nfields), t->nfields };
+	}
+	pp_pod_spec spec = {
+		.namespace_ = p->namespace_,
+		.name = p->name,
+		.labels = labels(b, &p->labels),
+		.n_labels = p->labels.n,
+		.priority = prio,
+		.preemption_policy = policy,
+		.requests = req,
+		.n_requests = nreq,
+		.node_name = p->node_name,
+		.nominated_node_name = nominated,
+		.has_start_time = p->has_start,
+		.start_time_ns = p->start_ns,
+		.terminating = p->has_deletion,
+		.deletion_time_ns = p->deletion_ns,
+		.preempted_by_scheduler = p->preempted_by_scheduler,
+		.not_ready = p->ready_false,
+		.termination_grace_period_s = p->has_grace ? p->grace_seconds : -1,
+		.tolerations = tol,
+		.n_tolerations = p->ntolerations,
+		.node_selector = labels(b, &p->node_selector),
+		.n_node_selector = p->node_selector.n,
+		.has_node_affinity = p->has_node_affinity,
+		.node_affinity = terms,
+		.n_node_affinity = p->nnode_terms,
+		.affinity = affinity_terms(b, p->affinity, p->naffinity),
+		.n_affinity = p->naffinity,
+		.anti_affinity = affinity_terms(b, p->anti_affinity, p->nanti_affinity),
+		.n_anti_affinity = p->nanti_affinity,
+	};
+	if (b->oom)
+		return;
+	int r = pp_cluster_add_pod(b->m->cluster, &spec, &err);
+	if (r == -ENOMEM)
+		b->oom = true;
+	else if (r == -EEXIST)
+		diag_error(b->d, &p->loc, label, "listed twice");
+	else if (r == -ENOENT && p->node_name)
+		diag_error(b->d, &p->loc, label, "spec.nodeName: node %s is not in the input", p->node_name);
+	else if (r < 0)
+		diag_error(b->d, &p->loc, label, "%s", strip_label(err.msg, label));
+	else if (p->node_name && *p->node_name)
+		b->m->nbound++;
+	else
+		b->m->npending++;
+}
+
+/* --- PDBs ------------------------------------------------------------------------------------ */
+
+static pp_int_or_percent int_or_percent(const struct k8s_intstr *v)
+{
+	if (!v->present)
+		return (pp_int_or_percent){ PP_IOP_UNSET, 0 };
+	return (pp_int_or_percent){ v->percent ? PP_IOP_PERCENT : PP_IOP_INT, v->value };
+}
+
+static void add_pdbs(struct build *b)
+{
+	for (size_t i = 0; i < b->c->npdbs && !b->oom; i++) {
+		const struct k8s_pdb *p = &b->c->pdbs[i];
+		pp_pdb_spec spec = {
+			.namespace_ = p->namespace_,
+			.name = p->name,
+			.selector = label_selector(b, &p->selector),
+			.min_available = int_or_percent(&p->min_available),
+			.max_unavailable = int_or_percent(&p->max_unavailable),
+			.has_disruptions_allowed = p->has_disruptions_allowed,
+			.disruptions_allowed = p->disruptions_allowed,
+			.disrupted_pods = p->disrupted_pods,
+			.n_disrupted_pods = p->ndisrupted,
+		};
+		pp_err err;
+		if (b->oom)
+			return;
+		int r = pp_cluster_add_pdb(b->m->cluster, &spec, &err);
+		if (r == -ENOMEM)
+			b->oom = true;
+		else if (r == -EEXIST)
+			diag_error(b->d, &p->loc, NULL, "poddisruptionbudgets/%s/%s: listed twice", p->namespace_, p->name);
+		else if (r < 0) {
+			char label[K8S_LABEL_MAX];
+			snprintf(label, sizeof(label), "poddisruptionbudgets/%s/%s", p->namespace_, p->name);
+			diag_error(b->d, &p->loc, label, "%s", strip_label(err.msg, label));
+		}
+	}
+}
+
+int model_build(model *m, const k8s_cluster *c, diag *d)
+{
+	struct build b = { .m = m, .c = c, .d = d };
+	unsigned errors_before = d->nerrors;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if ((r = pp_pcset_new(&m->classes)) < 0 || (r = pp_cluster_new(&m->cluster)) < 0) {
+		model_done(m);
+		return r;
+	}
+	add_classes(&b);
+	add_nodes(&b);
+	for (size_t i = 0; i < c->npods && !b.oom; i++)
+		add_pod(&b, &c->pods[i]);
+	add_pdbs(&b);
+	arena_free(&b.scratch);
+	if (b.oom) {
+		diag_error(d, NULL, NULL, "out of memory");
+		return -ENOMEM;
+	}
+	return d->nerrors > errors_before ? -EINVAL : 0;
+}
+
+void model_done(model *m)
+{
+	m->cluster = pp_cluster_free(m->cluster);
+	m->classes = pp_pcset_free(m->classes);
+}

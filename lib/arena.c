@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	alignas(16) unsigned char data[];
+};
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	if (size == 0)
+		size = 16;
+	struct arena_block *b = a->head;
+	if (!b || b->size - b->used < size) {
+		size_t bsize = size > 1024 ? size : 1024;
+		b = calloc(1, sizeof(*b) + bsize);
+		if (!b)
+			return NULL;
+		b->size = bsize;
+		b->next = a->head;
+		a->head = b;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = arena_alloc(a, n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+void arena_done(struct arena *a)
+{
+	while (a->head) {
+		struct arena_block *n = a->head->next;
+		free(a->head);
+		a->head = n;
+	}
+}

@@ -1,0 +1,1157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cluster model: nodes, pods and PDBs with per-node aggregates (pods in importance order,
+ * prefix sums of their requests, scalar sums, nominated pods) kept current on every mutation.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+
+/* ----------------------------------------------------------------------------------------- */
+/* Deep copies of spec fragments, validated on the way. */
+
+static bool copy_str(struct arena *a, const char *s, const char **ret)
+{
+	*ret = arena_strdup(a, s ? s : "");
+	return *ret != NULL;
+}
+
+static int copy_labels(struct arena *a, const pp_label *in, size_t n, pp_label **ret, const char *what,
+                       pp_err *err)
+{
+	*ret = NULL;
+	if (n == 0)
+		return 0;
+	if (!in)
+		return pp_fail(err, -EINVAL, "%s: NULL array", what);
+	pp_label *l = arena_alloc(a, n * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i].key || !*in[i].key)
+			return pp_fail(err, -EINVAL, "%s: empty key", what);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(in[j].key, in[i].key) == 0)
+				return pp_fail(err, -EINVAL, "%s: duplicate key \"%.100s\"", what, in[i].key);
+		if (!copy_str(a, in[i].key, &l[i].key) || !copy_str(a, in[i].value, &l[i].value))
+			return -ENOMEM;
+	}
+	*ret = l;
+	return 0;
+}
+
+static int copy_requirements(struct arena *a, const pp_requirement *in, size_t n, bool node_selector,
+                             const pp_requirement **ret, const char *what, pp_err *err)
+{
+	*ret = NULL;
+	if (n == 0)
+		return 0;
+	if (!in)
+		return pp_fail(err, -EINVAL, "%s: NULL array", what);
+	pp_requirement *r = arena_alloc(a, n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const pp_requirement *q = &in[i];
+		if (!q->key || !*q->key)
+			return pp_fail(err, -EINVAL, "%s[%zu].key: Required value", what, i);
+		if (q->n_values && !q->values)
+			return pp_fail(err, -EINVAL, "%s[%zu].values: NULL array", what, i);
+		switch (q->op) {
+		case PP_OP_IN:
+		case PP_OP_NOT_IN:
+			if (q->n_values == 0)
+				return pp_fail(err, -EINVAL,
+				               "%s[%zu].values: Required value: must be specified when `operator` is 'In' or "
+				               "'NotIn'", what, i);
+			break;
+		case PP_OP_EXISTS:
+		case PP_OP_DOES_NOT_EXIST:
+			if (q->n_values != 0)
+				return pp_fail(err, -EINVAL,
+				               "%s[%zu].values: Forbidden: may not be specified when `operator` is 'Exists' or "
+				               "'DoesNotExist'", what, i);
+			break;
+		case PP_OP_GT:
+		case PP_OP_LT:
+			if (!node_selector)
+				return pp_fail(err, -EINVAL, "%s[%zu].operator: Unsupported value: Gt/Lt are for node selectors",
+				               what, i);
+			if (q->n_values != 1)
+				return pp_fail(err, -EINVAL, "%s[%zu].values: must be specified single value when `operator` is "
+				               "'Lt' or 'Gt'", what, i);
+			break;
+		default:
+			return pp_fail(err, -EINVAL, "%s[%zu].operator: Unsupported value", what, i);
+		}
+		const char **v = NULL;
+		if (q->n_values) {
+			v = arena_alloc(a, q->n_values * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			for (size_t j = 0; j < q->n_values; j++)
+				if (!copy_str(a, q->values[j], &v[j]))
+					return -ENOMEM;
+		}
+		r[i] = (pp_requirement){ .op = q->op, .values = v, .n_values = q->n_values };
+		if (!copy_str(a, q->key, &r[i].key))
+			return -ENOMEM;
+	}
+	*ret = r;
+	return 0;
+}
+
+static int copy_label_selector(struct arena *a, const pp_label_selector *in, pp_label_selector *out,
+                               const char *what, pp_err *err)
+{
+	char w[1500];
+	int r;
+
+	*out = (pp_label_selector){ .present = in->present };
+	if (!in->present)
+		return 0;
+	snprintf(w, sizeof(w), "%s.matchLabels", what);
+	pp_label *l;
+	r = copy_labels(a, in->match_labels, in->n_match_labels, &l, w, err);
+	if (r < 0)
+		return r;
+	out->match_labels = l;
+	out->n_match_labels = in->n_match_labels;
+	snprintf(w, sizeof(w), "%s.matchExpressions", what);
+	r = copy_requirements(a, in->match_expressions, in->n_match_expressions, false, &out->match_expressions, w,
+	                      err);
+	if (r < 0)
+		return r;
+	out->n_match_expressions = in->n_match_expressions;
+	return 0;
+}
+
+static int copy_affinity_terms(struct arena *a, const pp_pod_affinity_term *in, size_t n, pp_pod_affinity_term **ret,
+                               const char *what, pp_err *err)
+{
+	*ret = NULL;
+	if (n == 0)
+		return 0;
+	if (!in)
+		return pp_fail(err, -EINVAL, "%s: NULL array", what);
+	pp_pod_affinity_term *t = arena_alloc(a, n * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char w[1400];
+		snprintf(w, sizeof(w), "%s[%zu].labelSelector", what, i);
+		int r = copy_label_selector(a, &in[i].selector, &t[i].selector, w, err);
+		if (r < 0)
+			return r;
+		if (!in[i].topology_key || !*in[i].topology_key)
+			return pp_fail(err, -EINVAL, "%s[%zu].topologyKey: Required value: can not be empty", what, i);
+		if (!copy_str(a, in[i].topology_key, &t[i].topology_key))
+			return -ENOMEM;
+		if (in[i].n_namespaces && !in[i].namespaces)
+			return pp_fail(err, -EINVAL, "%s[%zu].namespaces: NULL array", what, i);
+		const char **ns = NULL;
+		if (in[i].n_namespaces) {
+			ns = arena_alloc(a, in[i].n_namespaces * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			for (size_t j = 0; j < in[i].n_namespaces; j++)
+				if (!copy_str(a, in[i].namespaces[j], &ns[j]))
+					return -ENOMEM;
+		}
+		t[i].namespaces = ns;
+		t[i].n_namespaces = in[i].n_namespaces;
+	}
+	*ret = t;
+	return 0;
+}
+
+/* Resource names are interned: scalar resources get small integer ids. */
+static int res_id(pp_cluster *c, const char *name, uint32_t *ret)
+{
+	uintptr_t v = (uintptr_t)strmap_get(&c->res_map, name);
+	if (v) {
+		*ret = (uint32_t)(v - 1);
+		return 0;
+	}
+	if (c->n_res == c->cap_res) {
+		size_t cap = c->cap_res ? c->cap_res * 2 : 8;
+		char **n = realloc(c->res_names, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->res_names = n;
+		c->cap_res = cap;
+	}
+	char *s = strdup(name);
+	if (!s)
+		return -ENOMEM;
+	if (strmap_put(&c->res_map, s, (void *)(uintptr_t)(c->n_res + 1)) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	c->res_names[c->n_res] = s;
+	*ret = (uint32_t)c->n_res++;
+	return 0;
+}
+
+static int core_index(const char *name)
+{
+	if (strcmp(name, PP_RESOURCE_CPU) == 0)
+		return RES_CPU;
+	if (strcmp(name, PP_RESOURCE_MEMORY) == 0)
+		return RES_MEMORY;
+	if (strcmp(name, PP_RESOURCE_EPHEMERAL_STORAGE) == 0)
+		return RES_EPHEMERAL;
+	return -1;
+}
+
+static int sres_cmp(const void *a, const void *b)
+{
+	const struct sres *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Splits a resource list into core amounts, the pod limit and sorted scalar amounts. */
+static int copy_resources(pp_cluster *c, struct arena *a, const pp_resource *in, size_t n, int64_t core[N_CORE_RES],
+                          int64_t *pods, struct sres **ret_scalar, size_t *ret_n, const char *what, pp_err *err)
+{
+	size_t ns = 0;
+	struct sres *s = NULL;
+
+	memset(core, 0, N_CORE_RES * sizeof(*core));
+	if (pods)
+		*pods = 0;
+	if (n && !in)
+		return pp_fail(err, -EINVAL, "%s: NULL array", what);
+	if (n) {
+		s = arena_alloc(a, n * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i].name || !*in[i].name)
+			return pp_fail(err, -EINVAL, "%s: empty resource name", what);
+		if (in[i].value < 0)
+			return pp_fail(err, -EINVAL, "%s.%.100s: must be greater than or equal to 0", what, in[i].name);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(in[j].name, in[i].name) == 0)
+				return pp_fail(err, -EINVAL, "%s: duplicate resource \"%.100s\"", what, in[i].name);
+		int k = core_index(in[i].name);
+		if (k >= 0) {
+			core[k] = in[i].value;
+			continue;
+		}
+		if (strcmp(in[i].name, PP_RESOURCE_PODS) == 0) {
+			if (pods)
+				*pods = in[i].value;
+			continue; /* a pod's own "pods" request means nothing to the scheduler */
+		}
+		uint32_t id;
+		int r = res_id(c, in[i].name, &id);
+		if (r < 0)
+			return r;
+		s[ns++] = (struct sres){ .id = id, .value = in[i].value };
+	}
+	if (ns)
+		qsort(s, ns, sizeof(*s), sres_cmp);
+	*ret_scalar = s;
+	*ret_n = ns;
+	return 0;
+}
+
+static bool valid_name(const char *s)
+{
+	return s && *s && strlen(s) <= 253 && !strchr(s, '\x1f');
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Growing arrays */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 4;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+
+int pp_cluster_new(pp_cluster **ret)
+{
+	if (!ret)
+		return -EINVAL;
+	pp_cluster *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->max_start = INT64_MIN;
+	*ret = c;
+	return 0;
+}
+
+static void node_free(struct node *n)
+{
+	if (!n)
+		return;
+	free(n->slots);
+	free(n->psum);
+	free(n->req_scalar);
+	free(n->nominated);
+	arena_done(&n->arena);
+	free(n);
+}
+
+static void pod_free(struct pod *p)
+{
+	if (!p)
+		return;
+	free(p->pdbs);
+	arena_done(&p->arena);
+	free(p);
+}
+
+static void pdb_free(struct pdb *p)
+{
+	if (!p)
+		return;
+	arena_done(&p->arena);
+	free(p);
+}
+
+pp_cluster *pp_cluster_free(pp_cluster *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->n_pods; i++)
+		pod_free(c->pods[i]);
+	for (size_t i = 0; i < c->n_nodes; i++)
+		node_free(c->nodes[i]);
+	for (size_t i = 0; i < c->n_pdbs; i++)
+		pdb_free(c->pdbs[i]);
+	for (size_t i = 0; i < c->n_res; i++)
+		free(c->res_names[i]);
+	free(c->res_names);
+	free(c->pods);
+	free(c->nodes);
+	free(c->pdbs);
+	strmap_done(&c->node_map);
+	strmap_done(&c->pod_map);
+	strmap_done(&c->pdb_map);
+	strmap_done(&c->res_map);
+	free(c);
+	return NULL;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Nodes */
+
+static int node_fill(pp_cluster *c, struct node *n, const pp_node_spec *spec, pp_err *err)
+{
+	char what[600];
+	int r;
+
+	if (!copy_str(&n->arena, spec->name, &n->name))
+		return -ENOMEM;
+	snprintf(what, sizeof(what), "nodes/%.200s: metadata.labels", spec->name);
+	r = copy_labels(&n->arena, spec->labels, spec->n_labels, &n->labels, what, err);
+	if (r < 0)
+		return r;
+	n->n_labels = spec->n_labels;
+	if (spec->n_taints && !spec->taints)
+		return pp_fail(err, -EINVAL, "nodes/%.200s: spec.taints: NULL array", spec->name);
+	if (spec->n_taints) {
+		n->taints = arena_alloc(&n->arena, spec->n_taints * sizeof(*n->taints));
+		if (!n->taints)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < spec->n_taints; i++) {
+		const pp_taint *t = &spec->taints[i];
+		if (!t->key || !*t->key)
+			return pp_fail(err, -EINVAL, "nodes/%.200s: spec.taints[%zu].key: Required value", spec->name, i);
+		if (t->effect < PP_EFFECT_NO_SCHEDULE || t->effect > PP_EFFECT_NO_EXECUTE)
+			return pp_fail(err, -EINVAL, "nodes/%.200s: spec.taints[%zu].effect: Unsupported value", spec->name, i);
+		n->taints[i].effect = t->effect;
+		if (!copy_str(&n->arena, t->key, &n->taints[i].key) || !copy_str(&n->arena, t->value, &n->taints[i].value))
+			return -ENOMEM;
+	}
+	n->n_taints = spec->n_taints;
+	snprintf(what, sizeof(what), "nodes/%.200s: status.allocatable", spec->name);
+	r = copy_resources(c, &n->arena, spec->allocatable, spec->n_allocatable, n->alloc, &n->max_pods,
+	                   &n->alloc_scalar, &n->n_alloc_scalar, what, err);
+	if (r < 0)
+		return r;
+	n->unschedulable = spec->unschedulable;
+	return 0;
+}
+
+static struct node *find_node(const pp_cluster *c, const char *name)
+{
+	return name ? strmap_get(&c->node_map, name) : NULL;
+}
+
+int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
+{
+	if (!c || !spec)
+		return -EINVAL;
+	if (!valid_name(spec->name))
+		return pp_fail(err, -EINVAL, "node: metadata.name: Required value");
+	if (find_node(c, spec->name))
+		return pp_fail(err, -EEXIST, "nodes/%.200s: already exists", spec->name);
+	if (grow((void **)&c->nodes, &c->cap_nodes, c->n_nodes + 1, sizeof(*c->nodes)) < 0)
+		return -ENOMEM;
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->psum = calloc(1, sizeof(*n->psum));
+	int r = n->psum ? node_fill(c, n, spec, err) : -ENOMEM;
+	if (r >= 0)
+		r = strmap_put(&c->node_map, n->name, n);
+	if (r < 0) {
+		node_free(n);
+		return r;
+	}
+	/* Name order, so that every scan meets nodes in the order the tie-breaks want. */
+	size_t lo = 0, hi = c->n_nodes;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(c->nodes[mid]->name, n->name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(c->nodes + lo + 1, c->nodes + lo, (c->n_nodes - lo) * sizeof(*c->nodes));
+	c->nodes[lo] = n;
+	c->n_nodes++;
+	for (size_t i = lo; i < c->n_nodes; i++)
+		c->nodes[i]->idx = i;
+	return 0;
+}
+
+int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
+{
+	if (!c || !spec)
+		return -EINVAL;
+	struct node *n = find_node(c, spec->name);
+	if (!n)
+		return pp_fail(err, -ENOENT, "nodes/%.200s: not found", spec->name ? spec->name : "");
+	/* Fill a scratch node first so that a rejected update leaves the node as it was. */
+	struct node tmp = { 0 };
+	int r = node_fill(c, &tmp, spec, err);
+	if (r < 0) {
+		arena_done(&tmp.arena);
+		return r;
+	}
+	strmap_remove(&c->node_map, n->name);
+	arena_done(&n->arena);
+	n->arena = tmp.arena;
+	n->name = tmp.name;
+	n->labels = tmp.labels;
+	n->n_labels = tmp.n_labels;
+	n->taints = tmp.taints;
+	n->n_taints = tmp.n_taints;
+	memcpy(n->alloc, tmp.alloc, sizeof(n->alloc));
+	n->max_pods = tmp.max_pods;
+	n->alloc_scalar = tmp.alloc_scalar;
+	n->n_alloc_scalar = tmp.n_alloc_scalar;
+	n->unschedulable = tmp.unschedulable;
+	/* cannot fail: the key was present a moment ago, so there is room */
+	return strmap_put(&c->node_map, n->name, n);
+}
+
+int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
+{
+	if (!c || !name)
+		return -EINVAL;
+	struct node *n = find_node(c, name);
+	if (!n)
+		return pp_fail(err, -ENOENT, "nodes/%.200s: not found", name);
+	if (n->n_pods || n->n_nominated)
+		return pp_fail(err, -EBUSY, "nodes/%.200s: %zu pod(s) are bound or nominated to it", name,
+		               n->n_pods + n->n_nominated);
+	strmap_remove(&c->node_map, n->name);
+	size_t i = n->idx;
+	memmove(c->nodes + i, c->nodes + i + 1, (c->n_nodes - i - 1) * sizeof(*c->nodes));
+	c->n_nodes--;
+	for (; i < c->n_nodes; i++)
+		c->nodes[i]->idx = i;
+	node_free(n);
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Per-node aggregates */
+
+/* Stored order: "no start time" sorts after every start time (it means "now"); slot_cmp_now()
+ * gives the exact order for a given now, which equals this one whenever now > every start. */
+static int slot_cmp_stored(const struct slot *a, const struct slot *b)
+{
+	if (a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	if (a->has_start != b->has_start)
+		return a->has_start ? -1 : 1;
+	if (a->has_start && a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	int r = strcmp(a->pod->ns, b->pod->ns);
+	return r ? r : strcmp(a->pod->name, b->pod->name);
+}
+
+int slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now)
+{
+	if (a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	int64_t sa = a->has_start ? a->start : now, sb = b->has_start ? b->start : now;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	int r = strcmp(a->pod->ns, b->pod->ns);
+	return r ? r : strcmp(a->pod->name, b->pod->name);
+}
+
+static void recompute_psum(struct node *n, size_t from)
+{
+	for (size_t i = from; i < n->n_pods; i++)
+		for (int k = 0; k < N_CORE_RES; k++)
+			n->psum[i + 1][k] = n->psum[i][k] + n->slots[i].req[k];
+	memcpy(n->req_total, n->psum[n->n_pods], sizeof(n->req_total));
+	if (n->n_pods) {
+		n->max_prio = n->slots[0].prio;
+		n->min_prio = n->slots[n->n_pods - 1].prio;
+	}
+}
+
+static int req_scalar_add(struct node *n, const struct pod *p, int sign)
+{
+	for (size_t i = 0; i < p->n_scalar; i++) {
+		size_t j = 0;
+		while (j < n->n_req_scalar && n->req_scalar[j].id != p->scalar[i].id)
+			j++;
+		if (j == n->n_req_scalar) {
+			if (grow((void **)&n->req_scalar, &n->cap_req_scalar, j + 1, sizeof(*n->req_scalar)) < 0)
+				return -ENOMEM;
+			n->req_scalar[j] = (struct sres128){ .id = p->scalar[i].id };
+			n->n_req_scalar++;
+		}
+		n->req_scalar[j].value += sign * (i128)p->scalar[i].value;
+	}
+	return 0;
+}
+
+static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
+{
+	if (grow((void **)&n->slots, &n->cap_pods, n->n_pods + 1, sizeof(*n->slots)) < 0)
+		return -ENOMEM;
+	i128(*ps)[N_CORE_RES] = realloc(n->psum, (n->n_pods + 2) * sizeof(*n->psum));
+	if (!ps)
+		return -ENOMEM;
+	n->psum = ps;
+	/* reserve scalar entries before changing anything, so that failure leaves no trace */
+	if (grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + p->n_scalar, sizeof(*n->req_scalar)) < 0)
+		return -ENOMEM;
+	struct slot s = { .prio = p->priority, .has_start = p->has_start, .start = p->start, .pod = p };
+	memcpy(s.req, p->req, sizeof(s.req));
+	size_t lo = 0, hi = n->n_pods;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (slot_cmp_stored(&n->slots[mid], &s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(n->slots + lo + 1, n->slots + lo, (n->n_pods - lo) * sizeof(*n->slots));
+	n->slots[lo] = s;
+	n->n_pods++;
+	recompute_psum(n, lo);
+	(void)req_scalar_add(n, p, +1); /* room reserved above */
+	p->node = n;
+	n->n_pdb_pods += p->n_pdbs > 0;
+	if (p->n_anti_affinity) {
+		n->n_anti++;
+		c->n_anti++;
+	}
+	return 0;
+}
+
+static void node_detach(pp_cluster *c, struct pod *p)
+{
+	struct node *n = p->node;
+	size_t i = 0;
+	while (i < n->n_pods && n->slots[i].pod != p)
+		i++;
+	if (i == n->n_pods)
+		return;
+	memmove(n->slots + i, n->slots + i + 1, (n->n_pods - i - 1) * sizeof(*n->slots));
+	n->n_pods--;
+	recompute_psum(n, i);
+	(void)req_scalar_add(n, p, -1); /* existing entries only: cannot allocate */
+	n->n_pdb_pods -= p->n_pdbs > 0;
+	if (p->n_anti_affinity) {
+		n->n_anti--;
+		c->n_anti--;
+	}
+	p->node = NULL;
+}
+
+static int nominate(struct node *n, struct pod *p)
+{
+	if (grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
+		return -ENOMEM;
+	p->nom_idx = n->n_nominated;
+	n->nominated[n->n_nominated++] = p;
+	p->nominated = n;
+	return 0;
+}
+
+static void unnominate(struct pod *p)
+{
+	struct node *n = p->nominated;
+	if (!n)
+		return;
+	n->nominated[p->nom_idx] = n->nominated[--n->n_nominated];
+	n->nominated[p->nom_idx]->nom_idx = p->nom_idx;
+	p->nominated = NULL;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* PDB membership (preemption sense) */
+
+static int pod_add_pdb(struct pod *p, struct pdb *b)
+{
+	struct pdb **v = realloc(p->pdbs, (p->n_pdbs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->pdbs = v;
+	p->pdbs[p->n_pdbs++] = b;
+	if (p->n_pdbs == 1 && p->node)
+		p->node->n_pdb_pods++;
+	return 0;
+}
+
+static int pod_match_pdbs(pp_cluster *c, struct pod *p)
+{
+	for (size_t i = 0; i < c->n_pdbs; i++)
+		if (pdb_matches_pod(c->pdbs[i], p)) {
+			int r = pod_add_pdb(p, c->pdbs[i]);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Pods */
+
+static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *name)
+{
+	char key[520];
+	size_t a, b;
+	if (!ns || !name || (a = strlen(ns)) + (b = strlen(name)) + 2 > sizeof(key))
+		return NULL;
+	memcpy(key, ns, a);
+	key[a] = '\x1f';
+	memcpy(key + a + 1, name, b + 1);
+	return strmap_get(&c->pod_map, key);
+}
+
+static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, pp_err *err)
+{
+	char what[1200], id[600];
+	int r;
+
+	if (!valid_name(spec->name) || !valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
+		return pp_fail(err, -EINVAL, "pod: metadata.name and metadata.namespace are required (\"%.100s/%.100s\")",
+		               spec->namespace_ ? spec->namespace_ : "", spec->name ? spec->name : "");
+	snprintf(id, sizeof(id), "pods/%s/%s", spec->namespace_, spec->name);
+	if (spec->preemption_policy != PP_PREEMPT_LOWER_PRIORITY && spec->preemption_policy != PP_PREEMPT_NEVER)
+		return pp_fail(err, -EINVAL, "%s: spec.preemptionPolicy: Unsupported value", id);
+
+	struct pod *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	char *key = arena_alloc(&p->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
+	if (!key) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
+	p->key = key;
+	if (!copy_str(&p->arena, spec->namespace_, &p->ns) || !copy_str(&p->arena, spec->name, &p->name)) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	snprintf(what, sizeof(what), "%s: metadata.labels", id);
+	r = copy_labels(&p->arena, spec->labels, spec->n_labels, &p->labels, what, err);
+	if (r < 0)
+		goto fail;
+	p->n_labels = spec->n_labels;
+	p->priority = spec->priority;
+	p->policy = spec->preemption_policy;
+	snprintf(what, sizeof(what), "%s: requests", id);
+	r = copy_resources(c, &p->arena, spec->requests, spec->n_requests, p->req, NULL, &p->scalar, &p->n_scalar, what,
+	                   err);
+	if (r < 0)
+		goto fail;
+	p->zero_request = p->req[RES_CPU] == 0 && p->req[RES_MEMORY] == 0 && p->req[RES_EPHEMERAL] == 0 &&
+	                  p->n_scalar == 0;
+	p->has_start = spec->has_start_time;
+	p->start = spec->start_time_ns;
+	p->terminating = spec->terminating;
+	p->deletion = spec->deletion_time_ns;
+	p->preempted_by_scheduler = spec->preempted_by_scheduler;
+	p->not_ready = spec->not_ready;
+	p->grace = spec->termination_grace_period_s;
+	if (spec->n_tolerations && !spec->tolerations) {
+		r = pp_fail(err, -EINVAL, "%s: spec.tolerations: NULL array", id);
+		goto fail;
+	}
+	if (spec->n_tolerations) {
+		p->tolerations = arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
+		if (!p->tolerations) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < spec->n_tolerations; i++) {
+		const pp_toleration *t = &spec->tolerations[i];
+		if (t->op != PP_TOLERATION_EQUAL && t->op != PP_TOLERATION_EXISTS) {
+			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].operator: Unsupported value", id, i);
+			goto fail;
+		}
+		if (t->effect > PP_EFFECT_NO_EXECUTE) {
+			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].effect: Unsupported value", id, i);
+			goto fail;
+		}
+		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
+		if (!copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
+		    !copy_str(&p->arena, t->value, &p->tolerations[i].value)) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	p->n_tolerations = spec->n_tolerations;
+	snprintf(what, sizeof(what), "%s: spec.nodeSelector", id);
+	r = copy_labels(&p->arena, spec->node_selector, spec->n_node_selector, &p->node_selector, what, err);
+	if (r < 0)
+		goto fail;
+	p->n_node_selector = spec->n_node_selector;
+	p->has_node_affinity = spec->has_node_affinity;
+	if (spec->n_node_affinity && !spec->node_affinity) {
+		r = pp_fail(err, -EINVAL, "%s: nodeSelectorTerms: NULL array", id);
+		goto fail;
+	}
+	if (spec->has_node_affinity && spec->n_node_affinity) {
+		p->node_affinity = arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
+		if (!p->node_affinity) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < spec->n_node_affinity; i++) {
+			const pp_node_selector_term *t = &spec->node_affinity[i];
+			snprintf(what, sizeof(what),
+			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+			         "nodeSelectorTerms[%zu].matchExpressions", id, i);
+			r = copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
+			                      &p->node_affinity[i].match_expressions, what, err);
+			if (r < 0)
+				goto fail;
+			p->node_affinity[i].n_match_expressions = t->n_match_expressions;
+			snprintf(what, sizeof(what),
+			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+			         "nodeSelectorTerms[%zu].matchFields", id, i);
+			r = copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
+			                      &p->node_affinity[i].match_fields, what, err);
+			if (r < 0)
+				goto fail;
+			p->node_affinity[i].n_match_fields = t->n_match_fields;
+		}
+		p->n_node_affinity = spec->n_node_affinity;
+	}
+	snprintf(what, sizeof(what), "%s: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution", id);
+	r = copy_affinity_terms(&p->arena, spec->affinity, spec->n_affinity, &p->affinity, what, err);
+	if (r < 0)
+		goto fail;
+	p->n_affinity = spec->n_affinity;
+	snprintf(what, sizeof(what), "%s: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+	         id);
+	r = copy_affinity_terms(&p->arena, spec->anti_affinity, spec->n_anti_affinity, &p->anti_affinity, what, err);
+	if (r < 0)
+		goto fail;
+	p->n_anti_affinity = spec->n_anti_affinity;
+	*ret = p;
+	return 0;
+fail:
+	pod_free(p);
+	return r;
+}
+
+/* Links a built pod into the cluster; on failure nothing is linked. */
+static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_err *err)
+{
+	struct node *bound = NULL, *nom = NULL;
+	int r;
+
+	if (spec->node_name && *spec->node_name) {
+		bound = find_node(c, spec->node_name);
+		if (!bound)
+			return pp_fail(err, -ENOENT, "pods/%s/%s: spec.nodeName: node \"%.200s\" not found", p->ns, p->name,
+			               spec->node_name);
+	} else if (spec->nominated_node_name && *spec->nominated_node_name) {
+		nom = find_node(c, spec->nominated_node_name);
+		if (!nom)
+			return pp_fail(err, -ENOENT, "pods/%s/%s: status.nominatedNodeName: node \"%.200s\" not found", p->ns,
+			               p->name, spec->nominated_node_name);
+	}
+	if (grow((void **)&c->pods, &c->cap_pods, c->n_pods + 1, sizeof(*c->pods)) < 0)
+		return -ENOMEM;
+	r = pod_match_pdbs(c, p);
+	if (r < 0)
+		return r;
+	r = strmap_put(&c->pod_map, p->key, p);
+	if (r < 0)
+		return r;
+	if (bound)
+		r = node_attach(c, bound, p);
+	else if (nom)
+		r = nominate(nom, p);
+	if (r < 0) {
+		strmap_remove(&c->pod_map, p->key);
+		return r;
+	}
+	p->idx = c->n_pods;
+	c->pods[c->n_pods++] = p;
+	if (p->has_start) {
+		c->any_start = true;
+		if (p->start > c->max_start)
+			c->max_start = p->start;
+	}
+	return 0;
+}
+
+static void pod_unlink(pp_cluster *c, struct pod *p)
+{
+	if (p->node)
+		node_detach(c, p);
+	unnominate(p);
+	strmap_remove(&c->pod_map, p->key);
+	c->pods[p->idx] = c->pods[--c->n_pods];
+	c->pods[p->idx]->idx = p->idx;
+}
+
+int pp_cluster_add_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
+{
+	struct pod *p = NULL;
+	int r;
+
+	if (!c || !spec)
+		return -EINVAL;
+	if (find_pod(c, spec->namespace_, spec->name))
+		return pp_fail(err, -EEXIST, "pods/%.100s/%.100s: already exists", spec->namespace_, spec->name);
+	r = pod_build(c, spec, &p, err);
+	if (r < 0)
+		return r;
+	r = pod_link(c, p, spec, err);
+	if (r < 0)
+		pod_free(p);
+	return r;
+}
+
+int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
+{
+	struct pod *p = NULL;
+	int r;
+
+	if (!c || !spec)
+		return -EINVAL;
+	struct pod *old = find_pod(c, spec->namespace_, spec->name);
+	if (!old)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", spec->namespace_ ? spec->namespace_ : "",
+		               spec->name ? spec->name : "");
+	r = pod_build(c, spec, &p, err);
+	if (r < 0)
+		return r;
+	pod_unlink(c, old);
+	r = pod_link(c, p, spec, err);
+	if (r < 0) {
+		pod_free(p);
+		/* Re-linking the old pod only needs memory that was just released. */
+		struct node *n = old->node;
+		old->node = NULL;
+		struct node *nom = old->nominated;
+		old->nominated = NULL;
+		free(old->pdbs);
+		old->pdbs = NULL;
+		old->n_pdbs = 0;
+		pp_pod_spec back = { .node_name = n ? n->name : NULL, .nominated_node_name = nom ? nom->name : NULL };
+		if (pod_link(c, old, &back, NULL) < 0)
+			pod_free(old);
+		return r;
+	}
+	pod_free(old);
+	return 0;
+}
+
+int pp_cluster_remove_pod(pp_cluster *c, const char *ns, const char *name, pp_err *err)
+{
+	if (!c)
+		return -EINVAL;
+	struct pod *p = find_pod(c, ns, name);
+	if (!p)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	pod_unlink(c, p);
+	pod_free(p);
+	return 0;
+}
+
+int pp_cluster_bind_pod(pp_cluster *c, const char *ns, const char *name, const char *node, pp_err *err)
+{
+	if (!c)
+		return -EINVAL;
+	struct pod *p = find_pod(c, ns, name);
+	if (!p)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	if (p->node)
+		return pp_fail(err, -EBUSY, "pods/%s/%s: already bound to %s", p->ns, p->name, p->node->name);
+	struct node *n = find_node(c, node);
+	if (!n)
+		return pp_fail(err, -ENOENT, "nodes/%.200s: not found", node ? node : "");
+	int r = node_attach(c, n, p);
+	if (r < 0)
+		return r;
+	unnominate(p);
+	return 0;
+}
+
+int pp_cluster_set_nominated_node(pp_cluster *c, const char *ns, const char *name, const char *node, pp_err *err)
+{
+	if (!c)
+		return -EINVAL;
+	struct pod *p = find_pod(c, ns, name);
+	if (!p)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	if (!node || !*node) {
+		unnominate(p);
+		return 0;
+	}
+	struct node *n = find_node(c, node);
+	if (!n)
+		return pp_fail(err, -ENOENT, "nodes/%.200s: not found", node);
+	if (p->node)
+		return pp_fail(err, -EBUSY, "pods/%s/%s: already bound to %s", p->ns, p->name, p->node->name);
+	if (p->nominated == n)
+		return 0;
+	if (grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
+		return -ENOMEM;
+	unnominate(p);
+	return nominate(n, p);
+}
+
+int pp_cluster_mark_terminating(pp_cluster *c, const char *ns, const char *name, int64_t deletion_time_ns,
+                                bool by_preemption, pp_err *err)
+{
+	if (!c)
+		return -EINVAL;
+	struct pod *p = find_pod(c, ns, name);
+	if (!p)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	if (!p->terminating)
+		p->deletion = deletion_time_ns;
+	p->terminating = true;
+	p->preempted_by_scheduler |= by_preemption;
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* PDBs */
+
+static struct pdb *find_pdb(const pp_cluster *c, const char *ns, const char *name)
+{
+	char key[520];
+	size_t a, b;
+	if (!ns || !name || (a = strlen(ns)) + (b = strlen(name)) + 2 > sizeof(key))
+		return NULL;
+	memcpy(key, ns, a);
+	key[a] = '\x1f';
+	memcpy(key + a + 1, name, b + 1);
+	return strmap_get(&c->pdb_map, key);
+}
+
+static int check_iop(const pp_int_or_percent *v, const char *id, const char *field, pp_err *err)
+{
+	if (v->kind > PP_IOP_PERCENT)
+		return pp_fail(err, -EINVAL, "%s: spec.%s: invalid kind", id, field);
+	if (v->kind != PP_IOP_UNSET && v->value < 0)
+		return pp_fail(err, -EINVAL, "%s: spec.%s: Invalid value: %d: must be greater than or equal to 0", id, field,
+		               (int)v->value);
+	if (v->kind == PP_IOP_PERCENT && v->value > 100)
+		return pp_fail(err, -EINVAL, "%s: spec.%s: Invalid value: \"%d%%\": must not be greater than 100%%", id,
+		               field, (int)v->value);
+	return 0;
+}
+
+int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+{
+	char id[600], what[700];
+	int r;
+
+	if (!c || !spec)
+		return -EINVAL;
+	if (!valid_name(spec->name) || !valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
+		return pp_fail(err, -EINVAL, "poddisruptionbudget: metadata.name and metadata.namespace are required");
+	snprintf(id, sizeof(id), "poddisruptionbudgets/%s/%s", spec->namespace_, spec->name);
+	if (find_pdb(c, spec->namespace_, spec->name))
+		return pp_fail(err, -EEXIST, "%s: already exists", id);
+	r = check_iop(&spec->min_available, id, "minAvailable", err);
+	if (r < 0)
+		return r;
+	r = check_iop(&spec->max_unavailable, id, "maxUnavailable", err);
+	if (r < 0)
+		return r;
+	if (spec->min_available.kind != PP_IOP_UNSET && spec->max_unavailable.kind != PP_IOP_UNSET)
+		return pp_fail(err, -EINVAL, "%s: spec: Invalid value: minAvailable and maxUnavailable cannot be both set", id);
+	if (spec->n_disrupted_pods && !spec->disrupted_pods)
+		return pp_fail(err, -EINVAL, "%s: status.disruptedPods: NULL array", id);
+	if (grow((void **)&c->pdbs, &c->cap_pdbs, c->n_pdbs + 1, sizeof(*c->pdbs)) < 0)
+		return -ENOMEM;
+
+	struct pdb *b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	char *key = arena_alloc(&b->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
+	if (!key || !copy_str(&b->arena, spec->namespace_, &b->ns) || !copy_str(&b->arena, spec->name, &b->name)) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
+	b->key = key;
+	snprintf(what, sizeof(what), "%s: spec.selector", id);
+	r = copy_label_selector(&b->arena, &spec->selector, &b->selector, what, err);
+	if (r < 0)
+		goto fail;
+	b->preempt_selectable = b->selector.present && (b->selector.n_match_labels || b->selector.n_match_expressions);
+	b->min_available = spec->min_available;
+	b->max_unavailable = spec->max_unavailable;
+	b->has_disruptions_allowed = spec->has_disruptions_allowed;
+	b->disruptions_allowed = spec->disruptions_allowed;
+	if (spec->n_disrupted_pods) {
+		b->disrupted = arena_alloc(&b->arena, spec->n_disrupted_pods * sizeof(*b->disrupted));
+		if (!b->disrupted) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < spec->n_disrupted_pods; i++)
+			if (!copy_str(&b->arena, spec->disrupted_pods[i], &b->disrupted[i])) {
+				r = -ENOMEM;
+				goto fail;
+			}
+		b->n_disrupted = spec->n_disrupted_pods;
+	}
+	r = strmap_put(&c->pdb_map, b->key, b);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < c->n_pods; i++)
+		if (pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c->pods[i], b)) < 0) {
+			for (size_t j = 0; j < i; j++) /* undo */
+				if (c->pods[j]->n_pdbs && c->pods[j]->pdbs[c->pods[j]->n_pdbs - 1] == b &&
+				    --c->pods[j]->n_pdbs == 0 && c->pods[j]->node)
+					c->pods[j]->node->n_pdb_pods--;
+			strmap_remove(&c->pdb_map, b->key);
+			goto fail;
+		}
+	b->idx = c->n_pdbs;
+	c->pdbs[c->n_pdbs++] = b;
+	return 0;
+fail:
+	pdb_free(b);
+	return r;
+}
+
+int pp_cluster_remove_pdb(pp_cluster *c, const char *ns, const char *name, pp_err *err)
+{
+	if (!c)
+		return -EINVAL;
+	struct pdb *b = find_pdb(c, ns, name);
+	if (!b)
+		return pp_fail(err, -ENOENT, "poddisruptionbudgets/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	for (size_t i = 0; i < c->n_pods; i++) {
+		struct pod *p = c->pods[i];
+		for (size_t j = 0; j < p->n_pdbs; j++)
+			if (p->pdbs[j] == b) {
+				memmove(p->pdbs + j, p->pdbs + j + 1, (p->n_pdbs - j - 1) * sizeof(*p->pdbs));
+				if (--p->n_pdbs == 0 && p->node)
+					p->node->n_pdb_pods--;
+				break;
+			}
+	}
+	strmap_remove(&c->pdb_map, b->key);
+	c->pdbs[b->idx] = c->pdbs[--c->n_pdbs];
+	c->pdbs[b->idx]->idx = b->idx;
+	pdb_free(b);
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Read access */
+
+size_t pp_cluster_node_count(const pp_cluster *c)
+{
+	return c ? c->n_nodes : 0;
+}
+
+size_t pp_cluster_pod_count(const pp_cluster *c)
+{
+	return c ? c->n_pods : 0;
+}
+
+const char *pp_cluster_node_name(const pp_cluster *c, size_t i)
+{
+	return c && i < c->n_nodes ? c->nodes[i]->name : NULL;
+}
+
+void pod_info_fill(const struct pod *p, pp_pod_info *ret)
+{
+	*ret = (pp_pod_info){
+		.namespace_ = p->ns,
+		.name = p->name,
+		.priority = p->priority,
+		.preemption_policy = p->policy,
+		.node_name = p->node ? p->node->name : NULL,
+		.nominated_node_name = p->nominated ? p->nominated->name : NULL,
+		.terminating = p->terminating,
+		.has_start_time = p->has_start,
+		.start_time_ns = p->start,
+		.termination_grace_period_s = p->grace,
+	};
+}
+
+int pp_cluster_pod_info(const pp_cluster *c, const char *ns, const char *name, pp_pod_info *ret)
+{
+	if (!c || !ret)
+		return -EINVAL;
+	struct pod *p = find_pod(c, ns, name);
+	if (!p)
+		return -ENOENT;
+	pod_info_fill(p, ret);
+	return 0;
+}
+
+int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *ns, const char *name, int32_t *ret)
+{
+	if (!c || !ret)
+		return -EINVAL;
+	struct pdb *b = find_pdb(c, ns, name);
+	if (!b)
+		return -ENOENT;
+	*ret = pdb_disruptions_allowed(c, b);
+	return 0;
+}
+
+struct pod *cluster_find_pod(const pp_cluster *c, const char *ns, const char *name)
+{
+	return find_pod(c, ns, name);
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* The cluster model's internal representation, shared by cluster.c, filter.c, pdb.c and
+ * preemption.c. Nothing here is exported. */
+#ifndef PP_CLUSTER_H
+#define PP_CLUSTER_H
+
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "strmap.h"
+
+/* cpu (millicores), memory, ephemeral-storage: the resources every pod and node carries. */
+enum { RES_CPU = 0, RES_MEMORY = 1, RES_EPHEMERAL = 2, N_CORE_RES = 3 };
+
+typedef __int128 i128;
+
+/* Many small allocations freed together: an object's strings and arrays. */
+struct arena_block;
+struct arena {
+	struct arena_block *head;
+};
+void *arena_alloc(struct arena *a, size_t size);
+char *arena_strdup(struct arena *a, const char *s);
+void arena_done(struct arena *a);
+
+/* A scalar (extended) resource amount; id indexes pp_cluster.res_names. */
+struct sres {
+	uint32_t id;
+	int64_t value;
+};
+
+struct sres128 {
+	uint32_t id;
+	i128 value;
+};
+
+struct node;
+struct pdb;
+
+struct pod {
+	struct arena arena;
+	const char *ns, *name, *key; /* key = ns "\x1f" name */
+	pp_label *labels;
+	size_t n_labels;
+	int32_t priority;
+	pp_preemption_policy policy;
+	int64_t req[N_CORE_RES];
+	struct sres *scalar;
+	size_t n_scalar;
+	bool zero_request; /* requests nothing at all: only the pod count is checked */
+	struct node *node;      /* bound node, or NULL */
+	struct node *nominated; /* pending pods only */
+	bool has_start;
+	int64_t start;
+	bool terminating;
+	int64_t deletion;
+	bool preempted_by_scheduler;
+	bool not_ready;
+	int64_t grace;
+	pp_toleration *tolerations;
+	size_t n_tolerations;
+	pp_label *node_selector;
+	size_t n_node_selector;
+	bool has_node_affinity;
+	pp_node_selector_term *node_affinity;
+	size_t n_node_affinity;
+	pp_pod_affinity_term *affinity;
+	size_t n_affinity;
+	pp_pod_affinity_term *anti_affinity;
+	size_t n_anti_affinity;
+	struct pdb **pdbs; /* PDBs that match it in the preemption sense (malloc'ed) */
+	size_t n_pdbs;
+	size_t idx;     /* in pp_cluster.pods */
+	size_t nom_idx; /* in nominated->nominated */
+};
+
+/* A bound pod as the node keeps it, hot fields inline so that scans stay in cache. */
+struct slot {
+	int32_t prio;
+	bool has_start;
+	int64_t start;
+	int64_t req[N_CORE_RES];
+	struct pod *pod;
+};
+
+struct node {
+	/* hot: read for every node of every decision */
+	i128 req_total[N_CORE_RES]; /* = psum[n_pods], inline so that most nodes need no other line */
+	int64_t alloc[N_CORE_RES];
+	int64_t max_pods;
+	int32_t max_prio, min_prio; /* of the bound pods (valid when n_pods > 0) */
+	i128 (*psum)[N_CORE_RES]; /* psum[i] = Σ core requests of slots[0..i) */
+	struct slot *slots; /* bound pods, most important first (priority desc, start asc with
+	                       "no start" last, namespace, name) */
+	size_t n_pods;
+	size_t n_nominated;
+	size_t n_taints;
+	size_t n_pdb_pods; /* bound pods matching some PDB */
+	bool unschedulable;
+	/* cold */
+	size_t cap_pods, cap_nominated;
+	struct arena arena;
+	const char *name;
+	pp_label *labels;
+	size_t n_labels;
+	pp_taint *taints;
+	struct sres *alloc_scalar;
+	size_t n_alloc_scalar;
+	struct sres128 *req_scalar; /* Σ scalar requests of bound pods */
+	size_t n_req_scalar, cap_req_scalar;
+	struct pod **nominated; /* pending pods nominated here */
+	size_t n_anti; /* bound pods with required anti-affinity */
+	size_t idx;    /* in pp_cluster.nodes (name order) */
+};
+
+struct pdb {
+	struct arena arena;
+	const char *ns, *name, *key;
+	pp_label_selector selector;
+	bool preempt_selectable; /* non-nil, non-empty selector: may match in preemption */
+	pp_int_or_percent min_available, max_unavailable;
+	bool has_disruptions_allowed;
+	int32_t disruptions_allowed;
+	const char **disrupted;
+	size_t n_disrupted;
+	size_t idx;
+};
+
+struct pp_cluster {
+	struct node **nodes; /* ascending name */
+	size_t n_nodes, cap_nodes;
+	struct strmap node_map;
+	struct pod **pods;
+	size_t n_pods, cap_pods;
+	struct strmap pod_map;
+	struct pdb **pdbs;
+	size_t n_pdbs, cap_pdbs;
+	struct strmap pdb_map;
+	char **res_names; /* scalar resource names by id */
+	size_t n_res, cap_res;
+	struct strmap res_map; /* name -> id + 1 */
+	bool any_start;
+	int64_t max_start; /* max start time ever added: decides whether slot order matches "now" */
+	size_t n_anti;     /* bound pods with required anti-affinity, cluster-wide */
+};
+
+/* select.c */
+const char *labels_get(const pp_label *labels, size_t n, const char *key);
+bool label_selector_matches(const pp_label_selector *sel, const pp_label *labels, size_t n);
+bool node_selector_term_matches(const pp_node_selector_term *t, const struct node *node);
+bool pod_matches_node_affinity(const struct pod *pod, const struct node *node);
+bool toleration_tolerates(const pp_toleration *t, const pp_taint *taint);
+bool pod_tolerates(const struct pod *pod, const pp_taint *taint);
+bool affinity_term_matches(const pp_pod_affinity_term *t, const char *term_ns, const struct pod *pod);
+bool pdb_matches_pod(const struct pdb *pdb, const struct pod *pod);
+bool pdb_disrupted(const struct pdb *pdb, const char *pod_name);
+
+/* pdb.c: status.disruptionsAllowed, given or as the disruption controller computes it. */
+int32_t pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *pdb);
+
+/* cluster.c */
+void pod_info_fill(const struct pod *p, pp_pod_info *ret);
+struct pod *cluster_find_pod(const pp_cluster *c, const char *ns, const char *name);
+
+/* Importance order of two bound pods (MoreImportantPod + DESIGN §3), start of "no start" = now. */
+int slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now);
+
+#endif

@@ -1,0 +1,1259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduling filters and DefaultPreemption (reference §4, §7), made deterministic
+ * (DESIGN.md §3), with per-node aggregates instead of per-victim filter re-runs:
+ *  - "fits after removing every lower-priority pod" is one prefix-sum lookup per node;
+ *  - the reprieve walks the node's lower-priority pods once, adding each back into a running
+ *    slack (only the resources the preemptor requests matter, as in fitsRequest);
+ *  - nodes are scanned in name order, so the final tie-break is "first best wins".
+ * Inter-pod (anti-)affinity is evaluated from cluster-wide topology counts built once per
+ * decision, adjusted by the pods removed on the node under test, as the plugin's
+ * PreFilterExtensions do in Kubernetes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+
+/* Filter failures, in the order Kubernetes' default Filter plugins run. */
+enum {
+	F_UNSCHEDULABLE = 1 << 0,   /* NodeUnschedulable */
+	F_TAINT = 1 << 1,           /* TaintToleration */
+	F_NODE_AFFINITY = 1 << 2,   /* NodeAffinity */
+	F_PODS = 1 << 3,            /* NodeResourcesFit: Too many pods */
+	F_CPU = 1 << 4,
+	F_MEMORY = 1 << 5,
+	F_EPHEMERAL = 1 << 6,
+	F_SCALAR = 1 << 7,          /* ids in struct fail */
+	F_POD_AFFINITY = 1 << 8,    /* InterPodAffinity */
+	F_POD_ANTI_AFFINITY = 1 << 9,
+	F_EXISTING_ANTI_AFFINITY = 1 << 10,
+	F_NO_VICTIMS = 1 << 11,     /* preemption dry run: nothing of lower priority */
+	F_RESOURCES = F_PODS | F_CPU | F_MEMORY | F_EPHEMERAL | F_SCALAR,
+};
+
+#define MAX_SCALAR_REASONS 8
+
+struct fail {
+	unsigned mask;
+	bool unresolvable;
+	const pp_taint *taint;
+	uint32_t scalar[MAX_SCALAR_REASONS];
+	size_t n_scalar;
+};
+
+/* ----------------------------------------------------------------------------------------- */
+/* Inter-pod affinity state for one decision */
+
+struct count_map {
+	const char *key; /* topology key */
+	struct strmap values; /* topology value -> count (as uintptr) */
+};
+
+struct aff {
+	/* the preemptor's required affinity terms: pods matching all terms, per topology value */
+	struct count_map *aff; /* one per term */
+	int64_t aff_total;
+	bool self_match;
+	struct count_map *anti; /* one per preemptor anti-affinity term */
+	struct count_map *ex;   /* existing pods' anti-affinity terms matching the preemptor, by key */
+	size_t n_ex, cap_ex;
+};
+
+/* Changes to the counts caused by pods removed from the node under test. */
+struct aff_delta {
+	int64_t match_all;
+	int64_t *anti; /* per preemptor anti term */
+	int64_t *ex;   /* per ex key */
+};
+
+static uintptr_t map_count(const struct strmap *m, const char *v)
+{
+	return (uintptr_t)strmap_get(m, v);
+}
+
+static int map_add(struct strmap *m, const char *v, uintptr_t d)
+{
+	return strmap_put(m, v, (void *)(map_count(m, v) + d));
+}
+
+static bool pod_matches_all_terms(const pp_pod_affinity_term *t, size_t n, const char *ns, const struct pod *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!affinity_term_matches(&t[i], ns, p))
+			return false;
+	return true;
+}
+
+static struct count_map *ex_map(struct aff *a, const char *key, bool create)
+{
+	for (size_t i = 0; i < a->n_ex; i++)
+		if (strcmp(a->ex[i].key, key) == 0)
+			return &a->ex[i];
+	if (!create)
+		return NULL;
+	if (a->n_ex == a->cap_ex) {
+		size_t cap = a->cap_ex ? a->cap_ex * 2 : 4;
+		struct count_map *e = realloc(a->ex, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		a->ex = e;
+		a->cap_ex = cap;
+	}
+	a->ex[a->n_ex] = (struct count_map){ .key = key };
+	return &a->ex[a->n_ex++];
+}
+
+static void aff_free(struct aff *a, const struct pod *pre)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; a->aff && i < pre->n_affinity; i++)
+		strmap_done(&a->aff[i].values);
+	for (size_t i = 0; a->anti && i < pre->n_anti_affinity; i++)
+		strmap_done(&a->anti[i].values);
+	for (size_t i = 0; i < a->n_ex; i++)
+		strmap_done(&a->ex[i].values);
+	free(a->aff);
+	free(a->anti);
+	free(a->ex);
+	free(a);
+}
+
+static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **ret)
+{
+	struct aff *a = calloc(1, sizeof(*a));
+	int r = -ENOMEM;
+	if (!a)
+		return -ENOMEM;
+	a->aff = calloc(pre->n_affinity + 1, sizeof(*a->aff));
+	a->anti = calloc(pre->n_anti_affinity + 1, sizeof(*a->anti));
+	if (!a->aff || !a->anti)
+		goto fail;
+	for (size_t t = 0; t < pre->n_affinity; t++)
+		a->aff[t].key = pre->affinity[t].topology_key;
+	for (size_t t = 0; t < pre->n_anti_affinity; t++)
+		a->anti[t].key = pre->anti_affinity[t].topology_key;
+	a->self_match = pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, pre);
+
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = c->nodes[i];
+		for (size_t j = 0; j < n->n_pods; j++) {
+			const struct pod *p = n->slots[j].pod;
+			if (pre->n_affinity && pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, p))
+				for (size_t t = 0; t < pre->n_affinity; t++) {
+					const char *v = labels_get(n->labels, n->n_labels, a->aff[t].key);
+					if (v) {
+						if (map_add(&a->aff[t].values, v, 1) < 0)
+							goto fail;
+						a->aff_total++;
+					}
+				}
+			for (size_t t = 0; t < pre->n_anti_affinity; t++) {
+				const char *v = labels_get(n->labels, n->n_labels, a->anti[t].key);
+				if (v && affinity_term_matches(&pre->anti_affinity[t], pre->ns, p) &&
+				    map_add(&a->anti[t].values, v, 1) < 0)
+					goto fail;
+			}
+			for (size_t t = 0; t < p->n_anti_affinity; t++) {
+				const pp_pod_affinity_term *te = &p->anti_affinity[t];
+				const char *v = labels_get(n->labels, n->n_labels, te->topology_key);
+				if (!v || !affinity_term_matches(te, p->ns, pre))
+					continue;
+				struct count_map *m = ex_map(a, te->topology_key, true);
+				if (!m || map_add(&m->values, v, 1) < 0)
+					goto fail;
+			}
+		}
+	}
+	*ret = a;
+	return 0;
+fail:
+	aff_free(a, pre);
+	return r;
+}
+
+/* Adds (sign = -1: removes from the node) a pod's contributions to the delta. */
+static void aff_contrib(const struct aff *a, const struct pod *pre, const struct node *n, const struct pod *p,
+                        int sign, struct aff_delta *d)
+{
+	if (pre->n_affinity && pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, p))
+		d->match_all += sign;
+	for (size_t t = 0; t < pre->n_anti_affinity; t++)
+		if (affinity_term_matches(&pre->anti_affinity[t], pre->ns, p))
+			d->anti[t] += sign;
+	for (size_t t = 0; t < p->n_anti_affinity; t++) {
+		const pp_pod_affinity_term *te = &p->anti_affinity[t];
+		if (!labels_get(n->labels, n->n_labels, te->topology_key) || !affinity_term_matches(te, p->ns, pre))
+			continue;
+		for (size_t k = 0; k < a->n_ex; k++)
+			if (strcmp(a->ex[k].key, te->topology_key) == 0)
+				d->ex[k] += sign;
+	}
+}
+
+/* InterPodAffinity Filter with the counts adjusted by d (pods removed from n). */
+static unsigned aff_check(const struct aff *a, const struct pod *pre, const struct node *n, const struct aff_delta *d,
+                          bool *unresolvable)
+{
+	if (pre->n_affinity) {
+		bool exist = true;
+		for (size_t t = 0; t < pre->n_affinity; t++) {
+			const char *v = labels_get(n->labels, n->n_labels, a->aff[t].key);
+			if (!v) {
+				*unresolvable = true;
+				return F_POD_AFFINITY;
+			}
+			if ((int64_t)map_count(&a->aff[t].values, v) + d->match_all <= 0)
+				exist = false;
+		}
+		/* Every removed matching pod sat on n, which has every term's key: nt pairs each. */
+		if (!exist &&
+		    !(a->aff_total + d->match_all * (int64_t)pre->n_affinity == 0 && a->self_match)) {
+			*unresolvable = true;
+			return F_POD_AFFINITY;
+		}
+	}
+	for (size_t t = 0; t < pre->n_anti_affinity; t++) {
+		const char *v = labels_get(n->labels, n->n_labels, a->anti[t].key);
+		if (v && (int64_t)map_count(&a->anti[t].values, v) + d->anti[t] > 0)
+			return F_POD_ANTI_AFFINITY;
+	}
+	for (size_t k = 0; k < a->n_ex; k++) {
+		const char *v = labels_get(n->labels, n->n_labels, a->ex[k].key);
+		if (v && (int64_t)map_count(&a->ex[k].values, v) + d->ex[k] > 0)
+			return F_EXISTING_ANTI_AFFINITY;
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* The decision context */
+
+struct key {
+	int64_t f[5]; /* violations, top priority, Σ(prio + 2^31), count, -start: lower is better */
+};
+
+struct ctx {
+	const pp_cluster *c;
+	const struct pod *pre;
+	int64_t now;
+	bool order_ok; /* stored slot order equals the order for this now */
+	bool need_scalar;
+	struct aff *aff;
+	struct aff_delta delta;
+	/* scratch, sized for the largest node */
+	const struct slot **lower;
+	unsigned char *flags; /* per lower pod: 1 violating, 2 victim */
+	i128 *sslack;         /* per preemptor scalar request */
+	size_t cap_lower;
+	/* PDB budgets: allowed computed once per decision, budget reset per node via stamps */
+	int32_t *pdb_allowed;
+	bool *pdb_known;
+	int64_t *budget;
+	uint64_t *stamp;
+	uint64_t cur_stamp;
+};
+
+static i128 node_alloc_scalar(const struct node *n, uint32_t id)
+{
+	for (size_t i = 0; i < n->n_alloc_scalar; i++)
+		if (n->alloc_scalar[i].id == id)
+			return n->alloc_scalar[i].value;
+	return 0;
+}
+
+static i128 node_req_scalar(const struct node *n, uint32_t id)
+{
+	for (size_t i = 0; i < n->n_req_scalar; i++)
+		if (n->req_scalar[i].id == id)
+			return n->req_scalar[i].value;
+	return 0;
+}
+
+static int64_t pod_scalar(const struct pod *p, uint32_t id)
+{
+	for (size_t i = 0; i < p->n_scalar; i++)
+		if (p->scalar[i].id == id)
+			return p->scalar[i].value;
+	return 0;
+}
+
+/* NodeUnschedulable, TaintToleration, NodeAffinity: never resolvable by preemption. */
+static unsigned static_filters(const struct pod *pre, const struct node *n, struct fail *f)
+{
+	if (n->unschedulable) {
+		static const pp_taint cordon = { .key = "node.kubernetes.io/unschedulable", .value = "",
+			                         .effect = PP_EFFECT_NO_SCHEDULE };
+		if (!pod_tolerates(pre, &cordon)) {
+			f->mask = F_UNSCHEDULABLE;
+			f->unresolvable = true;
+			return f->mask;
+		}
+	}
+	for (size_t i = 0; i < n->n_taints; i++) {
+		const pp_taint *t = &n->taints[i];
+		if (t->effect == PP_EFFECT_PREFER_NO_SCHEDULE || pod_tolerates(pre, t))
+			continue;
+		f->mask = F_TAINT;
+		f->taint = t;
+		f->unresolvable = true;
+		return f->mask;
+	}
+	if (!pod_matches_node_affinity(pre, n)) {
+		f->mask = F_NODE_AFFINITY;
+		f->unresolvable = true;
+		return f->mask;
+	}
+	return 0;
+}
+
+/* Nominated pods of priority >= the preemptor's count on their node (the two-pass rule: for
+ * resources the first pass, with them, is the stricter one). */
+struct extra {
+	int64_t pods;
+	i128 req[N_CORE_RES];
+};
+
+static void nominated_extra(const struct ctx *x, const struct node *n, struct extra *e)
+{
+	*e = (struct extra){ 0 };
+	for (size_t i = 0; i < n->n_nominated; i++) {
+		const struct pod *p = n->nominated[i];
+		if (p == x->pre || p->priority < x->pre->priority)
+			continue;
+		e->pods++;
+		for (int k = 0; k < N_CORE_RES; k++)
+			e->req[k] += p->req[k];
+	}
+}
+
+static i128 nominated_scalar(const struct ctx *x, const struct node *n, uint32_t id)
+{
+	i128 s = 0;
+	for (size_t i = 0; i < n->n_nominated; i++) {
+		const struct pod *p = n->nominated[i];
+		if (p != x->pre && p->priority >= x->pre->priority)
+			s += pod_scalar(p, id);
+	}
+	return s;
+}
+
+/* Σ scalar request id of the node's pods from slot `from` on (the lower-priority ones). */
+static i128 lower_scalar(const struct node *n, size_t from, uint32_t id)
+{
+	i128 s = 0;
+	for (size_t i = from; i < n->n_pods; i++)
+		s += pod_scalar(n->slots[i].pod, id);
+	return s;
+}
+
+/*
+ * NodeResourcesFit with only the node's first `keep` pods (in slot order) present, plus the
+ * nominated extras. keep = n_pods is the node as it is.
+ */
+static unsigned resources_fit(const struct ctx *x, const struct node *n, size_t keep, const struct extra *e,
+                              struct fail *f)
+{
+	const struct pod *pre = x->pre;
+	unsigned m = 0;
+
+	if ((i128)keep + e->pods + 1 > n->max_pods) {
+		m |= F_PODS;
+		if (n->max_pods < 1)
+			f->unresolvable = true;
+	}
+	if (!pre->zero_request) {
+		static const unsigned bits[N_CORE_RES] = { F_CPU, F_MEMORY, F_EPHEMERAL };
+		static const i128 none[N_CORE_RES];
+		const i128 *core_used = keep == n->n_pods ? n->req_total : keep == 0 ? none : n->psum[keep];
+		for (int k = 0; k < N_CORE_RES; k++) {
+			int64_t want = pre->req[k];
+			if (want > 0 && want > (i128)n->alloc[k] - core_used[k] - e->req[k]) {
+				m |= bits[k];
+				if (want > n->alloc[k]) /* PR #131345: no preemption can make room */
+					f->unresolvable = true;
+			}
+		}
+		for (size_t i = 0; i < pre->n_scalar; i++) {
+			uint32_t id = pre->scalar[i].id;
+			int64_t want = pre->scalar[i].value;
+			if (want == 0)
+				continue;
+			i128 used = node_req_scalar(n, id) + nominated_scalar(x, n, id);
+			if (keep < n->n_pods)
+				used -= lower_scalar(n, keep, id);
+			i128 alloc = node_alloc_scalar(n, id);
+			if (want > alloc - used) {
+				m |= F_SCALAR;
+				if (f->n_scalar < MAX_SCALAR_REASONS)
+					f->scalar[f->n_scalar++] = id;
+				if (want > alloc)
+					f->unresolvable = true;
+			}
+		}
+	}
+	f->mask |= m;
+	return m;
+}
+
+/* First pass: the node as it is. Returns 0 when the pod fits. */
+static unsigned filter_now(struct ctx *x, const struct node *n, struct fail *f)
+{
+	struct extra e;
+	*f = (struct fail){ 0 };
+	if (static_filters(x->pre, n, f))
+		return f->mask;
+	nominated_extra(x, n, &e);
+	if (resources_fit(x, n, n->n_pods, &e, f))
+		return f->mask;
+	if (x->aff) {
+		memset(x->delta.anti, 0, x->pre->n_anti_affinity * sizeof(int64_t));
+		memset(x->delta.ex, 0, x->aff->n_ex * sizeof(int64_t));
+		x->delta.match_all = 0;
+		f->mask = aff_check(x->aff, x->pre, n, &x->delta, &f->unresolvable);
+	}
+	return f->mask;
+}
+
+/* First slot whose priority is below the preemptor's: the lower-priority pods are a suffix. */
+static size_t first_lower(const struct node *n, int32_t prio)
+{
+	if (n->n_pods == 0 || n->max_prio < prio)
+		return 0;
+	if (n->min_prio >= prio)
+		return n->n_pods;
+	size_t lo = 0, hi = n->n_pods;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (n->slots[mid].prio >= prio)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int slot_cmp_ctx(const void *a, const void *b, void *userdata)
+{
+	return slot_cmp_now(*(const struct slot *const *)a, *(const struct slot *const *)b, *(const int64_t *)userdata);
+}
+
+static int32_t pdb_allowed(struct ctx *x, const struct pdb *b)
+{
+	if (!x->pdb_known[b->idx]) {
+		x->pdb_allowed[b->idx] = pdb_disruptions_allowed(x->c, b);
+		x->pdb_known[b->idx] = true;
+	}
+	return x->pdb_allowed[b->idx];
+}
+
+enum { FL_VIOLATING = 1, FL_VICTIM = 2 };
+
+/*
+ * SelectVictimsOnNode for a node whose first pass failed with a resolvable status.
+ * Returns 1 with the key filled (x->lower/x->flags describe the victims), 0 when the node is not
+ * a candidate (f says why), or a negative errno.
+ */
+static int select_victims(struct ctx *x, const struct node *n, struct fail *f, struct key *key, size_t *ret_nlower)
+{
+	const struct pod *pre = x->pre;
+	size_t h = first_lower(n, pre->priority), nl = n->n_pods - h;
+	struct extra e;
+
+	*f = (struct fail){ 0 };
+	if (nl == 0) {
+		f->mask = F_NO_VICTIMS;
+		return 0;
+	}
+	nominated_extra(x, n, &e);
+	if (resources_fit(x, n, h, &e, f))
+		return 0;
+	if (x->aff) {
+		memset(x->delta.anti, 0, pre->n_anti_affinity * sizeof(int64_t));
+		memset(x->delta.ex, 0, x->aff->n_ex * sizeof(int64_t));
+		x->delta.match_all = 0;
+		for (size_t i = h; i < n->n_pods; i++)
+			aff_contrib(x->aff, pre, n, n->slots[i].pod, -1, &x->delta);
+		bool unres = false;
+		f->mask = aff_check(x->aff, pre, n, &x->delta, &unres);
+		if (f->mask)
+			return 0;
+	}
+
+	/* Candidate: reprieve in importance order, PDB-violating pods first. */
+	if (nl > x->cap_lower) {
+		size_t cap = nl * 2;
+		const struct slot **l = realloc(x->lower, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		x->lower = l;
+		unsigned char *fl = realloc(x->flags, cap);
+		if (!fl)
+			return -ENOMEM;
+		x->flags = fl;
+		x->cap_lower = cap;
+	}
+	bool any_pdb = false;
+	for (size_t i = 0; i < nl; i++) {
+		x->lower[i] = &n->slots[h + i];
+		x->flags[i] = 0;
+	}
+	if (n->n_pdb_pods) /* the pods themselves are only touched when a PDB may matter */
+		for (size_t i = 0; i < nl; i++)
+			any_pdb |= n->slots[h + i].pod->n_pdbs > 0;
+	if (!x->order_ok)
+		qsort_r(x->lower, nl, sizeof(*x->lower), slot_cmp_ctx, &x->now);
+	if (any_pdb) {
+		x->cur_stamp++;
+		for (size_t i = 0; i < nl; i++) {
+			const struct pod *p = x->lower[i]->pod;
+			for (size_t j = 0; j < p->n_pdbs; j++) {
+				const struct pdb *b = p->pdbs[j];
+				if (pdb_disrupted(b, p->name))
+					continue;
+				if (x->stamp[b->idx] != x->cur_stamp) {
+					x->stamp[b->idx] = x->cur_stamp;
+					x->budget[b->idx] = pdb_allowed(x, b);
+				}
+				if (--x->budget[b->idx] < 0)
+					x->flags[i] |= FL_VIOLATING;
+			}
+		}
+	}
+
+	/* Slack of every checked resource with all lower-priority pods removed. */
+	i128 pods_slack = (i128)n->max_pods - h - e.pods - 1;
+	i128 slack[N_CORE_RES] = { 0 };
+	bool check[N_CORE_RES] = { false };
+	if (!pre->zero_request)
+		for (int k = 0; k < N_CORE_RES; k++)
+			if (pre->req[k] > 0) {
+				check[k] = true;
+				slack[k] = (i128)n->alloc[k] - (h ? n->psum[h][k] : 0) - e.req[k] - pre->req[k];
+			}
+	i128 *sslack = x->sslack;
+	size_t ns = x->need_scalar ? pre->n_scalar : 0;
+	for (size_t s = 0; s < ns; s++) {
+		uint32_t id = pre->scalar[s].id;
+		sslack[s] = node_alloc_scalar(n, id) - (node_req_scalar(n, id) - lower_scalar(n, h, id)) -
+		            nominated_scalar(x, n, id) - pre->scalar[s].value;
+	}
+
+	size_t count = 0, viol = 0;
+	int64_t sum = 0;
+	const struct slot *top = NULL;
+	for (int pass = 0; pass < (any_pdb ? 2 : 1); pass++) {
+		for (size_t i = 0; i < nl; i++) {
+			if (any_pdb && ((x->flags[i] & FL_VIOLATING) != 0) != (pass == 0))
+				continue;
+			const struct slot *sl = x->lower[i];
+			bool fits = pods_slack >= 1;
+			for (int k = 0; k < N_CORE_RES; k++)
+				if (check[k] && slack[k] < sl->req[k])
+					fits = false;
+			for (size_t s = 0; s < ns && fits; s++)
+				if (pre->scalar[s].value > 0 && sslack[s] < pod_scalar(sl->pod, pre->scalar[s].id))
+					fits = false;
+			if (fits && x->aff) {
+				aff_contrib(x->aff, pre, n, sl->pod, +1, &x->delta);
+				bool unres = false;
+				if (aff_check(x->aff, pre, n, &x->delta, &unres)) {
+					aff_contrib(x->aff, pre, n, sl->pod, -1, &x->delta);
+					fits = false;
+				}
+			}
+			if (fits) {
+				pods_slack--;
+				for (int k = 0; k < N_CORE_RES; k++)
+					slack[k] -= sl->req[k];
+				for (size_t s = 0; s < ns; s++)
+					sslack[s] -= pod_scalar(sl->pod, pre->scalar[s].id);
+				continue;
+			}
+			x->flags[i] |= FL_VICTIM;
+			count++;
+			sum += (int64_t)sl->prio + ((int64_t)1 << 31);
+			if (x->flags[i] & FL_VIOLATING)
+				viol++;
+			/* lower[] is in importance order: the victim with the smallest index is victims[0] */
+			if (!top || slot_cmp_now(sl, top, x->now) < 0)
+				top = sl;
+		}
+	}
+	if (count == 0) { /* cannot happen when the first pass failed; kube needs >= 1 victim */
+		f->mask = F_NO_VICTIMS;
+		return 0;
+	}
+	key->f[0] = (int64_t)viol;
+	key->f[1] = top->prio;
+	key->f[2] = sum;
+	key->f[3] = (int64_t)count;
+	int64_t st = top->has_start ? top->start : x->now;
+	key->f[4] = st == INT64_MIN ? INT64_MAX : -st; /* later start wins */
+	*ret_nlower = nl;
+	return 1;
+}
+
+/* Number of equal leading criteria. */
+static int key_lcp(const struct key *a, const struct key *b)
+{
+	int i = 0;
+	while (i < 5 && a->f[i] == b->f[i])
+		i++;
+	return i;
+}
+
+static bool key_less(const struct key *a, const struct key *b)
+{
+	int i = key_lcp(a, b);
+	return i < 5 && a->f[i] < b->f[i];
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Results */
+
+struct pp_preemption {
+	struct arena arena;
+	pp_outcome outcome;
+	const char *node;
+	const char *reason;
+	pp_victim *victims;
+	size_t n_victims;
+	size_t violations;
+	pp_criterion criterion;
+	pp_pod_info *cleared;
+	size_t n_cleared;
+	pp_node_explain *explain;
+	size_t n_explain;
+};
+
+const char *pp_criterion_name(pp_criterion c)
+{
+	switch (c) {
+	case PP_CRIT_NONE:
+		return "none";
+	case PP_CRIT_SINGLE_CANDIDATE:
+		return "only candidate";
+	case PP_CRIT_PDB_VIOLATIONS:
+		return "fewest PDB violations";
+	case PP_CRIT_HIGHEST_PRIORITY:
+		return "lowest highest-victim priority";
+	case PP_CRIT_PRIORITY_SUM:
+		return "lowest sum of victim priorities";
+	case PP_CRIT_VICTIM_COUNT:
+		return "fewest victims";
+	case PP_CRIT_START_TIME:
+		return "latest start of the highest-priority victims";
+	case PP_CRIT_NODE_NAME:
+		return "smallest node name";
+	}
+	return "?";
+}
+
+/* A growable string in the result's arena-free heap, for reasons. */
+struct buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap : 128;
+		while (cap <= b->len + (size_t)n)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+/* The failure's reasons as Kubernetes words them, in plugin order. Calls fn per reason. */
+static void fail_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud)
+{
+	char tmp[600];
+	if (f->mask & F_UNSCHEDULABLE)
+		fn("node(s) were unschedulable", ud);
+	if (f->mask & F_TAINT) {
+		snprintf(tmp, sizeof(tmp), "node(s) had untolerated taint {%.250s: %.250s}", f->taint->key,
+		         f->taint->value ? f->taint->value : "");
+		fn(tmp, ud);
+	}
+	if (f->mask & F_NODE_AFFINITY)
+		fn("node(s) didn't match Pod's node affinity/selector", ud);
+	if (f->mask & F_PODS)
+		fn("Too many pods", ud);
+	if (f->mask & F_CPU)
+		fn("Insufficient cpu", ud);
+	if (f->mask & F_MEMORY)
+		fn("Insufficient memory", ud);
+	if (f->mask & F_EPHEMERAL)
+		fn("Insufficient ephemeral-storage", ud);
+	for (size_t i = 0; i < f->n_scalar; i++) {
+		snprintf(tmp, sizeof(tmp), "Insufficient %.500s", c->res_names[f->scalar[i]]);
+		fn(tmp, ud);
+	}
+	if (f->mask & F_POD_AFFINITY)
+		fn("node(s) didn't match pod affinity rules", ud);
+	if (f->mask & F_POD_ANTI_AFFINITY)
+		fn("node(s) didn't match pod anti-affinity rules", ud);
+	if (f->mask & F_EXISTING_ANTI_AFFINITY)
+		fn("node(s) didn't satisfy existing pods anti-affinity rules", ud);
+	if (f->mask & F_NO_VICTIMS)
+		fn("No preemption victims found for incoming pod", ud);
+}
+
+static void join_reason(const char *r, void *ud)
+{
+	struct buf *b = ud;
+	buf_printf(b, "%s%s", b->len ? "; " : "", r);
+}
+
+/* Reason histogram as FitError.Error() prints it: "N reason" sorted by reason. */
+struct histo {
+	char **reason;
+	size_t *count;
+	size_t n, cap;
+	bool oom;
+};
+
+static void histo_add(const char *r, void *ud)
+{
+	struct histo *h = ud;
+	for (size_t i = 0; i < h->n; i++)
+		if (strcmp(h->reason[i], r) == 0) {
+			h->count[i]++;
+			return;
+		}
+	if (h->oom)
+		return;
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 8;
+		char **rs = realloc(h->reason, cap * sizeof(*rs));
+		if (rs)
+			h->reason = rs;
+		size_t *cs = realloc(h->count, cap * sizeof(*cs));
+		if (cs)
+			h->count = cs;
+		if (!rs || !cs) {
+			h->oom = true;
+			return;
+		}
+		h->cap = cap;
+	}
+	h->reason[h->n] = strdup(r);
+	if (!h->reason[h->n]) {
+		h->oom = true;
+		return;
+	}
+	h->count[h->n++] = 1;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void histo_print(struct histo *h, struct buf *b, size_t n_nodes)
+{
+	/* sort reasons (and counts along) by text */
+	for (size_t i = 1; i < h->n; i++)
+		for (size_t j = i; j > 0 && cmp_strp(&h->reason[j - 1], &h->reason[j]) > 0; j--) {
+			char *t = h->reason[j];
+			h->reason[j] = h->reason[j - 1];
+			h->reason[j - 1] = t;
+			size_t u = h->count[j];
+			h->count[j] = h->count[j - 1];
+			h->count[j - 1] = u;
+		}
+	buf_printf(b, "0/%zu nodes are available: ", n_nodes);
+	for (size_t i = 0; i < h->n; i++)
+		buf_printf(b, "%s%zu %s", i ? ", " : "", h->count[i], h->reason[i]);
+	buf_printf(b, ".");
+	for (size_t i = 0; i < h->n; i++)
+		free(h->reason[i]);
+	free(h->reason);
+	free(h->count);
+	*h = (struct histo){ 0 };
+}
+
+static const char *arena_copy(struct arena *a, const char *s, bool *oom)
+{
+	const char *r = arena_strdup(a, s ? s : "");
+	if (!r)
+		*oom = true;
+	return r ? r : "";
+}
+
+pp_preemption *pp_preemption_free(pp_preemption *p)
+{
+	if (!p)
+		return NULL;
+	arena_done(&p->arena);
+	free(p);
+	return NULL;
+}
+
+static void ctx_done(struct ctx *x)
+{
+	aff_free(x->aff, x->pre);
+	free(x->delta.anti);
+	free(x->delta.ex);
+	free(x->lower);
+	free(x->flags);
+	free(x->sslack);
+	free(x->pdb_allowed);
+	free(x->pdb_known);
+	free(x->budget);
+	free(x->stamp);
+}
+
+/* Fills victims of a candidate node from x->lower/x->flags (importance order). */
+static int fill_victims(struct ctx *x, pp_preemption *res, size_t nl, pp_victim **ret, size_t *ret_n, bool *oom)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nl; i++)
+		n += (x->flags[i] & FL_VICTIM) != 0;
+	pp_victim *v = arena_alloc(&res->arena, (n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t j = 0;
+	for (size_t i = 0; i < nl; i++) {
+		if (!(x->flags[i] & FL_VICTIM))
+			continue;
+		const struct slot *s = x->lower[i];
+		v[j++] = (pp_victim){
+			.namespace_ = arena_copy(&res->arena, s->pod->ns, oom),
+			.name = arena_copy(&res->arena, s->pod->name, oom),
+			.priority = s->prio,
+			.start_time_ns = s->has_start ? s->start : x->now,
+			.terminating = s->pod->terminating,
+			.violates_pdb = (x->flags[i] & FL_VIOLATING) != 0,
+		};
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int cmp_pod_info(const void *a, const void *b)
+{
+	const pp_pod_info *x = a, *y = b;
+	int r = strcmp(x->namespace_, y->namespace_);
+	return r ? r : strcmp(x->name, y->name);
+}
+
+static const char *eligibility(struct ctx *x)
+{
+	const struct pod *pre = x->pre;
+	if (pre->policy == PP_PREEMPT_NEVER)
+		return "not eligible due to preemptionPolicy=Never.";
+	if (pre->nominated) {
+		struct fail f;
+		filter_now(x, pre->nominated, &f);
+		if (!f.unresolvable)
+			for (size_t i = 0; i < pre->nominated->n_pods; i++) {
+				const struct slot *s = &pre->nominated->slots[i];
+				if (s->prio < pre->priority && s->pod->terminating && s->pod->preempted_by_scheduler)
+					return "not eligible due to a terminating pod on the nominated node.";
+			}
+	}
+	return NULL;
+}
+
+static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom);
+static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct key *best_key,
+                          size_t n_candidates, int lcp_max, bool *oom);
+
+/*
+ * One scan in name order: the first feasible node ends it (FITS); meanwhile every resolvable
+ * node is simulated and only the best key so far is kept, so no per-node state is stored.
+ */
+static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
+{
+	const pp_cluster *c = x->c;
+	const char *not_eligible = eligibility(x);
+	const struct node *best = NULL;
+	struct key best_key = { { 0 } };
+	int lcp_max = -1;
+	size_t n_candidates = 0;
+
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = c->nodes[i];
+		struct fail f;
+		if (!filter_now(x, n, &f)) {
+			res->outcome = PP_OUTCOME_FITS;
+			res->node = arena_copy(&res->arena, n->name, oom);
+			res->reason = "";
+			return 0;
+		}
+		if (f.unresolvable || not_eligible)
+			continue;
+		struct key k;
+		size_t nl;
+		int r = select_victims(x, n, &f, &k, &nl);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		n_candidates++;
+		if (!best) {
+			best = n;
+			best_key = k;
+		} else if (key_less(&k, &best_key)) {
+			lcp_max = key_lcp(&k, &best_key);
+			best = n;
+			best_key = k;
+		} else {
+			int l = key_lcp(&k, &best_key);
+			if (l > lcp_max)
+				lcp_max = l;
+		}
+	}
+	if (!best)
+		return finish_none(x, res, not_eligible, oom);
+	return finish_preempt(x, res, best, &best_key, n_candidates, lcp_max, oom);
+}
+
+int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
+                       pp_preemption **ret, pp_err *err)
+{
+	static const pp_preempt_options defaults = { 0 };
+	struct ctx x = { 0 };
+	pp_preemption *res = NULL;
+	bool oom = false;
+	int r;
+
+	if (!c || !ret)
+		return -EINVAL;
+	if (!opts)
+		opts = &defaults;
+	const struct pod *pre = cluster_find_pod(c, ns, name);
+	if (!pre)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	if (pre->node)
+		return pp_fail(err, -EINVAL, "pods/%s/%s: already bound to %s", pre->ns, pre->name, pre->node->name);
+
+	x.c = c;
+	x.pre = pre;
+	x.now = opts->now_ns;
+	x.order_ok = !c->any_start || opts->now_ns > c->max_start;
+	for (size_t i = 0; i < pre->n_scalar; i++)
+		x.need_scalar |= pre->scalar[i].value > 0;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	r = -ENOMEM;
+	x.sslack = calloc(pre->n_scalar + 1, sizeof(*x.sslack));
+	if (!x.sslack)
+		goto out;
+	if (pre->n_affinity || pre->n_anti_affinity || c->n_anti) {
+		r = aff_build(c, pre, &x.aff);
+		if (r < 0)
+			goto out;
+		x.delta.anti = calloc(pre->n_anti_affinity + 1, sizeof(int64_t));
+		x.delta.ex = calloc(x.aff->n_ex + 1, sizeof(int64_t));
+		if (!x.delta.anti || !x.delta.ex)
+			goto out;
+	}
+	if (c->n_pdbs) {
+		x.pdb_allowed = calloc(c->n_pdbs, sizeof(*x.pdb_allowed));
+		x.pdb_known = calloc(c->n_pdbs, sizeof(*x.pdb_known));
+		x.budget = calloc(c->n_pdbs, sizeof(*x.budget));
+		x.stamp = calloc(c->n_pdbs, sizeof(*x.stamp));
+		if (!x.pdb_allowed || !x.pdb_known || !x.budget || !x.stamp)
+			goto out;
+	}
+	if (opts->explain) {
+		res->explain = arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
+		if (!res->explain)
+			goto out;
+		res->n_explain = c->n_nodes;
+	}
+
+	if (!opts->explain) {
+		r = decide_fast(&x, res, &oom);
+		goto out;
+	}
+
+	/* Pass 1: the scheduling attempt. The first feasible node in name order wins. */
+	const struct node *fit = NULL;
+	size_t n_resolvable = 0;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = c->nodes[i];
+		struct fail f;
+		unsigned m = filter_now(&x, n, &f);
+		if (!m && !fit)
+			fit = n;
+		if (m && !f.unresolvable)
+			n_resolvable++;
+		if (opts->explain) {
+			struct buf b = { 0 };
+			fail_reasons(c, &f, join_reason, &b);
+			res->explain[i] = (pp_node_explain){
+				.node = arena_copy(&res->arena, n->name, &oom),
+				.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
+				.reason = arena_copy(&res->arena, b.s ? b.s : "", &oom),
+			};
+			oom |= b.oom;
+			free(b.s);
+		} else if (fit)
+			break;
+	}
+	if (fit) {
+		res->outcome = PP_OUTCOME_FITS;
+		res->node = arena_copy(&res->arena, fit->name, &oom);
+		res->reason = "";
+		r = oom ? -ENOMEM : 0;
+		goto out;
+	}
+
+	/* Eligibility (§7.1). */
+	const char *not_eligible = eligibility(&x);
+
+	/* Pass 2: candidates and the best of them. */
+	const struct node *best = NULL;
+	struct key best_key = { { 0 } };
+	int lcp_max = -1; /* longest common criteria prefix of any other candidate with the best */
+	size_t n_candidates = 0;
+	if (!not_eligible && n_resolvable > 0)
+		for (size_t i = 0; i < c->n_nodes; i++) {
+			const struct node *n = c->nodes[i];
+			pp_node_explain *e = &res->explain[i];
+			struct fail f;
+			if (e->verdict != PP_NODE_NOT_HELPFUL)
+				continue;
+			struct key k;
+			size_t nl = 0;
+			r = select_victims(&x, n, &f, &k, &nl);
+			if (r < 0)
+				goto out;
+			if (r == 0) {
+				struct buf b = { 0 };
+				fail_reasons(c, &f, join_reason, &b);
+				e->reason = arena_copy(&res->arena, b.s ? b.s : "", &oom);
+				oom |= b.oom;
+				free(b.s);
+				continue;
+			}
+			e->verdict = PP_NODE_CANDIDATE;
+			e->reason = "";
+			e->num_pdb_violations = (size_t)k.f[0];
+			e->priority_sum = k.f[2];
+			r = fill_victims(&x, res, nl, (pp_victim **)&e->victims, &e->n_victims, &oom);
+			if (r < 0)
+				goto out;
+			n_candidates++;
+			/* For a < b <= c lexicographically, lcp(a, c) = min(lcp(a, b), lcp(b, c)); so when a
+			 * new best arrives, every earlier candidate shares at most lcp(new, old) with it. */
+			if (!best) {
+				best = n;
+				best_key = k;
+			} else if (key_less(&k, &best_key)) {
+				lcp_max = key_lcp(&k, &best_key);
+				best = n;
+				best_key = k;
+			} else {
+				int l = key_lcp(&k, &best_key);
+				if (l > lcp_max)
+					lcp_max = l;
+			}
+		}
+	if (!best)
+		r = finish_none(&x, res, not_eligible, &oom);
+	else
+		r = finish_preempt(&x, res, best, &best_key, n_candidates, lcp_max, &oom);
+	if (r >= 0 && best)
+		for (size_t i = 0; i < res->n_explain; i++) {
+			pp_node_explain *e = &res->explain[i];
+			if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == best)
+				continue;
+			/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
+			struct fail f;
+			struct key k;
+			size_t nl;
+			r = select_victims(&x, c->nodes[i], &f, &k, &nl);
+			if (r < 0)
+				break;
+			e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &best_key));
+			r = 0;
+		}
+	if (r >= 0)
+		r = oom ? -ENOMEM : 0;
+out:
+	ctx_done(&x);
+	if (r < 0) {
+		pp_preemption_free(res);
+		return r == -ENOMEM ? pp_fail(err, r, "out of memory") : r;
+	}
+	*ret = res;
+	return 0;
+}
+
+static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom)
+{
+	/* Kubernetes' FitError text: the scheduling failure, then the preemption failure. */
+	const pp_cluster *c = x->c;
+	struct histo h = { 0 };
+	struct buf reason = { 0 };
+	int r = 0;
+
+	if (c->n_nodes == 0)
+		buf_printf(&reason, "no nodes available to schedule pods");
+	else {
+		for (size_t i = 0; i < c->n_nodes; i++) {
+			struct fail f;
+			filter_now(x, c->nodes[i], &f);
+			fail_reasons(c, &f, histo_add, &h);
+		}
+		histo_print(&h, &reason, c->n_nodes);
+	}
+	if (not_eligible)
+		buf_printf(&reason, " preemption: %s", not_eligible);
+	else if (c->n_nodes) {
+		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
+			const struct node *n = c->nodes[i];
+			struct fail f;
+			struct key k;
+			size_t nl;
+			filter_now(x, n, &f);
+			if (f.unresolvable) {
+				histo_add("Preemption is not helpful for scheduling", &h);
+				continue;
+			}
+			r = select_victims(x, n, &f, &k, &nl);
+			if (r >= 0)
+				fail_reasons(c, &f, histo_add, &h);
+		}
+		buf_printf(&reason, " preemption: ");
+		histo_print(&h, &reason, c->n_nodes);
+	}
+	*oom |= h.oom || reason.oom;
+	res->outcome = PP_OUTCOME_NONE;
+	res->reason = arena_copy(&res->arena, reason.s ? reason.s : "", oom);
+	free(reason.s);
+	return r < 0 ? r : 0;
+}
+
+static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct key *best_key,
+                          size_t n_candidates, int lcp_max, bool *oom)
+{
+	const struct pod *pre = x->pre;
+	struct fail f;
+	struct key k;
+	size_t nl = 0;
+	int r;
+
+	(void)best_key;
+	res->outcome = PP_OUTCOME_PREEMPT;
+	res->reason = "";
+	res->node = arena_copy(&res->arena, best->name, oom);
+	res->criterion = n_candidates == 1 ? PP_CRIT_SINGLE_CANDIDATE : (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + lcp_max);
+	r = select_victims(x, best, &f, &k, &nl);
+	if (r < 0)
+		return r;
+	r = fill_victims(x, res, nl, &res->victims, &res->n_victims, oom);
+	if (r < 0)
+		return r;
+	res->violations = (size_t)k.f[0];
+
+	/* Lower-priority pods nominated to the chosen node lose their nomination. */
+	size_t nc = 0;
+	for (size_t i = 0; i < best->n_nominated; i++)
+		nc += best->nominated[i] != pre && best->nominated[i]->priority < pre->priority;
+	if (!nc)
+		return 0;
+	res->cleared = arena_alloc(&res->arena, nc * sizeof(*res->cleared));
+	if (!res->cleared)
+		return -ENOMEM;
+	for (size_t i = 0; i < best->n_nominated; i++) {
+		const struct pod *p = best->nominated[i];
+		if (p == pre || p->priority >= pre->priority)
+			continue;
+		pp_pod_info *pi = &res->cleared[res->n_cleared++];
+		pod_info_fill(p, pi);
+		pi->namespace_ = arena_copy(&res->arena, p->ns, oom);
+		pi->name = arena_copy(&res->arena, p->name, oom);
+		pi->node_name = NULL;
+		pi->nominated_node_name = res->node;
+	}
+	qsort(res->cleared, res->n_cleared, sizeof(*res->cleared), cmp_pod_info);
+	return 0;
+}
+
+pp_outcome pp_preemption_outcome(const pp_preemption *p)
+{
+	return p ? p->outcome : PP_OUTCOME_NONE;
+}
+
+const char *pp_preemption_node(const pp_preemption *p)
+{
+	return p && p->outcome != PP_OUTCOME_NONE ? p->node : NULL;
+}
+
+const char *pp_preemption_reason(const pp_preemption *p)
+{
+	return p && p->reason ? p->reason : "";
+}
+
+size_t pp_preemption_victim_count(const pp_preemption *p)
+{
+	return p ? p->n_victims : 0;
+}
+
+const pp_victim *pp_preemption_victim(const pp_preemption *p, size_t i)
+{
+	return p && i < p->n_victims ? &p->victims[i] : NULL;
+}
+
+size_t pp_preemption_pdb_violations(const pp_preemption *p)
+{
+	return p ? p->violations : 0;
+}
+
+pp_criterion pp_preemption_criterion(const pp_preemption *p)
+{
+	return p ? p->criterion : PP_CRIT_NONE;
+}
+
+size_t pp_preemption_cleared_nomination_count(const pp_preemption *p)
+{
+	return p ? p->n_cleared : 0;
+}
+
+const pp_pod_info *pp_preemption_cleared_nomination(const pp_preemption *p, size_t i)
+{
+	return p && i < p->n_cleared ? &p->cleared[i] : NULL;
+}
+
+size_t pp_preemption_node_count(const pp_preemption *p)
+{
+	return p ? p->n_explain : 0;
+}
+
+const pp_node_explain *pp_preemption_node_explain(const pp_preemption *p, size_t i)
+{
+	return p && i < p->n_explain ? &p->explain[i] : NULL;
+}

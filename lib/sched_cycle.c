@@ -1,0 +1,857 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler: queue + scheduling cycle + simulated graceful termination of victims, over a
+ * pp_cluster it owns (public API: "Scheduling queue and cycle" in preempt.h).
+ *
+ * Which cluster events move which unschedulable pods (kube's QueueingHints, one bit per plugin):
+ *   node added or updated              every failure (an update is not diffed: conservative)
+ *   assigned pod removed (victim gone) resources, anti-affinity
+ *   pod bound / assigned pod added     affinity (+ resources, anti-affinity when the pod held a
+ *                                      nomination elsewhere: its reservation is released)
+ *   assigned pod updated               resources, affinity, anti-affinity
+ *   nomination cleared, nominated pod removed   resources, anti-affinity
+ *   node removed, PDB changes          nothing (no filter can start passing)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sched_fit.h"
+#include "sched_queue.h"
+#include "strmap.h"
+
+#define NSEC_PER_SEC 1000000000LL
+#define DEFAULT_GRACE_S 30
+
+#define EV_POD_GONE (SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI)
+#define EV_POD_BOUND SCHED_REJ_POD_AFFINITY
+#define EV_POD_CHANGED (SCHED_REJ_RESOURCES | SCHED_REJ_POD_AFFINITY | SCHED_REJ_POD_ANTI)
+#define EV_NOMINATION_GONE (SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI)
+
+/* A pod the scheduler tracks: a pending pod (queued) or a victim waiting for its grace period. */
+struct spod {
+	char *key;  /* "ns/name" (neither part can contain a slash) */
+	int32_t priority;
+	bool queued;
+	/* victim being terminated */
+	bool dying;
+	int64_t gone_at;
+	uint64_t seq;
+	size_t heap_idx;
+	char *node;    /* where the victim runs */
+	char *by_key;  /* its preemptor "ns/name", NULL when none */
+};
+
+struct pp_sched {
+	pp_cluster *c;
+	pp_sq_queue *q;
+	pp_sched_options opts;
+	pp_sched_event_fn fn;
+	void *userdata;
+	int64_t now;
+	uint64_t seq;
+	struct strmap pods; /* key -> struct spod */
+	struct spod **dying; /* heap by (gone_at, seq) */
+	size_t n_dying, cap_dying;
+	struct sfit_reasons reasons;
+	pp_sched_reason *ev_reasons;
+	size_t cap_ev_reasons;
+	pp_sched_stats stats;
+};
+
+const char *pp_sched_event_name(pp_sched_event_kind k)
+{
+	static const char *const names[] = {
+		[PP_SCHED_BIND] = "bind",
+		[PP_SCHED_NOMINATE] = "nominate",
+		[PP_SCHED_VICTIM_GONE] = "victim-gone",
+		[PP_SCHED_CLEAR_NOMINATION] = "clear-nomination",
+		[PP_SCHED_UNSCHEDULABLE] = "unschedulable",
+	};
+	return (unsigned)k < PP_ELEMENTSOF(names) ? names[k] : NULL;
+}
+
+/* ---- tracked pods ------------------------------------------------------------------------- */
+
+static struct spod *spod_free(struct spod *p)
+{
+	if (p) {
+		free(p->key);
+		free(p->node);
+		free(p->by_key);
+		free(p);
+	}
+	return NULL;
+}
+
+static int make_key(const char *ns, const char *name, char **ret)
+{
+	size_t a = strlen(ns), b = strlen(name);
+	char *k = malloc(a + b + 2);
+	if (!k)
+		return -ENOMEM;
+	memcpy(k, ns, a);
+	k[a] = '/';
+	memcpy(k + a + 1, name, b + 1);
+	*ret = k;
+	return 0;
+}
+
+/* Looks a pod up by namespace and name without allocating. */
+static struct spod *spod_get(const pp_sched *s, const char *ns, const char *name)
+{
+	char buf[512];
+	size_t a = strlen(ns), b = strlen(name);
+	if (a + b + 2 > sizeof(buf))
+		return NULL; /* longer than any valid namespace/name pair (63 + 253) */
+	memcpy(buf, ns, a);
+	buf[a] = '/';
+	memcpy(buf + a + 1, name, b + 1);
+	return strmap_get(&s->pods, buf);
+}
+
+static int spod_new(pp_sched *s, const char *ns, const char *name, int32_t priority, struct spod **ret)
+{
+	struct spod *p = calloc(1, sizeof(*p));
+	int r;
+	if (!p)
+		return -ENOMEM;
+	r = make_key(ns, name, &p->key);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	p->priority = priority;
+	r = strmap_put(&s->pods, p->key, p);
+	if (r < 0) {
+		spod_free(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
+}
+
+static void spod_names(const struct spod *p, char *ns, size_t ns_size, const char **name)
+{
+	const char *slash = strchr(p->key, '/');
+	size_t n = (size_t)(slash - p->key);
+	if (n >= ns_size)
+		n = ns_size - 1;
+	memcpy(ns, p->key, n);
+	ns[n] = '\0';
+	*name = slash + 1;
+}
+
+static void spod_forget(pp_sched *s, struct spod *p);
+
+/* ---- victims: a heap by the end of their grace period ------------------------------------- */
+
+static bool dying_less(const struct spod *a, const struct spod *b)
+{
+	return a->gone_at != b->gone_at ? a->gone_at < b->gone_at : a->seq < b->seq;
+}
+
+static void dying_set(pp_sched *s, size_t i, struct spod *p)
+{
+	s->dying[i] = p;
+	p->heap_idx = i;
+}
+
+static void dying_sift(pp_sched *s, size_t i)
+{
+	struct spod *p = s->dying[i];
+	while (i > 0 && dying_less(p, s->dying[(i - 1) / 2])) {
+		dying_set(s, i, s->dying[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		size_t l = 2 * i + 1, best = l;
+		if (l >= s->n_dying)
+			break;
+		if (l + 1 < s->n_dying && dying_less(s->dying[l + 1], s->dying[l]))
+			best = l + 1;
+		if (!dying_less(s->dying[best], p))
+			break;
+		dying_set(s, i, s->dying[best]);
+		i = best;
+	}
+	dying_set(s, i, p);
+}
+
+static int dying_push(pp_sched *s, struct spod *p)
+{
+	if (s->n_dying == s->cap_dying) {
+		size_t cap = s->cap_dying ? s->cap_dying * 2 : 64;
+		struct spod **v = realloc(s->dying, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->dying = v;
+		s->cap_dying = cap;
+	}
+	p->dying = true;
+	dying_set(s, s->n_dying++, p);
+	dying_sift(s, s->n_dying - 1);
+	return 0;
+}
+
+static void dying_remove(pp_sched *s, struct spod *p)
+{
+	size_t i = p->heap_idx;
+	struct spod *last = s->dying[--s->n_dying];
+	p->dying = false;
+	if (i == s->n_dying)
+		return;
+	dying_set(s, i, last);
+	dying_sift(s, i);
+}
+
+static void spod_forget(pp_sched *s, struct spod *p)
+{
+	if (p->queued)
+		(void)pp_sq_remove(s->q, p);
+	if (p->dying)
+		dying_remove(s, p);
+	strmap_remove(&s->pods, p->key);
+	spod_free(p);
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+static void emit(pp_sched *s, pp_sched_event *ev)
+{
+	ev->time_ns = s->now;
+	if (s->fn)
+		s->fn(ev, s->userdata);
+}
+
+static void emit_simple(pp_sched *s, pp_sched_event_kind kind, const char *ns, const char *name,
+                        const char *node, const char *by_key)
+{
+	pp_sched_event ev = { .kind = kind, .namespace_ = ns, .name = name, .node = node };
+	char by_ns[256];
+	const char *by_name = NULL;
+	if (by_key) {
+		const char *slash = strchr(by_key, '/');
+		size_t n = (size_t)(slash - by_key);
+		if (n < sizeof(by_ns)) {
+			memcpy(by_ns, by_key, n);
+			by_ns[n] = '\0';
+			ev.by_namespace = by_ns;
+			ev.by_name = by_name = slash + 1;
+		}
+	}
+	emit(s, &ev);
+}
+
+/* ---- creation ----------------------------------------------------------------------------- */
+
+struct scan {
+	pp_sched *s;
+	struct pending { const char *ns, *name; int32_t prio; } *v;
+	size_t n, cap;
+};
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+	int r;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	r = strcmp(x->ns, y->ns);
+	return r ? r : strcmp(x->name, y->name);
+}
+
+static int track_victim(pp_sched *s, const char *ns, const char *name, int32_t priority,
+                        const char *node, int64_t grace_s, const char *by_key);
+
+static int scan_pod(const pp_pod_info *pi, void *ud)
+{
+	struct scan *sc = ud;
+	if (!pi->node_name) {
+		if (sc->n == sc->cap) {
+			size_t cap = sc->cap ? sc->cap * 2 : 64;
+			struct pending *v = realloc(sc->v, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			sc->v = v;
+			sc->cap = cap;
+		}
+		sc->v[sc->n++] = (struct pending){ pi->namespace_, pi->name, pi->priority };
+		return 0;
+	}
+	if (pi->terminating)
+		return track_victim(sc->s, pi->namespace_, pi->name, pi->priority, pi->node_name,
+		                    pi->termination_grace_period_s, NULL);
+	return 0;
+}
+
+static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priority)
+{
+	struct spod *p = spod_get(s, ns, name);
+	int r;
+	if (!p) {
+		r = spod_new(s, ns, name, priority, &p);
+		if (r < 0)
+			return r;
+	}
+	r = pp_sq_add(s->q, p, priority, s->now);
+	if (r < 0) {
+		if (!p->dying)
+			spod_forget(s, p);
+		return r;
+	}
+	p->queued = true;
+	return 0;
+}
+
+int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns, pp_sched_event_fn fn,
+                 void *userdata, pp_sched **ret, pp_err *err)
+{
+	pp_sched *s;
+	struct scan sc = { 0 };
+	pp_sq_opts qo = { 0 };
+	int r;
+
+	if (!c || !ret)
+		return pp_fail(err, -EINVAL, "pp_sched_new: no cluster");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return pp_fail(err, -ENOMEM, "out of memory");
+	if (opts)
+		s->opts = *opts;
+	if (s->opts.initial_backoff_ns < 0 || s->opts.max_backoff_ns < 0 || s->opts.max_unschedulable_ns < 0) {
+		free(s);
+		return pp_fail(err, -EINVAL, "negative backoff or unschedulable duration");
+	}
+	qo.initial_backoff = s->opts.initial_backoff_ns;
+	qo.max_backoff = s->opts.max_backoff_ns;
+	qo.max_unschedulable = s->opts.max_unschedulable_ns;
+	s->now = now_ns;
+	s->fn = fn;
+	s->userdata = userdata;
+	r = pp_sq_new(&qo, &s->q);
+	if (r < 0) {
+		free(s);
+		return pp_fail(err, r, "out of memory");
+	}
+	sc.s = s;
+	r = sfit_foreach_pod(c, scan_pod, &sc);
+	if (r >= 0) {
+		/* Equal priorities and queue times: namespace/name order, so the result does not depend
+		 * on the order of the input. */
+		if (sc.n > 1)
+			qsort(sc.v, sc.n, sizeof(*sc.v), cmp_pending);
+		for (size_t i = 0; i < sc.n && r >= 0; i++)
+			r = enqueue(s, sc.v[i].ns, sc.v[i].name, sc.v[i].prio);
+	}
+	free(sc.v);
+	if (r < 0) {
+		pp_sched_free(s); /* the cluster stays the caller's */
+		return pp_fail(err, r, "cannot queue the pending pods: %s", strerror(-r));
+	}
+	s->c = c;
+	*ret = s;
+	return 0;
+}
+
+pp_sched *pp_sched_free(pp_sched *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->pods.cap; i++) {
+		/* removed entries keep a NULL value */
+		spod_free(s->pods.slots[i].value);
+	}
+	strmap_done(&s->pods);
+	free(s->dying);
+	pp_sq_free(s->q);
+	sfit_reasons_done(&s->reasons);
+	free(s->ev_reasons);
+	pp_cluster_free(s->c);
+	free(s);
+	return NULL;
+}
+
+const pp_cluster *pp_sched_cluster(const pp_sched *s)
+{
+	return s->c;
+}
+
+int64_t pp_sched_now(const pp_sched *s)
+{
+	return s->now;
+}
+
+/* ---- victims ------------------------------------------------------------------------------ */
+
+static int track_victim(pp_sched *s, const char *ns, const char *name, int32_t priority,
+                        const char *node, int64_t grace_s, const char *by_key)
+{
+	struct spod *p = spod_get(s, ns, name);
+	int r;
+
+	if (s->opts.external_termination)
+		return 0;
+	if (p && p->dying)
+		return 0; /* already counting down: a second deletion does not restart it */
+	if (!p) {
+		r = spod_new(s, ns, name, priority, &p);
+		if (r < 0)
+			return r;
+	}
+	p->node = strdup(node);
+	p->by_key = by_key ? strdup(by_key) : NULL;
+	if (!p->node || (by_key && !p->by_key)) {
+		spod_forget(s, p);
+		return -ENOMEM;
+	}
+	if (grace_s < 0)
+		grace_s = DEFAULT_GRACE_S;
+	/* Saturate instead of overflowing on absurd grace periods. */
+	p->gone_at = grace_s > (INT64_MAX - s->now) / NSEC_PER_SEC ? INT64_MAX : s->now + grace_s * NSEC_PER_SEC;
+	p->seq = s->seq++;
+	r = dying_push(s, p);
+	if (r < 0)
+		spod_forget(s, p);
+	return r;
+}
+
+/* Removes the victims whose grace period is over, oldest first. */
+static int reap(pp_sched *s, pp_err *err)
+{
+	while (s->n_dying > 0 && s->dying[0]->gone_at <= s->now) {
+		struct spod *p = s->dying[0];
+		char ns[256];
+		const char *name;
+		int r;
+
+		spod_names(p, ns, sizeof(ns), &name);
+		r = pp_cluster_remove_pod(s->c, ns, name, err);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		dying_remove(s, p);
+		if (r >= 0) {
+			emit_simple(s, PP_SCHED_VICTIM_GONE, ns, name, p->node, p->by_key);
+			pp_sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
+		}
+		spod_forget(s, p);
+	}
+	return 0;
+}
+
+int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err)
+{
+	if (now_ns < s->now)
+		return pp_fail(err, -EINVAL, "time goes backwards (%lld < %lld)", (long long)now_ns,
+		               (long long)s->now);
+	s->now = now_ns;
+	int r = reap(s, err);
+	if (r < 0)
+		return r;
+	pp_sq_flush(s->q, s->now);
+	return 0;
+}
+
+int64_t pp_sched_next_wakeup(const pp_sched *s)
+{
+	int64_t t = pp_sq_next_backoff_expiry(s->q);
+	if (s->n_dying > 0 && s->dying[0]->gone_at < t)
+		t = s->dying[0]->gone_at;
+	return t;
+}
+
+/* ---- cluster events ----------------------------------------------------------------------- */
+
+int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
+{
+	int r = pp_cluster_add_node(s->c, node, err);
+	if (r >= 0)
+		pp_sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
+	return r;
+}
+
+int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
+{
+	int r = pp_cluster_update_node(s->c, node, err);
+	if (r >= 0)
+		pp_sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
+	return r;
+}
+
+int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err)
+{
+	return pp_cluster_remove_node(s->c, name, err);
+}
+
+int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
+{
+	pp_pod_info pi;
+	int r = pp_cluster_add_pod(s->c, pod, err);
+	if (r < 0)
+		return r;
+	r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &pi);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: added but not found", pod->namespace_, pod->name);
+	if (!pi.node_name) {
+		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
+		if (r < 0) {
+			(void)pp_cluster_remove_pod(s->c, pod->namespace_, pod->name, NULL);
+			return pp_fail(err, r, "pods/%s/%s: cannot queue: %s", pod->namespace_, pod->name, strerror(-r));
+		}
+		return 0;
+	}
+	if (pi.terminating) {
+		r = track_victim(s, pi.namespace_, pi.name, pi.priority, pi.node_name,
+		                 pi.termination_grace_period_s, NULL);
+		if (r < 0)
+			return pp_fail(err, r, "out of memory");
+	}
+	pp_sq_move_on_event(s->q, EV_POD_BOUND, NULL, s->now);
+	return 0;
+}
+
+int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
+{
+	pp_pod_info old, pi;
+	struct spod *p;
+	int r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &old);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: no such pod", pod->namespace_, pod->name);
+	bool was_bound = old.node_name != NULL, had_nomination = old.nominated_node_name != NULL;
+	r = pp_cluster_update_pod(s->c, pod, err);
+	if (r < 0)
+		return r;
+	r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &pi);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: updated but not found", pod->namespace_, pod->name);
+	p = spod_get(s, pi.namespace_, pi.name);
+	if (!pi.node_name) {
+		/* A changed pending pod is worth another attempt (kube's isPodUpdated). */
+		if (p && p->queued) {
+			p->priority = pi.priority;
+			(void)pp_sq_update_priority(s->q, p, pi.priority);
+			(void)pp_sq_activate(s->q, p, s->now);
+			return 0;
+		}
+		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
+		return r < 0 ? pp_fail(err, r, "out of memory") : 0;
+	}
+	if (p && p->queued) {
+		/* Bound by someone else (another scheduler, or the controller itself). */
+		(void)pp_sq_remove(s->q, p);
+		p->queued = false;
+		if (!p->dying)
+			spod_forget(s, p);
+	}
+	if (pi.terminating) {
+		r = track_victim(s, pi.namespace_, pi.name, pi.priority, pi.node_name,
+		                 pi.termination_grace_period_s, NULL);
+		if (r < 0)
+			return pp_fail(err, r, "out of memory");
+	}
+	pp_sq_move_on_event(s->q, was_bound || had_nomination ? EV_POD_CHANGED : EV_POD_BOUND, NULL, s->now);
+	return 0;
+}
+
+int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err)
+{
+	pp_pod_info pi;
+	struct spod *p;
+	int r = pp_cluster_pod_info(s->c, namespace_, name, &pi);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: no such pod", namespace_, name);
+	bool bound = pi.node_name != NULL, nominated = pi.nominated_node_name != NULL;
+	r = pp_cluster_remove_pod(s->c, namespace_, name, err);
+	if (r < 0)
+		return r;
+	p = spod_get(s, namespace_, name);
+	if (p)
+		spod_forget(s, p);
+	if (bound || nominated)
+		pp_sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
+	return 0;
+}
+
+int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
+{
+	return pp_cluster_add_pdb(s->c, pdb, err);
+}
+
+int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err)
+{
+	return pp_cluster_remove_pdb(s->c, namespace_, name, err);
+}
+
+/* ---- the cycle ---------------------------------------------------------------------------- */
+
+static int bind(pp_sched *s, struct spod *p, const pp_pod_info *pi, const char *node, pp_err *err)
+{
+	bool released = pi->nominated_node_name && strcmp(pi->nominated_node_name, node) != 0;
+	char ns[256];
+	const char *name;
+	int r;
+
+	spod_names(p, ns, sizeof(ns), &name);
+	r = pp_cluster_bind_pod(s->c, ns, name, node, err);
+	if (r < 0)
+		return r;
+	(void)pp_sq_done(s->q, p);
+	p->queued = false;
+	s->stats.binds++;
+	emit_simple(s, PP_SCHED_BIND, ns, name, node, NULL);
+	spod_forget(s, p);
+	pp_sq_move_on_event(s->q, EV_POD_BOUND | (released ? EV_NOMINATION_GONE : 0), NULL, s->now);
+	return 0;
+}
+
+static int ensure_ev_reasons(pp_sched *s, size_t n)
+{
+	if (n <= s->cap_ev_reasons)
+		return 0;
+	pp_sched_reason *v = realloc(s->ev_reasons, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->ev_reasons = v;
+	s->cap_ev_reasons = n;
+	return 0;
+}
+
+/* The pod stays pending: parks it in the queue and reports why. */
+static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report)
+{
+	char ns[256], *msg = NULL;
+	const char *name;
+	int r = 0;
+
+	spod_names(p, ns, sizeof(ns), &name);
+	s->stats.unschedulable_attempts++;
+	/* The filter pass of the cycle ran without reasons (the common outcomes need none). */
+	const char *node = NULL;
+	r = sfit_select_node(s->c, ns, name, &node, &s->reasons);
+	if (r >= 0 && report) {
+		r = sfit_reasons_format(&s->reasons, post, &msg);
+		if (r >= 0)
+			r = ensure_ev_reasons(s, s->reasons.n);
+		if (r >= 0) {
+			pp_sched_event ev = {
+				.kind = PP_SCHED_UNSCHEDULABLE, .namespace_ = ns, .name = name,
+				.message = msg, .reasons = s->ev_reasons, .n_reasons = s->reasons.n,
+			};
+			for (size_t i = 0; i < s->reasons.n; i++)
+				s->ev_reasons[i] = (pp_sched_reason){ s->reasons.v[i].reason, s->reasons.v[i].nodes };
+			emit(s, &ev);
+		}
+		free(msg);
+	}
+	(void)pp_sq_add_unschedulable(s->q, p, s->reasons.rejectors ? s->reasons.rejectors : SCHED_REJ_ALL, s->now);
+	return r;
+}
+
+/* except: the pod whose cycle this is (the event is no news to it). */
+static int clear_nomination(pp_sched *s, const char *ns, const char *name, const char *node,
+                            const char *by_key, const struct spod *except, pp_err *err)
+{
+	struct spod *q;
+	int r = pp_cluster_set_nominated_node(s->c, ns, name, NULL, err);
+	if (r < 0)
+		return r;
+	emit_simple(s, PP_SCHED_CLEAR_NOMINATION, ns, name, node, by_key);
+	/* kube: clearing the nomination sends the pod back to activeQ. */
+	q = spod_get(s, ns, name);
+	if (q && q->queued)
+		(void)pp_sq_activate(s->q, q, s->now);
+	pp_sq_move_on_event(s->q, EV_NOMINATION_GONE, except, s->now);
+	return 0;
+}
+
+static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+{
+	pp_preempt_options po = { .now_ns = s->now };
+	pp_preemption *pr = NULL;
+	const char *node, *reason;
+	int r;
+
+	r = pp_cluster_preempt(s->c, pi->namespace_, pi->name, &po, &pr, err);
+	if (r < 0)
+		return r;
+	switch (pp_preemption_outcome(pr)) {
+	case PP_OUTCOME_PREEMPT:
+		break;
+	case PP_OUTCOME_FITS:
+		pp_preemption_free(pr);
+		r = sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
+		if (r < 0)
+			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", pi->namespace_, pi->name, strerror(-r));
+		if (node)
+			return bind(s, p, pi, node, err);
+		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
+		return fail_attempt(s, p, "", true);
+	case PP_OUTCOME_NONE:
+	default:
+		reason = pp_preemption_reason(pr);
+		/* Not eligible keeps the nomination (the earlier preemption is still under way); any
+		 * other failure clears it, as a PostFilter result with an empty node does. */
+		if (pi->nominated_node_name && strncmp(reason, "not eligible", 12) != 0 &&
+		    !strstr(reason, "preemption: not eligible")) {
+			char *node_copy = strdup(pi->nominated_node_name);
+			if (!node_copy) {
+				pp_preemption_free(pr);
+				return -ENOMEM;
+			}
+			r = clear_nomination(s, pi->namespace_, pi->name, node_copy, NULL, p, err);
+			free(node_copy);
+			if (r < 0) {
+				pp_preemption_free(pr);
+				return r;
+			}
+		}
+		{
+			/* pp_preemption_reason holds the whole FitError; keep only what follows the
+			 * filter part, which sfit already counted. */
+			const char *post = strstr(reason, "preemption:");
+			if (!post)
+				post = strstr(reason, "not eligible");
+			r = fail_attempt(s, p, post ? post : "", true);
+		}
+		pp_preemption_free(pr);
+		return r;
+	}
+
+	node = pp_preemption_node(pr);
+	size_t nv = pp_preemption_victim_count(pr);
+	pp_victim *victims = calloc(nv ? nv : 1, sizeof(*victims));
+	if (!victims) {
+		pp_preemption_free(pr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nv; i++)
+		victims[i] = *pp_preemption_victim(pr, i);
+
+	r = pp_cluster_set_nominated_node(s->c, pi->namespace_, pi->name, node, err);
+	for (size_t i = 0; i < nv && r >= 0; i++) {
+		pp_pod_info vi = { 0 };
+		if (victims[i].terminating)
+			continue; /* no second delete: its countdown is already running */
+		r = pp_cluster_mark_terminating(s->c, victims[i].namespace_, victims[i].name, s->now, true, err);
+		if (r >= 0)
+			r = pp_cluster_pod_info(s->c, victims[i].namespace_, victims[i].name, &vi);
+		if (r >= 0)
+			r = track_victim(s, vi.namespace_, vi.name, vi.priority, node, vi.termination_grace_period_s, p->key);
+	}
+	if (r >= 0) {
+		char ns[256];
+		const char *name;
+		spod_names(p, ns, sizeof(ns), &name);
+		pp_sched_event ev = { .kind = PP_SCHED_NOMINATE, .namespace_ = ns, .name = name, .node = node,
+		                      .victims = victims, .n_victims = nv };
+		s->stats.preemptions++;
+		emit(s, &ev);
+	}
+	/* Lower-priority pods nominated to the node keep their nomination only while they still fit
+	 * beside the preemptor once the terminating pods are gone (kube clears them unchecked). */
+	size_t nc = r >= 0 ? pp_preemption_cleared_nomination_count(pr) : 0;
+	char **lower = nc ? calloc(nc, sizeof(*lower)) : NULL;
+	if (nc && !lower)
+		r = -ENOMEM;
+	for (size_t i = 0; i < nc && r >= 0; i++) {
+		const pp_pod_info *ci = pp_preemption_cleared_nomination(pr, i);
+		r = make_key(ci->namespace_, ci->name, &lower[i]);
+	}
+	for (size_t i = 0; i < nc && r >= 0; i++) {
+		char *slash = strchr(lower[i], '/');
+		bool fits = false;
+		*slash = '\0';
+		r = sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
+		if (r >= 0 && !fits)
+			r = clear_nomination(s, lower[i], slash + 1, node, p->key, p, err);
+	}
+	for (size_t i = 0; i < nc; i++)
+		free(lower ? lower[i] : NULL);
+	free(lower);
+	free(victims);
+	pp_preemption_free(pr);
+	if (r < 0)
+		return r;
+	/* The preemptor itself is unschedulable in this cycle; its victims' deletion requeues it. */
+	s->stats.unschedulable_attempts++;
+	(void)pp_sq_add_unschedulable(s->q, p, SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI, s->now);
+	return 0;
+}
+
+int pp_sched_schedule_one(pp_sched *s, pp_err *err)
+{
+	void *v;
+	struct spod *p;
+	pp_pod_info pi;
+	char ns[256];
+	const char *name;
+	int r;
+
+	r = reap(s, err);
+	if (r < 0)
+		return r;
+	if (pp_sq_pop(s->q, s->now, &v, NULL) < 0)
+		return 0;
+	p = v;
+	s->stats.cycles++;
+	spod_names(p, ns, sizeof(ns), &name);
+	r = pp_cluster_pod_info(s->c, ns, name, &pi);
+	if (r < 0 || pi.node_name) {
+		/* Gone or bound behind our back: nothing to schedule. */
+		p->queued = false;
+		(void)pp_sq_done(s->q, p);
+		if (!p->dying)
+			spod_forget(s, p);
+		return 1;
+	}
+
+	/* The nominated node first: if it passes, no other node is evaluated. */
+	if (pi.nominated_node_name) {
+		bool fits = false;
+		r = sfit_fits_on(s->c, ns, name, pi.nominated_node_name, false, &fits);
+		if (r < 0 && r != -ENOENT)
+			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", ns, name, strerror(-r));
+		if (r >= 0 && fits) {
+			r = bind(s, p, &pi, pi.nominated_node_name, err);
+			return r < 0 ? r : 1;
+		}
+	}
+	/* pp_cluster_preempt's scan ends at the first feasible node, so it answers "fits
+	 * somewhere?" cheaply; only then are all nodes filtered and scored. Its first pass counts
+	 * the same nominated pods, so "fits nowhere" there means the same here. */
+	r = preempt(s, p, &pi, err);
+	if (r < 0)
+		return r == -ENOMEM ? pp_fail(err, r, "out of memory") : r;
+	return 1;
+}
+
+int pp_sched_run(pp_sched *s, int64_t until_ns, pp_err *err)
+{
+	for (;;) {
+		int r;
+		while ((r = pp_sched_schedule_one(s, err)) > 0)
+			;
+		if (r < 0)
+			return r;
+		int64_t t = pp_sched_next_wakeup(s);
+		if (t == INT64_MAX)
+			return 1;
+		if (t > until_ns)
+			return 0;
+		r = pp_sched_advance(s, t, err);
+		if (r < 0)
+			return r;
+	}
+}
+
+void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret)
+{
+	pp_sq_stats qs;
+	pp_sq_get_stats(s->q, &qs);
+	*ret = s->stats;
+	ret->active = qs.active;
+	ret->backoff = qs.backoff;
+	ret->unschedulable = qs.unschedulable + qs.in_flight;
+	ret->terminating = s->n_dying;
+}

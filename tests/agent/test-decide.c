@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pure decision: thresholds (hard, soft with grace, minimum reclaim, transition period) with
+ * an injected clock; ranking on crafted usage/request/priority mixes; batch selection; pods in
+ * flight; critical pods and evictd's own cgroup.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agent-test.h"
+#include "decide.h"
+
+#define Mi (1LL << 20)
+#define Gi (1LL << 30)
+#define SEC USEC_PER_SEC
+
+typedef struct spec {
+	const char *ns, *name;
+	int32_t prio;
+	int64_t ws, request, pids;
+	bool self;
+} spec;
+
+static pod_info *pods_new(const spec *sp, size_t n)
+{
+	pod_info *p = calloc(n, sizeof(*p));
+	for (size_t i = 0; i < n; i++) {
+		p[i].cgroup = strdup(sp[i].name);
+		snprintf(p[i].uid, sizeof(p[i].uid), "uid-%s", sp[i].name);
+		p[i].namespace_ = strdup(sp[i].ns);
+		p[i].name = strdup(sp[i].name);
+		p[i].priority = sp[i].prio;
+		p[i].critical = sp[i].prio >= 2000000000;
+		p[i].is_self = sp[i].self;
+		p[i].has_memory = sp[i].ws >= 0;
+		p[i].working_set = sp[i].ws;
+		p[i].memory_request = sp[i].request;
+		p[i].has_pids = true;
+		p[i].pids = sp[i].pids;
+		p[i].termination_grace_usec = 45 * SEC;
+	}
+	return p;
+}
+
+static void snap_init(snapshot *s, const spec *sp, size_t n, int64_t mem_available)
+{
+	memset(s, 0, sizeof(*s));
+	s->pods = pods_new(sp, n);
+	s->n_pods = n;
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		s->node.s[i] = (signal_obs){ .known = true, .available = 1LL << 40, .capacity = 1LL << 41 };
+	s->node.s[SIGNAL_MEMORY_AVAILABLE] = (signal_obs){ .known = true, .available = mem_available, .capacity = 8 * Gi };
+	s->node.s[SIGNAL_MEMORY_SOME] = (signal_obs){ .known = true, .available = 0, .capacity = 10000 };
+	s->node.s[SIGNAL_MEMORY_FULL] = (signal_obs){ .known = true, .available = 0, .capacity = 10000 };
+}
+
+/* The seeds' mix (same as tests/fixtures/cgroup/systemd). */
+static const spec mix[] = {
+	{ "prod", "db-0", 1000000, 2 * Gi, 4 * Gi, 8, false },
+	{ "default", "cache", 0, 100 * Mi, 1 * Gi, 2, false },
+	{ "kube-system", "coredns", 2000000000, 100 * Mi, 70 * Mi, 4, false },
+	{ "prod", "api-0", 1000, 1 * Gi, 256 * Mi, 20, false },
+	{ "default", "batch-1", 0, 300 * Mi, 0, 40, false },
+	{ "default", "web-1", 0, 1229 * Mi, 512 * Mi, 12, false },
+};
+#define N_MIX (sizeof(mix) / sizeof(mix[0]))
+
+static const char *name_at(const snapshot *s, const decision *d, evictd_rank_kind k, size_t i)
+{
+	return s->pods[d->ranking[k][i].pod].name;
+}
+
+static void test_memory_ranking_seeds_rule(void **state)
+{
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	evictd_config *c = config_from("");
+	(void)state;
+
+	snap_init(&s, mix, N_MIX, 80 * Mi);
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC, .rank_all = true };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	/* exceeding pods first (lower priority, then larger excess), then pods within requests */
+	static const char *const want[] = { "web-1", "batch-1", "api-0", "coredns", "cache", "db-0" };
+	for (size_t i = 0; i < N_MIX; i++)
+		assert_string_equal(name_at(&s, &d, RANK_MEMORY, i), want[i]);
+	/* the seeds' rule: a lower-priority pod within its requests (cache, 0) comes after a
+	 * higher-priority pod exceeding them (api-0, 1000) */
+	assert_true(d.ranking[RANK_MEMORY][2].exceeds);
+	assert_false(d.ranking[RANK_MEMORY][4].exceeds);
+	/* critical: ranked, never a candidate */
+	assert_false(d.ranking[RANK_MEMORY][3].candidate);
+	/* pid ranking: priority, then task count */
+	static const char *const want_pid[] = { "batch-1", "web-1", "cache", "api-0", "db-0", "coredns" };
+	for (size_t i = 0; i < N_MIX; i++)
+		assert_string_equal(name_at(&s, &d, RANK_PID, i), want_pid[i]);
+
+	/* 80Mi < 100Mi: just enough pods for 20Mi -> web-1 alone, immediately */
+	assert_int_equal(d.n_evict, 1);
+	assert_string_equal(s.pods[d.evict[0].pod].name, "web-1");
+	assert_int_equal(d.evict[0].signal, SIGNAL_MEMORY_AVAILABLE);
+	assert_int_equal(d.evict[0].grace_usec, 0);
+	assert_int_equal(d.evict[0].rank, 1);
+	assert_int_equal(d.evict[0].expected_reclaim, 1229 * Mi);
+	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static size_t names_of(const snapshot *s, const decision *d, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->n_evict; i++) {
+		strncat(buf, s->pods[d->evict[i].pod].name, size - strlen(buf) - 2);
+		strncat(buf, " ", size - strlen(buf) - 1);
+	}
+	return d->n_evict;
+}
+
+static void test_batch_selection_with_minimum_reclaim(void **state)
+{
+	snapshot s;
+	decision d;
+	char names[256];
+	evictd_config *c = config_from("[eviction-minimum-reclaim]\nmemory.available = 2Gi\n");
+	(void)state;
+
+	snap_init(&s, mix, N_MIX, 80 * Mi);
+	/* need 100Mi + 2Gi - 80Mi = 2068Mi: web-1 (1229Mi) + batch-1 (300Mi) + api-0 (1Gi) */
+	threshold_state st = { 0 };
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "web-1 batch-1 api-0 ");
+	decision_done(&d);
+
+	/* web-1 already being evicted: its reclaim counts, it is not chosen again */
+	const char *inflight[] = { "uid-web-1" };
+	threshold_state st2 = { 0 };
+	in.inflight_uids = inflight;
+	in.n_inflight = 1;
+	assert_int_equal(decide(&in, &st2, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "batch-1 api-0 ");
+	decision_done(&d);
+
+	/* without minimum reclaim, web-1 in flight covers the 20Mi: nothing more */
+	evictd_config *c0 = config_from("");
+	threshold_state st3 = { 0 };
+	in.cfg = c0;
+	assert_int_equal(decide(&in, &st3, &d), 0);
+	assert_int_equal(d.n_evict, 0);
+	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].actionable);
+	decision_done(&d);
+	config_free(c0);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_within_requests_only_when_no_pod_exceeds(void **state)
+{
+	snapshot s;
+	decision d;
+	char names[256];
+	evictd_config *c = config_from("[eviction-minimum-reclaim]\nmemory.available = 6Gi\n");
+	(void)state;
+
+	/* even a huge need does not take within-request pods together with exceeding ones,
+	 * nor the critical pod */
+	snap_init(&s, mix, N_MIX, 80 * Mi);
+	threshold_state st = { 0 };
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "web-1 batch-1 api-0 ");
+	decision_done(&d);
+
+	/* once those are in flight, within-request pods are next (lowest priority first) */
+	const char *inflight[] = { "uid-web-1", "uid-batch-1", "uid-api-0" };
+	in.inflight_uids = inflight;
+	in.n_inflight = 3;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "cache db-0 ");
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_self_and_unmeasured_never_chosen(void **state)
+{
+	static const spec sp[] = {
+		{ "", "evictd", 0, 3 * Gi, 0, 3, true },
+		{ "", "blind", 0, -1, 0, 3, false },
+		{ "a", "victim", 10, 10 * Mi, 0, 3, false },
+	};
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	evictd_config *c = config_from("");
+	(void)state;
+
+	snap_init(&s, sp, 3, 10 * Mi);
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(d.n_evict, 1);
+	assert_string_equal(s.pods[d.evict[0].pod].name, "victim");
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_soft_threshold_grace_with_injected_clock(void **state)
+{
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	evictd_config *c = config_from("[eviction-soft]\nmemory.available = 500Mi\n"
+	                               "[eviction-soft-grace-period]\nmemory.available = 1m30s\n"
+	                               "[eviction]\nmax-pod-grace-period = 20s\n");
+	(void)state;
+
+	snap_init(&s, mix, N_MIX, 400 * Mi); /* below soft 500Mi, above hard 100Mi */
+	decide_input in = { .snap = &s, .cfg = c };
+	uint64_t t0 = 1000 * SEC;
+
+	in.now_usec = t0;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].met);
+	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].newly_met);
+	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
+	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]); /* conditions ignore grace */
+	assert_true(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
+	assert_int_equal(d.n_evict, 0);
+	decision_done(&d);
+
+	in.now_usec = t0 + 89 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
+	assert_false(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
+	assert_int_equal(d.n_evict, 0);
+	decision_done(&d);
+
+	in.now_usec = t0 + 90 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
+	assert_int_equal(d.n_evict, 1); /* need 100Mi: web-1 */
+	assert_int_equal(d.evict[0].kind, THRESHOLD_SOFT);
+	/* soft: min(pod's 45 s, max-pod-grace-period 20 s) */
+	assert_int_equal(d.evict[0].grace_usec, 20 * SEC);
+	decision_done(&d);
+
+	/* one good sample resets the grace period */
+	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 600 * Mi;
+	in.now_usec = t0 + 91 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].cleared);
+	decision_done(&d);
+	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 400 * Mi;
+	in.now_usec = t0 + 92 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
+	assert_int_equal(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].met_since_usec, t0 + 92 * SEC);
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_transition_period_and_hysteresis(void **state)
+{
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	evictd_config *c = config_from("[eviction-minimum-reclaim]\nmemory.available = 200Mi\n"
+	                               "[eviction]\npressure-transition-period = 5m\n");
+	(void)state;
+
+	snap_init(&s, mix, N_MIX, 80 * Mi);
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = 10 * SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].newly_met);
+	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	decision_done(&d);
+
+	/* 250Mi >= 100Mi but < 100Mi + 200Mi minimum reclaim: still met (hysteresis) */
+	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 250 * Mi;
+	in.now_usec = 20 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].met);
+	decision_done(&d);
+
+	/* 300Mi: cleared, but MemoryPressure holds for the transition period */
+	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 300 * Mi;
+	in.now_usec = 30 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].cleared);
+	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	assert_false(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
+	decision_done(&d);
+
+	in.now_usec = 20 * SEC + 300 * SEC - 1;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	decision_done(&d);
+	in.now_usec = 20 * SEC + 300 * SEC;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	assert_true(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_pid_and_psi_thresholds(void **state)
+{
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	char names[256];
+	evictd_config *c = config_from("[eviction-hard]\npid.available = 100\n[eviction]\npsi-memory-full = 10%\n");
+	(void)state;
+
+	snap_init(&s, mix, N_MIX, 4 * Gi);
+	/* 50 tasks left, need 50: batch-1 (40) + web-1 (12) */
+	s.node.s[SIGNAL_PID_AVAILABLE] = (signal_obs){ .known = true, .available = 50, .capacity = 4096 };
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.conditions[CONDITION_PID_PRESSURE]);
+	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "batch-1 web-1 ");
+	assert_int_equal(d.evict[0].signal, SIGNAL_PID_AVAILABLE);
+	decision_done(&d);
+
+	/* PSI full 12.5% > 10%: MemoryPressure; reclaim cannot be estimated -> one pod */
+	s.node.s[SIGNAL_PID_AVAILABLE].available = 4000;
+	s.node.s[SIGNAL_MEMORY_FULL].available = 1250;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_FULL].met);
+	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	assert_int_equal(d.n_evict, 1);
+	assert_string_equal(s.pods[d.evict[0].pod].name, "web-1");
+	assert_int_equal(d.evict[0].expected_reclaim, -1);
+	decision_done(&d);
+	/* and none while that one is in flight */
+	const char *inflight[] = { "uid-web-1" };
+	in.inflight_uids = inflight;
+	in.n_inflight = 1;
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(d.n_evict, 0);
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_unavailable_signal_meets_nothing(void **state)
+{
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	evictd_config *c = config_from("");
+	(void)state;
+
+	snap_init(&s, mix, N_MIX, 80 * Mi);
+	s.node.s[SIGNAL_MEMORY_AVAILABLE] = (signal_obs){ .known = false, .reason = "no memory controller" };
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_false(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].met);
+	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
+	assert_int_equal(d.n_evict, 0);
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_memory_ranking_seeds_rule),
+		cmocka_unit_test(test_batch_selection_with_minimum_reclaim),
+		cmocka_unit_test(test_within_requests_only_when_no_pod_exceeds),
+		cmocka_unit_test(test_self_and_unmeasured_never_chosen),
+		cmocka_unit_test(test_soft_threshold_grace_with_injected_clock),
+		cmocka_unit_test(test_transition_period_and_hysteresis),
+		cmocka_unit_test(test_pid_and_psi_thresholds),
+		cmocka_unit_test(test_unavailable_signal_meets_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,189 @@
+#!/bin/bash
+# preemptctl on files: decisions (stdout, exactly one JSON object), errors (stderr, exact text),
+# exit codes (0 decision, 1 input rejected, 2 usage).
+. "$(dirname "$0")/../lib.sh"
+
+PCTL=$BUILD/preemptctl
+F=tests/fixtures/k8s
+[ -x "$PCTL" ] || skip_all "$PCTL not built"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# pods without status.startTime count as started "now": pin it so runs are reproducible
+NOW=--now=2024-06-01T00:00:00Z
+
+# expect RC STDOUT STDERR CMD...: exact stdout and stderr ("*" = anything, "~TEXT" = contains TEXT)
+expect() {
+	local rc=$1 out=$2 err=$3 got_rc got_out got_err; shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"; got_rc=$?
+	got_out=$(cat "$tmp/out"); got_err=$(cat "$tmp/err")
+	local bad=0
+	[ "$got_rc" = "$rc" ] || { echo "# exit $got_rc, want $rc"; bad=1; }
+	[ "$out" = "*" ] || [ "$got_out" = "$out" ] || { echo "# stdout:"; diff <(echo "$out") <(echo "$got_out") | sed 's/^/#   /'; bad=1; }
+	case "$err" in
+	"*") ;;
+	"~"*) [[ "$got_err" == *"${err#\~}"* ]] || { echo "# stderr lacks '${err#\~}':"; sed 's/^/#   /' "$tmp/err"; bad=1; } ;;
+	*) [ "$got_err" = "$err" ] || { echo "# stderr:"; diff <(echo "$err") <(echo "$got_err") | sed 's/^/#   /'; bad=1; } ;;
+	esac
+	return $bad
+}
+
+# --- usage ---------------------------------------------------------------------------------------
+ok "--help exits 0 and shows both commands" expect 0 "*" "" bash -c "$PCTL --help | grep -q 'preempt CLUSTER' && $PCTL --help | grep -q 'check CLUSTER'"
+ok "--version" expect 0 "preemptctl 0.1.0 (libpreempt 0.1)" "" "$PCTL" --version
+ok "no command is a usage error" expect 2 "" "preemptctl: missing command (preempt, schedule or check)
+Try 'preemptctl --help'." "$PCTL"
+ok "unknown command" expect 2 "" "~unknown command 'schedulee'" "$PCTL" schedulee $F/cluster.json
+ok "unknown option" expect 2 "" "~unknown option '--bogus'" "$PCTL" check --bogus $F/cluster.json
+ok "preempt without --pod" expect 2 "" "~preempt needs --pod NAMESPACE/NAME" "$PCTL" preempt $F/cluster.json
+ok "preempt without a file" expect 2 "" "~preempt needs a CLUSTER file" "$PCTL" preempt --pod default/x
+ok "--pod with an empty namespace" expect 2 "" "~--pod '/x': expected NAMESPACE/NAME" "$PCTL" preempt $F/cluster.json --pod /x
+ok "--pod argument missing" expect 2 "" "~option '--pod' needs an argument" "$PCTL" preempt $F/cluster.json --pod
+ok "bad --now" expect 2 "" "~--now 'tomorrow'" "$PCTL" preempt $F/cluster.json --pod x --now tomorrow
+ok "check takes no --pod" expect 2 "" "~check takes no --pod" "$PCTL" check $F/cluster.json --pod default/x
+
+# --- check: good inputs -------------------------------------------------------------------------
+ok "check: kubectl List (JSON)" expect 0 \
+	"ok: 5 PriorityClasses, 3 nodes, 10 pods (6 bound, 4 pending, 0 finished), 0 PodDisruptionBudgets" "" \
+	"$PCTL" check $F/cluster.json
+ok "check: the same List in YAML" expect 0 \
+	"ok: 5 PriorityClasses, 3 nodes, 10 pods (6 bound, 4 pending, 0 finished), 0 PodDisruptionBudgets" "" \
+	"$PCTL" check $F/cluster.yaml
+ok "check: the documentation's examples load as written" expect 0 \
+	"ok: 2 PriorityClasses, 0 nodes, 1 pod (0 bound, 1 pending, 0 finished), 0 PodDisruptionBudgets" "" \
+	"$PCTL" check $F/docs-priorityclass.yaml $F/docs-priorityclass-nonpreempting.yaml $F/docs-pod.yaml
+ok "check: standard input" expect 0 \
+	"ok: 1 PriorityClass, 0 nodes, 0 pods (0 bound, 0 pending, 0 finished), 0 PodDisruptionBudgets" "" \
+	bash -c "$PCTL check - < $F/docs-priorityclass.yaml"
+
+# --- check: bad inputs, every problem reported ---------------------------------------------------
+ok "check: invalid quantity" expect 1 "" \
+"$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
+preemptctl: 1 problem found" \
+	"$PCTL" check $F/bad-quantity.json
+ok "check: unknown PriorityClass (the docs' pod without its class)" expect 1 "" \
+"$F/docs-pod.yaml:1: pods/default/nginx: spec.priorityClassName: no PriorityClass with name high-priority was found
+preemptctl: 1 problem found" \
+	"$PCTL" check $F/docs-pod.yaml
+ok "check: duplicate globalDefault" expect 1 "" \
+"$F/bad-two-defaults.yaml:9: priorityclasses/also-standard: globalDefault: Forbidden: PriorityClass standard is already marked as default. Only one default can exist
+preemptctl: 1 problem found" \
+	"$PCTL" check $F/bad-two-defaults.yaml
+ok "check: missing fields, all of them" expect 1 "" \
+"$F/bad-missing-fields.yaml:1: priorityclasses/no-value: value: required field is missing
+$F/bad-missing-fields.yaml:10: nodes/(unnamed): metadata.name: required field is missing
+$F/bad-missing-fields.yaml:19: pods/default/no-containers: spec.containers: required field is missing
+$F/bad-missing-fields.yaml:27: pods/default/nameless-container: spec.containers[0].name: required field is missing
+preemptctl: 4 problems found" \
+	"$PCTL" check $F/bad-missing-fields.yaml
+ok "check: truncated JSON" expect 1 "" \
+"$F/bad-truncated.json:317: syntax error: did not find expected node content
+preemptctl: 1 problem found" \
+	"$PCTL" check $F/bad-truncated.json
+ok "check: YAML syntax error" expect 1 "" \
+"$F/bad-syntax.yaml:6: syntax error: missing comma in flow mapping
+preemptctl: 1 problem found" \
+	"$PCTL" check $F/bad-syntax.yaml
+ok "check: PriorityClass rules, references and duplicates, all reported" expect 1 "" \
+"$F/bad-rules.yaml:27: priorityclasses/Bad_Name: metadata.name: Invalid value: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character
+$F/bad-rules.yaml:31: priorityclasses/system-foo: metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only
+$F/bad-rules.yaml:35: priorityclasses/huge: value: Forbidden: maximum allowed value of a user defined priority is 1000000000
+$F/bad-rules.yaml:39: priorityclasses/pol: preemptionPolicy: invalid preemptionPolicy \"Sometimes\": supported values: \"Never\", \"PreemptLowerPriority\"
+$F/bad-rules.yaml:19: nodes/n1: listed twice
+$F/bad-rules.yaml:6: pods/default/p: spec.nodeName: node ghost is not in the input
+$F/bad-rules.yaml:10: warning: pods/default/q: status.nominatedNodeName: node elsewhere is not in the input, ignored
+$F/bad-rules.yaml:15: pods/default/q: listed twice
+preemptctl: 7 problems found" \
+	"$PCTL" check $F/bad-rules.yaml
+ok "check: priority admission conflicts (spec.priority, preemptionPolicy)" expect 1 "" \
+"$F/bad-admission.yaml:3: pods/default/wrong-priority: spec.priority: Forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000000 from the given PriorityClass name
+$F/bad-admission.yaml:11: pods/default/wrong-policy: spec.preemptionPolicy: Forbidden: the preemptionPolicy (PreemptLowerPriority) must not differ from the one of PriorityClass high-priority-nonpreempting (Never)
+preemptctl: 2 problems found" \
+	"$PCTL" check $F/docs-priorityclass.yaml $F/docs-priorityclass-nonpreempting.yaml $F/bad-admission.yaml
+ok "check: problems in several files are all reported" expect 1 "" "~preemptctl: 3 problems found" \
+	"$PCTL" check $F/bad-quantity.json $F/bad-syntax.yaml $F/docs-pod.yaml
+ok "check: a missing file" expect 1 "" \
+"preemptctl: $F/nope.json: No such file or directory
+preemptctl: 1 problem found" \
+	"$PCTL" check $F/nope.json
+
+# --- check: warnings ------------------------------------------------------------------------------
+ok "check: a deleted class keeps admitted pods' priority (warning); finished pods are ignored" expect 0 \
+	"ok: 0 PriorityClasses, 1 node, 2 pods (1 bound, 0 pending, 1 finished), 0 PodDisruptionBudgets, 1 warning" \
+	"$F/deleted-class.yaml:3: warning: pods/batch/legacy: spec.priorityClassName: no PriorityClass with name retired was found; the pod was admitted before, keeping spec.priority 500" \
+	"$PCTL" check $F/deleted-class.yaml $F/one-node.yaml
+ok "check: other kinds are ignored with a warning" expect 0 "*" \
+	"<stdin>:1: warning: Service/web: kind Service is not used by preemptctl, ignored" \
+	bash -c "printf 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n' | $PCTL check -"
+
+# --- preempt: decisions --------------------------------------------------------------------------
+# n1 would lose a1 (priority 500), n2 loses b2 (priority 100, the younger of b1/b2), n3 cannot fit
+# the pod even without its lower-priority pod: n2 wins on "lowest highest-victim priority".
+ok "preempt: picks the node and victims (JSON List)" expect 0 \
+	'{"pod":"default/preemptor","node":"n2","victims":["default/b2"]}' "" \
+	"$PCTL" preempt $F/cluster.json --pod default/preemptor $NOW
+ok "preempt: the same from the YAML List, options first" expect 0 \
+	'{"pod":"default/preemptor","node":"n2","victims":["default/b2"]}' "" \
+	"$PCTL" preempt --pod=default/preemptor $NOW $F/cluster.yaml
+ok "preempt: NAME alone means namespace default" expect 0 \
+	'{"pod":"default/preemptor","node":"n2","victims":["default/b2"]}' "" \
+	"$PCTL" preempt $F/cluster.json --pod preemptor $NOW
+ok "preempt: fits without preemption" expect 0 \
+	'{"pod":"default/small","node":"n3","victims":[]}' "" \
+	"$PCTL" preempt $F/cluster.json --pod default/small $NOW
+ok "preempt: preemptionPolicy Never gives node null with the reason" expect 0 \
+	'{"pod":"default/polite","node":null,"reason":"0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."}' "" \
+	"$PCTL" preempt $F/cluster.json --pod default/polite $NOW
+ok "preempt: preemption cannot help" expect 0 \
+	'{"pod":"default/huge","node":null,"reason":"0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."}' "" \
+	"$PCTL" preempt $F/cluster.json --pod default/huge $NOW
+ok "preempt: the documentation's nginx pod with its class, on one node" expect 0 \
+	'{"pod":"default/nginx","node":"worker-1","victims":[]}' "" \
+	"$PCTL" preempt $F/docs-priorityclass.yaml $F/docs-priorityclass-nonpreempting.yaml $F/docs-pod.yaml $F/one-node.yaml --pod default/nginx
+ok "preempt: victims in the order Kubernetes returns them (most important first)" expect 0 \
+	'{"pod":"default/preemptor","node":"z1","victims":["default/prio-3","default/prio-2","default/prio-1"]}' "" \
+	"$PCTL" preempt $F/victims-order.yaml --pod preemptor $NOW
+ok "preempt: the PDB split evicts the older pod and reprieves the newer one" expect 0 \
+	'{"pod":"shop/urgent","node":"x1","victims":["shop/web-old"]}' "" \
+	"$PCTL" preempt $F/pdb-reprieve.yaml --pod shop/urgent $NOW
+ok "preempt: requests summed exactly, rounded once per pod" expect 0 \
+	'{"pod":"default/halves","node":"tiny","victims":[]}' "" "$PCTL" preempt $F/rounding.yaml --pod halves
+ok "preempt: an init container counts through max(sum, init)" expect 0 \
+	'{"pod":"default/init-fits","node":"tiny","victims":[]}' "" "$PCTL" preempt $F/rounding.yaml --pod init-fits
+ok "preempt: a sidecar adds to the pod's request" expect 0 \
+	'{"pod":"default/sidecar-too-big","node":null,"reason":"0/1 nodes are available: 1 Insufficient memory. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."}' "" \
+	"$PCTL" preempt $F/rounding.yaml --pod sidecar-too-big
+ok "preempt: --explain gives every node's verdict and the deciding criterion" expect 0 \
+	'{"pod":"default/preemptor","node":"n2","victims":["default/b2"]}' \
+"pod default/preemptor: priority 1000, preemptionPolicy PreemptLowerPriority
+node n1: candidate: 1 victim, 0 PDB violations, priority sum 2147484148; lost at: lowest highest-victim priority
+    victim default/a1: priority 500, started 2024-05-01T10:00:00Z
+node n2: candidate: 1 victim, 0 PDB violations, priority sum 2147483748
+    victim default/b2: priority 100, started 2024-05-01T10:05:00Z
+node n3: rejected, preemption does not help: Insufficient cpu
+decision: preempt 1 pod on n2, picked by: lowest highest-victim priority" \
+	"$PCTL" preempt $F/cluster.json --pod default/preemptor --explain $NOW
+ok "preempt: --explain for a Never pod" expect 0 "*" \
+	"~decision: no node: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never." \
+	"$PCTL" preempt $F/cluster.json --pod default/polite --explain $NOW
+
+# --- preempt: rejected input ---------------------------------------------------------------------
+ok "preempt: unknown PriorityClass rejects the input" expect 1 "" \
+"$F/docs-pod.yaml:1: pods/default/nginx: spec.priorityClassName: no PriorityClass with name high-priority was found
+preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
+	"$PCTL" preempt $F/docs-pod.yaml $F/one-node.yaml --pod default/nginx
+ok "preempt: an invalid quantity anywhere rejects the input" expect 1 "" \
+"$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
+preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
+	"$PCTL" preempt $F/cluster.json $F/bad-quantity.json --pod default/preemptor
+ok "preempt: truncated JSON" expect 1 "" "~$F/bad-truncated.json:317: syntax error:" \
+	"$PCTL" preempt $F/bad-truncated.json --pod default/preemptor
+ok "preempt: no such pod" expect 1 "" "preemptctl: pods/default/nope: no such pod in the input" \
+	"$PCTL" preempt $F/cluster.json --pod default/nope
+ok "preempt: a bound pod is not pending" expect 1 "" \
+	"preemptctl: pods/default/a1: already bound to node n1 (spec.nodeName); only a pending pod can be scheduled" \
+	"$PCTL" preempt $F/cluster.json --pod default/a1
+ok "preempt: a finished pod" expect 1 "" "~preemptctl: pods/batch/done: the pod has finished (status.phase), nothing to schedule" \
+	"$PCTL" preempt $F/deleted-class.yaml $F/one-node.yaml --pod batch/done
+ok "preempt: exactly one JSON object on stdout" bash -c \
+	"[ \$($PCTL preempt $F/cluster.json --pod default/preemptor --explain $NOW 2>/dev/null | wc -l) = 1 ]"
+
+done_testing

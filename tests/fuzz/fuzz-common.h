@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the fuzz targets (also compiled into the gcc replay tests). */
+#ifndef FUZZ_COMMON_H
+#define FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A broken invariant is a finding: print where and why, then abort so that libFuzzer saves the
+ * input (and the replay test fails).
+ */
+#define FUZZ_CHECK(cond, ...)                                                                   \
+	do {                                                                                    \
+		if (!(cond)) {                                                                  \
+			fprintf(stderr, "%s:%d: invariant broken: ", __FILE__, __LINE__);       \
+			fprintf(stderr, __VA_ARGS__);                                           \
+			fputc('\n', stderr);                                                    \
+			abort();                                                                \
+		}                                                                               \
+	} while (0)
+#define FUZZ_ASSERT(cond) FUZZ_CHECK(cond, "%s", #cond)
+
+/* The input as a NUL-terminated string (embedded NULs simply end it early). */
+static inline char *fuzz_strndup(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	if (!s)
+		return NULL;
+	if (size)
+		memcpy(s, data, size);
+	s[size] = 0;
+	return s;
+}
+
+#endif

@@ -1,0 +1,430 @@
+/* Differential test: libpreempt's aggregate-based decision against the straightforward full
+ * simulation of preempt-sim.h on 10,000 random small clusters (seeded, reproducible). Every
+ * decision — outcome, node, victims and their order — must be identical. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/preempt-sim.h"
+
+#define MAX_NODES 7
+#define MAX_PODS 48
+#define MAX_PDBS 3
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)((rng_state >> 33) % n);
+}
+
+static bool chance(int pct)
+{
+	return (int)rnd(100) < pct;
+}
+
+static const char *pick(const char *const *v, size_t n)
+{
+	return v[rnd((uint32_t)n)];
+}
+#define PICK(a) pick(a, sizeof(a) / sizeof((a)[0]))
+
+struct gen_node {
+	char name[16];
+	pp_label labels[4];
+	pp_taint taint;
+	pp_resource alloc[4];
+};
+
+struct gen_pod {
+	char name[16];
+	pp_label labels[2];
+	pp_resource req[3];
+	pp_toleration tol[2];
+	pp_label nsel[1];
+	pp_requirement nreq[1];
+	pp_node_selector_term nterm[1];
+	pp_requirement areq[1];
+	pp_pod_affinity_term aff[1];
+	pp_pod_affinity_term anti[1];
+	pp_label sel_label[1];
+};
+
+struct gen {
+	pp_node_spec nodes[MAX_NODES];
+	struct gen_node gn[MAX_NODES];
+	pp_pod_spec pods[MAX_PODS];
+	struct gen_pod gp[MAX_PODS];
+	pp_pdb_spec pdbs[MAX_PDBS];
+	pp_label pdb_labels[MAX_PDBS][1];
+	pp_requirement pdb_req[MAX_PDBS][1];
+	const char *disrupted[MAX_PDBS][1];
+	size_t n_nodes, n_pods, n_pdbs;
+	size_t pre;
+	int64_t now;
+};
+
+static const char *const node_names[] = { "a", "b", "c", "d", "e", "f", "g", "node-1", "node-10", "node-2" };
+static const char *const zones[] = { "za", "zb" };
+static const char *const apps[] = { "a", "b" };
+static const char *const namespaces[] = { "default", "prod" };
+static const char *const za_values[] = { "za" };
+static const char *const cores_values[] = { "4" };
+
+static void gen_affinity_term(pp_pod_affinity_term *t, pp_label *l)
+{
+	*l = (pp_label){ "app", PICK(apps) };
+	*t = (pp_pod_affinity_term){
+		.selector = { .present = true, .match_labels = l, .n_match_labels = 1 },
+		.topology_key = chance(70) ? "kubernetes.io/hostname" : "zone",
+	};
+	if (chance(10))
+		t->selector.n_match_labels = 0; /* {}: every pod of the namespace */
+}
+
+static void gen_pod(struct gen *g, size_t i, const char *node, bool preemptor)
+{
+	pp_pod_spec *p = &g->pods[i];
+	struct gen_pod *q = &g->gp[i];
+	static const int32_t prios[] = { -3, 0, 0, 5, 5, 10, 100, INT32_MIN, INT32_MAX };
+	static const int32_t pre_prios[] = { 0, 5, 10, 50, 200, INT32_MAX };
+
+	memset(p, 0, sizeof(*p));
+	memset(q, 0, sizeof(*q));
+	snprintf(q->name, sizeof(q->name), "p%zu", i);
+	p->name = q->name;
+	p->namespace_ = PICK(namespaces);
+	p->priority = preemptor ? pre_prios[rnd(6)] : prios[rnd(chance(5) ? 9 : 7)];
+	size_t nl = 0;
+	if (chance(80))
+		q->labels[nl++] = (pp_label){ "app", PICK(apps) };
+	if (chance(30))
+		q->labels[nl++] = (pp_label){ "tier", "web" };
+	p->labels = q->labels;
+	p->n_labels = nl;
+	size_t nr = 0;
+	if (!chance(8))
+		q->req[nr++] = (pp_resource){ "cpu", preemptor ? 500 * (1 + rnd(8)) : 100 * rnd(16) };
+	if (chance(60))
+		q->req[nr++] = (pp_resource){ "memory", rnd(preemptor ? 5 : 4) };
+	if (chance(15))
+		q->req[nr++] = (pp_resource){ "example.com/gpu", rnd(3) };
+	p->requests = q->req;
+	p->n_requests = nr;
+	p->node_name = node;
+	p->has_start_time = !chance(12);
+	p->start_time_ns = 1 + rnd(6);
+	p->terminating = !preemptor && chance(10);
+	p->preempted_by_scheduler = p->terminating && chance(60);
+	p->not_ready = chance(8);
+	p->termination_grace_period_s = -1;
+	if (!preemptor && chance(6)) {
+		gen_affinity_term(&q->anti[0], &q->sel_label[0]);
+		p->anti_affinity = q->anti;
+		p->n_anti_affinity = 1;
+	}
+	if (!node && !preemptor && chance(60))
+		p->nominated_node_name = g->gn[rnd((uint32_t)g->n_nodes)].name;
+	if (!preemptor)
+		return;
+
+	p->preemption_policy = chance(8) ? PP_PREEMPT_NEVER : PP_PREEMPT_LOWER_PRIORITY;
+	size_t nt = 0;
+	if (chance(25))
+		q->tol[nt++] = (pp_toleration){ .key = "dedicated", .op = PP_TOLERATION_EQUAL, .value = "gpu",
+			                        .effect = chance(50) ? PP_EFFECT_ANY : PP_EFFECT_NO_SCHEDULE };
+	if (chance(5))
+		q->tol[nt++] = (pp_toleration){ .op = PP_TOLERATION_EXISTS };
+	if (chance(5))
+		q->tol[nt++ % 2] = (pp_toleration){ .key = "node.kubernetes.io/unschedulable", .op = PP_TOLERATION_EXISTS };
+	p->tolerations = q->tol;
+	p->n_tolerations = nt > 2 ? 2 : nt;
+	if (chance(15)) {
+		q->nsel[0] = (pp_label){ "zone", PICK(zones) };
+		p->node_selector = q->nsel;
+		p->n_node_selector = 1;
+	}
+	if (chance(15)) {
+		int k = (int)rnd(4);
+		if (k == 0)
+			q->nreq[0] = (pp_requirement){ "zone", PP_OP_IN, za_values, 1 };
+		else if (k == 1)
+			q->nreq[0] = (pp_requirement){ "disk", PP_OP_EXISTS, NULL, 0 };
+		else if (k == 2)
+			q->nreq[0] = (pp_requirement){ "cores", PP_OP_GT, cores_values, 1 };
+		else
+			q->nreq[0] = (pp_requirement){ "zone", PP_OP_NOT_IN, za_values, 1 };
+		q->nterm[0] = (pp_node_selector_term){ .match_expressions = q->nreq, .n_match_expressions = 1 };
+		p->has_node_affinity = true;
+		p->node_affinity = q->nterm;
+		p->n_node_affinity = 1;
+	}
+	if (chance(10)) {
+		gen_affinity_term(&q->aff[0], &q->sel_label[0]);
+		p->affinity = q->aff;
+		p->n_affinity = 1;
+	} else if (chance(10)) {
+		gen_affinity_term(&q->anti[0], &q->sel_label[0]);
+		p->anti_affinity = q->anti;
+		p->n_anti_affinity = 1;
+	}
+	if (chance(20))
+		p->nominated_node_name = g->gn[rnd((uint32_t)g->n_nodes)].name;
+}
+
+static void generate(struct gen *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->n_nodes = 1 + rnd(MAX_NODES);
+	bool used[10] = { false };
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct gen_node *n = &g->gn[i];
+		size_t k;
+		do
+			k = rnd(10);
+		while (used[k]);
+		used[k] = true;
+		snprintf(n->name, sizeof(n->name), "%s", node_names[k]);
+		size_t nl = 0;
+		n->labels[nl++] = (pp_label){ "kubernetes.io/hostname", n->name };
+		if (chance(85))
+			n->labels[nl++] = (pp_label){ "zone", PICK(zones) };
+		if (chance(40))
+			n->labels[nl++] = (pp_label){ "disk", "ssd" };
+		if (chance(40))
+			n->labels[nl++] = (pp_label){ "cores", chance(50) ? "8" : "2" };
+		size_t na = 0;
+		n->alloc[na++] = (pp_resource){ "cpu", 1000 + 500 * rnd(7) };
+		n->alloc[na++] = (pp_resource){ "memory", 2 + rnd(6) };
+		if (!chance(3))
+			n->alloc[na++] = (pp_resource){ "pods", 2 + rnd(7) };
+		if (chance(30))
+			n->alloc[na++] = (pp_resource){ "example.com/gpu", rnd(4) };
+		g->nodes[i] = (pp_node_spec){ .name = n->name, .labels = n->labels, .n_labels = nl, .allocatable = n->alloc,
+			                      .n_allocatable = na, .unschedulable = chance(8) };
+		if (chance(20)) {
+			static const pp_taint_effect eff[] = { PP_EFFECT_NO_SCHEDULE, PP_EFFECT_NO_EXECUTE,
+				                               PP_EFFECT_PREFER_NO_SCHEDULE };
+			n->taint = (pp_taint){ "dedicated", chance(50) ? "gpu" : "batch", eff[rnd(3)] };
+			g->nodes[i].taints = &n->taint;
+			g->nodes[i].n_taints = 1;
+		}
+	}
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		size_t np = rnd(7);
+		for (size_t j = 0; j < np && g->n_pods < MAX_PODS - 4; j++, g->n_pods++)
+			gen_pod(g, g->n_pods, g->gn[i].name, false);
+	}
+	for (size_t j = rnd(3); j > 0; j--, g->n_pods++)
+		gen_pod(g, g->n_pods, NULL, false);
+	g->pre = g->n_pods;
+	gen_pod(g, g->n_pods++, NULL, true);
+
+	g->n_pdbs = rnd(MAX_PDBS + 1);
+	for (size_t b = 0; b < g->n_pdbs; b++) {
+		pp_pdb_spec *d = &g->pdbs[b];
+		*d = (pp_pdb_spec){ .namespace_ = PICK(namespaces), .name = b == 0 ? "pdb0" : b == 1 ? "pdb1" : "pdb2" };
+		int s = (int)rnd(10);
+		if (s < 6) {
+			g->pdb_labels[b][0] = (pp_label){ "app", PICK(apps) };
+			d->selector = (pp_label_selector){ .present = true, .match_labels = g->pdb_labels[b], .n_match_labels = 1 };
+		} else if (s < 8) {
+			g->pdb_req[b][0] = (pp_requirement){ "tier", chance(50) ? PP_OP_EXISTS : PP_OP_DOES_NOT_EXIST, NULL, 0 };
+			d->selector = (pp_label_selector){ .present = true, .match_expressions = g->pdb_req[b],
+				                           .n_match_expressions = 1 };
+		} else if (s < 9)
+			d->selector = (pp_label_selector){ .present = true }; /* {} */
+		int m = (int)rnd(5);
+		if (m == 0)
+			d->min_available = (pp_int_or_percent){ PP_IOP_INT, (int32_t)rnd(4) };
+		else if (m == 1)
+			d->min_available = (pp_int_or_percent){ PP_IOP_PERCENT, (int32_t)(25 * rnd(5)) };
+		else if (m == 2)
+			d->max_unavailable = (pp_int_or_percent){ PP_IOP_INT, (int32_t)rnd(3) };
+		else if (m == 3)
+			d->max_unavailable = (pp_int_or_percent){ PP_IOP_PERCENT, (int32_t)(25 * rnd(5)) };
+		if (chance(40)) {
+			d->has_disruptions_allowed = true;
+			d->disruptions_allowed = (int32_t)rnd(3);
+		}
+		if (chance(20) && g->n_pods > 1) {
+			g->disrupted[b][0] = g->pods[rnd((uint32_t)g->n_pods)].name;
+			d->disrupted_pods = g->disrupted[b];
+			d->n_disrupted_pods = 1;
+		}
+	}
+	/* Mostly after every start time; sometimes before some, to exercise re-ordering. */
+	g->now = chance(85) ? 100 : (int64_t)rnd(7);
+}
+
+/* Builds the library's cluster through a shuffled sequence of mutations. */
+static pp_cluster *build(struct gen *g)
+{
+	pp_cluster *c = NULL;
+	pp_err err = { "" };
+	size_t order[MAX_NODES > MAX_PODS ? MAX_NODES : MAX_PODS];
+
+	assert_int_equal(pp_cluster_new(&c), 0);
+	bool pdb_first = chance(50);
+	if (pdb_first)
+		for (size_t b = 0; b < g->n_pdbs; b++)
+			if (pp_cluster_add_pdb(c, &g->pdbs[b], &err) < 0)
+				fail_msg("add pdb: %s", err.msg);
+	for (size_t i = 0; i < g->n_nodes; i++)
+		order[i] = i;
+	for (size_t i = g->n_nodes; i > 1; i--) {
+		size_t j = rnd((uint32_t)i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		/* Sometimes first with other values, then updated to the real ones. */
+		if (chance(10)) {
+			pp_node_spec tmp = g->nodes[order[i]];
+			tmp.n_taints = 0;
+			tmp.unschedulable = !tmp.unschedulable;
+			assert_int_equal(pp_cluster_add_node(c, &tmp, &err), 0);
+			assert_int_equal(pp_cluster_update_node(c, &g->nodes[order[i]], &err), 0);
+		} else if (pp_cluster_add_node(c, &g->nodes[order[i]], &err) < 0)
+			fail_msg("add node: %s", err.msg);
+	}
+	for (size_t i = 0; i < g->n_pods; i++)
+		order[i] = i;
+	for (size_t i = g->n_pods; i > 1; i--) {
+		size_t j = rnd((uint32_t)i), t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; i < g->n_pods; i++) {
+		const pp_pod_spec *p = &g->pods[order[i]];
+		if (p->node_name && chance(15)) {
+			/* pending first, then bound through the API */
+			pp_pod_spec tmp = *p;
+			tmp.node_name = NULL;
+			tmp.nominated_node_name = NULL;
+			assert_int_equal(pp_cluster_add_pod(c, &tmp, &err), 0);
+			assert_int_equal(pp_cluster_bind_pod(c, p->namespace_, p->name, p->node_name, &err), 0);
+		} else if (p->terminating && chance(30)) {
+			pp_pod_spec tmp = *p;
+			tmp.terminating = tmp.preempted_by_scheduler = false;
+			assert_int_equal(pp_cluster_add_pod(c, &tmp, &err), 0);
+			assert_int_equal(pp_cluster_mark_terminating(c, p->namespace_, p->name, 1, p->preempted_by_scheduler, &err),
+			                 0);
+		} else if (pp_cluster_add_pod(c, p, &err) < 0)
+			fail_msg("add pod: %s", err.msg);
+		if (chance(10)) {
+			/* a decoy that comes and goes must leave no trace in the aggregates */
+			pp_pod_spec decoy = *p;
+			decoy.name = "decoy";
+			decoy.namespace_ = "decoy-ns";
+			assert_int_equal(pp_cluster_add_pod(c, &decoy, &err), 0);
+			assert_int_equal(pp_cluster_remove_pod(c, "decoy-ns", "decoy", &err), 0);
+		}
+	}
+	if (!pdb_first)
+		for (size_t b = 0; b < g->n_pdbs; b++)
+			if (pp_cluster_add_pdb(c, &g->pdbs[b], &err) < 0)
+				fail_msg("add pdb: %s", err.msg);
+	return c;
+}
+
+static void describe(const struct gen *g, unsigned seed)
+{
+	fprintf(stderr, "cluster #%u now=%lld\n", seed, (long long)g->now);
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const pp_node_spec *n = &g->nodes[i];
+		fprintf(stderr, "  node %s cpu=%lld mem=%lld pods=%lld unsched=%d taints=%zu\n", n->name,
+		        (long long)sim_res(n->allocatable, n->n_allocatable, "cpu"),
+		        (long long)sim_res(n->allocatable, n->n_allocatable, "memory"),
+		        (long long)sim_res(n->allocatable, n->n_allocatable, "pods"), n->unschedulable, n->n_taints);
+	}
+	for (size_t i = 0; i < g->n_pods; i++) {
+		const pp_pod_spec *p = &g->pods[i];
+		fprintf(stderr, "  %spod %s/%s node=%s nom=%s prio=%d cpu=%lld mem=%lld start=%s%lld term=%d labels=%zu "
+		        "aff=%zu anti=%zu pol=%d\n", i == g->pre ? "PRE " : "", p->namespace_, p->name,
+		        p->node_name ? p->node_name : "-", p->nominated_node_name ? p->nominated_node_name : "-",
+		        (int)p->priority, (long long)sim_res(p->requests, p->n_requests, "cpu"),
+		        (long long)sim_res(p->requests, p->n_requests, "memory"), p->has_start_time ? "" : "none/",
+		        (long long)p->start_time_ns, p->terminating, p->n_labels, p->n_affinity, p->n_anti_affinity,
+		        p->preemption_policy);
+	}
+	for (size_t b = 0; b < g->n_pdbs; b++)
+		fprintf(stderr, "  pdb %s/%s\n", g->pdbs[b].namespace_, g->pdbs[b].name);
+}
+
+static void test_differential(void **state)
+{
+	(void)state;
+	static struct gen g;
+	static struct sim_cand cand[MAX_NODES];
+	size_t counts[3] = { 0 }, with_pdb_violations = 0, crit_count[8] = { 0 };
+	const unsigned n = 10000;
+
+	for (unsigned seed = 1; seed <= n; seed++) {
+		rng_state = seed * 0x9E3779B97F4A7C15ULL;
+		generate(&g);
+		pp_cluster *c = build(&g);
+		struct sim_cluster sc = { g.nodes, g.n_nodes, g.pods, g.n_pods, g.pdbs, g.n_pdbs };
+		struct sim_result want;
+		const pp_pod_spec *pre = &g.pods[g.pre];
+		sim_preempt(&sc, pre, g.now, cand, &want);
+
+		pp_preemption *got = NULL;
+		pp_err err = { "" };
+		pp_preempt_options opts = { .now_ns = g.now, .explain = seed % 4 == 0 };
+		if (pp_cluster_preempt(c, pre->namespace_, pre->name, &opts, &got, &err) < 0)
+			fail_msg("seed %u: %s", seed, err.msg);
+		bool same = pp_preemption_outcome(got) == want.outcome;
+		if (same && want.outcome != PP_OUTCOME_NONE)
+			same = strcmp(pp_preemption_node(got), want.node) == 0;
+		if (same && want.outcome == PP_OUTCOME_PREEMPT) {
+			same = pp_preemption_victim_count(got) == want.n_victims;
+			for (size_t v = 0; same && v < want.n_victims; v++) {
+				const pp_victim *x = pp_preemption_victim(got, v);
+				same = !strcmp(x->namespace_, want.victims[v]->namespace_) && !strcmp(x->name, want.victims[v]->name);
+			}
+		}
+		if (!same) {
+			describe(&g, seed);
+			fprintf(stderr, "simulation: outcome %d node %s victims:", want.outcome, want.node ? want.node : "-");
+			for (size_t v = 0; v < want.n_victims; v++)
+				fprintf(stderr, " %s/%s", want.victims[v]->namespace_, want.victims[v]->name);
+			fprintf(stderr, "\nlibrary:    outcome %d node %s victims:", pp_preemption_outcome(got),
+			        pp_preemption_node(got) ? pp_preemption_node(got) : "-");
+			for (size_t v = 0; v < pp_preemption_victim_count(got); v++)
+				fprintf(stderr, " %s/%s", pp_preemption_victim(got, v)->namespace_, pp_preemption_victim(got, v)->name);
+			fprintf(stderr, "\nreason: %s\n", pp_preemption_reason(got));
+			fail_msg("seed %u: decisions differ", seed);
+		}
+		counts[want.outcome]++;
+		with_pdb_violations += pp_preemption_pdb_violations(got) > 0;
+		crit_count[pp_preemption_criterion(got)]++;
+		pp_preemption_free(got);
+		pp_cluster_free(c);
+	}
+	fprintf(stderr, "# %u clusters: %zu fit, %zu preempt (%zu violating a PDB), %zu none; decided by:", n, counts[0],
+	        counts[1], with_pdb_violations, counts[2]);
+	for (int k = 1; k < 8; k++)
+		fprintf(stderr, " %s=%zu", pp_criterion_name((pp_criterion)k), crit_count[k]);
+	fprintf(stderr, "\n");
+	/* The generator must actually reach every kind of decision, or the comparison proves little. */
+	assert_true(counts[0] > n / 20 && counts[1] > n / 10 && counts[2] > n / 20);
+	assert_true(with_pdb_violations > 20);
+	for (int k = 1; k < 8; k++)
+		if (k != PP_CRIT_VICTIM_COUNT)
+			assert_true(crit_count[k] > 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_differential),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
