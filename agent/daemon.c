@@ -32,7 +32,7 @@
 /* Timer accuracy for the polling ticks: coalescing saves wake-ups when idle. */
 #define TICK_ACCURACY_USEC 1000ULL
 /* Near a threshold the node signals are polled at this period (earlyoom polls at 100 ms). */
-#define FAST_POLL_USEC 10000ULL
+#define FAST_POLL_USEC 20000ULL
 /* While idle, signal-only changes refresh status.json at most this often. */
 #define STATUS_IDLE_REFRESH_USEC (10ULL * 1000000ULL)
 /* On SIGTERM, how long in-flight evictions get to finish before the daemon exits anyway. */

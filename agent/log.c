@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,12 +130,18 @@ static void send_entry(log_entry *e, const char *message)
 	/* One line per entry: the message, then the structured fields for grep and post-mortems. */
 	flockfile(stderr);
 	fprintf(stderr, "evictd: %s: %s", prio_name(e->priority), message);
-	if (e->n) {
-		fputs(" [", stderr);
-		for (size_t i = 0; i < e->n; i++)
-			fprintf(stderr, "%s%s", i ? " " : "", e->fields[i]);
-		fputc(']', stderr);
+	/* Fields the message already says (the reason, the signal name) would only double the line. */
+	bool any = false;
+	for (size_t i = 0; i < e->n; i++) {
+		const char *v = strchr(e->fields[i], '=');
+		if (v && v[1] && strlen(v + 1) > 2 && strstr(message, v + 1))
+			continue;
+		fputs(any ? " " : " [", stderr);
+		fputs(e->fields[i], stderr);
+		any = true;
 	}
+	if (any)
+		fputc(']', stderr);
 	fputc('\n', stderr);
 	funlockfile(stderr);
 }

@@ -76,9 +76,18 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 	json_string(f, cg_mode_name(cg->mode));
 	fputs(",\"root\":", f);
 	json_string(f, cg->root);
-	fputs(",\"controllers\":", f);
-	json_string(f, cg->controllers);
-	fputs("},\"signals\":[", f);
+	fputs(",\"controllers\":[", f);
+	{
+		char tmp[sizeof(cg->controllers)], *save = NULL;
+		int k = 0;
+		snprintf(tmp, sizeof(tmp), "%s", cg->controllers);
+		for (char *w = strtok_r(tmp, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			if (k++)
+				fputc(',', f);
+			json_string(f, w);
+		}
+	}
+	fputs("]},\"signals\":[", f);
 	for (int i = 0; i < _SIGNAL_MAX; i++) {
 		const signal_obs *o = &s->node.s[i];
 		const threshold_eval *h = &d->eval.t[THRESHOLD_HARD][i], *so = &d->eval.t[THRESHOLD_SOFT][i];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +15,19 @@
 #include "podmeta.h"
 #include "pods.h"
 
+/*
+ * Per-pod files kept open between scans: a pread() on a kept fd costs one syscall, an
+ * open+read+close three plus a path lookup, which made up most of a scan (measured with
+ * tests/bench/bench-scan.c). A file of a removed cgroup reads ENODEV and is reopened or dropped.
+ */
+enum { PF_CURRENT, PF_STAT, PF_CPU, PF_PIDS, PF_PRESSURE, _PF_MAX };
+static const char *const pod_files[_PF_MAX] = { "memory.current", "memory.stat", "cpu.stat", "pids.current",
+	                                         "memory.pressure" };
+
+typedef struct pod_fds {
+	int fd[_PF_MAX]; /* -1: not open (absent, or over the fd budget) */
+} pod_fds;
+
 struct scanner {
 	const evictd_config *cfg;
 	cg_info cg;
@@ -21,6 +35,8 @@ struct scanner {
 	const char *kubepods;
 	char self_cgroup[PATH_MAX];
 	snapshot snap, prev;
+	pod_fds *fds, *prev_fds; /* parallel to snap.pods / prev.pods */
+	size_t fd_budget, fds_open;
 };
 
 static void pod_free_strings(pod_info *p)
@@ -110,6 +126,34 @@ static int open_fds(scanner *s)
 	return 0;
 }
 
+static void fds_close(scanner *s, pod_fds *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++)
+		for (int k = 0; k < _PF_MAX; k++)
+			if (f[i].fd[k] >= 0) {
+				close(f[i].fd[k]);
+				f[i].fd[k] = -1;
+				s->fds_open--;
+			}
+}
+
+/* Kept fds may use the soft limit raised to the hard one (no select() here), minus a reserve. */
+static size_t fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		struct rlimit want = { .rlim_cur = rl.rlim_max, .rlim_max = rl.rlim_max };
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			rl.rlim_cur = rl.rlim_max;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1 << 20)
+		rl.rlim_cur = 1 << 20;
+	return rl.rlim_cur > 512 ? (size_t)rl.rlim_cur - 512 : 0;
+}
+
 int scanner_new(const evictd_config *cfg, const cg_info *cg, scanner **ret)
 {
 	scanner *s = calloc(1, sizeof(*s));
@@ -117,6 +161,7 @@ int scanner_new(const evictd_config *cfg, const cg_info *cg, scanner **ret)
 
 	if (!s)
 		return -ENOMEM;
+	s->fd_budget = fd_budget();
 	s->cfg = cfg;
 	s->cg = *cg;
 	s->root_fd = s->proc_fd = s->meta_fd = -1;
@@ -136,6 +181,10 @@ scanner *scanner_free(scanner *s)
 	close_fd(&s->root_fd);
 	close_fd(&s->proc_fd);
 	close_fd(&s->meta_fd);
+	fds_close(s, s->fds, s->snap.n_pods);
+	fds_close(s, s->prev_fds, s->prev.n_pods);
+	free(s->fds);
+	free(s->prev_fds);
 	snapshot_done(&s->snap);
 	snapshot_done(&s->prev);
 	free(s);
@@ -145,6 +194,11 @@ scanner *scanner_free(scanner *s)
 int scanner_set_config(scanner *s, const evictd_config *cfg)
 {
 	s->cfg = cfg;
+	fds_close(s, s->fds, s->snap.n_pods);
+	fds_close(s, s->prev_fds, s->prev.n_pods);
+	free(s->fds);
+	free(s->prev_fds);
+	s->fds = s->prev_fds = NULL;
 	snapshot_done(&s->prev);
 	snapshot_done(&s->snap);
 	return open_fds(s);
@@ -179,20 +233,20 @@ void scanner_scan_node(scanner *s, node_signals *ret)
 	node_signals_read(&src, ret);
 }
 
-static const pod_info *find_prev(const snapshot *prev, const char *cgroup)
+static ssize_t find_prev(const snapshot *prev, const char *cgroup)
 {
 	size_t lo = 0, hi = prev->n_pods;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		int c = strcmp(prev->pods[mid].cgroup, cgroup);
 		if (c == 0)
-			return &prev->pods[mid];
+			return (ssize_t)mid;
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return -1;
 }
 
 static bool same_descriptor(const pod_info *old, const struct stat *st, bool present)
@@ -245,12 +299,58 @@ static int load_metadata(scanner *s, int pod_fd, pod_info *p)
 	return podmeta_defaults(pod_fd, s->cfg->pcset, p);
 }
 
-static void read_usage(int fd, pod_info *p, const pod_info *old)
+/* Reads one of the pod's files through its kept fd, (re)opening it from the pod directory. */
+static ssize_t pod_read(scanner *s, pod_fds *f, int *dirfd, const char *cgroup, int k, char *buf, size_t size)
+{
+	ssize_t n;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (f->fd[k] < 0) {
+			if (*dirfd < 0) {
+				*dirfd = openat(s->root_fd, cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				if (*dirfd < 0)
+					return -errno;
+			}
+			if (s->fds_open >= s->fd_budget) /* over budget: a transient read */
+				return cgfs_read(*dirfd, pod_files[k], buf, size);
+			f->fd[k] = openat(*dirfd, pod_files[k], O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+			if (f->fd[k] < 0)
+				return -errno;
+			s->fds_open++;
+		}
+		n = pread(f->fd[k], buf, size - 1, 0);
+		if (n >= 0 && (size_t)n < size - 1) {
+			buf[n] = '\0';
+			return n;
+		}
+		/* ENODEV: the cgroup went away under a kept fd (maybe recreated): reopen once. */
+		close(f->fd[k]);
+		f->fd[k] = -1;
+		s->fds_open--;
+		if (n >= 0)
+			return -EFBIG;
+	}
+	return -ENODEV;
+}
+
+static int parse_u64_text(const char *t, uint64_t *ret)
+{
+	char *end;
+	if (*t < '0' || *t > '9')
+		return -EBADMSG;
+	errno = 0;
+	*ret = strtoull(t, &end, 10);
+	return errno || (*end && *end != '\n') ? -EBADMSG : 0;
+}
+
+static void read_usage(scanner *s, pod_fds *f, pod_info *p)
 {
 	char buf[8192];
 	uint64_t v, inactive;
+	int dirfd = -1;
 
-	if (cgfs_read_u64(fd, "memory.current", &v) == 0 && cgfs_read(fd, "memory.stat", buf, sizeof(buf)) >= 0 &&
+	if (pod_read(s, f, &dirfd, p->cgroup, PF_CURRENT, buf, 64) >= 0 && parse_u64_text(buf, &v) == 0 &&
+	    pod_read(s, f, &dirfd, p->cgroup, PF_STAT, buf, sizeof(buf)) >= 0 &&
 	    cgfs_keyed_u64(buf, "inactive_file", &inactive) == 0) {
 		p->has_memory = true;
 		p->memory_current = (int64_t)v;
@@ -258,30 +358,36 @@ static void read_usage(int fd, pod_info *p, const pod_info *old)
 		/* cAdvisor: working set = usage - inactive_file, clamped at 0 */
 		p->working_set = v > inactive ? (int64_t)(v - inactive) : 0;
 	}
-	if (cgfs_read(fd, "cpu.stat", buf, sizeof(buf)) >= 0 && cgfs_keyed_u64(buf, "usage_usec", &v) == 0) {
+	if (pod_read(s, f, &dirfd, p->cgroup, PF_CPU, buf, sizeof(buf)) >= 0 && cgfs_keyed_u64(buf, "usage_usec", &v) == 0) {
 		p->has_cpu = true;
 		p->cpu_usage_usec = v;
 	}
-	if (cgfs_read_u64(fd, "pids.current", &v) == 0) {
+	if (pod_read(s, f, &dirfd, p->cgroup, PF_PIDS, buf, 64) >= 0 && parse_u64_text(buf, &v) == 0) {
 		p->has_pids = true;
 		p->pids = (int64_t)v;
 	}
-	if (cgfs_read(fd, "memory.pressure", buf, sizeof(buf)) >= 0 &&
+	if (pod_read(s, f, &dirfd, p->cgroup, PF_PRESSURE, buf, 512) >= 0 &&
 	    cgfs_psi_parse(buf, &p->psi_some_avg10, &p->psi_full_avg10) == 0)
 		p->has_psi = true;
-	(void)old;
+	if (dirfd >= 0)
+		close(dirfd);
 }
 
 int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 {
 	pod_info *pods = NULL;
+	pod_fds *fds;
 	size_t n = 0;
 	node_sources src;
 	int r;
 
 	/* The previous snapshot becomes the cache for this one. */
+	fds_close(s, s->prev_fds, s->prev.n_pods);
+	free(s->prev_fds);
 	snapshot_done(&s->prev);
 	s->prev = s->snap;
+	s->prev_fds = s->fds;
+	s->fds = NULL;
 	s->snap = (snapshot){ .timestamp_usec = now_usec };
 
 	node_sources_of(s, &src);
@@ -295,22 +401,37 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 		if (r < 0)
 			return r;
 	}
+	fds = malloc((n ? n : 1) * sizeof(*fds));
+	if (!fds) {
+		for (size_t i = 0; i < n; i++)
+			pod_info_done(&pods[i]);
+		free(pods);
+		return -ENOMEM;
+	}
 	s->snap.pods = pods;
 	s->snap.n_pods = n;
+	s->fds = fds;
 
 	for (size_t i = 0; i < n; i++) {
 		pod_info *p = &pods[i];
-		pod_info *old = (pod_info *)find_prev(&s->prev, p->cgroup);
+		ssize_t oi = find_prev(&s->prev, p->cgroup);
+		pod_info *old = oi >= 0 ? &s->prev.pods[oi] : NULL;
 		struct stat st;
 		bool present = podmeta_stat(s->meta_fd, p->uid, &st) == 0;
-		int fd = openat(s->root_fd, p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-		if (fd < 0) /* vanished between discovery and now: keep it, without stats */
-			log_msg(LOG_DEBUG, "pod cgroup %s vanished during the scan, ignoring", p->cgroup);
+		/* the kept fds move to the new snapshot */
+		if (old) {
+			fds[i] = s->prev_fds[oi];
+			for (int k = 0; k < _PF_MAX; k++)
+				s->prev_fds[oi].fd[k] = -1;
+		} else
+			for (int k = 0; k < _PF_MAX; k++)
+				fds[i].fd[k] = -1;
 
 		if (old && old->name && same_descriptor(old, &st, present))
 			take_metadata(p, old);
 		else {
+			int dirfd = openat(s->root_fd, p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			p->descriptor_id.present = present;
 			if (present) {
 				p->descriptor_id.dev = (uint64_t)st.st_dev;
@@ -319,10 +440,14 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 				p->descriptor_id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 				p->descriptor_id.ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 			}
-			r = load_metadata(s, fd, p);
+			r = load_metadata(s, dirfd, p);
+			if (dirfd >= 0)
+				close(dirfd);
 			if (r < 0) {
-				if (fd >= 0)
-					close(fd);
+				/* the rest of the array has no fds yet */
+				for (size_t j = i + 1; j < n; j++)
+					for (int k = 0; k < _PF_MAX; k++)
+						fds[j].fd[k] = -1;
 				return r;
 			}
 		}
@@ -331,10 +456,7 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 			p->is_self = strncmp(s->self_cgroup, p->cgroup, l) == 0 &&
 			             (s->self_cgroup[l] == '\0' || s->self_cgroup[l] == '/');
 		}
-		if (fd < 0)
-			continue;
-		read_usage(fd, p, old);
-		close(fd);
+		read_usage(s, &fds[i], p);
 		if (old && old->has_cpu && p->has_cpu && now_usec > s->prev.timestamp_usec &&
 		    p->cpu_usage_usec >= old->cpu_usage_usec) {
 			p->has_cpu_rate = true;
@@ -342,6 +464,8 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 			              (double)(now_usec - s->prev.timestamp_usec);
 		}
 	}
+	/* pods gone since the last scan: their fds are closed now, not at the next scan */
+	fds_close(s, s->prev_fds, s->prev.n_pods);
 	*ret = &s->snap;
 	return 0;
 }

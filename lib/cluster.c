@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "filter.h"
 
 /* ----------------------------------------------------------------------------------------- */
 /* Deep copies of spec fragments, validated on the way. */
@@ -293,6 +293,11 @@ int pp_cluster_new(pp_cluster **ret)
 	if (!c)
 		return -ENOMEM;
 	c->max_start = INT64_MIN;
+	c->pcache = pcache_new();
+	if (!c->pcache) {
+		free(c);
+		return -ENOMEM;
+	}
 	*ret = c;
 	return 0;
 }
@@ -346,6 +351,7 @@ pp_cluster *pp_cluster_free(pp_cluster *c)
 	strmap_done(&c->pod_map);
 	strmap_done(&c->pdb_map);
 	strmap_done(&c->res_map);
+	pcache_free(c->pcache);
 	free(c);
 	return NULL;
 }
@@ -432,6 +438,7 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	c->n_nodes++;
 	for (size_t i = lo; i < c->n_nodes; i++)
 		c->nodes[i]->idx = i;
+	pcache_reset(c); /* indices moved */
 	return 0;
 }
 
@@ -462,6 +469,7 @@ int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	n->alloc_scalar = tmp.alloc_scalar;
 	n->n_alloc_scalar = tmp.n_alloc_scalar;
 	n->unschedulable = tmp.unschedulable;
+	pcache_node_changed(c, n);
 	/* cannot fail: the key was present a moment ago, so there is room */
 	return strmap_put(&c->node_map, n->name, n);
 }
@@ -482,6 +490,7 @@ int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
 	c->n_nodes--;
 	for (; i < c->n_nodes; i++)
 		c->nodes[i]->idx = i;
+	pcache_reset(c); /* indices moved */
 	node_free(n);
 	return 0;
 }
@@ -571,6 +580,10 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 	(void)req_scalar_add(n, p, +1); /* room reserved above */
 	p->node = n;
 	n->n_pdb_pods += p->n_pdbs > 0;
+	n->n_nostart += !p->has_start;
+	for (int k = RES_CPU; k <= RES_MEMORY; k++)
+		n->nonzero_total[k] += pod_nonzero_request(p, k);
+	pcache_node_changed(c, n);
 	if (p->n_anti_affinity) {
 		n->n_anti++;
 		c->n_anti++;
@@ -591,6 +604,10 @@ static void node_detach(pp_cluster *c, struct pod *p)
 	recompute_psum(n, i);
 	(void)req_scalar_add(n, p, -1); /* existing entries only: cannot allocate */
 	n->n_pdb_pods -= p->n_pdbs > 0;
+	n->n_nostart -= !p->has_start;
+	for (int k = RES_CPU; k <= RES_MEMORY; k++)
+		n->nonzero_total[k] -= pod_nonzero_request(p, k);
+	pcache_node_changed(c, n);
 	if (p->n_anti_affinity) {
 		n->n_anti--;
 		c->n_anti--;
@@ -598,21 +615,25 @@ static void node_detach(pp_cluster *c, struct pod *p)
 	p->node = NULL;
 }
 
-static int nominate(struct node *n, struct pod *p)
+static int nominate(pp_cluster *c, struct node *n, struct pod *p)
 {
 	if (grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
 		return -ENOMEM;
 	p->nom_idx = n->n_nominated;
 	n->nominated[n->n_nominated++] = p;
 	p->nominated = n;
+	c->n_nom_anti += p->n_anti_affinity > 0;
+	pcache_node_changed(c, n);
 	return 0;
 }
 
-static void unnominate(struct pod *p)
+static void unnominate(pp_cluster *c, struct pod *p)
 {
 	struct node *n = p->nominated;
 	if (!n)
 		return;
+	c->n_nom_anti -= p->n_anti_affinity > 0;
+	pcache_node_changed(c, n);
 	n->nominated[p->nom_idx] = n->nominated[--n->n_nominated];
 	n->nominated[p->nom_idx]->nom_idx = p->nom_idx;
 	p->nominated = NULL;
@@ -621,7 +642,7 @@ static void unnominate(struct pod *p)
 /* ----------------------------------------------------------------------------------------- */
 /* PDB membership (preemption sense) */
 
-static int pod_add_pdb(struct pod *p, struct pdb *b)
+static int pod_add_pdb(pp_cluster *c, struct pod *p, struct pdb *b)
 {
 	struct pdb **v = realloc(p->pdbs, (p->n_pdbs + 1) * sizeof(*v));
 	if (!v)
@@ -630,6 +651,8 @@ static int pod_add_pdb(struct pod *p, struct pdb *b)
 	p->pdbs[p->n_pdbs++] = b;
 	if (p->n_pdbs == 1 && p->node)
 		p->node->n_pdb_pods++;
+	if (p->node)
+		pcache_node_changed(c, p->node);
 	return 0;
 }
 
@@ -637,7 +660,7 @@ static int pod_match_pdbs(pp_cluster *c, struct pod *p)
 {
 	for (size_t i = 0; i < c->n_pdbs; i++)
 		if (pdb_matches_pod(c->pdbs[i], p)) {
-			int r = pod_add_pdb(p, c->pdbs[i]);
+			int r = pod_add_pdb(c, p, c->pdbs[i]);
 			if (r < 0)
 				return r;
 		}
@@ -818,7 +841,7 @@ static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_er
 	if (bound)
 		r = node_attach(c, bound, p);
 	else if (nom)
-		r = nominate(nom, p);
+		r = nominate(c, nom, p);
 	if (r < 0) {
 		strmap_remove(&c->pod_map, p->key);
 		return r;
@@ -837,7 +860,7 @@ static void pod_unlink(pp_cluster *c, struct pod *p)
 {
 	if (p->node)
 		node_detach(c, p);
-	unnominate(p);
+	unnominate(c, p);
 	strmap_remove(&c->pod_map, p->key);
 	c->pods[p->idx] = c->pods[--c->n_pods];
 	c->pods[p->idx]->idx = p->idx;
@@ -923,7 +946,7 @@ int pp_cluster_bind_pod(pp_cluster *c, const char *ns, const char *name, const c
 	int r = node_attach(c, n, p);
 	if (r < 0)
 		return r;
-	unnominate(p);
+	unnominate(c, p);
 	return 0;
 }
 
@@ -935,7 +958,7 @@ int pp_cluster_set_nominated_node(pp_cluster *c, const char *ns, const char *nam
 	if (!p)
 		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
 	if (!node || !*node) {
-		unnominate(p);
+		unnominate(c, p);
 		return 0;
 	}
 	struct node *n = find_node(c, node);
@@ -947,8 +970,8 @@ int pp_cluster_set_nominated_node(pp_cluster *c, const char *ns, const char *nam
 		return 0;
 	if (grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
 		return -ENOMEM;
-	unnominate(p);
-	return nominate(n, p);
+	unnominate(c, p);
+	return nominate(c, n, p);
 }
 
 int pp_cluster_mark_terminating(pp_cluster *c, const char *ns, const char *name, int64_t deletion_time_ns,
@@ -961,6 +984,10 @@ int pp_cluster_mark_terminating(pp_cluster *c, const char *ns, const char *name,
 		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
 	if (!p->terminating)
 		p->deletion = deletion_time_ns;
+	if (p->node)
+		pcache_node_changed(c, p->node);
+	if (p->nominated)
+		pcache_node_changed(c, p->nominated);
 	p->terminating = true;
 	p->preempted_by_scheduler |= by_preemption;
 	return 0;
@@ -1055,7 +1082,7 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 	if (r < 0)
 		goto fail;
 	for (size_t i = 0; i < c->n_pods; i++)
-		if (pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c->pods[i], b)) < 0) {
+		if (pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c, c->pods[i], b)) < 0) {
 			for (size_t j = 0; j < i; j++) /* undo */
 				if (c->pods[j]->n_pdbs && c->pods[j]->pdbs[c->pods[j]->n_pdbs - 1] == b &&
 				    --c->pods[j]->n_pdbs == 0 && c->pods[j]->node)
@@ -1085,6 +1112,8 @@ int pp_cluster_remove_pdb(pp_cluster *c, const char *ns, const char *name, pp_er
 				memmove(p->pdbs + j, p->pdbs + j + 1, (p->n_pdbs - j - 1) * sizeof(*p->pdbs));
 				if (--p->n_pdbs == 0 && p->node)
 					p->node->n_pdb_pods--;
+				if (p->node)
+					pcache_node_changed(c, p->node);
 				break;
 			}
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The cluster model's internal representation, shared by cluster.c, filter.c, pdb.c and
- * preemption.c. Nothing here is exported. */
+/* The cluster model's internal representation, shared by cluster.c, filter.c, pdb.c,
+ * preemption.c and sched_fit.c. Nothing here is exported. */
 #ifndef PP_CLUSTER_H
 #define PP_CLUSTER_H
 
@@ -98,8 +98,10 @@ struct node {
 	size_t n_nominated;
 	size_t n_taints;
 	size_t n_pdb_pods; /* bound pods matching some PDB */
+	size_t n_nostart;  /* bound pods without a start time (their order depends on "now") */
 	bool unschedulable;
 	/* cold */
+	i128 nonzero_total[2]; /* Σ cpu, memory of bound pods with kube's non-zero defaults (scoring) */
 	size_t cap_pods, cap_nominated;
 	struct arena arena;
 	const char *name;
@@ -144,7 +146,16 @@ struct pp_cluster {
 	bool any_start;
 	int64_t max_start; /* max start time ever added: decides whether slot order matches "now" */
 	size_t n_anti;     /* bound pods with required anti-affinity, cluster-wide */
+	size_t n_nom_anti; /* nominated pods with required anti-affinity, cluster-wide */
+	struct pcache *pcache; /* preemption.c's per-node results, reused across decisions */
 };
+
+/* preemption.c: a node's cached result no longer holds (any change to the node, its bound
+ * or nominated pods, or their PDB membership); all of them (nodes added or removed). */
+struct pcache *pcache_new(void);
+void pcache_free(struct pcache *pc);
+void pcache_node_changed(const pp_cluster *c, const struct node *n);
+void pcache_reset(const pp_cluster *c);
 
 /* select.c */
 const char *labels_get(const pp_label *labels, size_t n, const char *key);

@@ -14,226 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
-
-/* Filter failures, in the order Kubernetes' default Filter plugins run. */
-enum {
-	F_UNSCHEDULABLE = 1 << 0,   /* NodeUnschedulable */
-	F_TAINT = 1 << 1,           /* TaintToleration */
-	F_NODE_AFFINITY = 1 << 2,   /* NodeAffinity */
-	F_PODS = 1 << 3,            /* NodeResourcesFit: Too many pods */
-	F_CPU = 1 << 4,
-	F_MEMORY = 1 << 5,
-	F_EPHEMERAL = 1 << 6,
-	F_SCALAR = 1 << 7,          /* ids in struct fail */
-	F_POD_AFFINITY = 1 << 8,    /* InterPodAffinity */
-	F_POD_ANTI_AFFINITY = 1 << 9,
-	F_EXISTING_ANTI_AFFINITY = 1 << 10,
-	F_NO_VICTIMS = 1 << 11,     /* preemption dry run: nothing of lower priority */
-	F_RESOURCES = F_PODS | F_CPU | F_MEMORY | F_EPHEMERAL | F_SCALAR,
-};
-
-#define MAX_SCALAR_REASONS 8
-
-struct fail {
-	unsigned mask;
-	bool unresolvable;
-	const pp_taint *taint;
-	uint32_t scalar[MAX_SCALAR_REASONS];
-	size_t n_scalar;
-};
-
-/* ----------------------------------------------------------------------------------------- */
-/* Inter-pod affinity state for one decision */
-
-struct count_map {
-	const char *key; /* topology key */
-	struct strmap values; /* topology value -> count (as uintptr) */
-};
-
-struct aff {
-	/* the preemptor's required affinity terms: pods matching all terms, per topology value */
-	struct count_map *aff; /* one per term */
-	int64_t aff_total;
-	bool self_match;
-	struct count_map *anti; /* one per preemptor anti-affinity term */
-	struct count_map *ex;   /* existing pods' anti-affinity terms matching the preemptor, by key */
-	size_t n_ex, cap_ex;
-};
-
-/* Changes to the counts caused by pods removed from the node under test. */
-struct aff_delta {
-	int64_t match_all;
-	int64_t *anti; /* per preemptor anti term */
-	int64_t *ex;   /* per ex key */
-};
-
-static uintptr_t map_count(const struct strmap *m, const char *v)
-{
-	return (uintptr_t)strmap_get(m, v);
-}
-
-static int map_add(struct strmap *m, const char *v, uintptr_t d)
-{
-	return strmap_put(m, v, (void *)(map_count(m, v) + d));
-}
-
-static bool pod_matches_all_terms(const pp_pod_affinity_term *t, size_t n, const char *ns, const struct pod *p)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!affinity_term_matches(&t[i], ns, p))
-			return false;
-	return true;
-}
-
-static struct count_map *ex_map(struct aff *a, const char *key, bool create)
-{
-	for (size_t i = 0; i < a->n_ex; i++)
-		if (strcmp(a->ex[i].key, key) == 0)
-			return &a->ex[i];
-	if (!create)
-		return NULL;
-	if (a->n_ex == a->cap_ex) {
-		size_t cap = a->cap_ex ? a->cap_ex * 2 : 4;
-		struct count_map *e = realloc(a->ex, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		a->ex = e;
-		a->cap_ex = cap;
-	}
-	a->ex[a->n_ex] = (struct count_map){ .key = key };
-	return &a->ex[a->n_ex++];
-}
-
-static void aff_free(struct aff *a, const struct pod *pre)
-{
-	if (!a)
-		return;
-	for (size_t i = 0; a->aff && i < pre->n_affinity; i++)
-		strmap_done(&a->aff[i].values);
-	for (size_t i = 0; a->anti && i < pre->n_anti_affinity; i++)
-		strmap_done(&a->anti[i].values);
-	for (size_t i = 0; i < a->n_ex; i++)
-		strmap_done(&a->ex[i].values);
-	free(a->aff);
-	free(a->anti);
-	free(a->ex);
-	free(a);
-}
-
-static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **ret)
-{
-	struct aff *a = calloc(1, sizeof(*a));
-	int r = -ENOMEM;
-	if (!a)
-		return -ENOMEM;
-	a->aff = calloc(pre->n_affinity + 1, sizeof(*a->aff));
-	a->anti = calloc(pre->n_anti_affinity + 1, sizeof(*a->anti));
-	if (!a->aff || !a->anti)
-		goto fail;
-	for (size_t t = 0; t < pre->n_affinity; t++)
-		a->aff[t].key = pre->affinity[t].topology_key;
-	for (size_t t = 0; t < pre->n_anti_affinity; t++)
-		a->anti[t].key = pre->anti_affinity[t].topology_key;
-	a->self_match = pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, pre);
-
-	for (size_t i = 0; i < c->n_nodes; i++) {
-		const struct node *n = c->nodes[i];
-		for (size_t j = 0; j < n->n_pods; j++) {
-			const struct pod *p = n->slots[j].pod;
-			if (pre->n_affinity && pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, p))
-				for (size_t t = 0; t < pre->n_affinity; t++) {
-					const char *v = labels_get(n->labels, n->n_labels, a->aff[t].key);
-					if (v) {
-						if (map_add(&a->aff[t].values, v, 1) < 0)
-							goto fail;
-						a->aff_total++;
-					}
-				}
-			for (size_t t = 0; t < pre->n_anti_affinity; t++) {
-				const char *v = labels_get(n->labels, n->n_labels, a->anti[t].key);
-				if (v && affinity_term_matches(&pre->anti_affinity[t], pre->ns, p) &&
-				    map_add(&a->anti[t].values, v, 1) < 0)
-					goto fail;
-			}
-			for (size_t t = 0; t < p->n_anti_affinity; t++) {
-				const pp_pod_affinity_term *te = &p->anti_affinity[t];
-				const char *v = labels_get(n->labels, n->n_labels, te->topology_key);
-				if (!v || !affinity_term_matches(te, p->ns, pre))
-					continue;
-				struct count_map *m = ex_map(a, te->topology_key, true);
-				if (!m || map_add(&m->values, v, 1) < 0)
-					goto fail;
-			}
-		}
-	}
-	*ret = a;
-	return 0;
-fail:
-	aff_free(a, pre);
-	return r;
-}
-
-/* Adds (sign = -1: removes from the node) a pod's contributions to the delta. */
-static void aff_contrib(const struct aff *a, const struct pod *pre, const struct node *n, const struct pod *p,
-                        int sign, struct aff_delta *d)
-{
-	if (pre->n_affinity && pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, p))
-		d->match_all += sign;
-	for (size_t t = 0; t < pre->n_anti_affinity; t++)
-		if (affinity_term_matches(&pre->anti_affinity[t], pre->ns, p))
-			d->anti[t] += sign;
-	for (size_t t = 0; t < p->n_anti_affinity; t++) {
-		const pp_pod_affinity_term *te = &p->anti_affinity[t];
-		if (!labels_get(n->labels, n->n_labels, te->topology_key) || !affinity_term_matches(te, p->ns, pre))
-			continue;
-		for (size_t k = 0; k < a->n_ex; k++)
-			if (strcmp(a->ex[k].key, te->topology_key) == 0)
-				d->ex[k] += sign;
-	}
-}
-
-/* InterPodAffinity Filter with the counts adjusted by d (pods removed from n). */
-static unsigned aff_check(const struct aff *a, const struct pod *pre, const struct node *n, const struct aff_delta *d,
-                          bool *unresolvable)
-{
-	if (pre->n_affinity) {
-		bool exist = true;
-		for (size_t t = 0; t < pre->n_affinity; t++) {
-			const char *v = labels_get(n->labels, n->n_labels, a->aff[t].key);
-			if (!v) {
-				*unresolvable = true;
-				return F_POD_AFFINITY;
-			}
-			if ((int64_t)map_count(&a->aff[t].values, v) + d->match_all <= 0)
-				exist = false;
-		}
-		/* Every removed matching pod sat on n, which has every term's key: nt pairs each. */
-		if (!exist &&
-		    !(a->aff_total + d->match_all * (int64_t)pre->n_affinity == 0 && a->self_match)) {
-			*unresolvable = true;
-			return F_POD_AFFINITY;
-		}
-	}
-	for (size_t t = 0; t < pre->n_anti_affinity; t++) {
-		const char *v = labels_get(n->labels, n->n_labels, a->anti[t].key);
-		if (v && (int64_t)map_count(&a->anti[t].values, v) + d->anti[t] > 0)
-			return F_POD_ANTI_AFFINITY;
-	}
-	for (size_t k = 0; k < a->n_ex; k++) {
-		const char *v = labels_get(n->labels, n->n_labels, a->ex[k].key);
-		if (v && (int64_t)map_count(&a->ex[k].values, v) + d->ex[k] > 0)
-			return F_EXISTING_ANTI_AFFINITY;
-	}
-	return 0;
-}
+#include "filter.h"
+#include "pcache.h"
 
 /* ----------------------------------------------------------------------------------------- */
 /* The decision context */
 
-struct key {
-	int64_t f[5]; /* violations, top priority, Σ(prio + 2^31), count, -start: lower is better */
-};
+
 
 struct ctx {
 	const pp_cluster *c;
@@ -241,8 +28,7 @@ struct ctx {
 	int64_t now;
 	bool order_ok; /* stored slot order equals the order for this now */
 	bool need_scalar;
-	struct aff *aff;
-	struct aff_delta delta;
+	struct filter f;
 	/* scratch, sized for the largest node */
 	const struct slot **lower;
 	unsigned char *flags; /* per lower pod: 1 violating, 2 victim */
@@ -256,165 +42,10 @@ struct ctx {
 	uint64_t cur_stamp;
 };
 
-static i128 node_alloc_scalar(const struct node *n, uint32_t id)
-{
-	for (size_t i = 0; i < n->n_alloc_scalar; i++)
-		if (n->alloc_scalar[i].id == id)
-			return n->alloc_scalar[i].value;
-	return 0;
-}
-
-static i128 node_req_scalar(const struct node *n, uint32_t id)
-{
-	for (size_t i = 0; i < n->n_req_scalar; i++)
-		if (n->req_scalar[i].id == id)
-			return n->req_scalar[i].value;
-	return 0;
-}
-
-static int64_t pod_scalar(const struct pod *p, uint32_t id)
-{
-	for (size_t i = 0; i < p->n_scalar; i++)
-		if (p->scalar[i].id == id)
-			return p->scalar[i].value;
-	return 0;
-}
-
-/* NodeUnschedulable, TaintToleration, NodeAffinity: never resolvable by preemption. */
-static unsigned static_filters(const struct pod *pre, const struct node *n, struct fail *f)
-{
-	if (n->unschedulable) {
-		static const pp_taint cordon = { .key = "node.kubernetes.io/unschedulable", .value = "",
-			                         .effect = PP_EFFECT_NO_SCHEDULE };
-		if (!pod_tolerates(pre, &cordon)) {
-			f->mask = F_UNSCHEDULABLE;
-			f->unresolvable = true;
-			return f->mask;
-		}
-	}
-	for (size_t i = 0; i < n->n_taints; i++) {
-		const pp_taint *t = &n->taints[i];
-		if (t->effect == PP_EFFECT_PREFER_NO_SCHEDULE || pod_tolerates(pre, t))
-			continue;
-		f->mask = F_TAINT;
-		f->taint = t;
-		f->unresolvable = true;
-		return f->mask;
-	}
-	if (!pod_matches_node_affinity(pre, n)) {
-		f->mask = F_NODE_AFFINITY;
-		f->unresolvable = true;
-		return f->mask;
-	}
-	return 0;
-}
-
-/* Nominated pods of priority >= the preemptor's count on their node (the two-pass rule: for
- * resources the first pass, with them, is the stricter one). */
-struct extra {
-	int64_t pods;
-	i128 req[N_CORE_RES];
-};
-
-static void nominated_extra(const struct ctx *x, const struct node *n, struct extra *e)
-{
-	*e = (struct extra){ 0 };
-	for (size_t i = 0; i < n->n_nominated; i++) {
-		const struct pod *p = n->nominated[i];
-		if (p == x->pre || p->priority < x->pre->priority)
-			continue;
-		e->pods++;
-		for (int k = 0; k < N_CORE_RES; k++)
-			e->req[k] += p->req[k];
-	}
-}
-
-static i128 nominated_scalar(const struct ctx *x, const struct node *n, uint32_t id)
-{
-	i128 s = 0;
-	for (size_t i = 0; i < n->n_nominated; i++) {
-		const struct pod *p = n->nominated[i];
-		if (p != x->pre && p->priority >= x->pre->priority)
-			s += pod_scalar(p, id);
-	}
-	return s;
-}
-
-/* Σ scalar request id of the node's pods from slot `from` on (the lower-priority ones). */
-static i128 lower_scalar(const struct node *n, size_t from, uint32_t id)
-{
-	i128 s = 0;
-	for (size_t i = from; i < n->n_pods; i++)
-		s += pod_scalar(n->slots[i].pod, id);
-	return s;
-}
-
-/*
- * NodeResourcesFit with only the node's first `keep` pods (in slot order) present, plus the
- * nominated extras. keep = n_pods is the node as it is.
- */
-static unsigned resources_fit(const struct ctx *x, const struct node *n, size_t keep, const struct extra *e,
-                              struct fail *f)
-{
-	const struct pod *pre = x->pre;
-	unsigned m = 0;
-
-	if ((i128)keep + e->pods + 1 > n->max_pods) {
-		m |= F_PODS;
-		if (n->max_pods < 1)
-			f->unresolvable = true;
-	}
-	if (!pre->zero_request) {
-		static const unsigned bits[N_CORE_RES] = { F_CPU, F_MEMORY, F_EPHEMERAL };
-		static const i128 none[N_CORE_RES];
-		const i128 *core_used = keep == n->n_pods ? n->req_total : keep == 0 ? none : n->psum[keep];
-		for (int k = 0; k < N_CORE_RES; k++) {
-			int64_t want = pre->req[k];
-			if (want > 0 && want > (i128)n->alloc[k] - core_used[k] - e->req[k]) {
-				m |= bits[k];
-				if (want > n->alloc[k]) /* PR #131345: no preemption can make room */
-					f->unresolvable = true;
-			}
-		}
-		for (size_t i = 0; i < pre->n_scalar; i++) {
-			uint32_t id = pre->scalar[i].id;
-			int64_t want = pre->scalar[i].value;
-			if (want == 0)
-				continue;
-			i128 used = node_req_scalar(n, id) + nominated_scalar(x, n, id);
-			if (keep < n->n_pods)
-				used -= lower_scalar(n, keep, id);
-			i128 alloc = node_alloc_scalar(n, id);
-			if (want > alloc - used) {
-				m |= F_SCALAR;
-				if (f->n_scalar < MAX_SCALAR_REASONS)
-					f->scalar[f->n_scalar++] = id;
-				if (want > alloc)
-					f->unresolvable = true;
-			}
-		}
-	}
-	f->mask |= m;
-	return m;
-}
-
 /* First pass: the node as it is. Returns 0 when the pod fits. */
 static unsigned filter_now(struct ctx *x, const struct node *n, struct fail *f)
 {
-	struct extra e;
-	*f = (struct fail){ 0 };
-	if (static_filters(x->pre, n, f))
-		return f->mask;
-	nominated_extra(x, n, &e);
-	if (resources_fit(x, n, n->n_pods, &e, f))
-		return f->mask;
-	if (x->aff) {
-		memset(x->delta.anti, 0, x->pre->n_anti_affinity * sizeof(int64_t));
-		memset(x->delta.ex, 0, x->aff->n_ex * sizeof(int64_t));
-		x->delta.match_all = 0;
-		f->mask = aff_check(x->aff, x->pre, n, &x->delta, &f->unresolvable);
-	}
-	return f->mask;
+	return filter_node(&x->f, n, false, f);
 }
 
 /* First slot whose priority is below the preemptor's: the lower-priority pods are a suffix. */
@@ -456,7 +87,7 @@ enum { FL_VIOLATING = 1, FL_VICTIM = 2 };
  * Returns 1 with the key filled (x->lower/x->flags describe the victims), 0 when the node is not
  * a candidate (f says why), or a negative errno.
  */
-static int select_victims(struct ctx *x, const struct node *n, struct fail *f, struct key *key, size_t *ret_nlower)
+static int select_victims(struct ctx *x, const struct node *n, struct fail *f, struct pkey *key, size_t *ret_nlower)
 {
 	const struct pod *pre = x->pre;
 	size_t h = first_lower(n, pre->priority), nl = n->n_pods - h;
@@ -467,17 +98,15 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 		f->mask = F_NO_VICTIMS;
 		return 0;
 	}
-	nominated_extra(x, n, &e);
-	if (resources_fit(x, n, h, &e, f))
+	filter_extra(&x->f, n, &e);
+	if (filter_resources(&x->f, n, h, &e, false, f))
 		return 0;
-	if (x->aff) {
-		memset(x->delta.anti, 0, pre->n_anti_affinity * sizeof(int64_t));
-		memset(x->delta.ex, 0, x->aff->n_ex * sizeof(int64_t));
-		x->delta.match_all = 0;
+	if (x->f.aff) {
+		filter_delta_reset(&x->f);
 		for (size_t i = h; i < n->n_pods; i++)
-			aff_contrib(x->aff, pre, n, n->slots[i].pod, -1, &x->delta);
+			filter_delta_add(&x->f, n, n->slots[i].pod, -1);
 		bool unres = false;
-		f->mask = aff_check(x->aff, pre, n, &x->delta, &unres);
+		f->mask = filter_affinity(&x->f, n, &unres);
 		if (f->mask)
 			return 0;
 	}
@@ -538,7 +167,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 	for (size_t s = 0; s < ns; s++) {
 		uint32_t id = pre->scalar[s].id;
 		sslack[s] = node_alloc_scalar(n, id) - (node_req_scalar(n, id) - lower_scalar(n, h, id)) -
-		            nominated_scalar(x, n, id) - pre->scalar[s].value;
+		            extra_scalar(&x->f, n, id) - pre->scalar[s].value;
 	}
 
 	size_t count = 0, viol = 0;
@@ -556,11 +185,11 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 			for (size_t s = 0; s < ns && fits; s++)
 				if (pre->scalar[s].value > 0 && sslack[s] < pod_scalar(sl->pod, pre->scalar[s].id))
 					fits = false;
-			if (fits && x->aff) {
-				aff_contrib(x->aff, pre, n, sl->pod, +1, &x->delta);
+			if (fits && x->f.aff) {
+				filter_delta_add(&x->f, n, sl->pod, +1);
 				bool unres = false;
-				if (aff_check(x->aff, pre, n, &x->delta, &unres)) {
-					aff_contrib(x->aff, pre, n, sl->pod, -1, &x->delta);
+				if (filter_affinity(&x->f, n, &unres)) {
+					filter_delta_add(&x->f, n, sl->pod, -1);
 					fits = false;
 				}
 			}
@@ -597,7 +226,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 }
 
 /* Number of equal leading criteria. */
-static int key_lcp(const struct key *a, const struct key *b)
+static int key_lcp(const struct pkey *a, const struct pkey *b)
 {
 	int i = 0;
 	while (i < 5 && a->f[i] == b->f[i])
@@ -605,7 +234,7 @@ static int key_lcp(const struct key *a, const struct key *b)
 	return i;
 }
 
-static bool key_less(const struct key *a, const struct key *b)
+static bool key_less(const struct pkey *a, const struct pkey *b)
 {
 	int i = key_lcp(a, b);
 	return i < 5 && a->f[i] < b->f[i];
@@ -688,41 +317,6 @@ __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, cons
 		b->s = s;
 		b->cap = cap;
 	}
-}
-
-/* The failure's reasons as Kubernetes words them, in plugin order. Calls fn per reason. */
-static void fail_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud)
-{
-	char tmp[600];
-	if (f->mask & F_UNSCHEDULABLE)
-		fn("node(s) were unschedulable", ud);
-	if (f->mask & F_TAINT) {
-		snprintf(tmp, sizeof(tmp), "node(s) had untolerated taint {%.250s: %.250s}", f->taint->key,
-		         f->taint->value ? f->taint->value : "");
-		fn(tmp, ud);
-	}
-	if (f->mask & F_NODE_AFFINITY)
-		fn("node(s) didn't match Pod's node affinity/selector", ud);
-	if (f->mask & F_PODS)
-		fn("Too many pods", ud);
-	if (f->mask & F_CPU)
-		fn("Insufficient cpu", ud);
-	if (f->mask & F_MEMORY)
-		fn("Insufficient memory", ud);
-	if (f->mask & F_EPHEMERAL)
-		fn("Insufficient ephemeral-storage", ud);
-	for (size_t i = 0; i < f->n_scalar; i++) {
-		snprintf(tmp, sizeof(tmp), "Insufficient %.500s", c->res_names[f->scalar[i]]);
-		fn(tmp, ud);
-	}
-	if (f->mask & F_POD_AFFINITY)
-		fn("node(s) didn't match pod affinity rules", ud);
-	if (f->mask & F_POD_ANTI_AFFINITY)
-		fn("node(s) didn't match pod anti-affinity rules", ud);
-	if (f->mask & F_EXISTING_ANTI_AFFINITY)
-		fn("node(s) didn't satisfy existing pods anti-affinity rules", ud);
-	if (f->mask & F_NO_VICTIMS)
-		fn("No preemption victims found for incoming pod", ud);
 }
 
 static void join_reason(const char *r, void *ud)
@@ -818,9 +412,7 @@ pp_preemption *pp_preemption_free(pp_preemption *p)
 
 static void ctx_done(struct ctx *x)
 {
-	aff_free(x->aff, x->pre);
-	free(x->delta.anti);
-	free(x->delta.ex);
+	filter_done(&x->f);
 	free(x->lower);
 	free(x->flags);
 	free(x->sslack);
@@ -884,39 +476,71 @@ static const char *eligibility(struct ctx *x)
 }
 
 static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom);
-static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct key *best_key,
+static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct pkey *best_key,
                           size_t n_candidates, int lcp_max, bool *oom);
+
+/* One node's part of a decision without explanations: PC_* (key filled for PC_CANDIDATE). */
+static int evaluate(struct ctx *x, const struct node *n, bool not_eligible, struct pkey *k)
+{
+	struct fail f;
+	size_t nl;
+	if (!filter_now(x, n, &f))
+		return PC_FITS;
+	if (f.unresolvable)
+		return PC_UNRESOLVABLE;
+	if (not_eligible)
+		return PC_NOT_CANDIDATE; /* not simulated: the decision needs no victims */
+	int r = select_victims(x, n, &f, k, &nl);
+	return r < 0 ? r : r ? PC_CANDIDATE : PC_NOT_CANDIDATE;
+}
 
 /*
  * One scan in name order: the first feasible node ends it (FITS); meanwhile every resolvable
  * node is simulated and only the best key so far is kept, so no per-node state is stored.
+ * Results of nodes that did not change since an earlier decision for an equally shaped
+ * preemptor come from the cache (pcache.h): then a node costs a few loads.
  */
 static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 {
 	const pp_cluster *c = x->c;
+	const struct pod *pre = x->pre;
 	const char *not_eligible = eligibility(x);
 	const struct node *best = NULL;
-	struct key best_key = { { 0 } };
+	struct pkey best_key = { { 0 } };
 	int lcp_max = -1;
 	size_t n_candidates = 0;
+	struct pcache *pc = c->pcache;
+	bool cached = !not_eligible && !x->f.aff && pcache_acquire(pc, c, pre);
+	int r = 0;
 
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = c->nodes[i];
-		struct fail f;
-		if (!filter_now(x, n, &f)) {
+		/* The preemptor is not counted on its own nominated node: that result is its own. */
+		struct pc_entry *e = cached && n != pre->nominated ? &pc->e[i] : NULL;
+		struct pkey k;
+		int state;
+		if (e && e->gen == pc->gen && (!e->now_dep || e->now == x->now)) {
+			state = e->state;
+			k = e->key;
+		} else {
+			state = evaluate(x, n, not_eligible != NULL, &k);
+			if (state < 0) {
+				r = state;
+				break;
+			}
+			if (e && !n->n_pdb_pods)
+				*e = (struct pc_entry){ .gen = pc->gen, .now = x->now, .key = k, .state = (uint8_t)state,
+					                .now_dep = n->n_nostart > 0 };
+		}
+		if (state == PC_FITS) {
+			if (cached)
+				pcache_release(pc);
 			res->outcome = PP_OUTCOME_FITS;
 			res->node = arena_copy(&res->arena, n->name, oom);
 			res->reason = "";
 			return 0;
 		}
-		if (f.unresolvable || not_eligible)
-			continue;
-		struct key k;
-		size_t nl;
-		int r = select_victims(x, n, &f, &k, &nl);
-		if (r < 0)
-			return r;
-		if (r == 0)
+		if (state != PC_CANDIDATE)
 			continue;
 		n_candidates++;
 		if (!best) {
@@ -932,6 +556,10 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 				lcp_max = l;
 		}
 	}
+	if (cached)
+		pcache_release(pc);
+	if (r < 0)
+		return r;
 	if (!best)
 		return finish_none(x, res, not_eligible, oom);
 	return finish_preempt(x, res, best, &best_key, n_candidates, lcp_max, oom);
@@ -969,15 +597,10 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 	x.sslack = calloc(pre->n_scalar + 1, sizeof(*x.sslack));
 	if (!x.sslack)
 		goto out;
-	if (pre->n_affinity || pre->n_anti_affinity || c->n_anti) {
-		r = aff_build(c, pre, &x.aff);
-		if (r < 0)
-			goto out;
-		x.delta.anti = calloc(pre->n_anti_affinity + 1, sizeof(int64_t));
-		x.delta.ex = calloc(x.aff->n_ex + 1, sizeof(int64_t));
-		if (!x.delta.anti || !x.delta.ex)
-			goto out;
-	}
+	r = filter_init(&x.f, c, pre);
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
 	if (c->n_pdbs) {
 		x.pdb_allowed = calloc(c->n_pdbs, sizeof(*x.pdb_allowed));
 		x.pdb_known = calloc(c->n_pdbs, sizeof(*x.pdb_known));
@@ -1011,7 +634,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 			n_resolvable++;
 		if (opts->explain) {
 			struct buf b = { 0 };
-			fail_reasons(c, &f, join_reason, &b);
+			filter_reasons(c, &f, join_reason, &b);
 			res->explain[i] = (pp_node_explain){
 				.node = arena_copy(&res->arena, n->name, &oom),
 				.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
@@ -1035,7 +658,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 
 	/* Pass 2: candidates and the best of them. */
 	const struct node *best = NULL;
-	struct key best_key = { { 0 } };
+	struct pkey best_key = { { 0 } };
 	int lcp_max = -1; /* longest common criteria prefix of any other candidate with the best */
 	size_t n_candidates = 0;
 	if (!not_eligible && n_resolvable > 0)
@@ -1045,14 +668,14 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 			struct fail f;
 			if (e->verdict != PP_NODE_NOT_HELPFUL)
 				continue;
-			struct key k;
+			struct pkey k;
 			size_t nl = 0;
 			r = select_victims(&x, n, &f, &k, &nl);
 			if (r < 0)
 				goto out;
 			if (r == 0) {
 				struct buf b = { 0 };
-				fail_reasons(c, &f, join_reason, &b);
+				filter_reasons(c, &f, join_reason, &b);
 				e->reason = arena_copy(&res->arena, b.s ? b.s : "", &oom);
 				oom |= b.oom;
 				free(b.s);
@@ -1092,7 +715,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 				continue;
 			/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
 			struct fail f;
-			struct key k;
+			struct pkey k;
 			size_t nl;
 			r = select_victims(&x, c->nodes[i], &f, &k, &nl);
 			if (r < 0)
@@ -1126,7 +749,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 		for (size_t i = 0; i < c->n_nodes; i++) {
 			struct fail f;
 			filter_now(x, c->nodes[i], &f);
-			fail_reasons(c, &f, histo_add, &h);
+			filter_reasons(c, &f, histo_add, &h);
 		}
 		histo_print(&h, &reason, c->n_nodes);
 	}
@@ -1136,7 +759,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
 			const struct node *n = c->nodes[i];
 			struct fail f;
-			struct key k;
+			struct pkey k;
 			size_t nl;
 			filter_now(x, n, &f);
 			if (f.unresolvable) {
@@ -1145,7 +768,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 			}
 			r = select_victims(x, n, &f, &k, &nl);
 			if (r >= 0)
-				fail_reasons(c, &f, histo_add, &h);
+				filter_reasons(c, &f, histo_add, &h);
 		}
 		buf_printf(&reason, " preemption: ");
 		histo_print(&h, &reason, c->n_nodes);
@@ -1157,12 +780,12 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	return r < 0 ? r : 0;
 }
 
-static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct key *best_key,
+static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct pkey *best_key,
                           size_t n_candidates, int lcp_max, bool *oom)
 {
 	const struct pod *pre = x->pre;
 	struct fail f;
-	struct key k;
+	struct pkey k;
 	size_t nl = 0;
 	int r;
 

@@ -20,6 +20,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 OBJ_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN"
 FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Itests/fuzz"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 scripts/ensure-deps.sh build fuzz || exit 1
@@ -49,6 +50,13 @@ for a in lib agent controller; do
 		esac
 	fi
 done
+# preemptctl links the shared libpreempt (its internal symbols stay hidden), so controller
+# targets do the same; the rest link the static archive, which reaches internal functions.
+# (The Makefile's .so rule links with --no-undefined, which an ASan-instrumented shared object
+# cannot satisfy: the runtime lives in the executable. So it is linked here.)
+if grep -qw controller <<<"$need" && ! grep -qw lib <<<"${archives[*]##*/}"; then
+	archives+=("$BF/libpreempt.a")
+fi
 mkdir -p "$BF/fuzz"
 blog="$BF/fuzz/build.log"
 if ! make -s B="$BF" FUZZ=1 CC=clang CFLAGS="$OBJ_CFLAGS" LDFLAGS="$SAN" "${archives[@]}" >"$blog" 2>&1; then
@@ -56,21 +64,30 @@ if ! make -s B="$BF" FUZZ=1 CC=clang CFLAGS="$OBJ_CFLAGS" LDFLAGS="$SAN" "${arch
 	tail -n 40 "$blog" >&2
 	exit 1
 fi
-# Reverse dependency order for the static link: controller/agent before libpreempt.
-link=()
-for a in "$BF/controller.a" "$BF/agent.a" "$BF/libpreempt.a"; do
-	for x in "${archives[@]}"; do [ "$x" = "$a" ] && link+=("$a"); done
-done
 pkglibs=""
 grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih)"
 grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml)"
 pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml 2>/dev/null)"
+
+if grep -qw controller <<<"$need"; then
+	# shellcheck disable=SC2046
+	clang -shared $SAN -fsanitize=fuzzer-no-link -Wl,-soname,libpreempt.so.0 -Wl,--version-script=lib/libpreempt.map \
+		-o "$BF/fuzz/libpreempt.so.0" $(ar t "$BF/libpreempt.a" | sed "s|^|$BF/lib/|") >>"$blog" 2>&1 \
+		&& ln -sf libpreempt.so.0 "$BF/fuzz/libpreempt.so" \
+		|| { echo "fuzz: linking the instrumented libpreempt.so failed:" >&2; tail -n 20 "$blog" >&2; exit 1; }
+fi
 
 failed=0
 for n in "${targets[@]}"; do
 	src=tests/fuzz/fuzz-$n.c bin=$BF/fuzz/fuzz-$n
 	work=$BF/fuzz/corpus/$n art=$BF/fuzz/artifacts/$n/ log=$BF/fuzz/$n.log
 	mkdir -p "$work" "$art"
+	# Link order: controller/agent before libpreempt.
+	links=$(sed -n 's/.*fuzz-links:\(.*\)\*\/.*/\1/p' "$src" | head -1)
+	link=()
+	grep -qw controller <<<"$links" && link+=("$BF/controller.a" -L"$BF/fuzz" -lpreempt -Wl,-rpath,"$PWD/$BF/fuzz")
+	grep -qw agent <<<"$links" && link+=("$BF/agent.a")
+	grep -qw controller <<<"$links" || link+=("$BF/libpreempt.a")
 	# shellcheck disable=SC2086
 	if ! clang $FUZZ_CFLAGS $pkgcflags -o "$bin" "$src" "${link[@]}" $pkglibs -lm >"$log" 2>&1; then
 		echo "fuzz-$n: BUILD FAILED (see $log)"; tail -n 20 "$log" | sed 's/^/    /'

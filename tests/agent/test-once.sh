@@ -29,6 +29,7 @@ check_systemd_json() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert set(d) >= {"signals", "conditions", "ranking", "evict"}, d.keys()
+assert "memory" in d["cgroup"]["controllers"] and d["cgroup"]["mode"] == "directory", d["cgroup"]
 sig = {s["signal"]: s for s in d["signals"]}
 for s in d["signals"]:
     assert set(s) >= {"signal", "available", "capacity", "threshold", "met"}, s

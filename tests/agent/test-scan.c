@@ -5,6 +5,8 @@
  * one link).
  */
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -385,10 +387,31 @@ static void test_untrusted_descriptor_falls_back_in_scan(void **state)
 	scan_done(&x);
 }
 
+static void test_discover_this_machine(void **state)
+{
+	struct statfs sf;
+	cg_info ci;
+	(void)state;
+
+	assert_int_equal(cg_discover(NULL, &ci), 0);
+	if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
+		assert_int_equal(ci.mode, CG_MODE_UNIFIED);
+		assert_string_equal(ci.root, "/sys/fs/cgroup");
+	} else if (statfs("/sys/fs/cgroup/unified", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
+		assert_int_equal(ci.mode, CG_MODE_HYBRID);
+		assert_string_equal(ci.root, "/sys/fs/cgroup/unified");
+	} else {
+		assert_true(ci.mode == CG_MODE_LEGACY || ci.mode == CG_MODE_ABSENT);
+		assert_string_equal(ci.root, "");
+	}
+	assert_non_null(ci.found_by);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_path),
+		cmocka_unit_test(test_discover_this_machine),
 		cmocka_unit_test(test_systemd_driver),
 		cmocka_unit_test(test_cgroupfs_driver),
 		cmocka_unit_test(test_systemd_slices_and_self),

@@ -62,6 +62,7 @@ static void cleanup(void)
 	snprintf(p, sizeof(p), "%s/kubepods", cgroot);
 	rmdir(p);
 	rmdir(cgroot);
+	unlink(status_path);
 	umount(fs);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
@@ -150,10 +151,16 @@ static int measure(const char *what, int n, long long base_fill)
 		pid_t pid;
 		int pfd = start_pod_process(&pid);
 		fill("base", base_fill);
-		usleep(base_fill ? 300000 : 1500000); /* let the daemon see the state (fast / idle polling) */
+		/* let the daemon see the state at its next tick (1 s interval), then switch to fast polling */
+		usleep(1300000);
 		/* cross at a random point of the daemon's polling period */
 		usleep((useconds_t)(rand() % 20000));
 		uint64_t t0 = now_usec();
+		if (getenv("BENCH_VERBOSE")) {
+			struct timespec rt;
+			clock_gettime(CLOCK_REALTIME, &rt);
+			fprintf(stderr, "cross at %ld.%06ld\n", (long)rt.tv_sec % 60, rt.tv_nsec / 1000);
+		}
 		fill("cross", (TMPFS_MIB - THRESHOLD_MIB / 2) * MIB - base_fill - 1 * MIB);
 		struct pollfd p = { .fd = pfd, .events = POLLIN };
 		if (poll(&p, 1, 5000) != 1) {
@@ -162,6 +169,8 @@ static int measure(const char *what, int n, long long base_fill)
 			return -1;
 		}
 		lat[i] = now_usec() - t0;
+		if (getenv("BENCH_VERBOSE"))
+			fprintf(stderr, "%s #%d: %.1f ms\n", what, i, lat[i] / 1000.0);
 		close(pfd);
 		waitpid(pid, NULL, 0);
 		fill("cross", 0);
@@ -217,7 +226,8 @@ int main(int argc, char **argv)
 	if (!mkdtemp(tmpdir))
 		return 1;
 	snprintf(fs, sizeof(fs), "%s/fs", tmpdir);
-	snprintf(status_path, sizeof(status_path), "%s/status.json", tmpdir);
+	/* /run is a tmpfs in production: the status file must not be measured on a disk */
+	snprintf(status_path, sizeof(status_path), "/dev/shm/evictd-bench-%d.json", (int)getpid());
 	snprintf(cgroot, sizeof(cgroot), "%s/evictd-bench-%d", cg2, (int)getpid());
 	snprintf(pod, sizeof(pod), "%s/kubepods/podeeee-5555", cgroot);
 	atexit(cleanup);

@@ -120,6 +120,17 @@ static int64_t sim_res(const pp_resource *r, size_t n, const char *name)
 /* Result of one filter run: 0 fits, 1 resolvable failure, 2 unresolvable. */
 enum { SIM_FIT = 0, SIM_RESOLVABLE = 1, SIM_UNRESOLVABLE = 2 };
 
+/* Pod i is nominated to node ni with priority >= the preemptor's (counted in the first pass). */
+static bool sim_nominated_here(const struct sim_cluster *c, size_t i, size_t ni, const pp_pod_spec *pre)
+{
+	const pp_pod_spec *p = &c->pods[i];
+	return !sim_bound(p) && p != pre && p->nominated_node_name && !strcmp(p->nominated_node_name, c->nodes[ni].name) &&
+	       p->priority >= pre->priority;
+}
+
+static int sim_affinity(const struct sim_cluster *c, size_t ni, const pp_pod_spec *pre, const bool *present,
+                        bool with_nom);
+
 /* present[i]: pod i counts as on its node (bound pods minus removed ones). */
 static int sim_filter(const struct sim_cluster *c, size_t ni, const pp_pod_spec *pre, const bool *present)
 {
@@ -210,7 +221,39 @@ static int sim_filter(const struct sim_cluster *c, size_t ni, const pp_pod_spec 
 	if (verdict != SIM_FIT)
 		return verdict;
 
-	/* InterPodAffinity, counts rebuilt from scratch over every present pod of the cluster. */
+	/* InterPodAffinity, twice when nominated pods count here (RunFilterPluginsWithNominatedPods):
+	 * with them, then without them. */
+	bool any_nom = false;
+	for (size_t i = 0; i < c->n_pods; i++)
+		any_nom |= sim_nominated_here(c, i, ni, pre);
+	if (any_nom) {
+		int v = sim_affinity(c, ni, pre, present, true);
+		if (v != SIM_FIT)
+			return v;
+	}
+	return sim_affinity(c, ni, pre, present, false);
+}
+
+/* The node pod i counts on for the affinity filter (NULL: nowhere). */
+static const pp_node_spec *sim_pod_node(const struct sim_cluster *c, size_t i, size_t ni, const pp_pod_spec *pre,
+                                        const bool *present, bool with_nom)
+{
+	const pp_pod_spec *p = &c->pods[i];
+	if (with_nom && sim_nominated_here(c, i, ni, pre))
+		return &c->nodes[ni];
+	if (!present[i] || !sim_bound(p))
+		return NULL;
+	for (size_t m = 0; m < c->n_nodes; m++)
+		if (!strcmp(c->nodes[m].name, p->node_name))
+			return &c->nodes[m];
+	return NULL;
+}
+
+/* InterPodAffinity, counts rebuilt from scratch over every pod counted. */
+static int sim_affinity(const struct sim_cluster *c, size_t ni, const pp_pod_spec *pre, const bool *present,
+                        bool with_nom)
+{
+	const pp_node_spec *n = &c->nodes[ni];
 	if (pre->n_affinity) {
 		bool exist = true;
 		long long total = 0;
@@ -223,22 +266,20 @@ static int sim_filter(const struct sim_cluster *c, size_t ni, const pp_pod_spec 
 			long long cnt = 0;
 			for (size_t i = 0; i < c->n_pods; i++) {
 				const pp_pod_spec *p = &c->pods[i];
-				if (!present[i] || !sim_bound(p))
+				const pp_node_spec *pn = sim_pod_node(c, i, ni, pre, present, with_nom);
+				if (!pn)
 					continue;
 				bool all = true;
 				for (size_t u = 0; u < pre->n_affinity; u++)
 					all = all && sim_term_matches(&pre->affinity[u], pre->namespace_, p);
 				if (!all)
 					continue;
-				for (size_t m = 0; m < c->n_nodes; m++)
-					if (!strcmp(c->nodes[m].name, p->node_name)) {
-						const char *pv = sim_label(c->nodes[m].labels, c->nodes[m].n_labels, key);
-						if (pv) {
-							total++;
-							if (!strcmp(pv, val))
-								cnt++;
-						}
-					}
+				const char *pv = sim_label(pn->labels, pn->n_labels, key);
+				if (pv) {
+					total++;
+					if (!strcmp(pv, val))
+						cnt++;
+				}
 			}
 			if (cnt <= 0)
 				exist = false;
@@ -258,24 +299,17 @@ static int sim_filter(const struct sim_cluster *c, size_t ni, const pp_pod_spec 
 			continue;
 		for (size_t i = 0; i < c->n_pods; i++) {
 			const pp_pod_spec *p = &c->pods[i];
-			if (!present[i] || !sim_bound(p) || !sim_term_matches(&pre->anti_affinity[t], pre->namespace_, p))
+			const pp_node_spec *pn = sim_pod_node(c, i, ni, pre, present, with_nom);
+			if (!pn || !sim_term_matches(&pre->anti_affinity[t], pre->namespace_, p))
 				continue;
-			for (size_t m = 0; m < c->n_nodes; m++)
-				if (!strcmp(c->nodes[m].name, p->node_name)) {
-					const char *pv = sim_label(c->nodes[m].labels, c->nodes[m].n_labels, key);
-					if (pv && !strcmp(pv, val))
-						return SIM_RESOLVABLE;
-				}
+			const char *pv = sim_label(pn->labels, pn->n_labels, key);
+			if (pv && !strcmp(pv, val))
+				return SIM_RESOLVABLE;
 		}
 	}
 	for (size_t i = 0; i < c->n_pods; i++) {
 		const pp_pod_spec *p = &c->pods[i];
-		if (!present[i] || !sim_bound(p))
-			continue;
-		const pp_node_spec *pn = NULL;
-		for (size_t m = 0; m < c->n_nodes; m++)
-			if (!strcmp(c->nodes[m].name, p->node_name))
-				pn = &c->nodes[m];
+		const pp_node_spec *pn = sim_pod_node(c, i, ni, pre, present, with_nom);
 		for (size_t t = 0; pn && t < p->n_anti_affinity; t++) {
 			const char *key = p->anti_affinity[t].topology_key;
 			const char *pv = sim_label(pn->labels, pn->n_labels, key);

@@ -358,6 +358,50 @@ static void describe(const struct gen *g, unsigned seed)
 		fprintf(stderr, "  pdb %s/%s\n", g->pdbs[b].namespace_, g->pdbs[b].name);
 }
 
+/* Decides with the library and with the simulation; fails the test on any difference. */
+static void compare(const struct gen *g, pp_cluster *c, unsigned seed, bool explain, struct sim_cand *cand,
+                    struct sim_result *want, pp_preemption **ret)
+{
+	struct sim_cluster sc = { g->nodes, g->n_nodes, g->pods, g->n_pods, g->pdbs, g->n_pdbs };
+	const pp_pod_spec *pre = &g->pods[g->pre];
+	sim_preempt(&sc, pre, g->now, cand, want);
+
+	pp_preemption *got = NULL;
+	pp_err err = { "" };
+	pp_preempt_options opts = { .now_ns = g->now, .explain = explain };
+	if (pp_cluster_preempt(c, pre->namespace_, pre->name, &opts, &got, &err) < 0)
+		fail_msg("seed %u: %s", seed, err.msg);
+	bool same = pp_preemption_outcome(got) == want->outcome;
+	if (same && want->outcome != PP_OUTCOME_NONE)
+		same = strcmp(pp_preemption_node(got), want->node) == 0;
+	if (same && want->outcome == PP_OUTCOME_PREEMPT) {
+		same = pp_preemption_victim_count(got) == want->n_victims;
+		for (size_t v = 0; same && v < want->n_victims; v++) {
+			const pp_victim *x = pp_preemption_victim(got, v);
+			same = !strcmp(x->namespace_, want->victims[v]->namespace_) && !strcmp(x->name, want->victims[v]->name);
+		}
+	}
+	if (!same) {
+		describe(g, seed);
+		fprintf(stderr, "simulation: outcome %d node %s victims:", want->outcome, want->node ? want->node : "-");
+		for (size_t v = 0; v < want->n_victims; v++)
+			fprintf(stderr, " %s/%s", want->victims[v]->namespace_, want->victims[v]->name);
+		fprintf(stderr, "\nlibrary:    outcome %d node %s victims:", pp_preemption_outcome(got),
+		        pp_preemption_node(got) ? pp_preemption_node(got) : "-");
+		for (size_t v = 0; v < pp_preemption_victim_count(got); v++)
+			fprintf(stderr, " %s/%s", pp_preemption_victim(got, v)->namespace_, pp_preemption_victim(got, v)->name);
+		fprintf(stderr, "\nreason: %s\n", pp_preemption_reason(got));
+		for (size_t i = 0; i < g->n_pods; i++) {
+			pp_pod_info pi;
+			if (pp_cluster_pod_info(c, g->pods[i].namespace_, g->pods[i].name, &pi) == 0)
+				fprintf(stderr, "  library: %s/%s node=%s nom=%s\n", pi.namespace_, pi.name,
+				        pi.node_name ? pi.node_name : "-", pi.nominated_node_name ? pi.nominated_node_name : "-");
+		}
+		fail_msg("seed %u: decisions differ", seed);
+	}
+	*ret = got;
+}
+
 static void test_differential(void **state)
 {
 	(void)state;
@@ -370,38 +414,9 @@ static void test_differential(void **state)
 		rng_state = seed * 0x9E3779B97F4A7C15ULL;
 		generate(&g);
 		pp_cluster *c = build(&g);
-		struct sim_cluster sc = { g.nodes, g.n_nodes, g.pods, g.n_pods, g.pdbs, g.n_pdbs };
 		struct sim_result want;
-		const pp_pod_spec *pre = &g.pods[g.pre];
-		sim_preempt(&sc, pre, g.now, cand, &want);
-
 		pp_preemption *got = NULL;
-		pp_err err = { "" };
-		pp_preempt_options opts = { .now_ns = g.now, .explain = seed % 4 == 0 };
-		if (pp_cluster_preempt(c, pre->namespace_, pre->name, &opts, &got, &err) < 0)
-			fail_msg("seed %u: %s", seed, err.msg);
-		bool same = pp_preemption_outcome(got) == want.outcome;
-		if (same && want.outcome != PP_OUTCOME_NONE)
-			same = strcmp(pp_preemption_node(got), want.node) == 0;
-		if (same && want.outcome == PP_OUTCOME_PREEMPT) {
-			same = pp_preemption_victim_count(got) == want.n_victims;
-			for (size_t v = 0; same && v < want.n_victims; v++) {
-				const pp_victim *x = pp_preemption_victim(got, v);
-				same = !strcmp(x->namespace_, want.victims[v]->namespace_) && !strcmp(x->name, want.victims[v]->name);
-			}
-		}
-		if (!same) {
-			describe(&g, seed);
-			fprintf(stderr, "simulation: outcome %d node %s victims:", want.outcome, want.node ? want.node : "-");
-			for (size_t v = 0; v < want.n_victims; v++)
-				fprintf(stderr, " %s/%s", want.victims[v]->namespace_, want.victims[v]->name);
-			fprintf(stderr, "\nlibrary:    outcome %d node %s victims:", pp_preemption_outcome(got),
-			        pp_preemption_node(got) ? pp_preemption_node(got) : "-");
-			for (size_t v = 0; v < pp_preemption_victim_count(got); v++)
-				fprintf(stderr, " %s/%s", pp_preemption_victim(got, v)->namespace_, pp_preemption_victim(got, v)->name);
-			fprintf(stderr, "\nreason: %s\n", pp_preemption_reason(got));
-			fail_msg("seed %u: decisions differ", seed);
-		}
+		compare(&g, c, seed, seed % 4 == 0, cand, &want, &got);
 		counts[want.outcome]++;
 		with_pdb_violations += pp_preemption_pdb_violations(got) > 0;
 		crit_count[pp_preemption_criterion(got)]++;
@@ -421,10 +436,142 @@ static void test_differential(void **state)
 			assert_true(crit_count[k] > 5);
 }
 
+/* A random pod index other than the preemptor's, or SIZE_MAX. */
+static size_t pick_pod(const struct gen *g, bool bound)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		size_t i = rnd((uint32_t)g->n_pods);
+		if (i != g->pre && (g->pods[i].node_name != NULL) == bound)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* One mutation, applied the same way to the specs (for the simulation) and to the cluster. */
+static void mutate(struct gen *g, pp_cluster *c, const pp_preemption *last, size_t *twin)
+{
+	pp_err err = { "" };
+	size_t i;
+	switch (rnd(10)) {
+	case 8: /* another pod of the same shape preempts; the first one stays pending */
+		if (*twin != SIZE_MAX && !g->pods[*twin].node_name) {
+			i = g->pre;
+			g->pre = *twin;
+			*twin = i;
+		}
+		break;
+	case 0: /* a bound pod goes back to pending */
+		if ((i = pick_pod(g, true)) == SIZE_MAX)
+			break;
+		g->pods[i].node_name = NULL;
+		g->pods[i].nominated_node_name = NULL;
+		if (pp_cluster_update_pod(c, &g->pods[i], &err) < 0)
+			fail_msg("unbind: %s", err.msg);
+		break;
+	case 1: /* a bound pod starts terminating */
+		if ((i = pick_pod(g, true)) == SIZE_MAX || g->pods[i].terminating)
+			break;
+		g->pods[i].terminating = true;
+		g->pods[i].preempted_by_scheduler = chance(50);
+		assert_int_equal(pp_cluster_mark_terminating(c, g->pods[i].namespace_, g->pods[i].name, 1,
+		                                             g->pods[i].preempted_by_scheduler, &err), 0);
+		break;
+	case 2: /* a node is cordoned or uncordoned */
+		i = rnd((uint32_t)g->n_nodes);
+		g->nodes[i].unschedulable = !g->nodes[i].unschedulable;
+		assert_int_equal(pp_cluster_update_node(c, &g->nodes[i], &err), 0);
+		break;
+	case 3: /* a pending pod is nominated somewhere */
+		if ((i = pick_pod(g, false)) == SIZE_MAX)
+			break;
+		g->pods[i].nominated_node_name = g->gn[rnd((uint32_t)g->n_nodes)].name;
+		assert_int_equal(pp_cluster_set_nominated_node(c, g->pods[i].namespace_, g->pods[i].name,
+		                                               g->pods[i].nominated_node_name, &err), 0);
+		break;
+	case 4: /* a pending pod is bound */
+		if ((i = pick_pod(g, false)) == SIZE_MAX)
+			break;
+		g->pods[i].node_name = g->gn[rnd((uint32_t)g->n_nodes)].name;
+		g->pods[i].nominated_node_name = NULL;
+		assert_int_equal(pp_cluster_bind_pod(c, g->pods[i].namespace_, g->pods[i].name, g->pods[i].node_name, &err),
+		                 0);
+		break;
+	case 5: /* the preemptor changes shape (a new cache generation), often back again */
+		g->pods[g->pre].priority = chance(50) ? 1000 : g->pods[g->pre].priority / 2;
+		if (pp_cluster_update_pod(c, &g->pods[g->pre], &err) < 0)
+			fail_msg("update preemptor: %s", err.msg);
+		break;
+	case 6: /* time passes (or not) */
+	case 9:
+		g->now = chance(70) ? 100 : (int64_t)rnd(7);
+		break;
+	default: /* the last decision is carried out: victims gone, preemptor nominated */
+		if (pp_preemption_outcome(last) != PP_OUTCOME_PREEMPT)
+			break;
+		for (size_t v = 0; v < pp_preemption_victim_count(last); v++)
+			for (size_t j = 0; j < g->n_pods; j++)
+				if (!strcmp(g->pods[j].name, pp_preemption_victim(last, v)->name) &&
+				    !strcmp(g->pods[j].namespace_, pp_preemption_victim(last, v)->namespace_)) {
+					g->pods[j].node_name = NULL;
+					g->pods[j].nominated_node_name = NULL;
+					if (pp_cluster_update_pod(c, &g->pods[j], &err) < 0)
+						fail_msg("victim: %s", err.msg);
+				}
+		for (size_t k = 0; k < g->n_nodes; k++)
+			if (!strcmp(g->gn[k].name, pp_preemption_node(last)))
+				g->pods[g->pre].nominated_node_name = g->gn[k].name;
+		assert_int_equal(pp_cluster_set_nominated_node(c, g->pods[g->pre].namespace_, g->pods[g->pre].name,
+		                                               pp_preemption_node(last), &err), 0);
+		break;
+	}
+}
+
+/* The same cluster decided again and again between random mutations: results reused from
+ * earlier decisions (pcache.h) must never differ from a fresh simulation. */
+static void test_differential_sequences(void **state)
+{
+	(void)state;
+	static struct gen g;
+	static struct sim_cand cand[MAX_NODES];
+	const unsigned n = 3000;
+	size_t decisions = 0, preempts = 0;
+
+	for (unsigned seed = 1; seed <= n; seed++) {
+		rng_state = (seed + 1000003) * 0x9E3779B97F4A7C15ULL;
+		generate(&g);
+		pp_cluster *c = build(&g);
+		pp_preemption *last = NULL;
+		size_t twin = SIZE_MAX;
+		if (g.n_pods < MAX_PODS) {
+			pp_err err = { "" };
+			twin = g.n_pods++;
+			g.pods[twin] = g.pods[g.pre];
+			g.pods[twin].name = "twin";
+			g.pods[twin].nominated_node_name = NULL;
+			if (pp_cluster_add_pod(c, &g.pods[twin], &err) < 0)
+				fail_msg("twin: %s", err.msg);
+		}
+		for (int step = 0; step < 10; step++) {
+			struct sim_result want;
+			if (step)
+				mutate(&g, c, last, &twin);
+			pp_preemption_free(last);
+			compare(&g, c, seed, false, cand, &want, &last);
+			decisions++;
+			preempts += want.outcome == PP_OUTCOME_PREEMPT;
+		}
+		pp_preemption_free(last);
+		pp_cluster_free(c);
+	}
+	fprintf(stderr, "# %u sequences: %zu decisions, %zu preemptions\n", n, decisions, preempts);
+	assert_true(preempts > decisions / 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_differential),
+		cmocka_unit_test(test_differential_sequences),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

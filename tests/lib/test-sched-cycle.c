@@ -189,6 +189,24 @@ static void test_least_allocated_then_name(void **state)
 	pp_sched_free(w.s);
 }
 
+/* LeastAllocated counts a pod without a cpu request as 100m (schedutil.GetNonzeroRequests):
+ * "idle" (0 cpu) makes n1 look busier than n2 with its 50m pod. With the raw requests n1
+ * would score 84 against n2's 83 and win. */
+static void test_least_allocated_nonzero_defaults(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	node(&w, "n1", 4000, NULL);
+	node(&w, "n2", 4000, NULL);
+	pod(&w, "idle", (struct podopt){ .node = "n1", .cpu_m = 0 });
+	pod(&w, "small", (struct podopt){ .node = "n2", .cpu_m = 50 });
+	pod(&w, "a", (struct podopt){ .cpu_m = 1000 });
+	run(&w, INT64_MAX);
+	EXPECT(&w.log, "0 bind default/a n2");
+	pp_sched_free(w.s);
+}
+
 static void test_nominated_node_tried_first(void **state)
 {
 	(void)state;
@@ -446,6 +464,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_least_allocated_then_name),
+		cmocka_unit_test(test_least_allocated_nonzero_defaults),
 		cmocka_unit_test(test_nominated_node_tried_first),
 		cmocka_unit_test(test_preempt_wait_grace_then_bind),
 		cmocka_unit_test(test_higher_priority_takes_nominated_node),
