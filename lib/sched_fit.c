@@ -97,18 +97,8 @@ int sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void 
 {
 	for (size_t i = 0; i < c->n_pods; i++) {
 		const struct pod *p = c->pods[i];
-		pp_pod_info pi = {
-			.namespace_ = p->ns,
-			.name = p->name,
-			.priority = p->priority,
-			.preemption_policy = p->policy,
-			.node_name = p->node ? p->node->name : NULL,
-			.nominated_node_name = p->nominated ? p->nominated->name : NULL,
-			.terminating = p->terminating,
-			.has_start_time = p->has_start,
-			.start_time_ns = p->start,
-			.termination_grace_period_s = p->grace,
-		};
+		pp_pod_info pi;
+		pod_info_fill(p, &pi);
 		int r = fn(&pi, ud);
 		if (r < 0)
 			return r;

@@ -22,22 +22,22 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_PIECES 8
+#define CFG_MAX_PIECES 8
 
-static char dir[64], main_path[128], dropin_dir[128];
+static char cfg_dir[64], cfg_main_path[128], cfg_dropin_dir[128];
 
-static void setup_dir(void)
+static void cfg_setup_dir(void)
 {
-	if (dir[0])
+	if (cfg_dir[0])
 		return;
-	snprintf(dir, sizeof(dir), "/tmp/fuzz-config.%d", (int)getpid());
-	snprintf(main_path, sizeof(main_path), "%s/evictd.conf", dir);
-	snprintf(dropin_dir, sizeof(dropin_dir), "%s/evictd.conf.d", dir);
-	FUZZ_ASSERT(mkdir(dir, 0700) == 0 || errno == EEXIST);
-	FUZZ_ASSERT(mkdir(dropin_dir, 0700) == 0 || errno == EEXIST);
+	snprintf(cfg_dir, sizeof(cfg_dir), "/tmp/fuzz-config.%d", (int)getpid());
+	snprintf(cfg_main_path, sizeof(cfg_main_path), "%s/evictd.conf", cfg_dir);
+	snprintf(cfg_dropin_dir, sizeof(cfg_dropin_dir), "%s/evictd.conf.d", cfg_dir);
+	FUZZ_ASSERT(mkdir(cfg_dir, 0700) == 0 || errno == EEXIST);
+	FUZZ_ASSERT(mkdir(cfg_dropin_dir, 0700) == 0 || errno == EEXIST);
 }
 
-static void write_file(const char *path, const char *s, size_t n)
+static void cfg_write_file(const char *path, const char *s, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	FUZZ_ASSERT(fd >= 0);
@@ -45,7 +45,7 @@ static void write_file(const char *path, const char *s, size_t n)
 	close(fd);
 }
 
-static void check_config(const evictd_config *c)
+static void cfg_check_config(const evictd_config *c)
 {
 	FUZZ_ASSERT(c->pcset != NULL);
 	FUZZ_ASSERT(pp_pcset_count(c->pcset) == c->n_classes + 2);
@@ -67,7 +67,7 @@ static void check_config(const evictd_config *c)
 	}
 }
 
-static void check_error(int r, const config_error *err)
+static void cfg_check_error(int r, const config_error *err)
 {
 	FUZZ_ASSERT(r < 0);
 	FUZZ_CHECK(err->msg[0] && memchr(err->msg, 0, sizeof(err->msg)), "error %d without a message", r);
@@ -77,15 +77,15 @@ static void check_error(int r, const config_error *err)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_strndup(data, size);
-	const char *piece[MAX_PIECES];
-	size_t len[MAX_PIECES], n = 0;
+	const char *piece[CFG_MAX_PIECES];
+	size_t len[CFG_MAX_PIECES], n = 0;
 	evictd_config *c = NULL;
 	config_error err;
 	int r;
 
 	if (!text)
 		return 0;
-	for (char *p = text; n < MAX_PIECES;) {
+	for (char *p = text; n < CFG_MAX_PIECES;) {
 		char *sep = strstr(p, "\n%%\n");
 		piece[n] = p;
 		len[n++] = sep ? (size_t)(sep - p) + 1 : strlen(p);
@@ -98,32 +98,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&err, 0, sizeof(err));
 		r = config_load_string(text, "fuzz.conf", &c, &err);
 		if (r == 0) {
-			check_config(c);
+			cfg_check_config(c);
 			config_free(c);
 		} else
-			check_error(r, &err);
+			cfg_check_error(r, &err);
 		free(text);
 		return 0;
 	}
 
-	setup_dir();
-	write_file(main_path, piece[0], len[0]);
-	for (size_t i = 1; i < MAX_PIECES; i++) {
+	cfg_setup_dir();
+	cfg_write_file(cfg_main_path, piece[0], len[0]);
+	for (size_t i = 1; i < CFG_MAX_PIECES; i++) {
 		char path[192];
-		snprintf(path, sizeof(path), "%s/%02zu.conf", dropin_dir, i);
+		snprintf(path, sizeof(path), "%s/%02zu.conf", cfg_dropin_dir, i);
 		if (i < n)
-			write_file(path, piece[i], len[i]);
+			cfg_write_file(path, piece[i], len[i]);
 		else
 			unlink(path);
 	}
 	memset(&err, 0, sizeof(err));
-	r = config_load(main_path, true, &c, &err);
+	r = config_load(cfg_main_path, true, &c, &err);
 	if (r == 0) {
-		check_config(c);
+		cfg_check_config(c);
 		config_free(c);
 	} else {
-		check_error(r, &err);
-		FUZZ_CHECK(strstr(err.text, dir) || !err.file[0], "error does not name the file: %s", err.text);
+		cfg_check_error(r, &err);
+		FUZZ_CHECK(strstr(err.text, cfg_dir) || !err.file[0], "error does not name the file: %s", err.text);
 	}
 
 	/* Reload over a running default configuration: all or nothing. */
@@ -132,12 +132,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	before = cur;
 	uint64_t interval = cur->interval_usec;
 	memset(&err, 0, sizeof(err));
-	r = config_reload(&cur, main_path, true, NULL, &err);
+	r = config_reload(&cur, cfg_main_path, true, NULL, &err);
 	if (r < 0) {
 		FUZZ_ASSERT(cur == before && cur->interval_usec == interval);
-		check_error(r, &err);
+		cfg_check_error(r, &err);
 	} else
-		check_config(cur);
+		cfg_check_config(cur);
 	config_free(cur);
 	free(text);
 	return 0;

@@ -20,21 +20,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int dirfd_ = -1;
-static pp_pcset *pcset;
+static int pm_dirfd = -1;
+static pp_pcset *pm_pcset;
 
-static void setup(void)
+static void pm_setup(void)
 {
-	char dir[64];
-	if (dirfd_ >= 0)
+	char path[64];
+	if (pm_dirfd >= 0)
 		return;
-	snprintf(dir, sizeof(dir), "/tmp/fuzz-podmeta.%d", (int)getpid());
-	FUZZ_ASSERT(mkdir(dir, 0755) == 0 || errno == EEXIST);
-	dirfd_ = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	FUZZ_ASSERT(dirfd_ >= 0);
-	FUZZ_ASSERT(pp_pcset_new(&pcset) == 0);
-	FUZZ_ASSERT(pp_pcset_add(pcset, "high-priority", 1000000, false, PP_PREEMPT_LOWER_PRIORITY, NULL) == 0);
-	FUZZ_ASSERT(pp_pcset_add(pcset, "low", -10, true, PP_PREEMPT_NEVER, NULL) == 0);
+	snprintf(path, sizeof(path), "/tmp/fuzz-podmeta.%d", (int)getpid());
+	FUZZ_ASSERT(mkdir(path, 0755) == 0 || errno == EEXIST);
+	pm_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	FUZZ_ASSERT(pm_dirfd >= 0);
+	FUZZ_ASSERT(pp_pcset_new(&pm_pcset) == 0);
+	FUZZ_ASSERT(pp_pcset_add(pm_pcset, "high-priority", 1000000, false, PP_PREEMPT_LOWER_PRIORITY, NULL) == 0);
+	FUZZ_ASSERT(pp_pcset_add(pm_pcset, "low", -10, true, PP_PREEMPT_NEVER, NULL) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,9 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pod_info pod;
 	int fd, r;
 
-	setup();
+	pm_setup();
 	/* Written as root, mode 0644: the trusted case, so that parsing is what gets explored. */
-	fd = openat(dirfd_, "fuzz.conf", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = openat(pm_dirfd, "fuzz.conf", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	FUZZ_ASSERT(fd >= 0);
 	FUZZ_ASSERT(fchmod(fd, 0644) == 0);
 	FUZZ_ASSERT(size == 0 || write(fd, data, size) == (ssize_t)size);
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pod.termination_grace_usec = POD_DEFAULT_GRACE_USEC;
 	FUZZ_ASSERT(pod.namespace_ && pod.name);
 
-	r = podmeta_apply_descriptor(dirfd_, &pod, pcset, &pod, why, sizeof(why));
+	r = podmeta_apply_descriptor(pm_dirfd, &pod, pm_pcset, &pod, why, sizeof(why));
 	if (r < 0) {
 		FUZZ_CHECK(why[0], "rejected (%d) without a reason", r);
 		FUZZ_CHECK(size > POD_DESCRIPTOR_MAX ? r == -EFBIG : r == -EINVAL, "r = %d for %zu bytes: %s", r, size,
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(pp_is_dns_subdomain(pod.name) || strcmp(pod.name, "fuzz") == 0, "name \"%s\"", pod.name);
 		FUZZ_ASSERT(pod.memory_request >= 0 && pod.cpu_request_milli >= 0 && pod.storage_request >= 0);
 		if (pod.priority_class) {
-			const pp_priority_class *c = pp_pcset_find(pcset, pod.priority_class);
+			const pp_priority_class *c = pp_pcset_find(pm_pcset, pod.priority_class);
 			FUZZ_CHECK(c && c->value == pod.priority, "class %s but priority %d", pod.priority_class,
 			           (int)pod.priority);
 		}

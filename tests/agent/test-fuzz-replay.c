@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replays every saved fuzz input of the evictd fuzz targets (configuration with drop-ins, pod
+ * descriptors, exec argv) through the normal build, so that a fixed finding stays fixed
+ * without clang.
+ */
+#define LLVMFuzzerTestOneInput fuzz_config_one
+#include "../fuzz/fuzz-config.c"
+#undef LLVMFuzzerTestOneInput
+
+#define LLVMFuzzerTestOneInput fuzz_podmeta_one
+#include "../fuzz/fuzz-podmeta.c"
+#undef LLVMFuzzerTestOneInput
+
+#define LLVMFuzzerTestOneInput fuzz_exec_argv_one
+#include "../fuzz/fuzz-exec-argv.c"
+#undef LLVMFuzzerTestOneInput
+
+#include "../fuzz/replay.h"
+
+static void test_config(void **state)
+{
+	(void)state;
+	replay_target("config", fuzz_config_one);
+}
+
+static void test_podmeta(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* descriptors are trusted only when root-owned */
+	replay_target("podmeta", fuzz_podmeta_one);
+}
+
+static void test_exec_argv(void **state)
+{
+	(void)state;
+	replay_target("exec-argv", fuzz_exec_argv_one);
+}
+
+static int cleanup(void **state)
+{
+	char cmd[128];
+	(void)state;
+	/* The targets' private directories (per process: the replay forks, so several). */
+	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/fuzz-config.* /tmp/fuzz-podmeta.* 2>/dev/null");
+	return system(cmd) < 0 ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_podmeta),
+		cmocka_unit_test(test_exec_argv),
+	};
+	return cmocka_run_group_tests(tests, NULL, cleanup);
+}
