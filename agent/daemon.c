@@ -439,6 +439,10 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
 	 * and wait for the cgroups to empty (bounded by the kill/exec timeouts). */
+	unsigned inflight = evictor_count(d->ev);
+	if (inflight)
+		log_daemon_notice(d, "Stopping: finishing %u eviction(s) in flight (pods still in their grace period "
+		                  "are killed now, commands keep their timeout)", inflight);
 	unsigned left = evictor_shutdown(d->ev);
 	d->dirty = true;
 	write_status(d, true);
@@ -542,8 +546,27 @@ static void evaluate(evictd_daemon *d, const char *reason)
 	d->evaluations++;
 	if (!d->sc)
 		return;
-	/* Only the node signals: cheap enough for every tick; pods are read when a threshold is met. */
-	scanner_scan_node(d->sc, &d->node);
+	/*
+	 * Only the node signals, and between status refreshes only those with a threshold: cheap
+	 * enough for every tick (idle CPU budget). Pods are read when a threshold is actionable.
+	 */
+	bool full = !d->node_valid || d->dirty ||
+	            mono_usec() - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
+	if (full || scanner_root_fd(d->sc) < 0) {
+		scanner_scan_node(d->sc, &d->node);
+	} else {
+		bool want[_SIGNAL_MAX];
+		for (int s = 0; s < _SIGNAL_MAX; s++) {
+			const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
+			want[s] = (h && h->set) || d->cfg->soft[s].set;
+		}
+		node_sources src = {
+			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
+			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
+			.imagefs_path = d->cfg->imagefs_path,
+		};
+		node_signals_read_some(&src, want, &d->node);
+	}
 	d->node_valid = true;
 	decide_and_act(d, reason);
 	schedule_tick(d, near_threshold(d) ? FAST_POLL_USEC : d->cfg->interval_usec);

@@ -191,10 +191,24 @@ static void read_psi(const node_sources *src, node_signals *ret)
 
 void node_signals_read(const node_sources *src, node_signals *ret)
 {
-	read_memory(src, ret);
-	read_allocatable(src, ret);
-	read_pids(src, ret);
-	read_fs(src->nodefs_path, "nodefs", &ret->s[SIGNAL_NODEFS_AVAILABLE], &ret->s[SIGNAL_NODEFS_INODES_FREE]);
-	read_fs(src->imagefs_path, "imagefs", &ret->s[SIGNAL_IMAGEFS_AVAILABLE], &ret->s[SIGNAL_IMAGEFS_INODES_FREE]);
-	read_psi(src, ret);
+	node_signals_read_some(src, NULL, ret);
+}
+
+/* Added by the issue-6 daemon (idle CPU): only the groups of signals that have a threshold. */
+void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX], node_signals *ret)
+{
+#define WANT(s) (!want || want[s])
+	if (WANT(SIGNAL_MEMORY_AVAILABLE))
+		read_memory(src, ret);
+	if (WANT(SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE))
+		read_allocatable(src, ret);
+	if (WANT(SIGNAL_PID_AVAILABLE))
+		read_pids(src, ret);
+	if (WANT(SIGNAL_NODEFS_AVAILABLE) || WANT(SIGNAL_NODEFS_INODES_FREE))
+		read_fs(src->nodefs_path, "nodefs", &ret->s[SIGNAL_NODEFS_AVAILABLE], &ret->s[SIGNAL_NODEFS_INODES_FREE]);
+	if (WANT(SIGNAL_IMAGEFS_AVAILABLE) || WANT(SIGNAL_IMAGEFS_INODES_FREE))
+		read_fs(src->imagefs_path, "imagefs", &ret->s[SIGNAL_IMAGEFS_AVAILABLE], &ret->s[SIGNAL_IMAGEFS_INODES_FREE]);
+	if (WANT(SIGNAL_MEMORY_SOME) || WANT(SIGNAL_MEMORY_FULL))
+		read_psi(src, ret);
+#undef WANT
 }

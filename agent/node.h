@@ -28,5 +28,11 @@ typedef struct node_sources {
 /* Fills every signal (known or not, with a reason). Never fails. */
 void node_signals_read(const node_sources *src, node_signals *ret);
 
+/*
+ * The same for the signals in want[] only (NULL: all); the others in *ret are left as they were.
+ * The daemon's idle tick reads just the signals that have a threshold (idle CPU budget).
+ */
+void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX], node_signals *ret);
+
 /* The kubelet's allocatable cgroup: the first of kubepods.slice, kubepods that exists; or NULL. */
 const char *node_find_kubepods(int cg_root_fd);

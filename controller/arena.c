@@ -8,13 +8,13 @@
 
 #define CHUNK_DEFAULT (64 * 1024)
 
-struct arena_chunk {
-	struct arena_chunk *next;
+struct ctl_arena_chunk {
+	struct ctl_arena_chunk *next;
 	size_t used, size;
 	alignas(max_align_t) unsigned char data[];
 };
 
-void *arena_calloc(arena *a, size_t n, size_t size)
+void *ctl_arena_calloc(ctl_arena *a, size_t n, size_t size)
 {
 	const size_t align = alignof(max_align_t);
 	size_t want;
@@ -28,7 +28,7 @@ void *arena_calloc(arena *a, size_t n, size_t size)
 		return NULL;
 	want = (want + align - 1) & ~(align - 1);
 
-	struct arena_chunk *c = a->head;
+	struct ctl_arena_chunk *c = a->head;
 	if (!c || c->size - c->used < want) {
 		size_t csize = want > CHUNK_DEFAULT ? want : CHUNK_DEFAULT;
 		c = malloc(sizeof(*c) + csize);
@@ -45,26 +45,26 @@ void *arena_calloc(arena *a, size_t n, size_t size)
 	return p;
 }
 
-char *arena_strndup(arena *a, const char *s, size_t len)
+char *ctl_arena_strndup(ctl_arena *a, const char *s, size_t len)
 {
 	if (len == SIZE_MAX)
 		return NULL;
-	char *p = arena_calloc(a, 1, len + 1);
+	char *p = ctl_arena_calloc(a, 1, len + 1);
 	if (p && len)
 		memcpy(p, s, len);
 	return p;
 }
 
-char *arena_strdup(arena *a, const char *s)
+char *ctl_arena_strdup(ctl_arena *a, const char *s)
 {
-	return arena_strndup(a, s, strlen(s));
+	return ctl_arena_strndup(a, s, strlen(s));
 }
 
-void arena_free(arena *a)
+void ctl_arena_free(ctl_arena *a)
 {
-	struct arena_chunk *c = a->head;
+	struct ctl_arena_chunk *c = a->head;
 	while (c) {
-		struct arena_chunk *next = c->next;
+		struct ctl_arena_chunk *next = c->next;
 		free(c);
 		c = next;
 	}

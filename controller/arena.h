@@ -8,16 +8,16 @@
 
 #include <stddef.h>
 
-struct arena_chunk;
+struct ctl_arena_chunk;
 
-typedef struct arena {
-	struct arena_chunk *head;
-} arena;
+typedef struct ctl_arena {
+	struct ctl_arena_chunk *head;
+} ctl_arena;
 
 /* Zeroed memory, aligned for any object; NULL when out of memory (or n * size overflows). */
-void *arena_calloc(arena *a, size_t n, size_t size);
-char *arena_strndup(arena *a, const char *s, size_t len);
-char *arena_strdup(arena *a, const char *s);
-void arena_free(arena *a);
+void *ctl_arena_calloc(ctl_arena *a, size_t n, size_t size);
+char *ctl_arena_strndup(ctl_arena *a, const char *s, size_t len);
+char *ctl_arena_strdup(ctl_arena *a, const char *s);
+void ctl_arena_free(ctl_arena *a);
 
 #endif

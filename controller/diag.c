@@ -19,6 +19,8 @@ static void emit(diag *d, bool warning, const struct diag_loc *loc, const char *
 		fputs(loc->file, f);
 		if (loc->line > 0)
 			fprintf(f, ":%d", loc->line);
+		if (loc->line > 0 && loc->column > 0)
+			fprintf(f, ":%d", loc->column);
 		fputs(": ", f);
 	} else {
 		fputs("preemptctl: ", f);

@@ -3,7 +3,7 @@
  * Problems found in the input, printed as they are found and counted, so that `check` can
  * report every one of them and `preempt` can refuse to decide on a broken cluster.
  *
- *   FILE:LINE: OBJECT: FIELD: message          (errors)
+ *   FILE:LINE: OBJECT: FIELD: message          (errors; FILE:LINE:COLUMN: for byte-level ones)
  *   FILE:LINE: warning: OBJECT: message        (warnings)
  */
 #ifndef CTL_DIAG_H
@@ -14,6 +14,7 @@
 struct diag_loc {
 	const char *file; /* NULL: no location */
 	int line;         /* 1-based; 0: unknown */
+	int column;       /* 1-based, in characters; 0: unknown (printed only with a line) */
 };
 
 typedef struct diag {

@@ -163,7 +163,7 @@ struct k8s_pdb {
 	type *name
 
 typedef struct k8s_cluster {
-	arena arena;
+	ctl_arena arena;
 	K8S_ARRAY(struct k8s_priority_class, classes);
 	K8S_ARRAY(struct k8s_node, nodes);
 	K8S_ARRAY(struct k8s_pod, pods);

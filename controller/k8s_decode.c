@@ -656,9 +656,9 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node 
 		size_t len;
 		const char *s;
 		if (nn && fy_node_get_type(nn) == FYNT_SCALAR && (s = fy_node_get_scalar(nn, &len)))
-			name = arena_strndup(&c->arena, s, len);
+			name = ctl_arena_strndup(&c->arena, s, len);
 		if (nsn && fy_node_get_type(nsn) == FYNT_SCALAR && (s = fy_node_get_scalar(nsn, &len)))
-			ns = arena_strndup(&c->arena, s, len);
+			ns = ctl_arena_strndup(&c->arena, s, len);
 	}
 	if (!ns || !*ns)
 		ns = "default";
@@ -695,7 +695,7 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node 
 	if (v.errors || v.oom)
 		return v.oom ? -ENOMEM : -EINVAL;
 
-	struct diag_loc loc = { file, yv_line(obj) };
+	struct diag_loc loc = { .file = file, .line = yv_line(obj) };
 	if (ki->kind[0] == 'P' && ki->kind[1] == 'r') {
 		struct k8s_priority_class pc = { .loc = loc, .name = mname };
 		r = decode_priority_class(&v, obj, &pc);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Files -> objects: libfyaml parses YAML (every document of a multi-document stream) and JSON
- * (a JSON text is a YAML 1.2 document); syntax errors come back with file and line.
+ * (a JSON text is a YAML 1.2 document); syntax errors come back with file and line. Input reaches
+ * libfyaml only from memory, after k8s_input.c bounded and validated it.
  */
 #include <errno.h>
 #include <libfyaml.h>
@@ -11,6 +12,7 @@
 
 #include "k8s.h"
 #include "k8s_decode.h"
+#include "k8s_input.h"
 
 void k8s_cluster_init(k8s_cluster *c)
 {
@@ -24,7 +26,7 @@ void k8s_cluster_done(k8s_cluster *c)
 	free(c->pods);
 	free(c->pdbs);
 	free(c->rejected_classes);
-	arena_free(&c->arena);
+	ctl_arena_free(&c->arena);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -83,19 +85,19 @@ static int resolve_aliases(struct fy_document *doc, const char *file, diag *d)
 	long n = alias_walk(root, false, &budget, 0);
 
 	if (n < 0) {
-		diag_error(d, &(struct diag_loc){ file, 0 }, NULL,
+		diag_error(d, &(struct diag_loc){ .file = file }, NULL,
 		           "YAML aliases expand to more than %d nodes (or nest too deeply), refusing the document",
 		           ALIAS_EXPANSION_MAX);
 		return -EINVAL;
 	}
 	if (n > 0 && fy_document_resolve(doc) != 0) {
-		diag_error(d, &(struct diag_loc){ file, 0 }, NULL, "cannot resolve YAML aliases");
+		diag_error(d, &(struct diag_loc){ .file = file }, NULL, "cannot resolve YAML aliases");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int load(k8s_cluster *c, const char *name, FILE *fp, const char *text, size_t len, diag *d)
+static int load(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d)
 {
 	struct fy_diag_cfg dcfg;
 	struct fy_diag *fdiag = NULL;
@@ -105,9 +107,11 @@ static int load(k8s_cluster *c, const char *name, FILE *fp, const char *text, si
 	int r = 0;
 
 	/* Locations outlive the parse: objects keep them for later messages. */
-	file = arena_strdup(&c->arena, name);
+	file = ctl_arena_strdup(&c->arena, name);
 	if (!file)
 		return -ENOMEM;
+	if (k8s_input_check_utf8(file, text, len, d) < 0)
+		return -EINVAL;
 
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
@@ -118,8 +122,9 @@ static int load(k8s_cluster *c, const char *name, FILE *fp, const char *text, si
 		return -ENOMEM;
 	fy_diag_set_collect_errors(fdiag, true);
 
+	/* JSON is parsed as the YAML 1.2 it is: one parser, one set of messages for both */
 	struct fy_parse_cfg cfg = {
-		.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_JSON_AUTO | FYPCF_DISABLE_ACCELERATORS,
+		.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_DISABLE_ACCELERATORS,
 		.diag = fdiag,
 	};
 	parser = fy_parser_create(&cfg);
@@ -127,8 +132,8 @@ static int load(k8s_cluster *c, const char *name, FILE *fp, const char *text, si
 		r = -ENOMEM;
 		goto out;
 	}
-	if ((fp ? fy_parser_set_input_fp(parser, file, fp) : fy_parser_set_string(parser, text, len)) != 0) {
-		diag_error(d, &(struct diag_loc){ file, 0 }, NULL, "cannot read input");
+	if (fy_parser_set_string(parser, text, len) != 0) {
+		diag_error(d, &(struct diag_loc){ .file = file }, NULL, "cannot read input");
 		r = -EIO;
 		goto out;
 	}
@@ -153,12 +158,12 @@ static int load(k8s_cluster *c, const char *name, FILE *fp, const char *text, si
 		while ((e = fy_diag_errors_iterate(fdiag, &it))) {
 			if (e->type < FYET_ERROR)
 				continue;
-			diag_error(d, &(struct diag_loc){ file, e->line > 0 ? e->line : 0 }, NULL,
+			diag_error(d, &(struct diag_loc){ .file = file, .line = e->line > 0 ? e->line : 0 }, NULL,
 			           "syntax error: %s", e->msg);
 			n++;
 		}
 		if (!n)
-			diag_error(d, &(struct diag_loc){ file, 0 }, NULL, "syntax error");
+			diag_error(d, &(struct diag_loc){ .file = file }, NULL, "syntax error");
 		r = -EINVAL;
 	}
 out:
@@ -171,6 +176,9 @@ int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	FILE *fp = is_stdin ? stdin : fopen(path, "re");
+	const char *name = is_stdin ? "<stdin>" : path;
+	char *text = NULL;
+	size_t len = 0;
 	int r;
 
 	if (!fp) {
@@ -178,9 +186,12 @@ int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
 		diag_error(d, NULL, NULL, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	r = load(c, is_stdin ? "<stdin>" : path, fp, NULL, 0, d);
+	r = k8s_input_read(fp, name, K8S_INPUT_MAX, &text, &len, d);
 	if (!is_stdin)
 		fclose(fp);
+	if (r == 0)
+		r = load(c, name, text, len, d);
+	free(text);
 	if (r == -ENOMEM)
 		diag_error(d, NULL, NULL, "%s: out of memory", path);
 	return r;
@@ -188,7 +199,7 @@ int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
 
 int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d)
 {
-	return load(c, name, NULL, text, len, d);
+	return load(c, name, text, len, d);
 }
 
 const struct k8s_pod *k8s_cluster_find_pod(const k8s_cluster *c, const char *namespace_, const char *name)

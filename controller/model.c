@@ -12,7 +12,7 @@ struct build {
 	model *m;
 	const k8s_cluster *c;
 	diag *d;
-	arena scratch; /* conversion arrays: the library copies what it keeps */
+	ctl_arena scratch; /* conversion arrays: the library copies what it keeps */
 	bool oom;
 	/* classes that were rejected: pods naming them get one error, not a misleading "not found" */
 	const char **bad_classes;
@@ -21,7 +21,7 @@ struct build {
 
 static void *scratch(struct build *b, size_t n, size_t size)
 {
-	void *p = arena_calloc(&b->scratch, n, size);
+	void *p = ctl_arena_calloc(&b->scratch, n, size);
 	if (!p)
 		b->oom = true;
 	return p;
@@ -413,7 +413,7 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	for (size_t i = 0; i < c->npods && !b.oom; i++)
 		add_pod(&b, &c->pods[i]);
 	add_pdbs(&b);
-	arena_free(&b.scratch);
+	ctl_arena_free(&b.scratch);
 	if (b.oom) {
 		diag_error(d, NULL, NULL, "out of memory");
 		return -ENOMEM;

@@ -150,7 +150,7 @@ void yv_pop(yv *v, size_t mark)
 static void report(yv *v, bool warning, struct fy_node *n, const char *fmt, va_list ap)
 {
 	char msg[768];
-	struct diag_loc loc = { v->file, yv_line(n) };
+	struct diag_loc loc = { .file = v->file, .line = yv_line(n) };
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (warning) {
@@ -185,7 +185,7 @@ void yv_warn(yv *v, struct fy_node *n, const char *fmt, ...)
 
 void *yv_calloc(yv *v, size_t n, size_t size)
 {
-	void *p = arena_calloc(v->arena, n, size);
+	void *p = ctl_arena_calloc(v->arena, n, size);
 	if (!p)
 		v->oom = true;
 	return p;
@@ -276,7 +276,7 @@ int yv_node_string(yv *v, struct fy_node *n, const char **ret)
 		yv_error(v, n, "string contains a NUL character");
 		return -1;
 	}
-	char *c = arena_strndup(v->arena, s, len);
+	char *c = ctl_arena_strndup(v->arena, s, len);
 	if (!c) {
 		v->oom = true;
 		return -1;
@@ -458,7 +458,7 @@ static const char *trim(yv *v, const char *s, size_t len)
 	}
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' || s[len - 1] == '\r'))
 		len--;
-	char *c = arena_strndup(v->arena, s, len);
+	char *c = ctl_arena_strndup(v->arena, s, len);
 	if (!c)
 		v->oom = true;
 	return c;

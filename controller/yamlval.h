@@ -21,7 +21,7 @@
 #define YV_OBJECT_MAX K8S_LABEL_MAX
 
 typedef struct yv {
-	arena *arena;
+	ctl_arena *arena;
 	diag *diag;
 	const char *file;
 	char object[YV_OBJECT_MAX]; /* "pods/default/web-1" */

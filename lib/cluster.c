@@ -352,6 +352,7 @@ pp_cluster *pp_cluster_free(pp_cluster *c)
 	strmap_done(&c->pdb_map);
 	strmap_done(&c->res_map);
 	pcache_free(c->pcache);
+	free(c->sum);
 	free(c);
 	return NULL;
 }
@@ -411,7 +412,8 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 		return pp_fail(err, -EINVAL, "node: metadata.name: Required value");
 	if (find_node(c, spec->name))
 		return pp_fail(err, -EEXIST, "nodes/%.200s: already exists", spec->name);
-	if (grow((void **)&c->nodes, &c->cap_nodes, c->n_nodes + 1, sizeof(*c->nodes)) < 0)
+	if (grow((void **)&c->nodes, &c->cap_nodes, c->n_nodes + 1, sizeof(*c->nodes)) < 0 ||
+	    grow((void **)&c->sum, &c->cap_sum, c->n_nodes + 1, sizeof(*c->sum)) < 0)
 		return -ENOMEM;
 	struct node *n = calloc(1, sizeof(*n));
 	if (!n)
@@ -434,11 +436,13 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 			hi = mid;
 	}
 	memmove(c->nodes + lo + 1, c->nodes + lo, (c->n_nodes - lo) * sizeof(*c->nodes));
+	memmove(c->sum + lo + 1, c->sum + lo, (c->n_nodes - lo) * sizeof(*c->sum));
 	c->nodes[lo] = n;
 	c->n_nodes++;
 	for (size_t i = lo; i < c->n_nodes; i++)
 		c->nodes[i]->idx = i;
 	pcache_reset(c); /* indices moved */
+	node_changed(c, n);
 	return 0;
 }
 
@@ -469,7 +473,7 @@ int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	n->alloc_scalar = tmp.alloc_scalar;
 	n->n_alloc_scalar = tmp.n_alloc_scalar;
 	n->unschedulable = tmp.unschedulable;
-	pcache_node_changed(c, n);
+	node_changed(c, n);
 	/* cannot fail: the key was present a moment ago, so there is room */
 	return strmap_put(&c->node_map, n->name, n);
 }
@@ -487,6 +491,7 @@ int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
 	strmap_remove(&c->node_map, n->name);
 	size_t i = n->idx;
 	memmove(c->nodes + i, c->nodes + i + 1, (c->n_nodes - i - 1) * sizeof(*c->nodes));
+	memmove(c->sum + i, c->sum + i + 1, (c->n_nodes - i - 1) * sizeof(*c->sum));
 	c->n_nodes--;
 	for (; i < c->n_nodes; i++)
 		c->nodes[i]->idx = i;
@@ -497,6 +502,48 @@ int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
 
 /* ----------------------------------------------------------------------------------------- */
 /* Per-node aggregates */
+
+static bool fits_int64(i128 v)
+{
+	return v >= INT64_MIN && v <= INT64_MAX;
+}
+
+static void node_sum_update(const pp_cluster *c, const struct node *n)
+{
+	struct nsum *s = &c->sum[n->idx];
+	*s = (struct nsum){ .max_pods = n->max_pods, .max_start = INT64_MIN, .slots = n->slots,
+		            .psum = (const i128(*)[N_CORE_RES])n->psum, .n_pods = n->n_pods,
+		            .min_prio = n->min_prio, .max_prio = n->max_prio };
+	bool general = n->unschedulable || n->n_nominated;
+	for (size_t i = 0; i < n->n_taints; i++)
+		general |= n->taints[i].effect != PP_EFFECT_PREFER_NO_SCHEDULE;
+	for (int k = 0; k < N_CORE_RES; k++) {
+		i128 f = (i128)n->alloc[k] - n->req_total[k];
+		general |= !fits_int64(f);
+		s->free[k] = fits_int64(f) ? (int64_t)f : 0;
+		s->alloc[k] = n->alloc[k];
+	}
+	for (size_t i = 0; i < n->n_pods; i++) {
+		const struct slot *sl = &n->slots[i];
+		for (int k = 0; k < N_CORE_RES; k++)
+			if (sl->req[k] > s->max_req[k])
+				s->max_req[k] = sl->req[k];
+		if (sl->has_start && sl->start > s->max_start)
+			s->max_start = sl->start;
+	}
+	for (size_t j = 0; j < NS_TAIL && j < n->n_pods; j++) {
+		const struct slot *sl = &n->slots[n->n_pods - 1 - j];
+		s->tail_start[j] = sl->start;
+		s->tail_nostart |= (unsigned)!sl->has_start << j;
+	}
+	s->flags = (general ? NS_GENERAL : 0) | (n->n_pdb_pods ? NS_PDB : 0) | (n->n_nostart ? NS_NOSTART : 0);
+}
+
+void node_changed(const pp_cluster *c, const struct node *n)
+{
+	node_sum_update(c, n);
+	pcache_node_changed(c, n);
+}
 
 /* Stored order: "no start time" sorts after every start time (it means "now"); slot_cmp_now()
  * gives the exact order for a given now, which equals this one whenever now > every start. */
@@ -583,7 +630,7 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 	n->n_nostart += !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
 		n->nonzero_total[k] += pod_nonzero_request(p, k);
-	pcache_node_changed(c, n);
+	node_changed(c, n);
 	if (p->n_anti_affinity) {
 		n->n_anti++;
 		c->n_anti++;
@@ -607,7 +654,7 @@ static void node_detach(pp_cluster *c, struct pod *p)
 	n->n_nostart -= !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
 		n->nonzero_total[k] -= pod_nonzero_request(p, k);
-	pcache_node_changed(c, n);
+	node_changed(c, n);
 	if (p->n_anti_affinity) {
 		n->n_anti--;
 		c->n_anti--;
@@ -623,7 +670,7 @@ static int nominate(pp_cluster *c, struct node *n, struct pod *p)
 	n->nominated[n->n_nominated++] = p;
 	p->nominated = n;
 	c->n_nom_anti += p->n_anti_affinity > 0;
-	pcache_node_changed(c, n);
+	node_changed(c, n);
 	return 0;
 }
 
@@ -633,10 +680,10 @@ static void unnominate(pp_cluster *c, struct pod *p)
 	if (!n)
 		return;
 	c->n_nom_anti -= p->n_anti_affinity > 0;
-	pcache_node_changed(c, n);
 	n->nominated[p->nom_idx] = n->nominated[--n->n_nominated];
 	n->nominated[p->nom_idx]->nom_idx = p->nom_idx;
 	p->nominated = NULL;
+	node_changed(c, n);
 }
 
 /* ----------------------------------------------------------------------------------------- */
@@ -652,7 +699,7 @@ static int pod_add_pdb(pp_cluster *c, struct pod *p, struct pdb *b)
 	if (p->n_pdbs == 1 && p->node)
 		p->node->n_pdb_pods++;
 	if (p->node)
-		pcache_node_changed(c, p->node);
+		node_changed(c, p->node);
 	return 0;
 }
 
@@ -670,7 +717,8 @@ static int pod_match_pdbs(pp_cluster *c, struct pod *p)
 /* ----------------------------------------------------------------------------------------- */
 /* Pods */
 
-static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *name)
+/* Pods and PDBs are keyed by ns "\x1f" name. */
+static void *find_namespaced(const struct strmap *m, const char *ns, const char *name)
 {
 	char key[520];
 	size_t a, b;
@@ -679,7 +727,12 @@ static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *nam
 	memcpy(key, ns, a);
 	key[a] = '\x1f';
 	memcpy(key + a + 1, name, b + 1);
-	return strmap_get(&c->pod_map, key);
+	return strmap_get(m, key);
+}
+
+static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *name)
+{
+	return find_namespaced(&c->pod_map, ns, name);
 }
 
 static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, pp_err *err)
@@ -985,9 +1038,9 @@ int pp_cluster_mark_terminating(pp_cluster *c, const char *ns, const char *name,
 	if (!p->terminating)
 		p->deletion = deletion_time_ns;
 	if (p->node)
-		pcache_node_changed(c, p->node);
+		node_changed(c, p->node);
 	if (p->nominated)
-		pcache_node_changed(c, p->nominated);
+		node_changed(c, p->nominated);
 	p->terminating = true;
 	p->preempted_by_scheduler |= by_preemption;
 	return 0;
@@ -998,14 +1051,7 @@ int pp_cluster_mark_terminating(pp_cluster *c, const char *ns, const char *name,
 
 static struct pdb *find_pdb(const pp_cluster *c, const char *ns, const char *name)
 {
-	char key[520];
-	size_t a, b;
-	if (!ns || !name || (a = strlen(ns)) + (b = strlen(name)) + 2 > sizeof(key))
-		return NULL;
-	memcpy(key, ns, a);
-	key[a] = '\x1f';
-	memcpy(key + a + 1, name, b + 1);
-	return strmap_get(&c->pdb_map, key);
+	return find_namespaced(&c->pdb_map, ns, name);
 }
 
 static int check_iop(const pp_int_or_percent *v, const char *id, const char *field, pp_err *err)
@@ -1083,10 +1129,15 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 		goto fail;
 	for (size_t i = 0; i < c->n_pods; i++)
 		if (pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c, c->pods[i], b)) < 0) {
-			for (size_t j = 0; j < i; j++) /* undo */
-				if (c->pods[j]->n_pdbs && c->pods[j]->pdbs[c->pods[j]->n_pdbs - 1] == b &&
-				    --c->pods[j]->n_pdbs == 0 && c->pods[j]->node)
-					c->pods[j]->node->n_pdb_pods--;
+			for (size_t j = 0; j < i; j++) { /* undo */
+				struct pod *q = c->pods[j];
+				if (!q->n_pdbs || q->pdbs[q->n_pdbs - 1] != b)
+					continue;
+				if (--q->n_pdbs == 0 && q->node)
+					q->node->n_pdb_pods--;
+				if (q->node)
+					node_changed(c, q->node);
+			}
 			strmap_remove(&c->pdb_map, b->key);
 			goto fail;
 		}
@@ -1113,7 +1164,7 @@ int pp_cluster_remove_pdb(pp_cluster *c, const char *ns, const char *name, pp_er
 				if (--p->n_pdbs == 0 && p->node)
 					p->node->n_pdb_pods--;
 				if (p->node)
-					pcache_node_changed(c, p->node);
+					node_changed(c, p->node);
 				break;
 			}
 	}

@@ -117,6 +117,38 @@ struct node {
 	size_t idx;    /* in pp_cluster.nodes (name order) */
 };
 
+/*
+ * A node as the first look of a preemption decision sees it: what the resource filter and the
+ * lower bounds of the best-candidate criteria read, for every node in one contiguous array in
+ * name order (pp_cluster.sum[node->idx]), so that the scan over all nodes is sequential and
+ * most nodes are settled without touching their pod arrays. Refreshed by node_sum_update()
+ * on every change of the node, its bound or nominated pods, or their PDB membership.
+ */
+enum {
+	NS_GENERAL = 1 << 0, /* only the general path knows: cordon, taints, nominated pods,
+	                        amounts beyond int64 */
+	NS_PDB = 1 << 1,     /* some bound pod matches a PDB: victims are not a suffix of slots */
+	NS_NOSTART = 1 << 2, /* some bound pod has no start time ("now") */
+};
+
+struct nsum {
+	int64_t free[N_CORE_RES];    /* allocatable - requested by the bound pods */
+	int64_t alloc[N_CORE_RES];
+	int64_t max_req[N_CORE_RES]; /* largest request of one bound pod */
+	int64_t max_pods;
+	int64_t max_start; /* latest start of a bound pod that has one (INT64_MIN: none) */
+	/* The least important pods, where victims usually come from: tail_start[j] is the start of
+	 * slots[n_pods - 1 - j] (bit j of tail_nostart: it has none) */
+#define NS_TAIL 4
+	int64_t tail_start[NS_TAIL];
+	unsigned tail_nostart;
+	const struct slot *slots;
+	const i128 (*psum)[N_CORE_RES];
+	size_t n_pods;
+	int32_t min_prio, max_prio; /* valid when n_pods > 0 */
+	unsigned flags;             /* NS_* */
+};
+
 struct pdb {
 	struct arena arena;
 	const char *ns, *name, *key;
@@ -148,7 +180,12 @@ struct pp_cluster {
 	size_t n_anti;     /* bound pods with required anti-affinity, cluster-wide */
 	size_t n_nom_anti; /* nominated pods with required anti-affinity, cluster-wide */
 	struct pcache *pcache; /* preemption.c's per-node results, reused across decisions */
+	struct nsum *sum;      /* by node index, see struct nsum */
+	size_t cap_sum;
 };
+
+/* cluster.c: refreshes n's summary and drops its cached preemption result. */
+void node_changed(const pp_cluster *c, const struct node *n);
 
 /* preemption.c: a node's cached result no longer holds (any change to the node, its bound
  * or nominated pods, or their PDB membership); all of them (nodes added or removed). */

@@ -21,7 +21,8 @@ struct pkey {
 	int64_t f[5]; /* violations, top priority, Σ(prio + 2^31), count, -start */
 };
 
-enum { PC_FITS = 1, PC_UNRESOLVABLE, PC_NOT_CANDIDATE, PC_CANDIDATE };
+/* PC_BOUND: a candidate or not, with a key no better than .key component by component. */
+enum { PC_FITS = 1, PC_UNRESOLVABLE, PC_NOT_CANDIDATE, PC_CANDIDATE, PC_BOUND };
 
 struct pc_entry {
 	uint64_t gen; /* valid when equal to pcache.gen */

@@ -16,6 +16,7 @@
 
 #include "filter.h"
 #include "pcache.h"
+#include "sched_fit.h"
 
 /* ----------------------------------------------------------------------------------------- */
 /* The decision context */
@@ -28,6 +29,7 @@ struct ctx {
 	int64_t now;
 	bool order_ok; /* stored slot order equals the order for this now */
 	bool need_scalar;
+	bool lane; /* nodes without NS_GENERAL may be settled from their summary (lane_evaluate) */
 	struct filter f;
 	/* scratch, sized for the largest node */
 	const struct slot **lower;
@@ -325,74 +327,6 @@ static void join_reason(const char *r, void *ud)
 	buf_printf(b, "%s%s", b->len ? "; " : "", r);
 }
 
-/* Reason histogram as FitError.Error() prints it: "N reason" sorted by reason. */
-struct histo {
-	char **reason;
-	size_t *count;
-	size_t n, cap;
-	bool oom;
-};
-
-static void histo_add(const char *r, void *ud)
-{
-	struct histo *h = ud;
-	for (size_t i = 0; i < h->n; i++)
-		if (strcmp(h->reason[i], r) == 0) {
-			h->count[i]++;
-			return;
-		}
-	if (h->oom)
-		return;
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 8;
-		char **rs = realloc(h->reason, cap * sizeof(*rs));
-		if (rs)
-			h->reason = rs;
-		size_t *cs = realloc(h->count, cap * sizeof(*cs));
-		if (cs)
-			h->count = cs;
-		if (!rs || !cs) {
-			h->oom = true;
-			return;
-		}
-		h->cap = cap;
-	}
-	h->reason[h->n] = strdup(r);
-	if (!h->reason[h->n]) {
-		h->oom = true;
-		return;
-	}
-	h->count[h->n++] = 1;
-}
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void histo_print(struct histo *h, struct buf *b, size_t n_nodes)
-{
-	/* sort reasons (and counts along) by text */
-	for (size_t i = 1; i < h->n; i++)
-		for (size_t j = i; j > 0 && cmp_strp(&h->reason[j - 1], &h->reason[j]) > 0; j--) {
-			char *t = h->reason[j];
-			h->reason[j] = h->reason[j - 1];
-			h->reason[j - 1] = t;
-			size_t u = h->count[j];
-			h->count[j] = h->count[j - 1];
-			h->count[j - 1] = u;
-		}
-	buf_printf(b, "0/%zu nodes are available: ", n_nodes);
-	for (size_t i = 0; i < h->n; i++)
-		buf_printf(b, "%s%zu %s", i ? ", " : "", h->count[i], h->reason[i]);
-	buf_printf(b, ".");
-	for (size_t i = 0; i < h->n; i++)
-		free(h->reason[i]);
-	free(h->reason);
-	free(h->count);
-	*h = (struct histo){ 0 };
-}
-
 static const char *arena_copy(struct arena *a, const char *s, bool *oom)
 {
 	const char *r = arena_strdup(a, s ? s : "");
@@ -479,17 +413,177 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct pkey *best_key,
                           size_t n_candidates, int lcp_max, bool *oom);
 
-/* One node's part of a decision without explanations: PC_* (key filled for PC_CANDIDATE). */
-static int evaluate(struct ctx *x, const struct node *n, bool not_eligible, struct pkey *k)
+/* ----------------------------------------------------------------------------------------- */
+/* Pruning: lower bounds of the best-candidate key */
+
+/*
+ * Whether a node can be skipped whose key k (if it is a candidate at all) is bounded by lb:
+ * k >= lb on each of the first four criteria, and on the last one when equal on those. Then
+ * k >= lb lexicographically, so it cannot beat best (ties go to the earlier node name, and
+ * nodes are scanned in name order); and where lb first exceeds best, k does too or differs
+ * earlier, so k shares at most lcp(lb, best) leading criteria with best and cannot raise
+ * lcp_max. lcp_max >= 0 also means there are two candidates already, so whether the node is
+ * one does not matter for "only candidate" either.
+ */
+static bool can_skip(const struct pkey *lb, const struct pkey *best, int lcp_max)
+{
+	if (lcp_max < 0)
+		return false;
+	int l = key_lcp(lb, best);
+	return l <= lcp_max && (l == 5 || lb->f[l] > best->f[l]);
+}
+
+/* The start-time criterion's value for a victim starting at st (later start wins). */
+static int64_t start_key(int64_t st)
+{
+	return st == INT64_MIN ? INT64_MAX : -st;
+}
+
+/* a / b rounded up, for a > 0 and b > 0; 128-bit division is slow, so only when needed. */
+static i128 ceil_div(i128 a, int64_t b)
+{
+	if (a <= INT64_MAX - b)
+		return ((int64_t)a + b - 1) / b;
+	return (a + b - 1) / b;
+}
+
+/* Resource fit of the preemptor with only the first keep pods of the node present. */
+static bool lane_fits(const struct pod *pre, const struct nsum *s, size_t keep)
+{
+	if ((i128)keep + 1 > s->max_pods)
+		return false;
+	if (pre->zero_request)
+		return true;
+	for (int k = 0; k < N_CORE_RES; k++)
+		if (pre->req[k] > 0 && pre->req[k] > (i128)s->alloc[k] - s->psum[keep][k])
+			return false;
+	return true;
+}
+
+/*
+ * One node's part of a decision from its summary (struct nsum), for nodes without NS_GENERAL
+ * when the preemptor has no scalar requests, node selector, affinity of any kind. The same
+ * states as evaluate(); PC_BOUND: k is a lower bound of the node's key (when it is a candidate)
+ * that is enough to skip it (can_skip), so its victims were never selected. Otherwise the
+ * victims are selected as usual (select_victims), unless the bounds already pin them down.
+ */
+static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
+                         const struct pkey *best, int lcp_max, struct pkey *k)
+{
+	const struct pod *pre = x->pre;
+	static const int64_t off = (int64_t)1 << 31;
+
+	/* The scheduling attempt: NodeResourcesFit is all there is on such a node. */
+	bool fits = (i128)s->n_pods + 1 <= s->max_pods, unres = s->max_pods < 1, hopeless = false;
+	i128 need = fits ? 1 : (i128)s->n_pods + 1 - s->max_pods; /* victims needed, at least */
+	for (int r = 0; r < N_CORE_RES && !pre->zero_request; r++) {
+		int64_t want = pre->req[r];
+		if (want <= 0 || want <= s->free[r])
+			continue;
+		fits = false;
+		unres |= want > s->alloc[r];
+		if (s->max_req[r] == 0)
+			hopeless = true; /* no pod frees any of it */
+		else if (ceil_div((i128)want - s->free[r], s->max_req[r]) > need)
+			need = ceil_div((i128)want - s->free[r], s->max_req[r]);
+	}
+	if (fits)
+		return PC_FITS;
+	if (unres)
+		return PC_UNRESOLVABLE;
+	if (not_eligible || hopeless || s->n_pods == 0 || s->min_prio >= pre->priority || need > (i128)s->n_pods)
+		return PC_NOT_CANDIDATE;
+
+	/* Level 0, the summary alone: every victim has priority >= min_prio, and there are at least
+	 * need of them. The last criterion only matters for keys equal to the bound so far: need
+	 * victims all of priority min_prio. Then victims[0] is at slot n_pods - need or earlier, in
+	 * the lowest priority's group, which is in start order: it starts no later than that slot
+	 * (a pod without start time starts "now", later than every start on such a node). */
+	size_t t = need < NS_TAIL ? (size_t)need - 1 : NS_TAIL - 1;
+	*k = (struct pkey){ { 0, s->min_prio, (int64_t)need * ((int64_t)s->min_prio + off), (int64_t)need,
+		              start_key((s->tail_nostart >> t) & 1 ? x->now : s->tail_start[t]) } };
+	if (can_skip(k, best, lcp_max))
+		return PC_BOUND;
+	if (s->flags & NS_PDB)
+		return -EAGAIN; /* PDB-violating pods are reprieved first: victims are no suffix */
+
+	/* Level 1, prefix sums: the lower-priority pods are slots[h..n) in importance order.
+	 * Until the first victim every pod is reprieved, so the first victim (victims[0]) is the
+	 * slot right after the longest prefix that still leaves room for the preemptor. */
+	size_t n_pods = s->n_pods, h = 0;
+	if (s->max_prio >= pre->priority) {
+		size_t hi = n_pods - 1; /* the last slot has min_prio < priority */
+		while (h < hi) {
+			size_t mid = h + (hi - h) / 2;
+			if (s->slots[mid].prio >= pre->priority)
+				h = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	if (!lane_fits(pre, s, h))
+		return PC_NOT_CANDIDATE;
+	size_t lo = h, hi = n_pods - 1; /* the whole node does not fit (first pass failed) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+		if (lane_fits(pre, s, mid))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const struct slot *top = &s->slots[lo];
+	/* Of the pods after top, at most the room left beside the first lo pods comes back. */
+	size_t rest = n_pods - lo - 1;
+	i128 more = (i128)rest - (s->max_pods - (i128)lo - 1);
+	if (more < 0)
+		more = 0;
+	for (int r = 0; r < N_CORE_RES && !pre->zero_request; r++) {
+		if (pre->req[r] <= 0)
+			continue;
+		i128 slack = (i128)s->alloc[r] - s->psum[lo][r] - pre->req[r];
+		/* psum[n_pods] = requested = alloc - free: one line fewer to load */
+		i128 excess = (i128)s->alloc[r] - s->free[r] - s->psum[lo + 1][r] - slack;
+		if (excess > 0 && ceil_div(excess, s->max_req[r]) > more)
+			more = ceil_div(excess, s->max_req[r]);
+	}
+	int64_t top_start = top->has_start ? top->start : x->now;
+	if (more >= (i128)rest && top->prio == s->min_prio) {
+		/* Every pod after top is a victim too, all of the lowest priority: the exact key. */
+		*k = (struct pkey){ { 0, top->prio, ((int64_t)rest + 1) * ((int64_t)top->prio + off), (int64_t)rest + 1,
+			              start_key(top_start) } };
+		return PC_CANDIDATE;
+	}
+	*k = (struct pkey){ { 0, top->prio, (int64_t)top->prio + off + (int64_t)more * ((int64_t)s->min_prio + off),
+		              (int64_t)more + 1, start_key(top_start) } };
+	if (can_skip(k, best, lcp_max))
+		return PC_BOUND;
+	return -EAGAIN;
+}
+
+/* One node's part of a decision without explanations: PC_* (key filled for PC_CANDIDATE, a
+ * lower bound for PC_BOUND), or a negative errno. */
+static int evaluate(struct ctx *x, const struct node *n, bool not_eligible, const struct pkey *best, int lcp_max,
+                    struct pkey *k)
 {
 	struct fail f;
 	size_t nl;
+	if (x->lane) {
+		const struct nsum *s = &x->c->sum[n->idx];
+		/* Without a start time a pod's place in the order depends on now. */
+		if (!(s->flags & NS_GENERAL) && (!(s->flags & NS_NOSTART) || x->now > s->max_start)) {
+			int r = lane_evaluate(x, s, not_eligible, best, lcp_max, k);
+			if (r != -EAGAIN)
+				return r;
+			goto select;
+		}
+	}
 	if (!filter_now(x, n, &f))
 		return PC_FITS;
 	if (f.unresolvable)
 		return PC_UNRESOLVABLE;
 	if (not_eligible)
 		return PC_NOT_CANDIDATE; /* not simulated: the decision needs no victims */
+select:;
 	int r = select_victims(x, n, &f, k, &nl);
 	return r < 0 ? r : r ? PC_CANDIDATE : PC_NOT_CANDIDATE;
 }
@@ -497,8 +591,9 @@ static int evaluate(struct ctx *x, const struct node *n, bool not_eligible, stru
 /*
  * One scan in name order: the first feasible node ends it (FITS); meanwhile every resolvable
  * node is simulated and only the best key so far is kept, so no per-node state is stored.
- * Results of nodes that did not change since an earlier decision for an equally shaped
- * preemptor come from the cache (pcache.h): then a node costs a few loads.
+ * Most nodes are settled from their summaries, without their pods (lane_evaluate). Results of
+ * nodes that did not change since an earlier decision for an equally shaped preemptor come
+ * from the cache (pcache.h): then a node costs a few loads.
  */
 static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 {
@@ -518,19 +613,24 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 		/* The preemptor is not counted on its own nominated node: that result is its own. */
 		struct pc_entry *e = cached && n != pre->nominated ? &pc->e[i] : NULL;
 		struct pkey k;
-		int state;
+		int state = 0;
 		if (e && e->gen == pc->gen && (!e->now_dep || e->now == x->now)) {
 			state = e->state;
 			k = e->key;
-		} else {
-			state = evaluate(x, n, not_eligible != NULL, &k);
+			if (state == PC_BOUND && !can_skip(&k, &best_key, lcp_max))
+				state = 0; /* the bound no longer suffices: evaluate */
+		}
+		if (!state) {
+			state = evaluate(x, n, not_eligible != NULL, &best_key, lcp_max, &k);
 			if (state < 0) {
 				r = state;
 				break;
 			}
-			if (e && !n->n_pdb_pods)
+			/* the summary's flags, not the node's counters: one line fewer to load */
+			unsigned fl = c->sum[i].flags;
+			if (e && !(fl & NS_PDB))
 				*e = (struct pc_entry){ .gen = pc->gen, .now = x->now, .key = k, .state = (uint8_t)state,
-					                .now_dep = n->n_nostart > 0 };
+					                .now_dep = (fl & NS_NOSTART) != 0 };
 		}
 		if (state == PC_FITS) {
 			if (cached)
@@ -590,6 +690,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 	x.order_ok = !c->any_start || opts->now_ns > c->max_start;
 	for (size_t i = 0; i < pre->n_scalar; i++)
 		x.need_scalar |= pre->scalar[i].value > 0;
+	x.lane = !x.need_scalar && !pre->n_node_selector && !pre->has_node_affinity;
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return -ENOMEM;
@@ -600,6 +701,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 	r = filter_init(&x.f, c, pre);
 	if (r < 0)
 		goto out;
+	x.lane &= !x.f.aff;
 	r = -ENOMEM;
 	if (c->n_pdbs) {
 		x.pdb_allowed = calloc(c->n_pdbs, sizeof(*x.pdb_allowed));
@@ -618,6 +720,8 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 
 	if (!opts->explain) {
 		r = decide_fast(&x, res, &oom);
+		if (r >= 0 && oom)
+			r = -ENOMEM;
 		goto out;
 	}
 
@@ -735,26 +839,33 @@ out:
 	return 0;
 }
 
+/* a b, or b alone when a is NULL; in *ret (malloc'ed). */
+static int concat(const char *a, const char *b, char **ret)
+{
+	size_t la = a ? strlen(a) + 1 : 0, lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+	if (!s)
+		return -ENOMEM;
+	if (a) {
+		memcpy(s, a, la - 1);
+		s[la - 1] = ' ';
+	}
+	memcpy(s + la, b, lb + 1);
+	*ret = s;
+	return 0;
+}
+
 static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom)
 {
-	/* Kubernetes' FitError text: the scheduling failure, then the preemption failure. */
+	/* Kubernetes' FitError text: the scheduling failure, then the preemption's (the PostFilter's
+	 * own FitError over the same nodes), sorted and worded as the scheduling cycle does. */
 	const pp_cluster *c = x->c;
-	struct histo h = { 0 };
-	struct buf reason = { 0 };
+	struct sfit_reasons h = { .n_nodes = c->n_nodes };
+	char *post = NULL, *msg = NULL;
 	int r = 0;
 
-	if (c->n_nodes == 0)
-		buf_printf(&reason, "no nodes available to schedule pods");
-	else {
-		for (size_t i = 0; i < c->n_nodes; i++) {
-			struct fail f;
-			filter_now(x, c->nodes[i], &f);
-			filter_reasons(c, &f, histo_add, &h);
-		}
-		histo_print(&h, &reason, c->n_nodes);
-	}
 	if (not_eligible)
-		buf_printf(&reason, " preemption: %s", not_eligible);
+		r = concat("preemption:", not_eligible, &post);
 	else if (c->n_nodes) {
 		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
 			const struct node *n = c->nodes[i];
@@ -763,21 +874,39 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 			size_t nl;
 			filter_now(x, n, &f);
 			if (f.unresolvable) {
-				histo_add("Preemption is not helpful for scheduling", &h);
+				sfit_reasons_collect("Preemption is not helpful for scheduling", &h);
 				continue;
 			}
 			r = select_victims(x, n, &f, &k, &nl);
 			if (r >= 0)
-				filter_reasons(c, &f, histo_add, &h);
+				filter_reasons(c, &f, sfit_reasons_collect, &h);
 		}
-		buf_printf(&reason, " preemption: ");
-		histo_print(&h, &reason, c->n_nodes);
+		char *m = NULL;
+		if (r >= 0)
+			r = h.err ? h.err : sfit_reasons_format(&h, NULL, &m);
+		if (r >= 0)
+			r = concat("preemption:", m, &post);
+		free(m);
 	}
-	*oom |= h.oom || reason.oom;
+	sfit_reasons_clear(&h);
+	h.n_nodes = c->n_nodes;
+	if (r >= 0 && c->n_nodes == 0)
+		r = concat("no nodes available to schedule pods", post ? post : "", &msg);
+	else if (r >= 0) {
+		for (size_t i = 0; i < c->n_nodes; i++) {
+			struct fail f;
+			filter_now(x, c->nodes[i], &f);
+			filter_reasons(c, &f, sfit_reasons_collect, &h);
+		}
+		r = h.err ? h.err : sfit_reasons_format(&h, post, &msg);
+	}
+	sfit_reasons_done(&h);
+	free(post);
 	res->outcome = PP_OUTCOME_NONE;
-	res->reason = arena_copy(&res->arena, reason.s ? reason.s : "", oom);
-	free(reason.s);
-	return r < 0 ? r : 0;
+	if (r >= 0)
+		res->reason = arena_copy(&res->arena, msg, oom);
+	free(msg);
+	return r;
 }
 
 static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct pkey *best_key,

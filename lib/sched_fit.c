@@ -22,6 +22,7 @@ void sfit_reasons_clear(struct sfit_reasons *r)
 	r->n = 0;
 	r->n_nodes = 0;
 	r->rejectors = 0;
+	r->err = 0;
 }
 
 void sfit_reasons_done(struct sfit_reasons *r)
@@ -51,6 +52,14 @@ int sfit_reasons_add(struct sfit_reasons *r, const char *reason)
 		return -ENOMEM;
 	r->v[r->n++] = (struct sfit_reason){ s, 1 };
 	return 0;
+}
+
+void sfit_reasons_collect(const char *reason, void *ud)
+{
+	struct sfit_reasons *r = ud;
+	int q = sfit_reasons_add(r, reason);
+	if (q < 0 && !r->err)
+		r->err = q;
 }
 
 /* kube sorts the formatted "<count> <reason>" strings byte-wise. */
@@ -126,19 +135,6 @@ static uint32_t rejectors_of(unsigned mask)
 	return r;
 }
 
-struct add_ctx {
-	struct sfit_reasons *r;
-	int err;
-};
-
-static void add_reason(const char *reason, void *ud)
-{
-	struct add_ctx *a = ud;
-	int q = sfit_reasons_add(a->r, reason);
-	if (q < 0)
-		a->err = q;
-}
-
 int sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, const char *node,
                  bool ignore_terminating, bool *ret)
 {
@@ -183,11 +179,10 @@ int sfit_select_node(const pp_cluster *c, const char *ns, const char *name, cons
 		if (filter_node(&x, n, false, &f)) {
 			/* Reasons cost string work on every failing node: gathered only when asked. */
 			if (reasons) {
-				struct add_ctx a = { reasons, 0 };
 				reasons->rejectors |= rejectors_of(f.mask);
-				filter_reasons(c, &f, add_reason, &a);
-				if (a.err < 0) {
-					r = a.err;
+				filter_reasons(c, &f, sfit_reasons_collect, reasons);
+				if (reasons->err < 0) {
+					r = reasons->err;
 					break;
 				}
 			}

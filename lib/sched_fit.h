@@ -35,13 +35,18 @@ struct sfit_reasons {
 	size_t n, cap;
 	size_t n_nodes;     /* nodes evaluated */
 	uint32_t rejectors; /* union of SCHED_REJ_* over the failing nodes */
+	int err;            /* first failure of sfit_reasons_collect() */
 };
 
 void sfit_reasons_clear(struct sfit_reasons *r);
 void sfit_reasons_done(struct sfit_reasons *r);
 int sfit_reasons_add(struct sfit_reasons *r, const char *reason);
+/* sfit_reasons_add() as a filter_reasons() callback (ud: the struct sfit_reasons); a failure
+ * is kept in ->err. */
+void sfit_reasons_collect(const char *reason, void *ud);
 /* Sorts as kube's FitError does ("<count> <reason>" strings in byte order) and formats
- * "0/N nodes are available: 2 Insufficient cpu, 3 ...." (+ " " + post when post is non-empty). */
+ * "0/N nodes are available: 2 Insufficient cpu, 3 ...." (+ " " + post when post is non-empty).
+ * The one implementation of that message: the scheduling cycle's and the preemption's. */
 int sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret);
 
 /* Calls fn for every pod of the cluster; stops at the first negative return and returns it. */

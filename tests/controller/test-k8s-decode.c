@@ -387,7 +387,7 @@ static void test_yaml_aliases(void **state)
 	assert_string_equal(label(&l.c.pods[0].containers[1].requests, "cpu"), "100m");
 	unload(&l);
 
-	laughs = p = malloc(4096);
+	laughs = p = calloc(1, 4096);
 	assert_non_null(laughs);
 	p += sprintf(p, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
 	for (int i = 1; i < 9; i++) {

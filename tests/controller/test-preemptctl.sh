@@ -104,6 +104,22 @@ ok "check: a missing file" expect 1 "" \
 "preemptctl: $F/nope.json: No such file or directory
 preemptctl: 1 problem found" \
 	"$PCTL" check $F/nope.json
+# libfyaml 0.7.12 loops forever on these bytes in a directive line (FINDINGS.md k8s-libfyaml-hang)
+ok "check: invalid UTF-8 on standard input, before the parser" expect 1 "" \
+"<stdin>:1:2: invalid UTF-8 (byte 0xff): Kubernetes objects are UTF-8 text
+preemptctl: 1 problem found" \
+	bash -c "printf '%%\\xff\\n' | timeout 10 $PCTL check -"
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: caf\xc3\xa9\xe0\x80\n' >"$tmp/bad-utf8.yaml"
+ok "check: invalid UTF-8 in a file, line and column in characters" expect 1 "" \
+"$tmp/bad-utf8.yaml:4:13: invalid UTF-8 (byte 0xe0): Kubernetes objects are UTF-8 text
+preemptctl: 1 problem found" \
+	timeout 10 "$PCTL" check "$tmp/bad-utf8.yaml"
+truncate -s 300M "$tmp/huge.json"
+ok "check: a file over 256 MiB is refused without reading it" expect 1 "" \
+"preemptctl: $tmp/huge.json: larger than 268435456 bytes, refusing to read it
+preemptctl: 1 problem found" \
+	timeout 10 "$PCTL" check "$tmp/huge.json"
+rm -f "$tmp/huge.json"
 
 # --- check: warnings ------------------------------------------------------------------------------
 ok "check: a deleted class keeps admitted pods' priority (warning); finished pods are ignored" expect 0 \

@@ -26,6 +26,7 @@ struct sim_cluster {
 struct sim_result {
 	pp_outcome outcome;
 	const char *node;
+	pp_criterion criterion; /* the criterion that decided among the candidates */
 	size_t n_victims;
 	const pp_pod_spec *victims[SIM_MAX_VICTIMS];
 };
@@ -443,14 +444,17 @@ static bool sim_select_victims(const struct sim_cluster *c, size_t ni, const pp_
 	return out->n_victims > 0;
 }
 
-/* pickOneNodeForPreemption, each criterion a filtering round over the survivors. */
-static size_t sim_pick(const struct sim_cluster *c, struct sim_cand *cand, size_t n)
+/* pickOneNodeForPreemption, each criterion a filtering round over the survivors; *crit_out (if
+ * not NULL) receives the criterion that left one node. */
+static size_t sim_pick(const struct sim_cluster *c, struct sim_cand *cand, size_t n, pp_criterion *crit_out)
 {
 	bool *alive = malloc((n + 1) * sizeof(*alive));
 	__int128 *score = malloc((n + 1) * sizeof(*score));
 	size_t left = n;
 	for (size_t i = 0; i < n; i++)
 		alive[i] = true;
+	if (crit_out)
+		*crit_out = n == 1 ? PP_CRIT_SINGLE_CANDIDATE : PP_CRIT_NODE_NAME;
 	for (int crit = 0; crit < 5 && left > 1; crit++) {
 		__int128 best = 0;
 		bool first = true;
@@ -500,6 +504,8 @@ static size_t sim_pick(const struct sim_cluster *c, struct sim_cand *cand, size_
 				alive[i] = false;
 				left--;
 			}
+		if (left == 1 && crit_out)
+			*crit_out = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + crit);
 	}
 	/* DESIGN §3: smallest node name among the survivors. */
 	size_t w = SIZE_MAX;
@@ -553,7 +559,7 @@ __attribute__((unused)) static void sim_preempt(const struct sim_cluster *c, con
 			nc++;
 	if (nc == 0)
 		goto out;
-	size_t w = sim_pick(c, cand, nc);
+	size_t w = sim_pick(c, cand, nc, &res->criterion);
 	res->outcome = PP_OUTCOME_PREEMPT;
 	res->node = c->nodes[cand[w].node].name;
 	res->n_victims = cand[w].n_victims;

@@ -358,20 +358,19 @@ static void describe(const struct gen *g, unsigned seed)
 		fprintf(stderr, "  pdb %s/%s\n", g->pdbs[b].namespace_, g->pdbs[b].name);
 }
 
-/* Decides with the library and with the simulation; fails the test on any difference. */
-static void compare(const struct gen *g, pp_cluster *c, unsigned seed, bool explain, struct sim_cand *cand,
-                    struct sim_result *want, pp_preemption **ret)
+/* Decides with the library and with the simulation: whether outcome, node, victims (in order)
+ * and the deciding criterion are the same; prints both decisions when not. */
+static bool same_decision(const struct sim_cluster *sc, const pp_pod_spec *pre, int64_t now, pp_cluster *c, bool explain,
+                          struct sim_cand *cand, struct sim_result *want, pp_preemption **ret)
 {
-	struct sim_cluster sc = { g->nodes, g->n_nodes, g->pods, g->n_pods, g->pdbs, g->n_pdbs };
-	const pp_pod_spec *pre = &g->pods[g->pre];
-	sim_preempt(&sc, pre, g->now, cand, want);
+	sim_preempt(sc, pre, now, cand, want);
 
 	pp_preemption *got = NULL;
 	pp_err err = { "" };
-	pp_preempt_options opts = { .now_ns = g->now, .explain = explain };
+	pp_preempt_options opts = { .now_ns = now, .explain = explain };
 	if (pp_cluster_preempt(c, pre->namespace_, pre->name, &opts, &got, &err) < 0)
-		fail_msg("seed %u: %s", seed, err.msg);
-	bool same = pp_preemption_outcome(got) == want->outcome;
+		fail_msg("%s", err.msg);
+	bool same = pp_preemption_outcome(got) == want->outcome && pp_preemption_criterion(got) == want->criterion;
 	if (same && want->outcome != PP_OUTCOME_NONE)
 		same = strcmp(pp_preemption_node(got), want->node) == 0;
 	if (same && want->outcome == PP_OUTCOME_PREEMPT) {
@@ -382,15 +381,28 @@ static void compare(const struct gen *g, pp_cluster *c, unsigned seed, bool expl
 		}
 	}
 	if (!same) {
-		describe(g, seed);
-		fprintf(stderr, "simulation: outcome %d node %s victims:", want->outcome, want->node ? want->node : "-");
+		fprintf(stderr, "simulation: outcome %d node %s criterion %s victims:", want->outcome,
+		        want->node ? want->node : "-", pp_criterion_name(want->criterion));
 		for (size_t v = 0; v < want->n_victims; v++)
 			fprintf(stderr, " %s/%s", want->victims[v]->namespace_, want->victims[v]->name);
-		fprintf(stderr, "\nlibrary:    outcome %d node %s victims:", pp_preemption_outcome(got),
-		        pp_preemption_node(got) ? pp_preemption_node(got) : "-");
+		fprintf(stderr, "\nlibrary:    outcome %d node %s criterion %s victims:", pp_preemption_outcome(got),
+		        pp_preemption_node(got) ? pp_preemption_node(got) : "-",
+		        pp_criterion_name(pp_preemption_criterion(got)));
 		for (size_t v = 0; v < pp_preemption_victim_count(got); v++)
 			fprintf(stderr, " %s/%s", pp_preemption_victim(got, v)->namespace_, pp_preemption_victim(got, v)->name);
 		fprintf(stderr, "\nreason: %s\n", pp_preemption_reason(got));
+	}
+	*ret = got;
+	return same;
+}
+
+/* Decides with the library and with the simulation; fails the test on any difference. */
+static void compare(const struct gen *g, pp_cluster *c, unsigned seed, bool explain, struct sim_cand *cand,
+                    struct sim_result *want, pp_preemption **ret)
+{
+	struct sim_cluster sc = { g->nodes, g->n_nodes, g->pods, g->n_pods, g->pdbs, g->n_pdbs };
+	if (!same_decision(&sc, &g->pods[g->pre], g->now, c, explain, cand, want, ret)) {
+		describe(g, seed);
 		for (size_t i = 0; i < g->n_pods; i++) {
 			pp_pod_info pi;
 			if (pp_cluster_pod_info(c, g->pods[i].namespace_, g->pods[i].name, &pi) == 0)
@@ -399,7 +411,6 @@ static void compare(const struct gen *g, pp_cluster *c, unsigned seed, bool expl
 		}
 		fail_msg("seed %u: decisions differ", seed);
 	}
-	*ret = got;
 }
 
 static void test_differential(void **state)
@@ -567,11 +578,174 @@ static void test_differential_sequences(void **state)
 	assert_true(preempts > decisions / 10);
 }
 
+/*
+ * Larger clusters of look-alike nodes, built for the lower-bound pruning of preemption.c
+ * (lane_evaluate): few distinct pod sizes, priorities and start times, so that many
+ * candidates tie on leading criteria and bounds equal the best key; some pods without start
+ * time, some PDBs, nominated pods and taints, so that nodes go every way. Each cluster is
+ * decided cold, again with every result cached (exact keys and bounds), and after mutations
+ * of single nodes (part of the cache still valid).
+ */
+#define PR_NODES 40
+#define PR_PODS 400
+
+struct prune_gen {
+	pp_node_spec nodes[PR_NODES];
+	char node_names[PR_NODES][24];
+	pp_resource node_alloc[PR_NODES][3];
+	pp_taint taint;
+	pp_pod_spec pods[PR_PODS];
+	char pod_names[PR_PODS][24];
+	pp_resource pod_req[PR_PODS][2];
+	pp_label app;
+	pp_pdb_spec pdb;
+	size_t n_nodes, n_pods, n_pdbs, pre;
+	int64_t now;
+};
+
+static void prune_pod(struct prune_gen *g, size_t i, const char *node, bool preemptor)
+{
+	static const int64_t cpus[] = { 500, 900, 900, 1000 }, pre_cpus[] = { 0, 1000, 1800, 3000, 3000, 3000 };
+	static const int32_t prios[] = { 0, 0, 0, 1, 5, 20 }, pre_prios[] = { 3, 6, 10, 10 };
+	pp_pod_spec *p = &g->pods[i];
+	snprintf(g->pod_names[i], sizeof(g->pod_names[i]), "p%03zu", i);
+	g->pod_req[i][0] = (pp_resource){ "cpu", preemptor ? pre_cpus[rnd(6)] : cpus[rnd(4)] };
+	g->pod_req[i][1] = (pp_resource){ "memory", 1 + rnd(preemptor ? 6 : 3) };
+	*p = (pp_pod_spec){ .namespace_ = chance(80) ? "default" : "prod", .name = g->pod_names[i],
+		            .priority = preemptor ? pre_prios[rnd(4)] : prios[rnd(6)], .requests = g->pod_req[i],
+		            .n_requests = chance(10) ? 1 : 2, .node_name = node, .has_start_time = !chance(10),
+		            .start_time_ns = 1 + rnd(3), .termination_grace_period_s = -1 };
+	if (preemptor && g->pod_req[i][0].value == 0)
+		p->n_requests = 0; /* asks for nothing: only the pod count */
+	if (!preemptor && chance(40)) {
+		p->labels = &g->app;
+		p->n_labels = 1;
+	}
+	if (!node && !preemptor && chance(50))
+		p->nominated_node_name = g->node_names[rnd((uint32_t)g->n_nodes)];
+}
+
+static void prune_generate(struct prune_gen *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->n_nodes = 8 + rnd(PR_NODES - 7);
+	g->app = (pp_label){ "app", "a" };
+	g->taint = (pp_taint){ "dedicated", "gpu", PP_EFFECT_NO_SCHEDULE };
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		snprintf(g->node_names[i], sizeof(g->node_names[i]), "n%02zu", i);
+		g->node_alloc[i][0] = (pp_resource){ "cpu", chance(80) ? 4000 : 2000 };
+		g->node_alloc[i][1] = (pp_resource){ "memory", chance(80) ? 16 : 8 };
+		g->node_alloc[i][2] = (pp_resource){ "pods", 3 + rnd(8) };
+		g->nodes[i] = (pp_node_spec){ .name = g->node_names[i], .allocatable = g->node_alloc[i], .n_allocatable = 3,
+			                      .unschedulable = chance(3) };
+		if (chance(4)) {
+			g->nodes[i].taints = &g->taint;
+			g->nodes[i].n_taints = 1;
+		}
+	}
+	bool uniform = chance(50); /* every node full with the same kind of pods */
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		size_t np = uniform ? 4 : 2 + rnd(6);
+		for (size_t j = 0; j < np && g->n_pods < PR_PODS - 8; j++, g->n_pods++)
+			prune_pod(g, g->n_pods, g->node_names[i], false);
+	}
+	for (size_t j = rnd(4); j > 0; j--, g->n_pods++)
+		prune_pod(g, g->n_pods, NULL, false);
+	g->pre = g->n_pods;
+	prune_pod(g, g->n_pods++, NULL, true);
+	if (chance(40)) {
+		g->n_pdbs = 1;
+		g->pdb = (pp_pdb_spec){ .namespace_ = "default", .name = "pdb",
+			                .selector = { .present = true, .match_labels = &g->app, .n_match_labels = 1 },
+			                .has_disruptions_allowed = true, .disruptions_allowed = (int32_t)rnd(2) };
+	}
+	g->now = chance(90) ? 100 : 2;
+}
+
+static pp_cluster *prune_build(struct prune_gen *g)
+{
+	pp_cluster *c = NULL;
+	pp_err err = { "" };
+	assert_int_equal(pp_cluster_new(&c), 0);
+	for (size_t k = g->n_nodes; k > 0; k--) /* reverse name order: every insertion moves indices */
+		if (pp_cluster_add_node(c, &g->nodes[k - 1], &err) < 0)
+			fail_msg("add node: %s", err.msg);
+	for (size_t i = 0; i < g->n_pods; i++)
+		if (pp_cluster_add_pod(c, &g->pods[i], &err) < 0)
+			fail_msg("add pod: %s", err.msg);
+	for (size_t b = 0; b < g->n_pdbs; b++)
+		if (pp_cluster_add_pdb(c, &g->pdb, &err) < 0)
+			fail_msg("add pdb: %s", err.msg);
+	return c;
+}
+
+static void prune_check(struct prune_gen *g, pp_cluster *c, unsigned seed, int step, struct sim_cand *cand,
+                        size_t *crit_count)
+{
+	struct sim_cluster sc = { g->nodes, g->n_nodes, g->pods, g->n_pods, &g->pdb, g->n_pdbs };
+	struct sim_result want;
+	pp_preemption *got = NULL;
+	if (!same_decision(&sc, &g->pods[g->pre], g->now, c, false, cand, &want, &got))
+		fail_msg("pruning cluster #%u, step %d: decisions differ", seed, step);
+	crit_count[pp_preemption_criterion(got)]++;
+	pp_preemption_free(got);
+}
+
+static void test_differential_pruning(void **state)
+{
+	(void)state;
+	static struct prune_gen g;
+	static struct sim_cand cand[PR_NODES];
+	size_t crit_count[8] = { 0 };
+	const unsigned n = 2000;
+	pp_err err = { "" };
+
+	for (unsigned seed = 1; seed <= n; seed++) {
+		rng_state = (seed + 7000003) * 0x9E3779B97F4A7C15ULL;
+		prune_generate(&g);
+		pp_cluster *c = prune_build(&g);
+		prune_check(&g, c, seed, 0, cand, crit_count); /* cold */
+		prune_check(&g, c, seed, 1, cand, crit_count); /* every node's result or bound cached */
+		for (int step = 2; step < 6; step++) {
+			/* one node changes: a bound pod leaves, or a pending one is bound somewhere */
+			size_t i = rnd((uint32_t)g.n_pods);
+			if (i == g.pre)
+				continue;
+			pp_pod_spec *p = &g.pods[i];
+			if (p->node_name) {
+				if (pp_cluster_remove_pod(c, p->namespace_, p->name, &err) < 0)
+					fail_msg("remove: %s", err.msg);
+				*p = g.pods[--g.n_pods];
+				if (g.pre == g.n_pods)
+					g.pre = i;
+			} else {
+				p->node_name = g.node_names[rnd((uint32_t)g.n_nodes)];
+				p->nominated_node_name = NULL;
+				if (pp_cluster_bind_pod(c, p->namespace_, p->name, p->node_name, &err) < 0)
+					fail_msg("bind: %s", err.msg);
+			}
+			if (chance(30))
+				g.now = chance(80) ? 100 : 2;
+			prune_check(&g, c, seed, step, cand, crit_count);
+		}
+		pp_cluster_free(c);
+	}
+	fprintf(stderr, "# %u pruning clusters; decided by:", n);
+	for (int k = 0; k < 8; k++)
+		fprintf(stderr, " %s=%zu", pp_criterion_name((pp_criterion)k), crit_count[k]);
+	fprintf(stderr, "\n");
+	/* ties down to the last criteria are what the bounds must get right */
+	for (int k = PP_CRIT_PDB_VIOLATIONS; k < 8; k++)
+		if (k != PP_CRIT_VICTIM_COUNT)
+			assert_true(crit_count[k] > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_differential_sequences),
+		cmocka_unit_test(test_differential_pruning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -326,6 +327,49 @@ static void test_unresolvable_filters(void **state)
 	expect(decide("default", "tol"), "t", PP_CRIT_NODE_NAME, (const char *const[]){ "t1", NULL });
 }
 
+static void on_unschedulable(const pp_sched_event *ev, void *ud)
+{
+	if (ev->kind == PP_SCHED_UNSCHEDULABLE && strcmp(ev->name, "pre") == 0)
+		snprintf(ud, 512, "%s", ev->message);
+}
+
+/* FitError sorts the "<count> <reason>" strings, not the reasons: "1 node(s) ..." comes before
+ * "2 Insufficient cpu" although "Insufficient" sorts before "node(s)"; the preemption part is
+ * sorted the same way, and the scheduling cycle words its message identically. */
+static void test_reasons_sorted_with_counts(void **state)
+{
+	(void)state;
+	pp_resource alloc[] = { { "cpu", 1000 }, { "pods", 10 } };
+	pp_node_spec cordoned = { .name = "c", .allocatable = alloc, .n_allocatable = 2, .unschedulable = true };
+	assert_int_equal(pp_cluster_add_node(C, &cordoned, NULL), 0);
+	node("a", 1000, 10);
+	node("b", 1000, 10);
+	pod("default", "a1", "a", 100, 800, 1, NULL);
+	pod("default", "b1", "b", 100, 800, 1, NULL);
+	pod("default", "pre", NULL, 10, 500, -1, NULL);
+	static const char want[] = "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. "
+	                           "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+	                           "2 No preemption victims found for incoming pod.";
+	pp_preemption *r = decide("default", "pre");
+	assert_int_equal(pp_preemption_outcome(r), PP_OUTCOME_NONE);
+	assert_string_equal(pp_preemption_reason(r), want);
+	pp_preemption_free(r);
+
+	pp_preempt_options o = { .now_ns = 1000 }; /* the explain-less path words it the same */
+	assert_int_equal(pp_cluster_preempt(C, "default", "pre", &o, &r, NULL), 0);
+	assert_string_equal(pp_preemption_reason(r), want);
+	pp_preemption_free(r);
+
+	/* The scheduling cycle reports the same message for the pod. */
+	pp_sched *s = NULL;
+	char got[512] = "";
+	assert_int_equal(pp_sched_new(C, NULL, 0, on_unschedulable, got, &s, NULL), 0);
+	C = NULL; /* the scheduler owns the cluster now */
+	assert_int_equal(pp_sched_schedule_one(s, NULL), 1);
+	assert_string_equal(got, want);
+	pp_sched_free(s);
+}
+
 static void test_affinity_to_lower_priority_pod(void **state)
 {
 	(void)state;
@@ -534,6 +578,7 @@ int main(void)
 		T(test_never_policy),
 		T(test_nominated_node_with_terminating_victim),
 		T(test_unresolvable_filters),
+		T(test_reasons_sorted_with_counts),
 		T(test_affinity_to_lower_priority_pod),
 		T(test_anti_affinity_resolvable),
 		T(test_nominated_pods_count),

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Writes a `kubectl get priorityclasses,nodes,pods,pdb -A -o json`-shaped List for benchmarks.
+
+Shape: scheduler_perf "PreemptionBasic" — NODES nodes of 4 cpu / 32Gi / 110 pods, each running
+PODS_PER_NODE priority-0 pods of 900m / 500Mi, plus one pending pod default/preemptor of priority
+10 asking 3000m / 500Mi. Objects carry the common fields kubectl prints (less managedFields,
+volumes, tolerations, pod conditions, nodeInfo), indented as kubectl does, so file size and parser
+cost are realistic: 5000 nodes / 20,000 pods ≈ 47 MB of JSON.
+
+usage: gen-cluster.py [--nodes N] [--pods-per-node K] [--yaml] > cluster.json
+       preemptctl preempt cluster.json --pod default/preemptor
+"""
+import argparse
+import json
+import sys
+
+
+def pclass(name, value):
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name, "uid": "uid-pc-" + name, "resourceVersion": "1",
+                         "creationTimestamp": "2024-05-01T09:00:00Z"},
+            "value": value, "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority"}
+
+
+def node(i):
+    name = "node-%05d" % i
+    res = {"cpu": "4", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": "uid-" + name, "resourceVersion": str(1000 + i),
+                         "creationTimestamp": "2024-05-01T09:00:00Z",
+                         "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                    "kubernetes.io/arch": "amd64",
+                                    "topology.kubernetes.io/zone": "zone-%d" % (i % 3)},
+                         "annotations": {"node.alpha.kubernetes.io/ttl": "0"}},
+            "spec": {"podCIDR": "10.%d.%d.0/24" % (i // 256 % 256, i % 256),
+                     "providerID": "kind://docker/bench/" + name},
+            "status": {"capacity": dict(res), "allocatable": dict(res),
+                       "addresses": [{"type": "InternalIP", "address": "172.18.%d.%d" % (i // 250 % 250, i % 250 + 2)},
+                                     {"type": "Hostname", "address": name}],
+                       "conditions": [{"type": t, "status": s, "reason": r,
+                                       "lastTransitionTime": "2024-05-01T09:00:00Z"}
+                                      for t, s, r in (("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+                                                      ("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+                                                      ("PIDPressure", "False", "KubeletHasSufficientPID"),
+                                                      ("Ready", "True", "KubeletReady"))]}}
+
+
+def pod(name, node_name, priority, cls, cpu, mem):
+    container = {"name": "main", "image": "registry.k8s.io/pause:3.9", "imagePullPolicy": "IfNotPresent",
+                 "resources": {"requests": {"cpu": cpu, "memory": mem}}}
+    spec = {"containers": [container], "dnsPolicy": "ClusterFirst", "enableServiceLinks": True,
+            "preemptionPolicy": "PreemptLowerPriority", "priority": priority,
+            "restartPolicy": "Always", "schedulerName": "default-scheduler", "securityContext": {},
+            "serviceAccountName": "default", "terminationGracePeriodSeconds": 30}
+    if cls:
+        spec["priorityClassName"] = cls
+    status = {"phase": "Pending", "qosClass": "Burstable"}
+    if node_name:
+        spec["nodeName"] = node_name
+        status = {"phase": "Running", "startTime": "2024-05-01T10:00:00Z", "qosClass": "Burstable",
+                  "podIP": "10.244.0.5"}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": "uid-" + name,
+                         "resourceVersion": "2000", "creationTimestamp": "2024-05-01T10:00:00Z",
+                         "labels": {"app": "bench", "pod-template-hash": "5d4f8c7b9"}},
+            "spec": spec, "status": status}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods-per-node", type=int, default=4)
+    ap.add_argument("--yaml", action="store_true", help="write block-style YAML instead of JSON (needs PyYAML)")
+    a = ap.parse_args()
+    items = [pclass("bench-high", 10)]
+    for i in range(a.nodes):
+        items.append(node(i))
+    for i in range(a.nodes):
+        for k in range(a.pods_per_node):
+            items.append(pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, "900m", "500Mi"))
+    items.append(pod("preemptor", None, 10, "bench-high", "3000m", "500Mi"))
+    doc = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+    if a.yaml:
+        import yaml
+        yaml.safe_dump(doc, sys.stdout, default_flow_style=False, sort_keys=False)
+    else:
+        json.dump(doc, sys.stdout, indent=4)
+        sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
