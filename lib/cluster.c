@@ -601,15 +601,23 @@ static int req_scalar_add(struct node *n, const struct pod *p, int sign)
 
 static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 {
-	if (grow((void **)&n->slots, &n->cap_pods, n->n_pods + 1, sizeof(*n->slots)) < 0)
-		return -ENOMEM;
-	i128(*ps)[N_CORE_RES] = realloc(n->psum, (n->n_pods + 2) * sizeof(*n->psum));
-	if (!ps)
-		return -ENOMEM;
-	n->psum = ps;
-	/* reserve scalar entries before changing anything, so that failure leaves no trace */
-	if (grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + p->n_scalar, sizeof(*n->req_scalar)) < 0)
-		return -ENOMEM;
+	/* reserve everything before changing anything, so that failure leaves no trace (but for
+	 * moved arrays, which the summary points into) */
+	int r = grow((void **)&n->slots, &n->cap_pods, n->n_pods + 1, sizeof(*n->slots));
+	if (r >= 0) {
+		i128(*ps)[N_CORE_RES] = realloc(n->psum, (n->n_pods + 2) * sizeof(*n->psum));
+		if (ps)
+			n->psum = ps;
+		else
+			r = -ENOMEM;
+	}
+	if (r >= 0)
+		r = grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + p->n_scalar,
+		         sizeof(*n->req_scalar));
+	if (r < 0) {
+		node_sum_update(c, n);
+		return r;
+	}
 	struct slot s = { .prio = p->priority, .has_start = p->has_start, .start = p->start, .pod = p };
 	memcpy(s.req, p->req, sizeof(s.req));
 	size_t lo = 0, hi = n->n_pods;

@@ -5,7 +5,11 @@
  *  - "fits after removing every lower-priority pod" is one prefix-sum lookup per node;
  *  - the reprieve walks the node's lower-priority pods once, adding each back into a running
  *    slack (only the resources the preemptor requests matter, as in fitsRequest);
- *  - nodes are scanned in name order, so the final tie-break is "first best wins".
+ *  - nodes are scanned in name order, so the final tie-break is "first best wins";
+ *  - most nodes are settled from their summary (struct nsum, one contiguous array): the
+ *    scheduling attempt, and lower bounds of the best-candidate criteria that let a node be
+ *    skipped when it cannot beat the best so far; the rest from prefix sums, and only the few
+ *    left over run the reprieve.
  * Inter-pod (anti-)affinity is evaluated from cluster-wide topology counts built once per
  * decision, adjusted by the pods removed on the node under test, as the plugin's
  * PreFilterExtensions do in Kubernetes.
