@@ -71,13 +71,13 @@ for s in "$E2E"/scenarios/[0-9][0-9]-*.sh; do
 	log=$OUT/scenarios/$name.log
 	say "--- $name"
 	t=$(now)
-	cursor=$(journalctl -n 1 -o export --no-pager 2>/dev/null | sed -n 's/^__CURSOR=//p')
+	since=$(date +%s)
 	(cd "$E2E/scenarios" && exec timeout --kill-after=10 "$SCENARIO_TIMEOUT" bash "$s") > "$log" 2>&1 < /dev/null
 	rc=$?
 	d=$(since "$t")
 	# What evictd and systemd said about it during the scenario, for a post-mortem on the host.
 	journalctl --sync 2>/dev/null
-	journalctl -u evictd.service -o json --no-pager ${cursor:+--after-cursor="$cursor"} \
+	journalctl -u evictd.service -o json --no-pager --since="@$since" \
 		> "$OUT/scenarios/$name.evictd.json" 2>/dev/null
 	sed 's/^/    /' "$log"
 	if [ "$rc" = 77 ]; then

@@ -57,24 +57,6 @@ static void check_decision(const model *m, const k8s_cluster *c, const struct k8
 	pp_preemption_free(res);
 }
 
-/*
- * Pending finding k8s-libfyaml-hang (tests/fuzz/FINDINGS.md): libfyaml 0.7.12 loops forever on a
- * directive whose name starts with a non-ASCII byte ("%\xff"). Until the loader rejects such
- * input itself, those inputs are skipped so that fuzzing can look past it; the reproducers are in
- * tests/fuzz/pending/k8s/.
- */
-static bool known_hang(const uint8_t *data, size_t size)
-{
-	bool directive = false;
-	for (size_t i = 0; i < size; i++) {
-		if (i == 0 || data[i - 1] == '\n')
-			directive = data[i] == '%';
-		if (directive && data[i] >= 0x80)
-			return true;
-	}
-	return false;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = NULL;
@@ -87,11 +69,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!out)
 		return 0;
-	if (known_hang(data, size)) {
-		fclose(out);
-		free(buf);
-		return 0;
-	}
 	diag_init(&d, out);
 	k8s_cluster_init(&c);
 	r = k8s_load_string(&c, "fuzz.yaml", (const char *)data, size, &d);

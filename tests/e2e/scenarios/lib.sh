@@ -42,17 +42,23 @@ mem_available() { podhog --available; }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'; }   # ns interval → ms
 
 # ---- journal -------------------------------------------------------------------------------------
-# j_mark: later j_* calls only see entries logged after this point.
-J_CURSOR=
+# j_mark: later j_* calls only see entries logged after this point. (By monotonic time, not by
+# cursor: journalctl -u with --after-cursor was seen to skip systemd's own entries about the unit.)
+J_MONO_US=0
+J_SINCE=
 j_mark() {
-	journalctl --sync 2>/dev/null
-	J_CURSOR=$(journalctl -n 1 -o export --no-pager 2>/dev/null | sed -n 's/^__CURSOR=//p')
+	local now
+	now=$(podhog --now)
+	J_MONO_US=$(( ${now% *} / 1000 ))
+	J_SINCE=$(( ${now#* } / 1000000000 - 2 ))
 }
-# All entries of evictd.service since j_mark (its own and systemd's about it), one JSON per line.
-j_evictd() {
-	journalctl -u evictd.service -o json --no-pager ${J_CURSOR:+--after-cursor="$J_CURSOR"} 2>/dev/null
+# j_select JQ_CONDITION: entries of evictd.service (its own and systemd's about it) since j_mark
+# that match, one JSON object per line.
+j_select() {
+	journalctl -u evictd.service -o json --no-pager ${J_SINCE:+--since="@$J_SINCE"} 2>/dev/null |
+		jq -c "select((.__MONOTONIC_TIMESTAMP | tonumber) > $J_MONO_US) | select($1)" 2>/dev/null
 }
-j_select() { j_evictd | jq -c "select($1)" 2>/dev/null; }   # j_select JQ_CONDITION
+j_evictd() { j_select true; }
 j_has() { [ -n "$(j_select "$1" | head -n1)" ]; }
 j_wait() { wait_until "$1" j_has "$2"; }                      # j_wait TIMEOUT_S JQ_CONDITION
 j_show() { j_evictd | jq -r '"#   " + (.MESSAGE // "" | tostring)' 2>/dev/null | tail -n "${1:-20}"; }
