@@ -192,16 +192,18 @@ run: $(EVICTD)
 PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
               -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
-install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
-	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
+install-lib: $(LIB_SO) $(LIB_A)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libpreempt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpreempt.so.$(SOVERSION)
 	ln -sf libpreempt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpreempt.so
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 lib/include/preempt.h $(DESTDIR)$(INCLUDEDIR)/
 	$(PC_SED) lib/libpreempt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libpreempt.pc
+
+install: all install-lib
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
@@ -217,6 +219,6 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests check lint bench fuzz e2e run install clean
+.PHONY: all tests check lint bench fuzz e2e run install install-lib clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

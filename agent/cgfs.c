@@ -3,9 +3,96 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+int cgfs_open_file(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* Without openat2 (Linux < 5.6): one openat(O_NOFOLLOW) per component. */
+static int open_dir_walk(int root_fd, const char *path)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path;
+	int fd;
+
+	if (*p == '/') {
+		if (root_fd != AT_FDCWD)
+			return -EXDEV;
+		fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	} else
+		fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	while (*p) {
+		size_t n;
+		int next;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (n > NAME_MAX) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			close(fd);
+			return -EXDEV;
+		}
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+	}
+	return fd;
+}
+
+int cgfs_open_dir_beneath(int root_fd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	if (!path || !*path)
+		return -EINVAL;
+	if (root_fd != AT_FDCWD)
+		how.resolve |= RESOLVE_BENEATH;
+	else if (path[0] != '/')
+		return -EINVAL;
+	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	/* ENOSYS: old kernel; EPERM: a seccomp filter that does not know openat2 yet. */
+	if (errno == ENOSYS || errno == EPERM)
+		return open_dir_walk(root_fd, path);
+	return -errno;
+}
 
 ssize_t cgfs_read(int dirfd, const char *name, char *buf, size_t size)
 {
@@ -14,9 +101,9 @@ ssize_t cgfs_read(int dirfd, const char *name, char *buf, size_t size)
 
 	if (size < 2)
 		return -EINVAL;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = cgfs_open_file(dirfd, name);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = pread(fd, buf, size - 1, 0);
 	if (n < 0) {
 		n = -errno;

@@ -13,6 +13,23 @@
 #include <sys/types.h>
 
 /*
+ * Opens the file name directly under dirfd for reading: never follows a symlink (-ELOOP), never
+ * blocks (O_NONBLOCK: a FIFO planted in a fixture or bind-mounted tree must not hang a scan), and
+ * refuses anything but a regular file (-EINVAL). cgroupfs and procfs files are regular files.
+ */
+int cgfs_open_file(int dirfd, const char *name);
+
+/*
+ * Opens the directory path (relative, e.g. "kubepods.slice/x.slice") beneath root_fd without
+ * following any symlink and without leaving root_fd ("..", absolute paths): openat2() with
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS, or a component-by-component
+ * O_NOFOLLOW walk on kernels without openat2. -ELOOP/-ENOTDIR when a component is a symlink,
+ * -EXDEV when the path would leave the root. root_fd may be AT_FDCWD with an absolute path: the
+ * whole path must then be free of symlinks (the caller passes a canonical cgroup root).
+ */
+int cgfs_open_dir_beneath(int root_fd, const char *path);
+
+/*
  * Reads the file name under dirfd into buf (NUL-terminated). Returns the length, -EFBIG when the
  * file does not fit (nothing is silently cut), or -errno (-ENOENT: file or controller absent).
  */

@@ -24,6 +24,8 @@
 
 /* inih cuts section and key names at 49 characters (MAX_SECTION/MAX_NAME = 50) without a word. */
 #define INI_NAME_MAX 49
+/* A configuration file larger than this is refused: DESIGN §5 needs a few KiB. */
+#define CONFIG_FILE_MAX (1024 * 1024)
 
 typedef struct parse_state {
 	evictd_config *c;
@@ -545,7 +547,12 @@ static int parse_path(parse_state *p, const char *path, bool missing_ok)
 	int fd, r;
 	struct stat st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading blocks until a writer appears, which would hang
+	 * startup or a reload. Symlinks are followed on purpose (configuration management links files
+	 * into /etc); what they point to must be a regular file.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT && missing_ok)
@@ -557,6 +564,17 @@ static int parse_path(parse_state *p, const char *path, bool missing_ok)
 		close(fd);
 		set_error(p->err, path, 0, "not a regular file");
 		return -EINVAL;
+	}
+	if (st.st_size > CONFIG_FILE_MAX) {
+		close(fd);
+		set_error(p->err, path, 0, "larger than %d bytes (%lld)", CONFIG_FILE_MAX, (long long)st.st_size);
+		return -EFBIG;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		r = -errno;
+		close(fd);
+		set_error(p->err, path, 0, "cannot read: %s", strerror(-r));
+		return r;
 	}
 	p->f = fdopen(fd, "r");
 	if (!p->f) {
@@ -608,9 +626,8 @@ static int load_dropins(parse_state *p, const char *dir)
 	}
 	for (int i = 0; i < n; i++) {
 		char path[PATH_MAX];
-		struct stat st;
-		if (r == 0 && snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) < (int)sizeof(path) &&
-		    stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		/* Not filtered by type: a FIFO or directory named *.conf is an error, not silently skipped. */
+		if (r == 0 && snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) < (int)sizeof(path))
 			r = parse_path(p, path, false);
 		free(names[i]);
 	}

@@ -10,7 +10,7 @@ struct arena_block {
 	alignas(16) unsigned char data[];
 };
 
-void *arena_alloc(struct arena *a, size_t size)
+void *pp__arena_alloc(struct arena *a, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	if (size == 0)
@@ -30,16 +30,16 @@ void *arena_alloc(struct arena *a, size_t size)
 	return p;
 }
 
-char *arena_strdup(struct arena *a, const char *s)
+char *pp__arena_strdup(struct arena *a, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *p = arena_alloc(a, n);
+	char *p = pp__arena_alloc(a, n);
 	if (p)
 		memcpy(p, s, n);
 	return p;
 }
 
-void arena_done(struct arena *a)
+void pp__arena_done(struct arena *a)
 {
 	while (a->head) {
 		struct arena_block *n = a->head->next;

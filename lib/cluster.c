@@ -14,7 +14,7 @@
 
 static bool copy_str(struct arena *a, const char *s, const char **ret)
 {
-	*ret = arena_strdup(a, s ? s : "");
+	*ret = pp__arena_strdup(a, s ? s : "");
 	return *ret != NULL;
 }
 
@@ -26,7 +26,7 @@ static int copy_labels(struct arena *a, const pp_label *in, size_t n, pp_label *
 		return 0;
 	if (!in)
 		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	pp_label *l = arena_alloc(a, n * sizeof(*l));
+	pp_label *l = pp__arena_alloc(a, n * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -50,7 +50,7 @@ static int copy_requirements(struct arena *a, const pp_requirement *in, size_t n
 		return 0;
 	if (!in)
 		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	pp_requirement *r = arena_alloc(a, n * sizeof(*r));
+	pp_requirement *r = pp__arena_alloc(a, n * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -88,7 +88,7 @@ static int copy_requirements(struct arena *a, const pp_requirement *in, size_t n
 		}
 		const char **v = NULL;
 		if (q->n_values) {
-			v = arena_alloc(a, q->n_values * sizeof(*v));
+			v = pp__arena_alloc(a, q->n_values * sizeof(*v));
 			if (!v)
 				return -ENOMEM;
 			for (size_t j = 0; j < q->n_values; j++)
@@ -136,7 +136,7 @@ static int copy_affinity_terms(struct arena *a, const pp_pod_affinity_term *in, 
 		return 0;
 	if (!in)
 		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	pp_pod_affinity_term *t = arena_alloc(a, n * sizeof(*t));
+	pp_pod_affinity_term *t = pp__arena_alloc(a, n * sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -153,7 +153,7 @@ static int copy_affinity_terms(struct arena *a, const pp_pod_affinity_term *in, 
 			return pp_fail(err, -EINVAL, "%s[%zu].namespaces: NULL array", what, i);
 		const char **ns = NULL;
 		if (in[i].n_namespaces) {
-			ns = arena_alloc(a, in[i].n_namespaces * sizeof(*ns));
+			ns = pp__arena_alloc(a, in[i].n_namespaces * sizeof(*ns));
 			if (!ns)
 				return -ENOMEM;
 			for (size_t j = 0; j < in[i].n_namespaces; j++)
@@ -170,7 +170,7 @@ static int copy_affinity_terms(struct arena *a, const pp_pod_affinity_term *in, 
 /* Resource names are interned: scalar resources get small integer ids. */
 static int res_id(pp_cluster *c, const char *name, uint32_t *ret)
 {
-	uintptr_t v = (uintptr_t)strmap_get(&c->res_map, name);
+	uintptr_t v = (uintptr_t)pp__strmap_get(&c->res_map, name);
 	if (v) {
 		*ret = (uint32_t)(v - 1);
 		return 0;
@@ -186,7 +186,7 @@ static int res_id(pp_cluster *c, const char *name, uint32_t *ret)
 	char *s = strdup(name);
 	if (!s)
 		return -ENOMEM;
-	if (strmap_put(&c->res_map, s, (void *)(uintptr_t)(c->n_res + 1)) < 0) {
+	if (pp__strmap_put(&c->res_map, s, (void *)(uintptr_t)(c->n_res + 1)) < 0) {
 		free(s);
 		return -ENOMEM;
 	}
@@ -225,7 +225,7 @@ static int copy_resources(pp_cluster *c, struct arena *a, const pp_resource *in,
 	if (n && !in)
 		return pp_fail(err, -EINVAL, "%s: NULL array", what);
 	if (n) {
-		s = arena_alloc(a, n * sizeof(*s));
+		s = pp__arena_alloc(a, n * sizeof(*s));
 		if (!s)
 			return -ENOMEM;
 	}
@@ -293,7 +293,7 @@ int pp_cluster_new(pp_cluster **ret)
 	if (!c)
 		return -ENOMEM;
 	c->max_start = INT64_MIN;
-	c->pcache = pcache_new();
+	c->pcache = pp__pcache_new();
 	if (!c->pcache) {
 		free(c);
 		return -ENOMEM;
@@ -310,7 +310,7 @@ static void node_free(struct node *n)
 	free(n->psum);
 	free(n->req_scalar);
 	free(n->nominated);
-	arena_done(&n->arena);
+	pp__arena_done(&n->arena);
 	free(n);
 }
 
@@ -319,7 +319,7 @@ static void pod_free(struct pod *p)
 	if (!p)
 		return;
 	free(p->pdbs);
-	arena_done(&p->arena);
+	pp__arena_done(&p->arena);
 	free(p);
 }
 
@@ -327,7 +327,7 @@ static void pdb_free(struct pdb *p)
 {
 	if (!p)
 		return;
-	arena_done(&p->arena);
+	pp__arena_done(&p->arena);
 	free(p);
 }
 
@@ -347,11 +347,11 @@ pp_cluster *pp_cluster_free(pp_cluster *c)
 	free(c->pods);
 	free(c->nodes);
 	free(c->pdbs);
-	strmap_done(&c->node_map);
-	strmap_done(&c->pod_map);
-	strmap_done(&c->pdb_map);
-	strmap_done(&c->res_map);
-	pcache_free(c->pcache);
+	pp__strmap_done(&c->node_map);
+	pp__strmap_done(&c->pod_map);
+	pp__strmap_done(&c->pdb_map);
+	pp__strmap_done(&c->res_map);
+	pp__pcache_free(c->pcache);
 	free(c->sum);
 	free(c);
 	return NULL;
@@ -375,7 +375,7 @@ static int node_fill(pp_cluster *c, struct node *n, const pp_node_spec *spec, pp
 	if (spec->n_taints && !spec->taints)
 		return pp_fail(err, -EINVAL, "nodes/%.200s: spec.taints: NULL array", spec->name);
 	if (spec->n_taints) {
-		n->taints = arena_alloc(&n->arena, spec->n_taints * sizeof(*n->taints));
+		n->taints = pp__arena_alloc(&n->arena, spec->n_taints * sizeof(*n->taints));
 		if (!n->taints)
 			return -ENOMEM;
 	}
@@ -401,7 +401,7 @@ static int node_fill(pp_cluster *c, struct node *n, const pp_node_spec *spec, pp
 
 static struct node *find_node(const pp_cluster *c, const char *name)
 {
-	return name ? strmap_get(&c->node_map, name) : NULL;
+	return name ? pp__strmap_get(&c->node_map, name) : NULL;
 }
 
 int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
@@ -421,7 +421,7 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	n->psum = calloc(1, sizeof(*n->psum));
 	int r = n->psum ? node_fill(c, n, spec, err) : -ENOMEM;
 	if (r >= 0)
-		r = strmap_put(&c->node_map, n->name, n);
+		r = pp__strmap_put(&c->node_map, n->name, n);
 	if (r < 0) {
 		node_free(n);
 		return r;
@@ -441,8 +441,8 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	c->n_nodes++;
 	for (size_t i = lo; i < c->n_nodes; i++)
 		c->nodes[i]->idx = i;
-	pcache_reset(c); /* indices moved */
-	node_changed(c, n);
+	pp__pcache_reset(c); /* indices moved */
+	pp__node_changed(c, n);
 	return 0;
 }
 
@@ -457,11 +457,11 @@ int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	struct node tmp = { 0 };
 	int r = node_fill(c, &tmp, spec, err);
 	if (r < 0) {
-		arena_done(&tmp.arena);
+		pp__arena_done(&tmp.arena);
 		return r;
 	}
-	strmap_remove(&c->node_map, n->name);
-	arena_done(&n->arena);
+	pp__strmap_remove(&c->node_map, n->name);
+	pp__arena_done(&n->arena);
 	n->arena = tmp.arena;
 	n->name = tmp.name;
 	n->labels = tmp.labels;
@@ -473,9 +473,9 @@ int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	n->alloc_scalar = tmp.alloc_scalar;
 	n->n_alloc_scalar = tmp.n_alloc_scalar;
 	n->unschedulable = tmp.unschedulable;
-	node_changed(c, n);
+	pp__node_changed(c, n);
 	/* cannot fail: the key was present a moment ago, so there is room */
-	return strmap_put(&c->node_map, n->name, n);
+	return pp__strmap_put(&c->node_map, n->name, n);
 }
 
 int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
@@ -488,14 +488,14 @@ int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
 	if (n->n_pods || n->n_nominated)
 		return pp_fail(err, -EBUSY, "nodes/%.200s: %zu pod(s) are bound or nominated to it", name,
 		               n->n_pods + n->n_nominated);
-	strmap_remove(&c->node_map, n->name);
+	pp__strmap_remove(&c->node_map, n->name);
 	size_t i = n->idx;
 	memmove(c->nodes + i, c->nodes + i + 1, (c->n_nodes - i - 1) * sizeof(*c->nodes));
 	memmove(c->sum + i, c->sum + i + 1, (c->n_nodes - i - 1) * sizeof(*c->sum));
 	c->n_nodes--;
 	for (; i < c->n_nodes; i++)
 		c->nodes[i]->idx = i;
-	pcache_reset(c); /* indices moved */
+	pp__pcache_reset(c); /* indices moved */
 	node_free(n);
 	return 0;
 }
@@ -539,13 +539,13 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 	s->flags = (general ? NS_GENERAL : 0) | (n->n_pdb_pods ? NS_PDB : 0) | (n->n_nostart ? NS_NOSTART : 0);
 }
 
-void node_changed(const pp_cluster *c, const struct node *n)
+void pp__node_changed(const pp_cluster *c, const struct node *n)
 {
 	node_sum_update(c, n);
-	pcache_node_changed(c, n);
+	pp__pcache_node_changed(c, n);
 }
 
-/* Stored order: "no start time" sorts after every start time (it means "now"); slot_cmp_now()
+/* Stored order: "no start time" sorts after every start time (it means "now"); pp__slot_cmp_now()
  * gives the exact order for a given now, which equals this one whenever now > every start. */
 static int slot_cmp_stored(const struct slot *a, const struct slot *b)
 {
@@ -559,7 +559,7 @@ static int slot_cmp_stored(const struct slot *a, const struct slot *b)
 	return r ? r : strcmp(a->pod->name, b->pod->name);
 }
 
-int slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now)
+int pp__slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now)
 {
 	if (a->prio != b->prio)
 		return a->prio > b->prio ? -1 : 1;
@@ -637,8 +637,8 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 	n->n_pdb_pods += p->n_pdbs > 0;
 	n->n_nostart += !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
-		n->nonzero_total[k] += pod_nonzero_request(p, k);
-	node_changed(c, n);
+		n->nonzero_total[k] += pp__pod_nonzero_request(p, k);
+	pp__node_changed(c, n);
 	if (p->n_anti_affinity) {
 		n->n_anti++;
 		c->n_anti++;
@@ -661,8 +661,8 @@ static void node_detach(pp_cluster *c, struct pod *p)
 	n->n_pdb_pods -= p->n_pdbs > 0;
 	n->n_nostart -= !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
-		n->nonzero_total[k] -= pod_nonzero_request(p, k);
-	node_changed(c, n);
+		n->nonzero_total[k] -= pp__pod_nonzero_request(p, k);
+	pp__node_changed(c, n);
 	if (p->n_anti_affinity) {
 		n->n_anti--;
 		c->n_anti--;
@@ -678,7 +678,7 @@ static int nominate(pp_cluster *c, struct node *n, struct pod *p)
 	n->nominated[n->n_nominated++] = p;
 	p->nominated = n;
 	c->n_nom_anti += p->n_anti_affinity > 0;
-	node_changed(c, n);
+	pp__node_changed(c, n);
 	return 0;
 }
 
@@ -691,7 +691,7 @@ static void unnominate(pp_cluster *c, struct pod *p)
 	n->nominated[p->nom_idx] = n->nominated[--n->n_nominated];
 	n->nominated[p->nom_idx]->nom_idx = p->nom_idx;
 	p->nominated = NULL;
-	node_changed(c, n);
+	pp__node_changed(c, n);
 }
 
 /* ----------------------------------------------------------------------------------------- */
@@ -707,14 +707,14 @@ static int pod_add_pdb(pp_cluster *c, struct pod *p, struct pdb *b)
 	if (p->n_pdbs == 1 && p->node)
 		p->node->n_pdb_pods++;
 	if (p->node)
-		node_changed(c, p->node);
+		pp__node_changed(c, p->node);
 	return 0;
 }
 
 static int pod_match_pdbs(pp_cluster *c, struct pod *p)
 {
 	for (size_t i = 0; i < c->n_pdbs; i++)
-		if (pdb_matches_pod(c->pdbs[i], p)) {
+		if (pp__pdb_matches_pod(c->pdbs[i], p)) {
 			int r = pod_add_pdb(c, p, c->pdbs[i]);
 			if (r < 0)
 				return r;
@@ -735,7 +735,7 @@ static void *find_namespaced(const struct strmap *m, const char *ns, const char 
 	memcpy(key, ns, a);
 	key[a] = '\x1f';
 	memcpy(key + a + 1, name, b + 1);
-	return strmap_get(m, key);
+	return pp__strmap_get(m, key);
 }
 
 static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *name)
@@ -758,7 +758,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	struct pod *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	char *key = arena_alloc(&p->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
+	char *key = pp__arena_alloc(&p->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
 	if (!key) {
 		r = -ENOMEM;
 		goto fail;
@@ -795,7 +795,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		goto fail;
 	}
 	if (spec->n_tolerations) {
-		p->tolerations = arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
+		p->tolerations = pp__arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
 		if (!p->tolerations) {
 			r = -ENOMEM;
 			goto fail;
@@ -830,7 +830,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		goto fail;
 	}
 	if (spec->has_node_affinity && spec->n_node_affinity) {
-		p->node_affinity = arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
+		p->node_affinity = pp__arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
 		if (!p->node_affinity) {
 			r = -ENOMEM;
 			goto fail;
@@ -896,7 +896,7 @@ static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_er
 	r = pod_match_pdbs(c, p);
 	if (r < 0)
 		return r;
-	r = strmap_put(&c->pod_map, p->key, p);
+	r = pp__strmap_put(&c->pod_map, p->key, p);
 	if (r < 0)
 		return r;
 	if (bound)
@@ -904,7 +904,7 @@ static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_er
 	else if (nom)
 		r = nominate(c, nom, p);
 	if (r < 0) {
-		strmap_remove(&c->pod_map, p->key);
+		pp__strmap_remove(&c->pod_map, p->key);
 		return r;
 	}
 	p->idx = c->n_pods;
@@ -922,7 +922,7 @@ static void pod_unlink(pp_cluster *c, struct pod *p)
 	if (p->node)
 		node_detach(c, p);
 	unnominate(c, p);
-	strmap_remove(&c->pod_map, p->key);
+	pp__strmap_remove(&c->pod_map, p->key);
 	c->pods[p->idx] = c->pods[--c->n_pods];
 	c->pods[p->idx]->idx = p->idx;
 }
@@ -1046,9 +1046,9 @@ int pp_cluster_mark_terminating(pp_cluster *c, const char *ns, const char *name,
 	if (!p->terminating)
 		p->deletion = deletion_time_ns;
 	if (p->node)
-		node_changed(c, p->node);
+		pp__node_changed(c, p->node);
 	if (p->nominated)
-		node_changed(c, p->nominated);
+		pp__node_changed(c, p->nominated);
 	p->terminating = true;
 	p->preempted_by_scheduler |= by_preemption;
 	return 0;
@@ -1103,7 +1103,7 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 	struct pdb *b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	char *key = arena_alloc(&b->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
+	char *key = pp__arena_alloc(&b->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
 	if (!key || !copy_str(&b->arena, spec->namespace_, &b->ns) || !copy_str(&b->arena, spec->name, &b->name)) {
 		r = -ENOMEM;
 		goto fail;
@@ -1120,7 +1120,7 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 	b->has_disruptions_allowed = spec->has_disruptions_allowed;
 	b->disruptions_allowed = spec->disruptions_allowed;
 	if (spec->n_disrupted_pods) {
-		b->disrupted = arena_alloc(&b->arena, spec->n_disrupted_pods * sizeof(*b->disrupted));
+		b->disrupted = pp__arena_alloc(&b->arena, spec->n_disrupted_pods * sizeof(*b->disrupted));
 		if (!b->disrupted) {
 			r = -ENOMEM;
 			goto fail;
@@ -1132,11 +1132,11 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 			}
 		b->n_disrupted = spec->n_disrupted_pods;
 	}
-	r = strmap_put(&c->pdb_map, b->key, b);
+	r = pp__strmap_put(&c->pdb_map, b->key, b);
 	if (r < 0)
 		goto fail;
 	for (size_t i = 0; i < c->n_pods; i++)
-		if (pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c, c->pods[i], b)) < 0) {
+		if (pp__pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c, c->pods[i], b)) < 0) {
 			for (size_t j = 0; j < i; j++) { /* undo */
 				struct pod *q = c->pods[j];
 				if (!q->n_pdbs || q->pdbs[q->n_pdbs - 1] != b)
@@ -1144,9 +1144,9 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 				if (--q->n_pdbs == 0 && q->node)
 					q->node->n_pdb_pods--;
 				if (q->node)
-					node_changed(c, q->node);
+					pp__node_changed(c, q->node);
 			}
-			strmap_remove(&c->pdb_map, b->key);
+			pp__strmap_remove(&c->pdb_map, b->key);
 			goto fail;
 		}
 	b->idx = c->n_pdbs;
@@ -1172,11 +1172,11 @@ int pp_cluster_remove_pdb(pp_cluster *c, const char *ns, const char *name, pp_er
 				if (--p->n_pdbs == 0 && p->node)
 					p->node->n_pdb_pods--;
 				if (p->node)
-					node_changed(c, p->node);
+					pp__node_changed(c, p->node);
 				break;
 			}
 	}
-	strmap_remove(&c->pdb_map, b->key);
+	pp__strmap_remove(&c->pdb_map, b->key);
 	c->pdbs[b->idx] = c->pdbs[--c->n_pdbs];
 	c->pdbs[b->idx]->idx = b->idx;
 	pdb_free(b);
@@ -1201,7 +1201,7 @@ const char *pp_cluster_node_name(const pp_cluster *c, size_t i)
 	return c && i < c->n_nodes ? c->nodes[i]->name : NULL;
 }
 
-void pod_info_fill(const struct pod *p, pp_pod_info *ret)
+void pp__pod_info_fill(const struct pod *p, pp_pod_info *ret)
 {
 	*ret = (pp_pod_info){
 		.namespace_ = p->ns,
@@ -1224,7 +1224,7 @@ int pp_cluster_pod_info(const pp_cluster *c, const char *ns, const char *name, p
 	struct pod *p = find_pod(c, ns, name);
 	if (!p)
 		return -ENOENT;
-	pod_info_fill(p, ret);
+	pp__pod_info_fill(p, ret);
 	return 0;
 }
 
@@ -1235,11 +1235,11 @@ int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *ns, cons
 	struct pdb *b = find_pdb(c, ns, name);
 	if (!b)
 		return -ENOENT;
-	*ret = pdb_disruptions_allowed(c, b);
+	*ret = pp__pdb_disruptions_allowed(c, b);
 	return 0;
 }
 
-struct pod *cluster_find_pod(const pp_cluster *c, const char *ns, const char *name)
+struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name)
 {
 	return find_pod(c, ns, name);
 }

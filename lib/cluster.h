@@ -21,9 +21,9 @@ struct arena_block;
 struct arena {
 	struct arena_block *head;
 };
-void *arena_alloc(struct arena *a, size_t size);
-char *arena_strdup(struct arena *a, const char *s);
-void arena_done(struct arena *a);
+void *pp__arena_alloc(struct arena *a, size_t size);
+char *pp__arena_strdup(struct arena *a, const char *s);
+void pp__arena_done(struct arena *a);
 
 /* A scalar (extended) resource amount; id indexes pp_cluster.res_names. */
 struct sres {
@@ -185,34 +185,34 @@ struct pp_cluster {
 };
 
 /* cluster.c: refreshes n's summary and drops its cached preemption result. */
-void node_changed(const pp_cluster *c, const struct node *n);
+void pp__node_changed(const pp_cluster *c, const struct node *n);
 
 /* preemption.c: a node's cached result no longer holds (any change to the node, its bound
  * or nominated pods, or their PDB membership); all of them (nodes added or removed). */
-struct pcache *pcache_new(void);
-void pcache_free(struct pcache *pc);
-void pcache_node_changed(const pp_cluster *c, const struct node *n);
-void pcache_reset(const pp_cluster *c);
+struct pcache *pp__pcache_new(void);
+void pp__pcache_free(struct pcache *pc);
+void pp__pcache_node_changed(const pp_cluster *c, const struct node *n);
+void pp__pcache_reset(const pp_cluster *c);
 
 /* select.c */
-const char *labels_get(const pp_label *labels, size_t n, const char *key);
-bool label_selector_matches(const pp_label_selector *sel, const pp_label *labels, size_t n);
-bool node_selector_term_matches(const pp_node_selector_term *t, const struct node *node);
-bool pod_matches_node_affinity(const struct pod *pod, const struct node *node);
-bool toleration_tolerates(const pp_toleration *t, const pp_taint *taint);
-bool pod_tolerates(const struct pod *pod, const pp_taint *taint);
-bool affinity_term_matches(const pp_pod_affinity_term *t, const char *term_ns, const struct pod *pod);
-bool pdb_matches_pod(const struct pdb *pdb, const struct pod *pod);
-bool pdb_disrupted(const struct pdb *pdb, const char *pod_name);
+const char *pp__labels_get(const pp_label *labels, size_t n, const char *key);
+bool pp__label_selector_matches(const pp_label_selector *sel, const pp_label *labels, size_t n);
+bool pp__node_selector_term_matches(const pp_node_selector_term *t, const struct node *node);
+bool pp__pod_matches_node_affinity(const struct pod *pod, const struct node *node);
+bool pp__toleration_tolerates(const pp_toleration *t, const pp_taint *taint);
+bool pp__pod_tolerates(const struct pod *pod, const pp_taint *taint);
+bool pp__affinity_term_matches(const pp_pod_affinity_term *t, const char *term_ns, const struct pod *pod);
+bool pp__pdb_matches_pod(const struct pdb *pdb, const struct pod *pod);
+bool pp__pdb_disrupted(const struct pdb *pdb, const char *pod_name);
 
 /* pdb.c: status.disruptionsAllowed, given or as the disruption controller computes it. */
-int32_t pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *pdb);
+int32_t pp__pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *pdb);
 
 /* cluster.c */
-void pod_info_fill(const struct pod *p, pp_pod_info *ret);
-struct pod *cluster_find_pod(const pp_cluster *c, const char *ns, const char *name);
+void pp__pod_info_fill(const struct pod *p, pp_pod_info *ret);
+struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name);
 
 /* Importance order of two bound pods (MoreImportantPod + DESIGN §3), start of "no start" = now. */
-int slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now);
+int pp__slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now);
 
 #endif

@@ -33,18 +33,18 @@ struct aff {
 
 static uintptr_t map_count(const struct strmap *m, const char *v)
 {
-	return (uintptr_t)strmap_get(m, v);
+	return (uintptr_t)pp__strmap_get(m, v);
 }
 
 static int map_add(struct strmap *m, const char *v, uintptr_t d)
 {
-	return strmap_put(m, v, (void *)(map_count(m, v) + d));
+	return pp__strmap_put(m, v, (void *)(map_count(m, v) + d));
 }
 
 static bool pod_matches_all_terms(const pp_pod_affinity_term *t, size_t n, const char *ns, const struct pod *p)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!affinity_term_matches(&t[i], ns, p))
+		if (!pp__affinity_term_matches(&t[i], ns, p))
 			return false;
 	return true;
 }
@@ -71,11 +71,11 @@ static void aff_free(struct aff *a)
 	if (!a)
 		return;
 	for (size_t i = 0; a->aff && i < a->n_aff; i++)
-		strmap_done(&a->aff[i].values);
+		pp__strmap_done(&a->aff[i].values);
 	for (size_t i = 0; a->anti && i < a->n_anti; i++)
-		strmap_done(&a->anti[i].values);
+		pp__strmap_done(&a->anti[i].values);
 	for (size_t i = 0; i < a->n_ex; i++)
-		strmap_done(&a->ex[i].values);
+		pp__strmap_done(&a->ex[i].values);
 	free(a->aff);
 	free(a->anti);
 	free(a->ex);
@@ -87,7 +87,7 @@ static int aff_count(struct aff *a, const struct pod *pre, const struct node *n,
 {
 	if (pre->n_affinity && pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, p))
 		for (size_t t = 0; t < pre->n_affinity; t++) {
-			const char *v = labels_get(n->labels, n->n_labels, a->aff[t].key);
+			const char *v = pp__labels_get(n->labels, n->n_labels, a->aff[t].key);
 			if (v) {
 				if (map_add(&a->aff[t].values, v, 1) < 0)
 					return -ENOMEM;
@@ -95,14 +95,14 @@ static int aff_count(struct aff *a, const struct pod *pre, const struct node *n,
 			}
 		}
 	for (size_t t = 0; t < pre->n_anti_affinity; t++) {
-		const char *v = labels_get(n->labels, n->n_labels, a->anti[t].key);
-		if (v && affinity_term_matches(&pre->anti_affinity[t], pre->ns, p) && map_add(&a->anti[t].values, v, 1) < 0)
+		const char *v = pp__labels_get(n->labels, n->n_labels, a->anti[t].key);
+		if (v && pp__affinity_term_matches(&pre->anti_affinity[t], pre->ns, p) && map_add(&a->anti[t].values, v, 1) < 0)
 			return -ENOMEM;
 	}
 	for (size_t t = 0; t < p->n_anti_affinity; t++) {
 		const pp_pod_affinity_term *te = &p->anti_affinity[t];
-		const char *v = labels_get(n->labels, n->n_labels, te->topology_key);
-		if (!v || !affinity_term_matches(te, p->ns, pre))
+		const char *v = pp__labels_get(n->labels, n->n_labels, te->topology_key);
+		if (!v || !pp__affinity_term_matches(te, p->ns, pre))
 			continue;
 		struct count_map *m = ex_map(a, te->topology_key);
 		if (!m || map_add(&m->values, v, 1) < 0)
@@ -146,7 +146,7 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 		for (size_t j = 0; j < n->n_nominated; j++) {
 			const struct pod *p = n->nominated[j];
 			for (size_t t = 0; t < p->n_anti_affinity; t++)
-				if (affinity_term_matches(&p->anti_affinity[t], p->ns, pre) &&
+				if (pp__affinity_term_matches(&p->anti_affinity[t], p->ns, pre) &&
 				    !ex_map(a, p->anti_affinity[t].topology_key))
 					goto fail;
 		}
@@ -164,11 +164,11 @@ static void delta_add(const struct aff *a, const struct pod *pre, const struct n
 	if (pre->n_affinity && pod_matches_all_terms(pre->affinity, pre->n_affinity, pre->ns, p))
 		d->match_all += sign;
 	for (size_t t = 0; t < pre->n_anti_affinity; t++)
-		if (affinity_term_matches(&pre->anti_affinity[t], pre->ns, p))
+		if (pp__affinity_term_matches(&pre->anti_affinity[t], pre->ns, p))
 			d->anti[t] += sign;
 	for (size_t t = 0; t < p->n_anti_affinity; t++) {
 		const pp_pod_affinity_term *te = &p->anti_affinity[t];
-		if (!labels_get(n->labels, n->n_labels, te->topology_key) || !affinity_term_matches(te, p->ns, pre))
+		if (!pp__labels_get(n->labels, n->n_labels, te->topology_key) || !pp__affinity_term_matches(te, p->ns, pre))
 			continue;
 		for (size_t k = 0; k < a->n_ex; k++)
 			if (strcmp(a->ex[k].key, te->topology_key) == 0)
@@ -183,7 +183,7 @@ static unsigned aff_check(const struct aff *a, const struct pod *pre, const stru
 	if (pre->n_affinity) {
 		bool exist = true;
 		for (size_t t = 0; t < pre->n_affinity; t++) {
-			const char *v = labels_get(n->labels, n->n_labels, a->aff[t].key);
+			const char *v = pp__labels_get(n->labels, n->n_labels, a->aff[t].key);
 			if (!v) {
 				*unresolvable = true;
 				return F_POD_AFFINITY;
@@ -198,12 +198,12 @@ static unsigned aff_check(const struct aff *a, const struct pod *pre, const stru
 		}
 	}
 	for (size_t t = 0; t < pre->n_anti_affinity; t++) {
-		const char *v = labels_get(n->labels, n->n_labels, a->anti[t].key);
+		const char *v = pp__labels_get(n->labels, n->n_labels, a->anti[t].key);
 		if (v && (int64_t)map_count(&a->anti[t].values, v) + d->anti[t] > 0)
 			return F_POD_ANTI_AFFINITY;
 	}
 	for (size_t k = 0; k < a->n_ex; k++) {
-		const char *v = labels_get(n->labels, n->n_labels, a->ex[k].key);
+		const char *v = pp__labels_get(n->labels, n->n_labels, a->ex[k].key);
 		if (v && (int64_t)map_count(&a->ex[k].values, v) + d->ex[k] > 0)
 			return F_EXISTING_ANTI_AFFINITY;
 	}
@@ -212,7 +212,7 @@ static unsigned aff_check(const struct aff *a, const struct pod *pre, const stru
 
 /* ---- the filter state --------------------------------------------------------------------- */
 
-int filter_init(struct filter *x, const pp_cluster *c, const struct pod *pre)
+int pp__filter_init(struct filter *x, const pp_cluster *c, const struct pod *pre)
 {
 	*x = (struct filter){ .c = c, .pre = pre };
 	if (!pre->n_affinity && !pre->n_anti_affinity && !c->n_anti && !c->n_nom_anti)
@@ -225,13 +225,13 @@ int filter_init(struct filter *x, const pp_cluster *c, const struct pod *pre)
 	x->nom.anti = calloc(pre->n_anti_affinity + 1, sizeof(int64_t));
 	x->nom.ex = calloc(x->aff->n_ex + 1, sizeof(int64_t));
 	if (!x->delta.anti || !x->delta.ex || !x->nom.anti || !x->nom.ex) {
-		filter_done(x);
+		pp__filter_done(x);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void filter_done(struct filter *x)
+void pp__filter_done(struct filter *x)
 {
 	aff_free(x->aff);
 	free(x->delta.anti);
@@ -242,7 +242,7 @@ void filter_done(struct filter *x)
 	x->delta = x->nom = (struct aff_delta){ 0 };
 }
 
-void filter_delta_reset(struct filter *x)
+void pp__filter_delta_reset(struct filter *x)
 {
 	if (!x->aff)
 		return;
@@ -251,7 +251,7 @@ void filter_delta_reset(struct filter *x)
 	x->delta.match_all = 0;
 }
 
-void filter_delta_add(struct filter *x, const struct node *n, const struct pod *p, int sign)
+void pp__filter_delta_add(struct filter *x, const struct node *n, const struct pod *p, int sign)
 {
 	if (x->aff)
 		delta_add(x->aff, x->pre, n, p, sign, &x->delta);
@@ -262,7 +262,7 @@ static bool is_extra(const struct filter *x, const struct pod *p)
 	return p != x->pre && p->priority >= x->pre->priority;
 }
 
-unsigned filter_affinity(struct filter *x, const struct node *n, bool *unresolvable)
+unsigned pp__filter_affinity(struct filter *x, const struct node *n, bool *unresolvable)
 {
 	const struct aff *a = x->aff;
 	if (!a)
@@ -292,7 +292,7 @@ unsigned filter_affinity(struct filter *x, const struct node *n, bool *unresolva
 
 /* ---- node filters --------------------------------------------------------------------------- */
 
-i128 node_alloc_scalar(const struct node *n, uint32_t id)
+i128 pp__node_alloc_scalar(const struct node *n, uint32_t id)
 {
 	for (size_t i = 0; i < n->n_alloc_scalar; i++)
 		if (n->alloc_scalar[i].id == id)
@@ -300,7 +300,7 @@ i128 node_alloc_scalar(const struct node *n, uint32_t id)
 	return 0;
 }
 
-i128 node_req_scalar(const struct node *n, uint32_t id)
+i128 pp__node_req_scalar(const struct node *n, uint32_t id)
 {
 	for (size_t i = 0; i < n->n_req_scalar; i++)
 		if (n->req_scalar[i].id == id)
@@ -308,7 +308,7 @@ i128 node_req_scalar(const struct node *n, uint32_t id)
 	return 0;
 }
 
-int64_t pod_scalar(const struct pod *p, uint32_t id)
+int64_t pp__pod_scalar(const struct pod *p, uint32_t id)
 {
 	for (size_t i = 0; i < p->n_scalar; i++)
 		if (p->scalar[i].id == id)
@@ -316,24 +316,24 @@ int64_t pod_scalar(const struct pod *p, uint32_t id)
 	return 0;
 }
 
-i128 extra_scalar(const struct filter *x, const struct node *n, uint32_t id)
+i128 pp__extra_scalar(const struct filter *x, const struct node *n, uint32_t id)
 {
 	i128 s = 0;
 	for (size_t i = 0; i < n->n_nominated; i++)
 		if (is_extra(x, n->nominated[i]))
-			s += pod_scalar(n->nominated[i], id);
+			s += pp__pod_scalar(n->nominated[i], id);
 	return s;
 }
 
-i128 lower_scalar(const struct node *n, size_t from, uint32_t id)
+i128 pp__lower_scalar(const struct node *n, size_t from, uint32_t id)
 {
 	i128 s = 0;
 	for (size_t i = from; i < n->n_pods; i++)
-		s += pod_scalar(n->slots[i].pod, id);
+		s += pp__pod_scalar(n->slots[i].pod, id);
 	return s;
 }
 
-void filter_extra(const struct filter *x, const struct node *n, struct extra *e)
+void pp__filter_extra(const struct filter *x, const struct node *n, struct extra *e)
 {
 	*e = (struct extra){ 0 };
 	for (size_t i = 0; i < n->n_nominated; i++) {
@@ -346,12 +346,12 @@ void filter_extra(const struct filter *x, const struct node *n, struct extra *e)
 	}
 }
 
-unsigned filter_static(const struct pod *pre, const struct node *n, struct fail *f)
+unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct fail *f)
 {
 	if (n->unschedulable) {
 		static const pp_taint cordon = { .key = "node.kubernetes.io/unschedulable", .value = "",
 			                         .effect = PP_EFFECT_NO_SCHEDULE };
-		if (!pod_tolerates(pre, &cordon)) {
+		if (!pp__pod_tolerates(pre, &cordon)) {
 			f->mask = F_UNSCHEDULABLE;
 			f->unresolvable = true;
 			return f->mask;
@@ -359,14 +359,14 @@ unsigned filter_static(const struct pod *pre, const struct node *n, struct fail 
 	}
 	for (size_t i = 0; i < n->n_taints; i++) {
 		const pp_taint *t = &n->taints[i];
-		if (t->effect == PP_EFFECT_PREFER_NO_SCHEDULE || pod_tolerates(pre, t))
+		if (t->effect == PP_EFFECT_PREFER_NO_SCHEDULE || pp__pod_tolerates(pre, t))
 			continue;
 		f->mask = F_TAINT;
 		f->taint = t;
 		f->unresolvable = true;
 		return f->mask;
 	}
-	if ((pre->n_node_selector || pre->has_node_affinity) && !pod_matches_node_affinity(pre, n)) {
+	if ((pre->n_node_selector || pre->has_node_affinity) && !pp__pod_matches_node_affinity(pre, n)) {
 		f->mask = F_NODE_AFFINITY;
 		f->unresolvable = true;
 		return f->mask;
@@ -374,7 +374,7 @@ unsigned filter_static(const struct pod *pre, const struct node *n, struct fail 
 	return 0;
 }
 
-unsigned filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
+unsigned pp__filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
                           bool skip_terminating, struct fail *f)
 {
 	const struct pod *pre = x->pre;
@@ -413,14 +413,14 @@ unsigned filter_resources(const struct filter *x, const struct node *n, size_t k
 			int64_t want = pre->scalar[i].value;
 			if (want == 0)
 				continue;
-			i128 u = node_req_scalar(n, id) + extra_scalar(x, n, id);
+			i128 u = pp__node_req_scalar(n, id) + pp__extra_scalar(x, n, id);
 			if (keep < n->n_pods)
-				u -= lower_scalar(n, keep, id);
+				u -= pp__lower_scalar(n, keep, id);
 			if (skip_terminating)
 				for (size_t j = 0; j < keep; j++)
 					if (n->slots[j].pod->terminating)
-						u -= pod_scalar(n->slots[j].pod, id);
-			i128 alloc = node_alloc_scalar(n, id);
+						u -= pp__pod_scalar(n->slots[j].pod, id);
+			i128 alloc = pp__node_alloc_scalar(n, id);
 			if (want > alloc - u) {
 				m |= F_SCALAR;
 				if (f->n_scalar < MAX_SCALAR_REASONS)
@@ -434,24 +434,24 @@ unsigned filter_resources(const struct filter *x, const struct node *n, size_t k
 	return m;
 }
 
-unsigned filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f)
+unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f)
 {
 	struct extra e;
 	*f = (struct fail){ 0 };
-	if (filter_static(x->pre, n, f))
+	if (pp__filter_static(x->pre, n, f))
 		return f->mask;
 	/* Resources: the first pass, with the nominated pods, is the stricter one. */
-	filter_extra(x, n, &e);
-	if (filter_resources(x, n, n->n_pods, &e, skip_terminating, f))
+	pp__filter_extra(x, n, &e);
+	if (pp__filter_resources(x, n, n->n_pods, &e, skip_terminating, f))
 		return f->mask;
 	if (x->aff) {
-		filter_delta_reset(x);
-		f->mask = filter_affinity(x, n, &f->unresolvable);
+		pp__filter_delta_reset(x);
+		f->mask = pp__filter_affinity(x, n, &f->unresolvable);
 	}
 	return f->mask;
 }
 
-void filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud)
+void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud)
 {
 	char tmp[600];
 	if (f->mask & F_UNSCHEDULABLE)
@@ -487,7 +487,7 @@ void filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const 
 
 /* ---- scoring -------------------------------------------------------------------------------- */
 
-int64_t pod_nonzero_request(const struct pod *p, int res)
+int64_t pp__pod_nonzero_request(const struct pod *p, int res)
 {
 	/* The model keeps pod-level sums, so "not set" and "set to 0" look alike: both get the
 	 * default (kube substitutes per container, and only for requests that are not set). */
@@ -498,7 +498,7 @@ int64_t pod_nonzero_request(const struct pod *p, int res)
 	return p->req[res];
 }
 
-int64_t score_least_allocated(const struct pod *p, const struct node *n)
+int64_t pp__score_least_allocated(const struct pod *p, const struct node *n)
 {
 	/* kube's LeastAllocated uses NodeInfo.NonZeroRequested and the pod's non-zero request. */
 	int64_t sum = 0, weights = 0;
@@ -506,7 +506,7 @@ int64_t score_least_allocated(const struct pod *p, const struct node *n)
 		int64_t cap = n->alloc[k];
 		if (cap <= 0)
 			continue;
-		i128 req = n->nonzero_total[k] + pod_nonzero_request(p, k);
+		i128 req = n->nonzero_total[k] + pp__pod_nonzero_request(p, k);
 		weights++;
 		if (req > cap)
 			continue;

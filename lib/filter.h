@@ -62,52 +62,52 @@ struct extra {
 	i128 req[N_CORE_RES];
 };
 
-int filter_init(struct filter *x, const pp_cluster *c, const struct pod *pre);
-void filter_done(struct filter *x);
+int pp__filter_init(struct filter *x, const pp_cluster *c, const struct pod *pre);
+void pp__filter_done(struct filter *x);
 
-void filter_extra(const struct filter *x, const struct node *n, struct extra *e);
+void pp__filter_extra(const struct filter *x, const struct node *n, struct extra *e);
 
 /* Scalar (extended) resource amounts; 0 where absent. */
-i128 node_alloc_scalar(const struct node *n, uint32_t id);
-i128 node_req_scalar(const struct node *n, uint32_t id);
-int64_t pod_scalar(const struct pod *p, uint32_t id);
+i128 pp__node_alloc_scalar(const struct node *n, uint32_t id);
+i128 pp__node_req_scalar(const struct node *n, uint32_t id);
+int64_t pp__pod_scalar(const struct pod *p, uint32_t id);
 /* Σ of the nominated extras' scalar request id on n. */
-i128 extra_scalar(const struct filter *x, const struct node *n, uint32_t id);
+i128 pp__extra_scalar(const struct filter *x, const struct node *n, uint32_t id);
 /* Σ scalar request id of the node's pods from slot `from` on. */
-i128 lower_scalar(const struct node *n, size_t from, uint32_t id);
+i128 pp__lower_scalar(const struct node *n, size_t from, uint32_t id);
 
 /* NodeUnschedulable, TaintToleration, NodeAffinity: never resolvable by preemption. */
-unsigned filter_static(const struct pod *pre, const struct node *n, struct fail *f);
+unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct fail *f);
 
 /*
  * NodeResourcesFit with only the node's first `keep` pods (slot order) present, plus the
  * nominated extras e. skip_terminating: the node's terminating pods count as gone.
  */
-unsigned filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
+unsigned pp__filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
                           bool skip_terminating, struct fail *f);
 
 /* x->delta: start empty, then add (sign +1) or remove (-1) a pod of node n. */
-void filter_delta_reset(struct filter *x);
-void filter_delta_add(struct filter *x, const struct node *n, const struct pod *p, int sign);
+void pp__filter_delta_reset(struct filter *x);
+void pp__filter_delta_add(struct filter *x, const struct node *n, const struct pod *p, int sign);
 
 /* InterPodAffinity with x->delta applied, both passes of the nominated-pods rule. */
-unsigned filter_affinity(struct filter *x, const struct node *n, bool *unresolvable);
+unsigned pp__filter_affinity(struct filter *x, const struct node *n, bool *unresolvable);
 
 /*
  * RunFilterPluginsWithNominatedPods on the node as it is: every filter, first with the
  * nominated pods of priority >= the pod's, then (if there are any) without them. 0: fits.
  */
-unsigned filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f);
+unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f);
 
 /* The failure's reasons as Kubernetes words them, in plugin order; fn is called per reason. */
-void filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud);
+void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud);
 
 /* kube's defaults for requests that are not set (schedutil.GetNonzeroRequests). */
 #define NONZERO_CPU_MILLI 100
 #define NONZERO_MEMORY (200LL * 1024 * 1024)
-int64_t pod_nonzero_request(const struct pod *p, int res);
+int64_t pp__pod_nonzero_request(const struct pod *p, int res);
 
 /* NodeResourcesFit score, LeastAllocated over cpu and memory, weight 1 each (0..100). */
-int64_t score_least_allocated(const struct pod *p, const struct node *n);
+int64_t pp__score_least_allocated(const struct pod *p, const struct node *n);
 
 #endif

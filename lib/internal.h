@@ -23,6 +23,6 @@ __attribute__((format(printf, 3, 4))) static inline int pp_fail(pp_err *err, int
 }
 
 /* Exact quantity in 10^-9 units (rounded up away from zero, as the API server does). */
-int pp_quantity_parse_nano(const char *s, __int128 *ret, pp_err *err);
+int pp__quantity_parse_nano(const char *s, __int128 *ret, pp_err *err);
 
 #endif

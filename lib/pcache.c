@@ -4,7 +4,7 @@
 
 #include "pcache.h"
 
-struct pcache *pcache_new(void)
+struct pcache *pp__pcache_new(void)
 {
 	struct pcache *pc = calloc(1, sizeof(*pc));
 	if (!pc)
@@ -14,7 +14,7 @@ struct pcache *pcache_new(void)
 	return pc;
 }
 
-void pcache_free(struct pcache *pc)
+void pp__pcache_free(struct pcache *pc)
 {
 	if (!pc)
 		return;
@@ -23,13 +23,13 @@ void pcache_free(struct pcache *pc)
 	free(pc);
 }
 
-void pcache_node_changed(const pp_cluster *c, const struct node *n)
+void pp__pcache_node_changed(const pp_cluster *c, const struct node *n)
 {
 	if (n->idx < c->pcache->n)
 		c->pcache->e[n->idx].gen = 0;
 }
 
-void pcache_reset(const pp_cluster *c)
+void pp__pcache_reset(const pp_cluster *c)
 {
 	c->pcache->gen++;
 }
@@ -121,7 +121,7 @@ static void shape_of(const struct pod *p, struct sig *s)
 	}
 }
 
-bool pcache_acquire(struct pcache *pc, const pp_cluster *c, const struct pod *pre)
+bool pp__pcache_acquire(struct pcache *pc, const pp_cluster *c, const struct pod *pre)
 {
 	if (atomic_flag_test_and_set_explicit(&pc->busy, memory_order_acquire))
 		return false;
@@ -153,7 +153,7 @@ busy:
 	return false;
 }
 
-void pcache_release(struct pcache *pc)
+void pp__pcache_release(struct pcache *pc)
 {
 	atomic_flag_clear_explicit(&pc->busy, memory_order_release);
 }

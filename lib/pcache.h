@@ -4,7 +4,7 @@
  * not a candidate / candidate with its best-candidate key) is a function of the node, its
  * bound and nominated pods, the preemptor's "shape" (everything about it the filters and the
  * victim selection read) and, only when the node has pods without a start time, "now". So an
- * entry stays valid until cluster.c reports a change of its node (pcache_node_changed) or a
+ * entry stays valid until cluster.c reports a change of its node (pp__pcache_node_changed) or a
  * decision for a preemptor of another shape starts a new generation. Nodes whose victims may
  * match a PDB (budgets depend on the whole cluster), the preemptor's own nominated node (the
  * preemptor is not counted there) and inter-pod affinity (cluster-wide counts) are never cached.
@@ -44,9 +44,9 @@ struct pcache {
 /*
  * Takes the cache for a decision about pre, starting a new generation when pre's shape differs
  * from the last one. false: not usable now (another decision holds it, or no memory) — decide
- * without it. On true, call pcache_release() when done.
+ * without it. On true, call pp__pcache_release() when done.
  */
-bool pcache_acquire(struct pcache *pc, const pp_cluster *c, const struct pod *pre);
-void pcache_release(struct pcache *pc);
+bool pp__pcache_acquire(struct pcache *pc, const pp_cluster *c, const struct pod *pre);
+void pp__pcache_release(struct pcache *pc);
 
 #endif

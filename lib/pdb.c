@@ -14,7 +14,7 @@ static int64_t percent_of(int32_t pct, int64_t n)
 	return ((int64_t)pct * n + 99) / 100;
 }
 
-int32_t pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *b)
+int32_t pp__pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *b)
 {
 	if (b->has_disruptions_allowed)
 		return b->disruptions_allowed;
@@ -23,10 +23,10 @@ int32_t pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *b)
 	for (size_t i = 0; i < c->n_pods; i++) {
 		const struct pod *p = c->pods[i];
 		/* The controller's selector: {} selects every pod of the namespace, nil none. */
-		if (!p->node || strcmp(p->ns, b->ns) != 0 || !label_selector_matches(&b->selector, p->labels, p->n_labels))
+		if (!p->node || strcmp(p->ns, b->ns) != 0 || !pp__label_selector_matches(&b->selector, p->labels, p->n_labels))
 			continue;
 		expected++;
-		if (!p->terminating && !p->not_ready && !pdb_disrupted(b, p->name))
+		if (!p->terminating && !p->not_ready && !pp__pdb_disrupted(b, p->name))
 			healthy++;
 	}
 

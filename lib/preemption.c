@@ -51,7 +51,7 @@ struct ctx {
 /* First pass: the node as it is. Returns 0 when the pod fits. */
 static unsigned filter_now(struct ctx *x, const struct node *n, struct fail *f)
 {
-	return filter_node(&x->f, n, false, f);
+	return pp__filter_node(&x->f, n, false, f);
 }
 
 /* First slot whose priority is below the preemptor's: the lower-priority pods are a suffix. */
@@ -74,13 +74,13 @@ static size_t first_lower(const struct node *n, int32_t prio)
 
 static int slot_cmp_ctx(const void *a, const void *b, void *userdata)
 {
-	return slot_cmp_now(*(const struct slot *const *)a, *(const struct slot *const *)b, *(const int64_t *)userdata);
+	return pp__slot_cmp_now(*(const struct slot *const *)a, *(const struct slot *const *)b, *(const int64_t *)userdata);
 }
 
 static int32_t pdb_allowed(struct ctx *x, const struct pdb *b)
 {
 	if (!x->pdb_known[b->idx]) {
-		x->pdb_allowed[b->idx] = pdb_disruptions_allowed(x->c, b);
+		x->pdb_allowed[b->idx] = pp__pdb_disruptions_allowed(x->c, b);
 		x->pdb_known[b->idx] = true;
 	}
 	return x->pdb_allowed[b->idx];
@@ -104,15 +104,15 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 		f->mask = F_NO_VICTIMS;
 		return 0;
 	}
-	filter_extra(&x->f, n, &e);
-	if (filter_resources(&x->f, n, h, &e, false, f))
+	pp__filter_extra(&x->f, n, &e);
+	if (pp__filter_resources(&x->f, n, h, &e, false, f))
 		return 0;
 	if (x->f.aff) {
-		filter_delta_reset(&x->f);
+		pp__filter_delta_reset(&x->f);
 		for (size_t i = h; i < n->n_pods; i++)
-			filter_delta_add(&x->f, n, n->slots[i].pod, -1);
+			pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
 		bool unres = false;
-		f->mask = filter_affinity(&x->f, n, &unres);
+		f->mask = pp__filter_affinity(&x->f, n, &unres);
 		if (f->mask)
 			return 0;
 	}
@@ -146,7 +146,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 			const struct pod *p = x->lower[i]->pod;
 			for (size_t j = 0; j < p->n_pdbs; j++) {
 				const struct pdb *b = p->pdbs[j];
-				if (pdb_disrupted(b, p->name))
+				if (pp__pdb_disrupted(b, p->name))
 					continue;
 				if (x->stamp[b->idx] != x->cur_stamp) {
 					x->stamp[b->idx] = x->cur_stamp;
@@ -172,8 +172,8 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 	size_t ns = x->need_scalar ? pre->n_scalar : 0;
 	for (size_t s = 0; s < ns; s++) {
 		uint32_t id = pre->scalar[s].id;
-		sslack[s] = node_alloc_scalar(n, id) - (node_req_scalar(n, id) - lower_scalar(n, h, id)) -
-		            extra_scalar(&x->f, n, id) - pre->scalar[s].value;
+		sslack[s] = pp__node_alloc_scalar(n, id) - (pp__node_req_scalar(n, id) - pp__lower_scalar(n, h, id)) -
+		            pp__extra_scalar(&x->f, n, id) - pre->scalar[s].value;
 	}
 
 	size_t count = 0, viol = 0;
@@ -189,13 +189,13 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 				if (check[k] && slack[k] < sl->req[k])
 					fits = false;
 			for (size_t s = 0; s < ns && fits; s++)
-				if (pre->scalar[s].value > 0 && sslack[s] < pod_scalar(sl->pod, pre->scalar[s].id))
+				if (pre->scalar[s].value > 0 && sslack[s] < pp__pod_scalar(sl->pod, pre->scalar[s].id))
 					fits = false;
 			if (fits && x->f.aff) {
-				filter_delta_add(&x->f, n, sl->pod, +1);
+				pp__filter_delta_add(&x->f, n, sl->pod, +1);
 				bool unres = false;
-				if (filter_affinity(&x->f, n, &unres)) {
-					filter_delta_add(&x->f, n, sl->pod, -1);
+				if (pp__filter_affinity(&x->f, n, &unres)) {
+					pp__filter_delta_add(&x->f, n, sl->pod, -1);
 					fits = false;
 				}
 			}
@@ -204,7 +204,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 				for (int k = 0; k < N_CORE_RES; k++)
 					slack[k] -= sl->req[k];
 				for (size_t s = 0; s < ns; s++)
-					sslack[s] -= pod_scalar(sl->pod, pre->scalar[s].id);
+					sslack[s] -= pp__pod_scalar(sl->pod, pre->scalar[s].id);
 				continue;
 			}
 			x->flags[i] |= FL_VICTIM;
@@ -213,7 +213,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 			if (x->flags[i] & FL_VIOLATING)
 				viol++;
 			/* lower[] is in importance order: the victim with the smallest index is victims[0] */
-			if (!top || slot_cmp_now(sl, top, x->now) < 0)
+			if (!top || pp__slot_cmp_now(sl, top, x->now) < 0)
 				top = sl;
 		}
 	}
@@ -333,7 +333,7 @@ static void join_reason(const char *r, void *ud)
 
 static const char *arena_copy(struct arena *a, const char *s, bool *oom)
 {
-	const char *r = arena_strdup(a, s ? s : "");
+	const char *r = pp__arena_strdup(a, s ? s : "");
 	if (!r)
 		*oom = true;
 	return r ? r : "";
@@ -343,14 +343,14 @@ pp_preemption *pp_preemption_free(pp_preemption *p)
 {
 	if (!p)
 		return NULL;
-	arena_done(&p->arena);
+	pp__arena_done(&p->arena);
 	free(p);
 	return NULL;
 }
 
 static void ctx_done(struct ctx *x)
 {
-	filter_done(&x->f);
+	pp__filter_done(&x->f);
 	free(x->lower);
 	free(x->flags);
 	free(x->sslack);
@@ -366,7 +366,7 @@ static int fill_victims(struct ctx *x, pp_preemption *res, size_t nl, pp_victim 
 	size_t n = 0;
 	for (size_t i = 0; i < nl; i++)
 		n += (x->flags[i] & FL_VICTIM) != 0;
-	pp_victim *v = arena_alloc(&res->arena, (n ? n : 1) * sizeof(*v));
+	pp_victim *v = pp__arena_alloc(&res->arena, (n ? n : 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	size_t j = 0;
@@ -609,7 +609,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	int lcp_max = -1;
 	size_t n_candidates = 0;
 	struct pcache *pc = c->pcache;
-	bool cached = !not_eligible && !x->f.aff && pcache_acquire(pc, c, pre);
+	bool cached = !not_eligible && !x->f.aff && pp__pcache_acquire(pc, c, pre);
 	int r = 0;
 
 	for (size_t i = 0; i < c->n_nodes; i++) {
@@ -638,7 +638,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 		}
 		if (state == PC_FITS) {
 			if (cached)
-				pcache_release(pc);
+				pp__pcache_release(pc);
 			res->outcome = PP_OUTCOME_FITS;
 			res->node = arena_copy(&res->arena, n->name, oom);
 			res->reason = "";
@@ -661,7 +661,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 		}
 	}
 	if (cached)
-		pcache_release(pc);
+		pp__pcache_release(pc);
 	if (r < 0)
 		return r;
 	if (!best)
@@ -682,7 +682,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 		return -EINVAL;
 	if (!opts)
 		opts = &defaults;
-	const struct pod *pre = cluster_find_pod(c, ns, name);
+	const struct pod *pre = pp__cluster_find_pod(c, ns, name);
 	if (!pre)
 		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
 	if (pre->node)
@@ -702,7 +702,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 	x.sslack = calloc(pre->n_scalar + 1, sizeof(*x.sslack));
 	if (!x.sslack)
 		goto out;
-	r = filter_init(&x.f, c, pre);
+	r = pp__filter_init(&x.f, c, pre);
 	if (r < 0)
 		goto out;
 	x.lane &= !x.f.aff;
@@ -716,7 +716,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 			goto out;
 	}
 	if (opts->explain) {
-		res->explain = arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
+		res->explain = pp__arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
 		if (!res->explain)
 			goto out;
 		res->n_explain = c->n_nodes;
@@ -742,7 +742,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 			n_resolvable++;
 		if (opts->explain) {
 			struct buf b = { 0 };
-			filter_reasons(c, &f, join_reason, &b);
+			pp__filter_reasons(c, &f, join_reason, &b);
 			res->explain[i] = (pp_node_explain){
 				.node = arena_copy(&res->arena, n->name, &oom),
 				.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
@@ -783,7 +783,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 				goto out;
 			if (r == 0) {
 				struct buf b = { 0 };
-				filter_reasons(c, &f, join_reason, &b);
+				pp__filter_reasons(c, &f, join_reason, &b);
 				e->reason = arena_copy(&res->arena, b.s ? b.s : "", &oom);
 				oom |= b.oom;
 				free(b.s);
@@ -878,21 +878,21 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 			size_t nl;
 			filter_now(x, n, &f);
 			if (f.unresolvable) {
-				sfit_reasons_collect("Preemption is not helpful for scheduling", &h);
+				pp__sfit_reasons_collect("Preemption is not helpful for scheduling", &h);
 				continue;
 			}
 			r = select_victims(x, n, &f, &k, &nl);
 			if (r >= 0)
-				filter_reasons(c, &f, sfit_reasons_collect, &h);
+				pp__filter_reasons(c, &f, pp__sfit_reasons_collect, &h);
 		}
 		char *m = NULL;
 		if (r >= 0)
-			r = h.err ? h.err : sfit_reasons_format(&h, NULL, &m);
+			r = h.err ? h.err : pp__sfit_reasons_format(&h, NULL, &m);
 		if (r >= 0)
 			r = concat("preemption:", m, &post);
 		free(m);
 	}
-	sfit_reasons_clear(&h);
+	pp__sfit_reasons_clear(&h);
 	h.n_nodes = c->n_nodes;
 	if (r >= 0 && c->n_nodes == 0)
 		r = concat("no nodes available to schedule pods", post ? post : "", &msg);
@@ -900,11 +900,11 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 		for (size_t i = 0; i < c->n_nodes; i++) {
 			struct fail f;
 			filter_now(x, c->nodes[i], &f);
-			filter_reasons(c, &f, sfit_reasons_collect, &h);
+			pp__filter_reasons(c, &f, pp__sfit_reasons_collect, &h);
 		}
-		r = h.err ? h.err : sfit_reasons_format(&h, post, &msg);
+		r = h.err ? h.err : pp__sfit_reasons_format(&h, post, &msg);
 	}
-	sfit_reasons_done(&h);
+	pp__sfit_reasons_done(&h);
 	free(post);
 	res->outcome = PP_OUTCOME_NONE;
 	if (r >= 0)
@@ -941,7 +941,7 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *
 		nc += best->nominated[i] != pre && best->nominated[i]->priority < pre->priority;
 	if (!nc)
 		return 0;
-	res->cleared = arena_alloc(&res->arena, nc * sizeof(*res->cleared));
+	res->cleared = pp__arena_alloc(&res->arena, nc * sizeof(*res->cleared));
 	if (!res->cleared)
 		return -ENOMEM;
 	for (size_t i = 0; i < best->n_nominated; i++) {
@@ -949,7 +949,7 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *
 		if (p == pre || p->priority >= pre->priority)
 			continue;
 		pp_pod_info *pi = &res->cleared[res->n_cleared++];
-		pod_info_fill(p, pi);
+		pp__pod_info_fill(p, pi);
 		pi->namespace_ = arena_copy(&res->arena, p->ns, oom);
 		pi->name = arena_copy(&res->arena, p->name, oom);
 		pi->node_name = NULL;

@@ -174,7 +174,7 @@ static int parse_scaled(const char *s, unsigned scale, int64_t *ret, pp_err *err
 
 /* The exact value rounded up (away from zero) to 10^-9, as the API server stores it, in nano-units.
  * Sums of these are exact, so per-pod rounding (§3.3) can happen once, after summing. */
-int pp_quantity_parse_nano(const char *s, __int128 *ret, pp_err *err)
+int pp__quantity_parse_nano(const char *s, __int128 *ret, pp_err *err)
 {
 	struct decoded d = { 0 };
 	int64_t hi;

@@ -119,7 +119,7 @@ static int parse_one(const pp_quantity_kv *kv, const char *field, size_t idx, bo
 		return pp_fail(err, -EINVAL, "%s: resource name is empty", where);
 	if (!kv->value)
 		return pp_fail(err, -EINVAL, "%s.%.100s: missing quantity", where, kv->name);
-	int r = pp_quantity_parse_nano(kv->value, ret, &e);
+	int r = pp__quantity_parse_nano(kv->value, ret, &e);
 	if (r < 0)
 		return pp_fail(err, r, "%s.%.100s: %s", where, kv->name, e.msg);
 	if (*ret < 0)

@@ -108,7 +108,7 @@ static struct spod *spod_get(const pp_sched *s, const char *ns, const char *name
 	memcpy(buf, ns, a);
 	buf[a] = '/';
 	memcpy(buf + a + 1, name, b + 1);
-	return strmap_get(&s->pods, buf);
+	return pp__strmap_get(&s->pods, buf);
 }
 
 static int spod_new(pp_sched *s, const char *ns, const char *name, int32_t priority, struct spod **ret)
@@ -123,7 +123,7 @@ static int spod_new(pp_sched *s, const char *ns, const char *name, int32_t prior
 		return r;
 	}
 	p->priority = priority;
-	r = strmap_put(&s->pods, p->key, p);
+	r = pp__strmap_put(&s->pods, p->key, p);
 	if (r < 0) {
 		spod_free(p);
 		return r;
@@ -209,10 +209,10 @@ static void dying_remove(pp_sched *s, struct spod *p)
 static void spod_forget(pp_sched *s, struct spod *p)
 {
 	if (p->queued)
-		(void)pp_sq_remove(s->q, p);
+		(void)pp__sq_remove(s->q, p);
 	if (p->dying)
 		dying_remove(s, p);
-	strmap_remove(&s->pods, p->key);
+	pp__strmap_remove(&s->pods, p->key);
 	spod_free(p);
 }
 
@@ -295,7 +295,7 @@ static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priori
 		if (r < 0)
 			return r;
 	}
-	r = pp_sq_add(s->q, p, priority, s->now);
+	r = pp__sq_add(s->q, p, priority, s->now);
 	if (r < 0) {
 		if (!p->dying)
 			spod_forget(s, p);
@@ -330,13 +330,13 @@ int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns, pp
 	s->now = now_ns;
 	s->fn = fn;
 	s->userdata = userdata;
-	r = pp_sq_new(&qo, &s->q);
+	r = pp__sq_new(&qo, &s->q);
 	if (r < 0) {
 		free(s);
 		return pp_fail(err, r, "out of memory");
 	}
 	sc.s = s;
-	r = sfit_foreach_pod(c, scan_pod, &sc);
+	r = pp__sfit_foreach_pod(c, scan_pod, &sc);
 	if (r >= 0) {
 		/* Equal priorities and queue times: namespace/name order, so the result does not depend
 		 * on the order of the input. */
@@ -363,10 +363,10 @@ pp_sched *pp_sched_free(pp_sched *s)
 		/* removed entries keep a NULL value */
 		spod_free(s->pods.slots[i].value);
 	}
-	strmap_done(&s->pods);
+	pp__strmap_done(&s->pods);
 	free(s->dying);
-	pp_sq_free(s->q);
-	sfit_reasons_done(&s->reasons);
+	pp__sq_free(s->q);
+	pp__sfit_reasons_done(&s->reasons);
 	free(s->ev_reasons);
 	pp_cluster_free(s->c);
 	free(s);
@@ -433,7 +433,7 @@ static int reap(pp_sched *s, pp_err *err)
 		dying_remove(s, p);
 		if (r >= 0) {
 			emit_simple(s, PP_SCHED_VICTIM_GONE, ns, name, p->node, p->by_key);
-			pp_sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
+			pp__sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
 		}
 		spod_forget(s, p);
 	}
@@ -449,13 +449,13 @@ int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err)
 	int r = reap(s, err);
 	if (r < 0)
 		return r;
-	pp_sq_flush(s->q, s->now);
+	pp__sq_flush(s->q, s->now);
 	return 0;
 }
 
 int64_t pp_sched_next_wakeup(const pp_sched *s)
 {
-	int64_t t = pp_sq_next_backoff_expiry(s->q);
+	int64_t t = pp__sq_next_backoff_expiry(s->q);
 	if (s->n_dying > 0 && s->dying[0]->gone_at < t)
 		t = s->dying[0]->gone_at;
 	return t;
@@ -467,7 +467,7 @@ int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 {
 	int r = pp_cluster_add_node(s->c, node, err);
 	if (r >= 0)
-		pp_sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
+		pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
 	return r;
 }
 
@@ -475,7 +475,7 @@ int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 {
 	int r = pp_cluster_update_node(s->c, node, err);
 	if (r >= 0)
-		pp_sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
+		pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
 	return r;
 }
 
@@ -507,7 +507,7 @@ int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		if (r < 0)
 			return pp_fail(err, r, "out of memory");
 	}
-	pp_sq_move_on_event(s->q, EV_POD_BOUND, NULL, s->now);
+	pp__sq_move_on_event(s->q, EV_POD_BOUND, NULL, s->now);
 	return 0;
 }
 
@@ -530,8 +530,8 @@ int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		/* A changed pending pod is worth another attempt (kube's isPodUpdated). */
 		if (p && p->queued) {
 			p->priority = pi.priority;
-			(void)pp_sq_update_priority(s->q, p, pi.priority);
-			(void)pp_sq_activate(s->q, p, s->now);
+			(void)pp__sq_update_priority(s->q, p, pi.priority);
+			(void)pp__sq_activate(s->q, p, s->now);
 			return 0;
 		}
 		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
@@ -539,7 +539,7 @@ int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 	}
 	if (p && p->queued) {
 		/* Bound by someone else (another scheduler, or the controller itself). */
-		(void)pp_sq_remove(s->q, p);
+		(void)pp__sq_remove(s->q, p);
 		p->queued = false;
 		if (!p->dying)
 			spod_forget(s, p);
@@ -550,7 +550,7 @@ int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		if (r < 0)
 			return pp_fail(err, r, "out of memory");
 	}
-	pp_sq_move_on_event(s->q, was_bound || had_nomination ? EV_POD_CHANGED : EV_POD_BOUND, NULL, s->now);
+	pp__sq_move_on_event(s->q, was_bound || had_nomination ? EV_POD_CHANGED : EV_POD_BOUND, NULL, s->now);
 	return 0;
 }
 
@@ -569,7 +569,7 @@ int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, p
 	if (p)
 		spod_forget(s, p);
 	if (bound || nominated)
-		pp_sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
+		pp__sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
 	return 0;
 }
 
@@ -596,12 +596,12 @@ static int bind(pp_sched *s, struct spod *p, const pp_pod_info *pi, const char *
 	r = pp_cluster_bind_pod(s->c, ns, name, node, err);
 	if (r < 0)
 		return r;
-	(void)pp_sq_done(s->q, p);
+	(void)pp__sq_done(s->q, p);
 	p->queued = false;
 	s->stats.binds++;
 	emit_simple(s, PP_SCHED_BIND, ns, name, node, NULL);
 	spod_forget(s, p);
-	pp_sq_move_on_event(s->q, EV_POD_BOUND | (released ? EV_NOMINATION_GONE : 0), NULL, s->now);
+	pp__sq_move_on_event(s->q, EV_POD_BOUND | (released ? EV_NOMINATION_GONE : 0), NULL, s->now);
 	return 0;
 }
 
@@ -628,9 +628,9 @@ static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool repo
 	s->stats.unschedulable_attempts++;
 	/* The filter pass of the cycle ran without reasons (the common outcomes need none). */
 	const char *node = NULL;
-	r = sfit_select_node(s->c, ns, name, &node, &s->reasons);
+	r = pp__sfit_select_node(s->c, ns, name, &node, &s->reasons);
 	if (r >= 0 && report) {
-		r = sfit_reasons_format(&s->reasons, post, &msg);
+		r = pp__sfit_reasons_format(&s->reasons, post, &msg);
 		if (r >= 0)
 			r = ensure_ev_reasons(s, s->reasons.n);
 		if (r >= 0) {
@@ -644,7 +644,7 @@ static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool repo
 		}
 		free(msg);
 	}
-	(void)pp_sq_add_unschedulable(s->q, p, s->reasons.rejectors ? s->reasons.rejectors : SCHED_REJ_ALL, s->now);
+	(void)pp__sq_add_unschedulable(s->q, p, s->reasons.rejectors ? s->reasons.rejectors : SCHED_REJ_ALL, s->now);
 	return r;
 }
 
@@ -660,8 +660,8 @@ static int clear_nomination(pp_sched *s, const char *ns, const char *name, const
 	/* kube: clearing the nomination sends the pod back to activeQ. */
 	q = spod_get(s, ns, name);
 	if (q && q->queued)
-		(void)pp_sq_activate(s->q, q, s->now);
-	pp_sq_move_on_event(s->q, EV_NOMINATION_GONE, except, s->now);
+		(void)pp__sq_activate(s->q, q, s->now);
+	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, except, s->now);
 	return 0;
 }
 
@@ -680,7 +680,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		break;
 	case PP_OUTCOME_FITS:
 		pp_preemption_free(pr);
-		r = sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
+		r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
 		if (r < 0)
 			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", pi->namespace_, pi->name, strerror(-r));
 		if (node)
@@ -762,7 +762,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		char *slash = strchr(lower[i], '/');
 		bool fits = false;
 		*slash = '\0';
-		r = sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
+		r = pp__sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
 		if (r >= 0 && !fits)
 			r = clear_nomination(s, lower[i], slash + 1, node, p->key, p, err);
 	}
@@ -775,7 +775,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		return r;
 	/* The preemptor itself is unschedulable in this cycle; its victims' deletion requeues it. */
 	s->stats.unschedulable_attempts++;
-	(void)pp_sq_add_unschedulable(s->q, p, SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI, s->now);
+	(void)pp__sq_add_unschedulable(s->q, p, SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI, s->now);
 	return 0;
 }
 
@@ -791,7 +791,7 @@ int pp_sched_schedule_one(pp_sched *s, pp_err *err)
 	r = reap(s, err);
 	if (r < 0)
 		return r;
-	if (pp_sq_pop(s->q, s->now, &v, NULL) < 0)
+	if (pp__sq_pop(s->q, s->now, &v, NULL) < 0)
 		return 0;
 	p = v;
 	s->stats.cycles++;
@@ -800,7 +800,7 @@ int pp_sched_schedule_one(pp_sched *s, pp_err *err)
 	if (r < 0 || pi.node_name) {
 		/* Gone or bound behind our back: nothing to schedule. */
 		p->queued = false;
-		(void)pp_sq_done(s->q, p);
+		(void)pp__sq_done(s->q, p);
 		if (!p->dying)
 			spod_forget(s, p);
 		return 1;
@@ -809,7 +809,7 @@ int pp_sched_schedule_one(pp_sched *s, pp_err *err)
 	/* The nominated node first: if it passes, no other node is evaluated. */
 	if (pi.nominated_node_name) {
 		bool fits = false;
-		r = sfit_fits_on(s->c, ns, name, pi.nominated_node_name, false, &fits);
+		r = pp__sfit_fits_on(s->c, ns, name, pi.nominated_node_name, false, &fits);
 		if (r < 0 && r != -ENOENT)
 			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", ns, name, strerror(-r));
 		if (r >= 0 && fits) {
@@ -848,7 +848,7 @@ int pp_sched_run(pp_sched *s, int64_t until_ns, pp_err *err)
 void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret)
 {
 	pp_sq_stats qs;
-	pp_sq_get_stats(s->q, &qs);
+	pp__sq_get_stats(s->q, &qs);
 	*ret = s->stats;
 	ret->active = qs.active;
 	ret->backoff = qs.backoff;

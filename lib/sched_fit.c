@@ -15,7 +15,7 @@
 
 /* ---- reasons ------------------------------------------------------------------------------ */
 
-void sfit_reasons_clear(struct sfit_reasons *r)
+void pp__sfit_reasons_clear(struct sfit_reasons *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		free(r->v[i].reason);
@@ -25,14 +25,14 @@ void sfit_reasons_clear(struct sfit_reasons *r)
 	r->err = 0;
 }
 
-void sfit_reasons_done(struct sfit_reasons *r)
+void pp__sfit_reasons_done(struct sfit_reasons *r)
 {
-	sfit_reasons_clear(r);
+	pp__sfit_reasons_clear(r);
 	free(r->v);
 	*r = (struct sfit_reasons){ 0 };
 }
 
-int sfit_reasons_add(struct sfit_reasons *r, const char *reason)
+int pp__sfit_reasons_add(struct sfit_reasons *r, const char *reason)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->v[i].reason, reason) == 0) {
@@ -54,10 +54,10 @@ int sfit_reasons_add(struct sfit_reasons *r, const char *reason)
 	return 0;
 }
 
-void sfit_reasons_collect(const char *reason, void *ud)
+void pp__sfit_reasons_collect(const char *reason, void *ud)
 {
 	struct sfit_reasons *r = ud;
-	int q = sfit_reasons_add(r, reason);
+	int q = pp__sfit_reasons_add(r, reason);
 	if (q < 0 && !r->err)
 		r->err = q;
 }
@@ -72,7 +72,7 @@ static int reason_cmp(const void *a, const void *b)
 	return strcmp(bx, by);
 }
 
-int sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret)
+int pp__sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -99,15 +99,15 @@ int sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret)
 
 static struct node *find_node(const pp_cluster *c, const char *name)
 {
-	return strmap_get(&c->node_map, name);
+	return pp__strmap_get(&c->node_map, name);
 }
 
-int sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void *ud), void *ud)
+int pp__sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void *ud), void *ud)
 {
 	for (size_t i = 0; i < c->n_pods; i++) {
 		const struct pod *p = c->pods[i];
 		pp_pod_info pi;
-		pod_info_fill(p, &pi);
+		pp__pod_info_fill(p, &pi);
 		int r = fn(&pi, ud);
 		if (r < 0)
 			return r;
@@ -135,28 +135,28 @@ static uint32_t rejectors_of(unsigned mask)
 	return r;
 }
 
-int sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, const char *node,
+int pp__sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, const char *node,
                  bool ignore_terminating, bool *ret)
 {
-	const struct pod *p = cluster_find_pod(c, ns, name);
+	const struct pod *p = pp__cluster_find_pod(c, ns, name);
 	const struct node *n = find_node(c, node);
 	struct filter x;
 	struct fail f;
 
 	if (!p || !n)
 		return -ENOENT;
-	int r = filter_init(&x, c, p);
+	int r = pp__filter_init(&x, c, p);
 	if (r < 0)
 		return r;
-	*ret = filter_node(&x, n, ignore_terminating, &f) == 0;
-	filter_done(&x);
+	*ret = pp__filter_node(&x, n, ignore_terminating, &f) == 0;
+	pp__filter_done(&x);
 	return 0;
 }
 
-int sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
+int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
                      struct sfit_reasons *reasons)
 {
-	const struct pod *p = cluster_find_pod(c, ns, name);
+	const struct pod *p = pp__cluster_find_pod(c, ns, name);
 	const struct node *best = NULL;
 	int64_t best_score = -1;
 	struct filter x;
@@ -165,22 +165,22 @@ int sfit_select_node(const pp_cluster *c, const char *ns, const char *name, cons
 	if (!p)
 		return -ENOENT;
 	if (reasons) {
-		sfit_reasons_clear(reasons);
+		pp__sfit_reasons_clear(reasons);
 		reasons->n_nodes = c->n_nodes;
 		if (c->n_nodes == 0)
 			reasons->rejectors = SCHED_REJ_NODES;
 	}
-	r = filter_init(&x, c, p);
+	r = pp__filter_init(&x, c, p);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = c->nodes[i];
 		struct fail f;
-		if (filter_node(&x, n, false, &f)) {
+		if (pp__filter_node(&x, n, false, &f)) {
 			/* Reasons cost string work on every failing node: gathered only when asked. */
 			if (reasons) {
 				reasons->rejectors |= rejectors_of(f.mask);
-				filter_reasons(c, &f, sfit_reasons_collect, reasons);
+				pp__filter_reasons(c, &f, pp__sfit_reasons_collect, reasons);
 				if (reasons->err < 0) {
 					r = reasons->err;
 					break;
@@ -188,13 +188,13 @@ int sfit_select_node(const pp_cluster *c, const char *ns, const char *name, cons
 			}
 			continue;
 		}
-		int64_t score = score_least_allocated(p, n);
+		int64_t score = pp__score_least_allocated(p, n);
 		if (score > best_score) { /* strictly: ties keep the smaller name (nodes are in name order) */
 			best = n;
 			best_score = score;
 		}
 	}
-	filter_done(&x);
+	pp__filter_done(&x);
 	if (r < 0)
 		return r;
 	*ret_node = best ? best->name : NULL;

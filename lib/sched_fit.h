@@ -35,22 +35,22 @@ struct sfit_reasons {
 	size_t n, cap;
 	size_t n_nodes;     /* nodes evaluated */
 	uint32_t rejectors; /* union of SCHED_REJ_* over the failing nodes */
-	int err;            /* first failure of sfit_reasons_collect() */
+	int err;            /* first failure of pp__sfit_reasons_collect() */
 };
 
-void sfit_reasons_clear(struct sfit_reasons *r);
-void sfit_reasons_done(struct sfit_reasons *r);
-int sfit_reasons_add(struct sfit_reasons *r, const char *reason);
-/* sfit_reasons_add() as a filter_reasons() callback (ud: the struct sfit_reasons); a failure
+void pp__sfit_reasons_clear(struct sfit_reasons *r);
+void pp__sfit_reasons_done(struct sfit_reasons *r);
+int pp__sfit_reasons_add(struct sfit_reasons *r, const char *reason);
+/* pp__sfit_reasons_add() as a pp__filter_reasons() callback (ud: the struct sfit_reasons); a failure
  * is kept in ->err. */
-void sfit_reasons_collect(const char *reason, void *ud);
+void pp__sfit_reasons_collect(const char *reason, void *ud);
 /* Sorts as kube's FitError does ("<count> <reason>" strings in byte order) and formats
  * "0/N nodes are available: 2 Insufficient cpu, 3 ...." (+ " " + post when post is non-empty).
  * The one implementation of that message: the scheduling cycle's and the preemption's. */
-int sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret);
+int pp__sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret);
 
 /* Calls fn for every pod of the cluster; stops at the first negative return and returns it. */
-int sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void *ud), void *ud);
+int pp__sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void *ud), void *ud);
 
 /*
  * Whether the pending pod ns/name passes every filter on node, with the two-pass rule: pods
@@ -58,7 +58,7 @@ int sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void 
  * ignore_terminating: judge the node as if its terminating pods were already gone.
  * -ENOENT unknown pod or node.
  */
-int sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, const char *node,
+int pp__sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, const char *node,
                  bool ignore_terminating, bool *ret);
 
 /*
@@ -66,7 +66,7 @@ int sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, const ch
  * least-allocated score (ties: smaller name), or NULL in *ret_node when none. r may be NULL;
  * else it is cleared first and receives the failure reasons and rejectors.
  */
-int sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
+int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
                      struct sfit_reasons *r);
 
 #endif

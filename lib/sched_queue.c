@@ -293,7 +293,7 @@ static void set_now(pp_sq_queue *q, int64_t now)
 
 /* ---- API ------------------------------------------------------------------------------------ */
 
-int pp_sq_new(const pp_sq_opts *opts, pp_sq_queue **ret)
+int pp__sq_new(const pp_sq_opts *opts, pp_sq_queue **ret)
 {
 	pp_sq_queue *q = calloc(1, sizeof(*q));
 	if (!q)
@@ -318,7 +318,7 @@ int pp_sq_new(const pp_sq_opts *opts, pp_sq_queue **ret)
 	return 0;
 }
 
-pp_sq_queue *pp_sq_free(pp_sq_queue *q)
+pp_sq_queue *pp__sq_free(pp_sq_queue *q)
 {
 	if (!q)
 		return NULL;
@@ -331,7 +331,7 @@ pp_sq_queue *pp_sq_free(pp_sq_queue *q)
 	return NULL;
 }
 
-int pp_sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
+int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
 {
 	struct pp_sq_entry **slot, *e;
 	int r;
@@ -365,7 +365,7 @@ int pp_sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
 	return 0;
 }
 
-int pp_sq_remove(pp_sq_queue *q, void *pod)
+int pp__sq_remove(pp_sq_queue *q, void *pod)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 	if (!e)
@@ -376,7 +376,7 @@ int pp_sq_remove(pp_sq_queue *q, void *pod)
 	return 0;
 }
 
-int pp_sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority)
+int pp__sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 	if (!e)
@@ -389,7 +389,7 @@ int pp_sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority)
 	return 0;
 }
 
-void pp_sq_flush(pp_sq_queue *q, int64_t now)
+void pp__sq_flush(pp_sq_queue *q, int64_t now)
 {
 	set_now(q, now);
 	while (q->backoff.n > 0 && q->backoff.v[0]->backoff_expiry <= q->now)
@@ -399,11 +399,11 @@ void pp_sq_flush(pp_sq_queue *q, int64_t now)
 		to_active_or_backoff(q, q->unsched.head);
 }
 
-int pp_sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts)
+int pp__sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts)
 {
 	struct pp_sq_entry *e;
 
-	pp_sq_flush(q, now);
+	pp__sq_flush(q, now);
 	if (q->active.n == 0)
 		return -EAGAIN;
 	e = q->active.v[0];
@@ -418,17 +418,17 @@ int pp_sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempt
 	return 0;
 }
 
-int pp_sq_done(pp_sq_queue *q, void *pod)
+int pp__sq_done(pp_sq_queue *q, void *pod)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 	if (!e)
 		return -ENOENT;
 	if (e->state != PP_SQ_IN_FLIGHT)
 		return -EINVAL;
-	return pp_sq_remove(q, pod);
+	return pp__sq_remove(q, pod);
 }
 
-int64_t pp_sq_backoff_duration(const pp_sq_queue *q, unsigned failures)
+int64_t pp__sq_backoff_duration(const pp_sq_queue *q, unsigned failures)
 {
 	int64_t d = q->opts.initial_backoff;
 	for (unsigned i = 1; i < failures && d < q->opts.max_backoff; i++)
@@ -436,7 +436,7 @@ int64_t pp_sq_backoff_duration(const pp_sq_queue *q, unsigned failures)
 	return d < q->opts.max_backoff ? d : q->opts.max_backoff;
 }
 
-int pp_sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64_t now)
+int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64_t now)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 
@@ -449,7 +449,7 @@ int pp_sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64
 	e->rejectors = rejectors;
 	e->timestamp = q->now;
 	e->seq = q->seq++;
-	e->backoff_expiry = q->now + pp_sq_backoff_duration(q, e->failures);
+	e->backoff_expiry = q->now + pp__sq_backoff_duration(q, e->failures);
 	if (e->inflight_events & rejectors) {
 		to_active_or_backoff(q, e);
 	} else {
@@ -460,7 +460,7 @@ int pp_sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64
 	return 0;
 }
 
-size_t pp_sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now)
+size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now)
 {
 	size_t moved = 0;
 
@@ -480,7 +480,7 @@ size_t pp_sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, in
 	return moved;
 }
 
-int pp_sq_activate(pp_sq_queue *q, void *pod, int64_t now)
+int pp__sq_activate(pp_sq_queue *q, void *pod, int64_t now)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 	if (!e)
@@ -491,23 +491,23 @@ int pp_sq_activate(pp_sq_queue *q, void *pod, int64_t now)
 	return 0;
 }
 
-pp_sq_state pp_sq_state_of(const pp_sq_queue *q, const void *pod)
+pp_sq_state pp__sq_state_of(const pp_sq_queue *q, const void *pod)
 {
 	const struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 	return e ? e->state : PP_SQ_NONE;
 }
 
-int64_t pp_sq_next_backoff_expiry(const pp_sq_queue *q)
+int64_t pp__sq_next_backoff_expiry(const pp_sq_queue *q)
 {
 	return q->backoff.n ? q->backoff.v[0]->backoff_expiry : INT64_MAX;
 }
 
-int64_t pp_sq_next_leftover_flush(const pp_sq_queue *q)
+int64_t pp__sq_next_leftover_flush(const pp_sq_queue *q)
 {
 	return q->unsched.head ? q->unsched.head->timestamp + q->opts.max_unschedulable : INT64_MAX;
 }
 
-void pp_sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret)
+void pp__sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret)
 {
 	ret->active = q->active.n;
 	ret->backoff = q->backoff.n;

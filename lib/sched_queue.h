@@ -11,7 +11,7 @@
  *                  capped at max, n = number of failed attempts; ordered by expiry;
  *   unschedulable  failed in its last attempt; leaves when an event that may help arrives
  *                  (its mask intersects the pod's rejector mask), or after max_unschedulable.
- * A popped pod is "in flight" until pp_sq_done() or pp_sq_add_unschedulable(); events seen meanwhile
+ * A popped pod is "in flight" until pp__sq_done() or pp__sq_add_unschedulable(); events seen meanwhile
  * are remembered so that the failure is retried instead of parked (kube replays them too).
  *
  * Time is simulated, in nanoseconds, always passed in; the queue never reads a clock. It must not
@@ -52,58 +52,58 @@ typedef struct pp_sq_stats {
 
 typedef struct pp_sq_queue pp_sq_queue;
 
-int pp_sq_new(const pp_sq_opts *opts, pp_sq_queue **ret);
-pp_sq_queue *pp_sq_free(pp_sq_queue *q);
+int pp__sq_new(const pp_sq_opts *opts, pp_sq_queue **ret);
+pp_sq_queue *pp__sq_free(pp_sq_queue *q);
 
 /* A new pending pod goes to activeQ. -EEXIST if already queued (or in flight). */
-int pp_sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now);
+int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now);
 
 /* Forgets a pod wherever it is (also in flight). -ENOENT if unknown. */
-int pp_sq_remove(pp_sq_queue *q, void *pod);
+int pp__sq_remove(pp_sq_queue *q, void *pod);
 
 /* Priority is immutable in Kubernetes, but a controller may re-add a pod under a new spec; the
  * entry is re-sorted where it is. -ENOENT if unknown. */
-int pp_sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority);
+int pp__sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority);
 
 /*
  * Moves expired backoff pods and unschedulable leftovers to activeQ, then pops the head of
  * activeQ, which becomes in flight. ret_attempts receives how many times it has been popped
  * (this one included). -EAGAIN when activeQ is empty.
  */
-int pp_sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts);
+int pp__sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts);
 
 /* Moves what is due (expired backoff, unschedulable leftovers) without popping. */
-void pp_sq_flush(pp_sq_queue *q, int64_t now);
+void pp__sq_flush(pp_sq_queue *q, int64_t now);
 
 /* The in-flight pod was bound (or otherwise handled): forget it. -ENOENT / -EINVAL (not in flight). */
-int pp_sq_done(pp_sq_queue *q, void *pod);
+int pp__sq_done(pp_sq_queue *q, void *pod);
 
 /*
  * The in-flight pod failed its attempt. rejectors: a mask of the reasons (caller-defined bits,
  * matched against event masks). It goes to unschedulable — or, if an event that may help arrived
  * while it was in flight, straight back to backoffQ/activeQ. Its queue timestamp becomes now.
  */
-int pp_sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64_t now);
+int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64_t now);
 
 /* A cluster event that may resolve failures in `mask`: matching unschedulable pods move to
  * backoffQ (still backing off) or activeQ. except (may be NULL): a pod the event is not news to
  * (the one whose own cycle caused it). Returns how many moved. */
-size_t pp_sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now);
+size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now);
 
 /* Moves one unschedulable or backing-off pod to activeQ now (kube's Activate; used when a pod's
  * nomination is cleared). No-op for pods in activeQ or in flight; -ENOENT if unknown. */
-int pp_sq_activate(pp_sq_queue *q, void *pod, int64_t now);
+int pp__sq_activate(pp_sq_queue *q, void *pod, int64_t now);
 
-pp_sq_state pp_sq_state_of(const pp_sq_queue *q, const void *pod);
+pp_sq_state pp__sq_state_of(const pp_sq_queue *q, const void *pod);
 
 /* When the earliest backoff expires (INT64_MAX if none). */
-int64_t pp_sq_next_backoff_expiry(const pp_sq_queue *q);
+int64_t pp__sq_next_backoff_expiry(const pp_sq_queue *q);
 /* When the oldest unschedulable pod is flushed (INT64_MAX if none). */
-int64_t pp_sq_next_leftover_flush(const pp_sq_queue *q);
+int64_t pp__sq_next_leftover_flush(const pp_sq_queue *q);
 
-void pp_sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret);
+void pp__sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret);
 
 /* The backoff a pod gets after its n-th failed attempt (n >= 1). */
-int64_t pp_sq_backoff_duration(const pp_sq_queue *q, unsigned failures);
+int64_t pp__sq_backoff_duration(const pp_sq_queue *q, unsigned failures);
 
 #endif

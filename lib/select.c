@@ -9,7 +9,7 @@
 
 #include "cluster.h"
 
-const char *labels_get(const pp_label *labels, size_t n, const char *key)
+const char *pp__labels_get(const pp_label *labels, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(labels[i].key, key) == 0)
@@ -51,7 +51,7 @@ static bool parse_int64(const char *s, int64_t *ret)
 
 static bool requirement_matches(const pp_requirement *r, const pp_label *labels, size_t n)
 {
-	const char *v = labels_get(labels, n, r->key);
+	const char *v = pp__labels_get(labels, n, r->key);
 	int64_t a, b;
 
 	switch (r->op) {
@@ -72,12 +72,12 @@ static bool requirement_matches(const pp_requirement *r, const pp_label *labels,
 	return false;
 }
 
-bool label_selector_matches(const pp_label_selector *sel, const pp_label *labels, size_t n)
+bool pp__label_selector_matches(const pp_label_selector *sel, const pp_label *labels, size_t n)
 {
 	if (!sel->present)
 		return false; /* LabelSelectorAsSelector(nil) = Nothing() */
 	for (size_t i = 0; i < sel->n_match_labels; i++) {
-		const char *v = labels_get(labels, n, sel->match_labels[i].key);
+		const char *v = pp__labels_get(labels, n, sel->match_labels[i].key);
 		if (!v || strcmp(v, sel->match_labels[i].value) != 0)
 			return false;
 	}
@@ -87,7 +87,7 @@ bool label_selector_matches(const pp_label_selector *sel, const pp_label *labels
 	return true;
 }
 
-bool node_selector_term_matches(const pp_node_selector_term *t, const struct node *node)
+bool pp__node_selector_term_matches(const pp_node_selector_term *t, const struct node *node)
 {
 	if (t->n_match_expressions == 0 && t->n_match_fields == 0)
 		return false;
@@ -106,22 +106,22 @@ bool node_selector_term_matches(const pp_node_selector_term *t, const struct nod
 	return true;
 }
 
-bool pod_matches_node_affinity(const struct pod *pod, const struct node *node)
+bool pp__pod_matches_node_affinity(const struct pod *pod, const struct node *node)
 {
 	for (size_t i = 0; i < pod->n_node_selector; i++) {
-		const char *v = labels_get(node->labels, node->n_labels, pod->node_selector[i].key);
+		const char *v = pp__labels_get(node->labels, node->n_labels, pod->node_selector[i].key);
 		if (!v || strcmp(v, pod->node_selector[i].value) != 0)
 			return false;
 	}
 	if (!pod->has_node_affinity)
 		return true;
 	for (size_t i = 0; i < pod->n_node_affinity; i++)
-		if (node_selector_term_matches(&pod->node_affinity[i], node))
+		if (pp__node_selector_term_matches(&pod->node_affinity[i], node))
 			return true;
 	return false;
 }
 
-bool toleration_tolerates(const pp_toleration *t, const pp_taint *taint)
+bool pp__toleration_tolerates(const pp_toleration *t, const pp_taint *taint)
 {
 	if (t->effect != PP_EFFECT_ANY && t->effect != taint->effect)
 		return false;
@@ -132,33 +132,33 @@ bool toleration_tolerates(const pp_toleration *t, const pp_taint *taint)
 	return strcmp(t->value ? t->value : "", taint->value ? taint->value : "") == 0;
 }
 
-bool pod_tolerates(const struct pod *pod, const pp_taint *taint)
+bool pp__pod_tolerates(const struct pod *pod, const pp_taint *taint)
 {
 	for (size_t i = 0; i < pod->n_tolerations; i++)
-		if (toleration_tolerates(&pod->tolerations[i], taint))
+		if (pp__toleration_tolerates(&pod->tolerations[i], taint))
 			return true;
 	return false;
 }
 
-bool affinity_term_matches(const pp_pod_affinity_term *t, const char *term_ns, const struct pod *pod)
+bool pp__affinity_term_matches(const pp_pod_affinity_term *t, const char *term_ns, const struct pod *pod)
 {
 	bool ns_ok = false;
 	if (t->n_namespaces == 0)
 		ns_ok = strcmp(term_ns, pod->ns) == 0;
 	for (size_t i = 0; i < t->n_namespaces && !ns_ok; i++)
 		ns_ok = strcmp(t->namespaces[i], pod->ns) == 0;
-	return ns_ok && label_selector_matches(&t->selector, pod->labels, pod->n_labels);
+	return ns_ok && pp__label_selector_matches(&t->selector, pod->labels, pod->n_labels);
 }
 
-bool pdb_matches_pod(const struct pdb *pdb, const struct pod *pod)
+bool pp__pdb_matches_pod(const struct pdb *pdb, const struct pod *pod)
 {
 	/* filterPodsWithPDBViolation: pods without labels and nil/{} selectors match nothing. */
 	if (pod->n_labels == 0 || !pdb->preempt_selectable || strcmp(pdb->ns, pod->ns) != 0)
 		return false;
-	return label_selector_matches(&pdb->selector, pod->labels, pod->n_labels);
+	return pp__label_selector_matches(&pdb->selector, pod->labels, pod->n_labels);
 }
 
-bool pdb_disrupted(const struct pdb *pdb, const char *pod_name)
+bool pp__pdb_disrupted(const struct pdb *pdb, const char *pod_name)
 {
 	for (size_t i = 0; i < pdb->n_disrupted; i++)
 		if (strcmp(pdb->disrupted[i], pod_name) == 0)

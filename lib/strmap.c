@@ -17,7 +17,7 @@ static size_t hash(const char *s)
 	return (size_t)(h ^ (h >> 29));
 }
 
-void strmap_done(struct strmap *m)
+void pp__strmap_done(struct strmap *m)
 {
 	free(m->slots);
 	*m = (struct strmap){ 0 };
@@ -37,7 +37,7 @@ static struct strmap_slot *lookup(const struct strmap *m, const char *key)
 	return NULL;
 }
 
-void *strmap_get(const struct strmap *m, const char *key)
+void *pp__strmap_get(const struct strmap *m, const char *key)
 {
 	struct strmap_slot *s = lookup(m, key);
 	return s ? s->value : NULL;
@@ -67,7 +67,7 @@ static int grow(struct strmap *m)
 	return 0;
 }
 
-int strmap_put(struct strmap *m, const char *key, void *value)
+int pp__strmap_put(struct strmap *m, const char *key, void *value)
 {
 	struct strmap_slot *s = lookup(m, key);
 	if (s) {
@@ -90,7 +90,7 @@ int strmap_put(struct strmap *m, const char *key, void *value)
 	return 0;
 }
 
-void *strmap_remove(struct strmap *m, const char *key)
+void *pp__strmap_remove(struct strmap *m, const char *key)
 {
 	struct strmap_slot *s = lookup(m, key);
 	if (!s)

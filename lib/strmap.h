@@ -15,10 +15,10 @@ struct strmap {
 	size_t cap, used, live; /* used counts tombstones too */
 };
 
-void strmap_done(struct strmap *m);
-void *strmap_get(const struct strmap *m, const char *key);
+void pp__strmap_done(struct strmap *m);
+void *pp__strmap_get(const struct strmap *m, const char *key);
 /* -ENOMEM, or 0; replaces an existing value. */
-int strmap_put(struct strmap *m, const char *key, void *value);
-void *strmap_remove(struct strmap *m, const char *key);
+int pp__strmap_put(struct strmap *m, const char *key, void *value);
+void *pp__strmap_remove(struct strmap *m, const char *key);
 
 #endif

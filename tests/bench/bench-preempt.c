@@ -6,7 +6,7 @@
  *            results of earlier decisions (pcache.h) cannot be reused.
  * Each decision is timed three ways on the same cluster state:
  *  - warm: as a caller sees it, the per-node result cache filled by the previous decision;
- *  - cold: the same decision again right after pcache_reset() (as if every node had changed);
+ *  - cold: the same decision again right after pp__pcache_reset() (as if every node had changed);
  *  - full: the straightforward simulation of preempt-sim.h (kube's algorithm: per-node pod lists,
  *          remove all lower-priority pods, re-run every filter per reprieve step, sort, PDB split,
  *          pick), on a sample of the decisions.
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cluster.h" /* pcache_reset: the cold measurement */
+#include "cluster.h" /* pp__pcache_reset: the cold measurement */
 #include "lib/preempt-sim.h"
 
 #define PODS_PER_NODE 4
@@ -180,7 +180,7 @@ static void run(enum workload w, size_t n_nodes, size_t n_decisions, size_t sim_
 		pp_preempt_options opts = { .now_ns = 1000000 + (int64_t)d };
 
 		pp_preemption *res = decide(c, name, &opts, &warm[d]);
-		pcache_reset(c);
+		pp__pcache_reset(c);
 		pp_preemption *cres = decide(c, name, &opts, &cold[d]);
 		if (!same_decision(res, cres))
 			mismatches++;

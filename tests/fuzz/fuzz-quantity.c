@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "preempt.h"
-#include "internal.h" /* pp_quantity_parse_nano */
+#include "internal.h" /* pp__quantity_parse_nano */
 #include "fuzz-common.h"
 
 /* fuzz-links: lib */
@@ -193,7 +193,7 @@ static void check_nano(const char *s)
 	__int128 v = 7;
 	int64_t units;
 	struct big b;
-	int r = pp_quantity_parse_nano(s, &v, NULL);
+	int r = pp__quantity_parse_nano(s, &v, NULL);
 
 	if (r < 0) {
 		FUZZ_ASSERT(r == -EINVAL || r == -ERANGE);

@@ -43,14 +43,14 @@ static void check(const pp_sq_queue *q, const char *pods, const struct model *m)
 	pp_sq_stats st;
 
 	for (int i = 0; i < NPODS; i++) {
-		pp_sq_state s = pp_sq_state_of(q, &pods[i]);
+		pp_sq_state s = pp__sq_state_of(q, &pods[i]);
 		FUZZ_CHECK((s != PP_SQ_NONE) == m->queued[i], "pod %d: state %d, model queued %d", i, (int)s,
 		           (int)m->queued[i]);
 		FUZZ_CHECK((s == PP_SQ_IN_FLIGHT) == m->in_flight[i], "pod %d: state %d, model in flight %d", i,
 		           (int)s, (int)m->in_flight[i]);
 		n += m->queued[i];
 	}
-	pp_sq_get_stats(q, &st);
+	pp__sq_get_stats(q, &st);
 	FUZZ_CHECK(st.active + st.backoff + st.unschedulable + st.in_flight == n, "stats %zu+%zu+%zu+%zu != %zu",
 	           st.active, st.backoff, st.unschedulable, st.in_flight, n);
 }
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.initial_backoff = option_values[data[0] % (sizeof(option_values) / sizeof(option_values[0]))];
 	opts.max_backoff = option_values[data[1] % (sizeof(option_values) / sizeof(option_values[0]))];
 	opts.max_unschedulable = option_values[data[2] % (sizeof(option_values) / sizeof(option_values[0]))];
-	if (pp_sq_new(&opts, &q) < 0)
+	if (pp__sq_new(&opts, &q) < 0)
 		return 0;
 	data += 3;
 	size -= 3;
@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		void *pod = &pods[i];
 		switch (data[0] % 10) {
 		case 0: /* add */
-			r = pp_sq_add(q, pod, prio_of(a, b), now);
+			r = pp__sq_add(q, pod, prio_of(a, b), now);
 			FUZZ_CHECK(m.queued[i] ? r == -EEXIST : r == 0, "add pod %d: %d", i, r);
 			if (r == 0) {
 				m.queued[i] = true;
@@ -87,12 +87,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			break;
 		case 1: /* remove */
-			r = pp_sq_remove(q, pod);
+			r = pp__sq_remove(q, pod);
 			FUZZ_CHECK(m.queued[i] ? r == 0 : r == -ENOENT, "remove pod %d: %d", i, r);
 			m.queued[i] = m.in_flight[i] = false;
 			break;
 		case 2: /* update priority */
-			r = pp_sq_update_priority(q, pod, prio_of(a, b));
+			r = pp__sq_update_priority(q, pod, prio_of(a, b));
 			FUZZ_CHECK(m.queued[i] ? r == 0 : r == -ENOENT, "update pod %d: %d", i, r);
 			if (r == 0)
 				m.prio[i] = prio_of(a, b);
@@ -102,14 +102,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unsigned attempts = 0;
 			int32_t best = INT32_MIN;
 			bool any = false;
-			pp_sq_flush(q, now);
+			pp__sq_flush(q, now);
 			for (int k = 0; k < NPODS; k++)
-				if (pp_sq_state_of(q, &pods[k]) == PP_SQ_ACTIVE) {
+				if (pp__sq_state_of(q, &pods[k]) == PP_SQ_ACTIVE) {
 					any = true;
 					if (m.prio[k] > best)
 						best = m.prio[k];
 				}
-			r = pp_sq_pop(q, now, &got, &attempts);
+			r = pp__sq_pop(q, now, &got, &attempts);
 			FUZZ_CHECK(any ? r == 0 : r == -EAGAIN, "pop: %d with%s active pods", r, any ? "" : "out");
 			if (r == 0) {
 				int k = (int)((char *)got - pods);
@@ -121,22 +121,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 4: /* done */
-			r = pp_sq_done(q, pod);
+			r = pp__sq_done(q, pod);
 			FUZZ_CHECK(m.in_flight[i] ? r == 0 : r < 0, "done pod %d: %d", i, r);
 			if (r == 0)
 				m.queued[i] = m.in_flight[i] = false;
 			break;
 		case 5: /* failed attempt */
-			r = pp_sq_add_unschedulable(q, pod, (uint32_t)a << (b % 25), now);
+			r = pp__sq_add_unschedulable(q, pod, (uint32_t)a << (b % 25), now);
 			FUZZ_CHECK(m.in_flight[i] ? r == 0 : r < 0, "add_unschedulable pod %d: %d", i, r);
 			if (r == 0)
 				m.in_flight[i] = false;
 			break;
 		case 6:
-			(void)pp_sq_move_on_event(q, (uint32_t)a << (b % 25), (b & 0x80) ? pod : NULL, now);
+			(void)pp__sq_move_on_event(q, (uint32_t)a << (b % 25), (b & 0x80) ? pod : NULL, now);
 			break;
 		case 7:
-			r = pp_sq_activate(q, pod, now);
+			r = pp__sq_activate(q, pod, now);
 			FUZZ_CHECK(m.queued[i] ? r == 0 : r == -ENOENT, "activate pod %d: %d", i, r);
 			break;
 		case 8: /* time passes, in steps from 1 ns to years; sometimes backwards */
@@ -146,14 +146,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				now += (int64_t)b << (a % 48);
 			break;
 		case 9:
-			(void)pp_sq_next_backoff_expiry(q);
-			(void)pp_sq_next_leftover_flush(q);
-			(void)pp_sq_backoff_duration(q, (unsigned)a << (b % 32));
-			pp_sq_flush(q, now);
+			(void)pp__sq_next_backoff_expiry(q);
+			(void)pp__sq_next_leftover_flush(q);
+			(void)pp__sq_backoff_duration(q, (unsigned)a << (b % 32));
+			pp__sq_flush(q, now);
 			break;
 		}
 		check(q, pods, &m);
 	}
-	pp_sq_free(q);
+	pp__sq_free(q);
 	return 0;
 }

@@ -356,27 +356,27 @@ static void test_sched_queue_extremes(void **state)
 		return;
 	/* Backoff doubling up to a max of INT64_MAX must saturate, not overflow. */
 	pp_sq_opts o = { .initial_backoff = 1000000000, .max_backoff = INT64_MAX, .max_unschedulable = INT64_MAX };
-	assert_int_equal(pp_sq_new(&o, &q), 0);
-	assert_int_equal(pp_sq_backoff_duration(q, 100), INT64_MAX);
-	assert_int_equal(pp_sq_backoff_duration(q, UINT_MAX), INT64_MAX);
+	assert_int_equal(pp__sq_new(&o, &q), 0);
+	assert_int_equal(pp__sq_backoff_duration(q, 100), INT64_MAX);
+	assert_int_equal(pp__sq_backoff_duration(q, UINT_MAX), INT64_MAX);
 	/* Expiry = now + backoff near the end of time, and the leftover flush. */
-	assert_int_equal(pp_sq_add(q, &pod, 0, INT64_MAX - 5), 0);
-	assert_int_equal(pp_sq_pop(q, INT64_MAX - 5, &got, NULL), 0);
-	assert_int_equal(pp_sq_add_unschedulable(q, &pod, 1, INT64_MAX - 5), 0);
-	assert_true(pp_sq_next_leftover_flush(q) >= INT64_MAX - 5);
-	assert_int_equal(pp_sq_move_on_event(q, 1, NULL, INT64_MAX - 4), 1);
-	assert_true(pp_sq_next_backoff_expiry(q) >= INT64_MAX - 5);
-	pp_sq_flush(q, INT64_MAX);
-	pp_sq_free(q);
+	assert_int_equal(pp__sq_add(q, &pod, 0, INT64_MAX - 5), 0);
+	assert_int_equal(pp__sq_pop(q, INT64_MAX - 5, &got, NULL), 0);
+	assert_int_equal(pp__sq_add_unschedulable(q, &pod, 1, INT64_MAX - 5), 0);
+	assert_true(pp__sq_next_leftover_flush(q) >= INT64_MAX - 5);
+	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, INT64_MAX - 4), 1);
+	assert_true(pp__sq_next_backoff_expiry(q) >= INT64_MAX - 5);
+	pp__sq_flush(q, INT64_MAX);
+	pp__sq_free(q);
 	/* Default options, times at the very end of the int64 range. */
-	assert_int_equal(pp_sq_new(NULL, &q), 0);
-	assert_int_equal(pp_sq_add(q, &pod, INT32_MIN, INT64_MAX), 0);
-	assert_int_equal(pp_sq_pop(q, INT64_MAX, &got, NULL), 0);
-	assert_int_equal(pp_sq_add_unschedulable(q, &pod, 1, INT64_MAX), 0);
-	(void)pp_sq_next_leftover_flush(q);
-	(void)pp_sq_move_on_event(q, 1, NULL, INT64_MAX);
-	pp_sq_flush(q, INT64_MAX);
-	pp_sq_free(q);
+	assert_int_equal(pp__sq_new(NULL, &q), 0);
+	assert_int_equal(pp__sq_add(q, &pod, INT32_MIN, INT64_MAX), 0);
+	assert_int_equal(pp__sq_pop(q, INT64_MAX, &got, NULL), 0);
+	assert_int_equal(pp__sq_add_unschedulable(q, &pod, 1, INT64_MAX), 0);
+	(void)pp__sq_next_leftover_flush(q);
+	(void)pp__sq_move_on_event(q, 1, NULL, INT64_MAX);
+	pp__sq_flush(q, INT64_MAX);
+	pp__sq_free(q);
 }
 
 int main(void)
