@@ -18,6 +18,17 @@ static bool copy_str(struct arena *a, const char *s, const char **ret)
 	return *ret != NULL;
 }
 
+/* Names repeated in a list: short lists (the usual case) compare with the names before, longer
+ * ones go through a hash set, so that an object with 10^5 labels or resources is still checked in
+ * linear time. Returns 1 when key was seen, 0 when it is new, -ENOMEM. */
+#define DUP_LINEAR_MAX 16
+static int dup_seen(struct strmap *seen, const char *key)
+{
+	if (pp__strmap_get(seen, key))
+		return 1;
+	return pp__strmap_put(seen, key, (void *)key);
+}
+
 static int copy_labels(struct arena *a, const pp_label *in, size_t n, pp_label **ret, const char *what,
                        pp_err *err)
 {
@@ -29,15 +40,27 @@ static int copy_labels(struct arena *a, const pp_label *in, size_t n, pp_label *
 	pp_label *l = pp__arena_alloc(a, n * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i].key || !*in[i].key)
-			return pp_fail(err, -EINVAL, "%s: empty key", what);
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(in[j].key, in[i].key) == 0)
-				return pp_fail(err, -EINVAL, "%s: duplicate key \"%.100s\"", what, in[i].key);
-		if (!copy_str(a, in[i].key, &l[i].key) || !copy_str(a, in[i].value, &l[i].value))
-			return -ENOMEM;
+	struct strmap seen = { 0 };
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (!in[i].key || !*in[i].key) {
+			r = pp_fail(err, -EINVAL, "%s: empty key", what);
+			break;
+		}
+		int d = 0;
+		if (n > DUP_LINEAR_MAX)
+			d = dup_seen(&seen, in[i].key);
+		else
+			for (size_t j = 0; j < i && !d; j++)
+				d = strcmp(in[j].key, in[i].key) == 0;
+		if (d > 0)
+			r = pp_fail(err, -EINVAL, "%s: duplicate key \"%.100s\"", what, in[i].key);
+		else if (d < 0 || !copy_str(a, in[i].key, &l[i].key) || !copy_str(a, in[i].value, &l[i].value))
+			r = -ENOMEM;
 	}
+	pp__strmap_done(&seen);
+	if (r < 0)
+		return r;
 	*ret = l;
 	return 0;
 }
@@ -229,14 +252,26 @@ static int copy_resources(pp_cluster *c, struct arena *a, const pp_resource *in,
 		if (!s)
 			return -ENOMEM;
 	}
+	struct strmap seen = { 0 };
 	for (size_t i = 0; i < n; i++) {
-		if (!in[i].name || !*in[i].name)
+		if (!in[i].name || !*in[i].name) {
+			pp__strmap_done(&seen);
 			return pp_fail(err, -EINVAL, "%s: empty resource name", what);
-		if (in[i].value < 0)
+		}
+		if (in[i].value < 0) {
+			pp__strmap_done(&seen);
 			return pp_fail(err, -EINVAL, "%s.%.100s: must be greater than or equal to 0", what, in[i].name);
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(in[j].name, in[i].name) == 0)
-				return pp_fail(err, -EINVAL, "%s: duplicate resource \"%.100s\"", what, in[i].name);
+		}
+		int d = 0;
+		if (n > DUP_LINEAR_MAX)
+			d = dup_seen(&seen, in[i].name);
+		else
+			for (size_t j = 0; j < i && !d; j++)
+				d = strcmp(in[j].name, in[i].name) == 0;
+		if (d != 0) {
+			pp__strmap_done(&seen);
+			return d < 0 ? d : pp_fail(err, -EINVAL, "%s: duplicate resource \"%.100s\"", what, in[i].name);
+		}
 		int k = core_index(in[i].name);
 		if (k >= 0) {
 			core[k] = in[i].value;
@@ -249,10 +284,13 @@ static int copy_resources(pp_cluster *c, struct arena *a, const pp_resource *in,
 		}
 		uint32_t id;
 		int r = res_id(c, in[i].name, &id);
-		if (r < 0)
+		if (r < 0) {
+			pp__strmap_done(&seen);
 			return r;
+		}
 		s[ns++] = (struct sres){ .id = id, .value = in[i].value };
 	}
+	pp__strmap_done(&seen);
 	if (ns)
 		qsort(s, ns, sizeof(*s), sres_cmp);
 	*ret_scalar = s;
@@ -582,20 +620,38 @@ static void recompute_psum(struct node *n, size_t from)
 	}
 }
 
+/* n->req_scalar stays sorted by id, like every pod's scalar list (copy_resources), so adding a
+ * pod is a merge and lookups are binary searches: a pod with 10^5 extended resources on a node
+ * with as many costs n log n, not n^2. */
 static int req_scalar_add(struct node *n, const struct pod *p, int sign)
 {
-	for (size_t i = 0; i < p->n_scalar; i++) {
-		size_t j = 0;
-		while (j < n->n_req_scalar && n->req_scalar[j].id != p->scalar[i].id)
+	size_t added = 0;
+	for (size_t i = 0, j = 0; i < p->n_scalar; i++) {
+		while (j < n->n_req_scalar && n->req_scalar[j].id < p->scalar[i].id)
 			j++;
-		if (j == n->n_req_scalar) {
-			if (grow((void **)&n->req_scalar, &n->cap_req_scalar, j + 1, sizeof(*n->req_scalar)) < 0)
-				return -ENOMEM;
-			n->req_scalar[j] = (struct sres128){ .id = p->scalar[i].id };
-			n->n_req_scalar++;
-		}
-		n->req_scalar[j].value += sign * (i128)p->scalar[i].value;
+		if (j < n->n_req_scalar && n->req_scalar[j].id == p->scalar[i].id)
+			n->req_scalar[j].value += sign * (i128)p->scalar[i].value;
+		else
+			added++;
 	}
+	if (added == 0)
+		return 0;
+	if (grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + added, sizeof(*n->req_scalar)) < 0)
+		return -ENOMEM;
+	/* Merge the new ids in from the back; ids already present were summed above. */
+	size_t w = n->n_req_scalar + added, j = n->n_req_scalar, i = p->n_scalar;
+	while (w > j) {
+		const struct sres *ps = &p->scalar[i - 1];
+		if (j > 0 && n->req_scalar[j - 1].id >= ps->id) {
+			if (n->req_scalar[j - 1].id == ps->id)
+				i--;
+			n->req_scalar[--w] = n->req_scalar[--j];
+		} else {
+			n->req_scalar[--w] = (struct sres128){ .id = ps->id, .value = sign * (i128)ps->value };
+			i--;
+		}
+	}
+	n->n_req_scalar += added;
 	return 0;
 }
 

@@ -292,28 +292,36 @@ unsigned pp__filter_affinity(struct filter *x, const struct node *n, bool *unres
 
 /* ---- node filters --------------------------------------------------------------------------- */
 
+/* Scalar lists are sorted by id (copy_resources, req_scalar_add): binary search, so that objects
+ * with many extended resources do not make the filter quadratic. */
+#define SCALAR_FIND(arr, n, key)                                \
+	do {                                                     \
+		size_t lo_ = 0, hi_ = (n);                           \
+		while (lo_ < hi_) {                                  \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;             \
+			if ((arr)[mid_].id < (key))                      \
+				lo_ = mid_ + 1;                              \
+			else                                             \
+				hi_ = mid_;                                  \
+		}                                                    \
+		if (lo_ < (n) && (arr)[lo_].id == (key))             \
+			return (arr)[lo_].value;                         \
+		return 0;                                            \
+	} while (0)
+
 i128 pp__node_alloc_scalar(const struct node *n, uint32_t id)
 {
-	for (size_t i = 0; i < n->n_alloc_scalar; i++)
-		if (n->alloc_scalar[i].id == id)
-			return n->alloc_scalar[i].value;
-	return 0;
+	SCALAR_FIND(n->alloc_scalar, n->n_alloc_scalar, id);
 }
 
 i128 pp__node_req_scalar(const struct node *n, uint32_t id)
 {
-	for (size_t i = 0; i < n->n_req_scalar; i++)
-		if (n->req_scalar[i].id == id)
-			return n->req_scalar[i].value;
-	return 0;
+	SCALAR_FIND(n->req_scalar, n->n_req_scalar, id);
 }
 
 int64_t pp__pod_scalar(const struct pod *p, uint32_t id)
 {
-	for (size_t i = 0; i < p->n_scalar; i++)
-		if (p->scalar[i].id == id)
-			return p->scalar[i].value;
-	return 0;
+	SCALAR_FIND(p->scalar, p->n_scalar, id);
 }
 
 i128 pp__extra_scalar(const struct filter *x, const struct node *n, uint32_t id)

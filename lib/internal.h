@@ -4,6 +4,7 @@
 #define PP_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "preempt.h"
@@ -19,6 +20,16 @@ __attribute__((format(printf, 3, 4))) static inline int pp_fail(pp_err *err, int
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);
 	}
+	return r;
+}
+
+/* Times and durations come from the caller (simulated clocks may sit anywhere in int64, options
+ * may be INT64_MAX = "never"): deadlines saturate at the ends of the range instead of overflowing. */
+static inline int64_t pp__sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
 	return r;
 }
 

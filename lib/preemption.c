@@ -209,6 +209,8 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 			}
 			x->flags[i] |= FL_VICTIM;
 			count++;
+			/* Each term is below 2^32, so the sum overflows only past 2^31 victims on one
+			 * node, which no memory holds. */
 			sum += (int64_t)sl->prio + ((int64_t)1 << 31);
 			if (x->flags[i] & FL_VIOLATING)
 				viol++;

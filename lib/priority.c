@@ -8,10 +8,15 @@
 #include <string.h>
 
 #include "internal.h"
+#include "strmap.h"
 
+/* Classes stay in insertion order (pp_pcset_get); the map makes lookups O(1), so loading n
+ * classes is linear (a list of tens of thousands is an input size a controller may see). */
 struct pp_pcset {
 	pp_priority_class *classes; /* name and description are owned copies */
 	size_t n, cap;
+	struct strmap by_name; /* name (borrowed from classes[i]) -> i + 1 */
+	size_t def;            /* index + 1 of the globalDefault class, 0 = none (never more than one) */
 };
 
 static const struct {
@@ -84,10 +89,13 @@ bool pp_is_dns_subdomain(const char *s)
 
 static pp_priority_class *find(const pp_pcset *s, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->classes[i].name, name) == 0)
-			return &s->classes[i];
-	return NULL;
+	uintptr_t i = (uintptr_t)pp__strmap_get(&s->by_name, name);
+	return i ? &s->classes[i - 1] : NULL;
+}
+
+static int index_put(pp_pcset *s, size_t i)
+{
+	return pp__strmap_put(&s->by_name, s->classes[i].name, (void *)(uintptr_t)(i + 1));
 }
 
 static int append(pp_pcset *s, const char *name, int32_t value, bool global_default,
@@ -107,9 +115,18 @@ static int append(pp_pcset *s, const char *name, int32_t value, bool global_defa
 		free(d);
 		return -ENOMEM;
 	}
-	s->classes[s->n++] = (pp_priority_class){
+	s->classes[s->n] = (pp_priority_class){
 		.name = n, .value = value, .global_default = global_default, .policy = policy, .description = d,
 	};
+	int r = index_put(s, s->n);
+	if (r < 0) {
+		free(n);
+		free(d);
+		return r;
+	}
+	if (global_default)
+		s->def = s->n + 1;
+	s->n++;
 	return 0;
 }
 
@@ -141,19 +158,17 @@ pp_pcset *pp_pcset_free(pp_pcset *s)
 		free((char *)s->classes[i].description);
 	}
 	free(s->classes);
+	pp__strmap_done(&s->by_name);
 	free(s);
 	return NULL;
 }
 
 static const pp_priority_class *default_class(const pp_pcset *s, const pp_priority_class *except)
 {
-	/* Admission is racy in Kubernetes, so two defaults can exist; the lowest value wins there. */
-	const pp_priority_class *best = NULL;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->classes[i].global_default && &s->classes[i] != except &&
-		    (!best || s->classes[i].value < best->value))
-			best = &s->classes[i];
-	return best;
+	/* Admission is racy in Kubernetes, so two defaults can exist there (the lowest value wins);
+	 * add and update refuse a second one here, so the set holds at most one. */
+	const pp_priority_class *d = s->def ? &s->classes[s->def - 1] : NULL;
+	return d != except ? d : NULL;
 }
 
 static int validate(const pp_pcset *s, const char *name, int32_t value, bool global_default,
@@ -246,6 +261,10 @@ int pp_pcset_update(pp_pcset *s, const char *name, int32_t value, bool global_de
 		c->description = d;
 	}
 	c->global_default = global_default;
+	if (global_default)
+		s->def = (size_t)(c - s->classes) + 1;
+	else if (s->def == (size_t)(c - s->classes) + 1)
+		s->def = 0;
 	return 0;
 }
 
@@ -258,11 +277,23 @@ int pp_pcset_remove(pp_pcset *s, const char *name, pp_err *err)
 		return pp_fail(err, -ENOENT, "priorityclasses/%s: not found", name);
 	if (strncmp(name, "system-", 7) == 0)
 		return pp_fail(err, -EPERM, "priorityclasses/%s: the system priority classes cannot be deleted", name);
+	size_t i = (size_t)(c - s->classes);
+	(void)pp__strmap_remove(&s->by_name, name);
 	free((char *)c->name);
 	free((char *)c->description);
-	size_t i = (size_t)(c - s->classes);
 	memmove(c, c + 1, (s->n - i - 1) * sizeof(*c));
 	s->n--;
+	if (s->def == i + 1)
+		s->def = 0;
+	else if (s->def > i + 1)
+		s->def--;
+	/* The classes after it moved down by one. O(n) like the memmove (insertion order is the
+	 * iteration order), but a plain pass over the slots: no hashing, no allocation. */
+	for (size_t j = 0; j < s->by_name.cap; j++) {
+		uintptr_t v = (uintptr_t)s->by_name.slots[j].value;
+		if (v > i + 1)
+			s->by_name.slots[j].value = (void *)(v - 1);
+	}
 	return 0;
 }
 

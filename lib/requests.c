@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "strmap.h"
 
 static bool has_prefix(const char *s, const char *prefix)
 {
@@ -82,16 +83,26 @@ struct acc {
 	__int128 overhead;
 };
 
+/* In first-seen order (the order of the result). A pod names a handful of resources; past
+ * ACC_LINEAR_MAX a hash index takes over, so that 10^5 distinct extended resources stay linear. */
+#define ACC_LINEAR_MAX 16
 struct accs {
 	struct acc *v;
 	size_t n, cap;
+	struct strmap idx; /* name -> i + 1, once n reaches ACC_LINEAR_MAX */
 };
 
 static struct acc *acc_get(struct accs *a, const char *name)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i].name, name) == 0)
-			return &a->v[i];
+	if (a->idx.cap) {
+		uintptr_t i = (uintptr_t)pp__strmap_get(&a->idx, name);
+		if (i)
+			return &a->v[i - 1];
+	} else {
+		for (size_t i = 0; i < a->n; i++)
+			if (strcmp(a->v[i].name, name) == 0)
+				return &a->v[i];
+	}
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 8;
 		struct acc *v = realloc(a->v, cap * sizeof(*v));
@@ -101,6 +112,10 @@ static struct acc *acc_get(struct accs *a, const char *name)
 		a->cap = cap;
 	}
 	a->v[a->n] = (struct acc){ .name = name };
+	if (a->n + 1 >= ACC_LINEAR_MAX)
+		for (size_t i = a->idx.cap ? a->n : 0; i <= a->n; i++)
+			if (pp__strmap_put(&a->idx, a->v[i].name, (void *)(uintptr_t)(i + 1)) < 0)
+				return NULL; /* the caller fails the whole computation */
 	return &a->v[a->n++];
 }
 
@@ -197,10 +212,9 @@ int pp_pod_requests(const pp_container_requests *containers, size_t n_containers
 			}
 		}
 		/* A regular init container's peak includes the sidecars started before it even for
-		 * resources it does not request itself. */
-		if (c->kind == PP_INIT_CONTAINER)
-			for (size_t k = 0; k < a.n; k++)
-				a.v[k].init_peak = max128(a.v[k].init_peak, a.v[k].sidecars);
+		 * resources it does not request itself: init_peak >= sidecars holds already, since every
+		 * sidecar raises both, so nothing to do per resource (which would be containers ×
+		 * distinct resources). */
 	}
 	for (size_t j = 0; j < n_pod_level; j++) {
 		__int128 v;
@@ -261,5 +275,6 @@ int pp_pod_requests(const pp_container_requests *containers, size_t n_containers
 	r = 0;
 out:
 	free(a.v);
+	pp__strmap_done(&a.idx);
 	return r;
 }

@@ -320,9 +320,15 @@ int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns, pp
 		return pp_fail(err, -ENOMEM, "out of memory");
 	if (opts)
 		s->opts = *opts;
-	if (s->opts.initial_backoff_ns < 0 || s->opts.max_backoff_ns < 0 || s->opts.max_unschedulable_ns < 0) {
-		free(s);
-		return pp_fail(err, -EINVAL, "negative backoff or unschedulable duration");
+	{
+		static const char *const names[] = { "initial_backoff_ns", "max_backoff_ns", "max_unschedulable_ns" };
+		const int64_t v[] = { s->opts.initial_backoff_ns, s->opts.max_backoff_ns, s->opts.max_unschedulable_ns };
+		for (size_t i = 0; i < PP_ELEMENTSOF(v); i++)
+			if (v[i] < 0) {
+				free(s);
+				return pp_fail(err, -EINVAL, "pp_sched_options.%s: negative duration %lld", names[i],
+				               (long long)v[i]);
+			}
 	}
 	qo.initial_backoff = s->opts.initial_backoff_ns;
 	qo.max_backoff = s->opts.max_backoff_ns;
@@ -408,8 +414,10 @@ static int track_victim(pp_sched *s, const char *ns, const char *name, int32_t p
 	}
 	if (grace_s < 0)
 		grace_s = DEFAULT_GRACE_S;
-	/* Saturate instead of overflowing on absurd grace periods. */
-	p->gone_at = grace_s > (INT64_MAX - s->now) / NSEC_PER_SEC ? INT64_MAX : s->now + grace_s * NSEC_PER_SEC;
+	/* Exact in 128 bits (grace_s >= 0, so only the upper end needs the clamp): saturating each
+	 * step would let an early clock pull an overflowed grace period back into range. */
+	__int128 gone = (__int128)s->now + (__int128)grace_s * NSEC_PER_SEC;
+	p->gone_at = gone > INT64_MAX ? INT64_MAX : (int64_t)gone;
 	p->seq = s->seq++;
 	r = dying_push(s, p);
 	if (r < 0)

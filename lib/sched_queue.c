@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "sched_queue.h"
 
 struct pp_sq_entry {
@@ -295,9 +296,16 @@ static void set_now(pp_sq_queue *q, int64_t now)
 
 int pp__sq_new(const pp_sq_opts *opts, pp_sq_queue **ret)
 {
-	pp_sq_queue *q = calloc(1, sizeof(*q));
+	pp_sq_queue *q;
+
+	/* 0 asks for the default; a negative duration is a caller bug, not "never". */
+	if (opts && (opts->initial_backoff < 0 || opts->max_backoff < 0 || opts->max_unschedulable < 0))
+		return -EINVAL;
+	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
+	/* The caller's clock may be anywhere in int64 (negative simulated times included). */
+	q->now = INT64_MIN;
 	if (opts)
 		q->opts = *opts;
 	if (q->opts.initial_backoff <= 0)
@@ -395,7 +403,7 @@ void pp__sq_flush(pp_sq_queue *q, int64_t now)
 	while (q->backoff.n > 0 && q->backoff.v[0]->backoff_expiry <= q->now)
 		to_active(q, q->backoff.v[0]);
 	/* The list is in timestamp order (time never goes backwards), so only its head can be due. */
-	while (q->unsched.head && q->unsched.head->timestamp + q->opts.max_unschedulable <= q->now)
+	while (q->unsched.head && pp__sat_add(q->unsched.head->timestamp, q->opts.max_unschedulable) <= q->now)
 		to_active_or_backoff(q, q->unsched.head);
 }
 
@@ -430,10 +438,11 @@ int pp__sq_done(pp_sq_queue *q, void *pod)
 
 int64_t pp__sq_backoff_duration(const pp_sq_queue *q, unsigned failures)
 {
-	int64_t d = q->opts.initial_backoff;
-	for (unsigned i = 1; i < failures && d < q->opts.max_backoff; i++)
-		d *= 2;
-	return d < q->opts.max_backoff ? d : q->opts.max_backoff;
+	int64_t d = q->opts.initial_backoff, max = q->opts.max_backoff;
+	/* Doubling stops at max, so at most 63 rounds whatever the failure count. */
+	for (unsigned i = 1; i < failures && d < max; i++)
+		d = d > max / 2 ? max : d * 2;
+	return d < max ? d : max;
 }
 
 int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64_t now)
@@ -449,7 +458,7 @@ int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int6
 	e->rejectors = rejectors;
 	e->timestamp = q->now;
 	e->seq = q->seq++;
-	e->backoff_expiry = q->now + pp__sq_backoff_duration(q, e->failures);
+	e->backoff_expiry = pp__sat_add(q->now, pp__sq_backoff_duration(q, e->failures));
 	if (e->inflight_events & rejectors) {
 		to_active_or_backoff(q, e);
 	} else {
@@ -504,7 +513,7 @@ int64_t pp__sq_next_backoff_expiry(const pp_sq_queue *q)
 
 int64_t pp__sq_next_leftover_flush(const pp_sq_queue *q)
 {
-	return q->unsched.head ? q->unsched.head->timestamp + q->opts.max_unschedulable : INT64_MAX;
+	return q->unsched.head ? pp__sat_add(q->unsched.head->timestamp, q->opts.max_unschedulable) : INT64_MAX;
 }
 
 void pp__sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret)
