@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libcgroup.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
@@ -105,9 +107,16 @@ int cg_discover(const char *configured_root, cg_info *ret)
 	char found[PATH_MAX] = "";
 
 	if (configured_root) {
+		char canon[PATH_MAX];
 		if (access(configured_root, R_OK | X_OK) < 0)
 			return -errno;
-		snprintf(ci.root, sizeof(ci.root), "%s", configured_root);
+		/*
+		 * Canonical: pod paths are later opened with no symlink allowed anywhere (evictor), so
+		 * symlinks the operator put in the configured path are resolved once, here.
+		 */
+		if (!realpath(configured_root, canon))
+			return -errno;
+		snprintf(ci.root, sizeof(ci.root), "%s", canon);
 		ci.found_by = "configuration";
 		if (!fs_is(configured_root, CGROUP2_SUPER_MAGIC))
 			ci.mode = CG_MODE_DIRECTORY;

@@ -12,7 +12,8 @@
 /* Reads a small cgroupfs control file whole; cgroupfs files are not seekable streams, so pread(0). */
 static int read_small(int dirfd, const char *name, char *buf, size_t size)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	/* O_NOFOLLOW|O_NONBLOCK: a symlink or FIFO in a fixture/bind-mounted tree is refused, not waited on */
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	ssize_t n = pread(fd, buf, size - 1, 0);
@@ -24,6 +25,13 @@ static int read_small(int dirfd, const char *name, char *buf, size_t size)
 	return (int)n;
 }
 
+/*
+ * A pid read from cgroup.procs may exit and be reused by a process outside the pod before the
+ * kill() below: the race is inherent to pid-based signalling (a pidfd would only pin the process
+ * found at pidfd_open time, which is as late as kill()). It is why evictd ends every eviction
+ * with cgroup.kill, which the kernel applies to the cgroup's members only, and uses per-pid
+ * signals only for the SIGTERM of the grace period (and for SIGKILL on kernels < 5.14).
+ */
 static int signal_pid(const char *s, int sig, pid_t self)
 {
 	char *end;
@@ -44,7 +52,7 @@ static int signal_pid(const char *s, int sig, pid_t self)
  */
 static int signal_procs(int dirfd, int sig, pid_t self)
 {
-	int fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	int fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	char buf[4096];
@@ -108,7 +116,7 @@ static int signal_tree(int dirfd, int sig, pid_t self, unsigned depth)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
-		int child = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		int child = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (child < 0)
 			continue; /* a file, or a child cgroup removed meanwhile */
 		r = signal_tree(child, sig, self, depth + 1);
@@ -134,7 +142,8 @@ int cg_signal_tree(int cg_dirfd, int sig, pid_t self)
 
 int cg_kill(int cg_dirfd)
 {
-	int fd = openat(cg_dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	/* Never through a symlink: the write must reach this cgroup's own cgroup.kill. */
+	int fd = openat(cg_dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	int r = write(fd, "1", 1) == 1 ? 0 : -errno;

@@ -60,6 +60,15 @@ typedef struct evictd_config {
 	uint64_t exec_timeout_usec;
 	bool exec_fallback_kill;
 	char *status_file;
+	/*
+	 * The fastest rates at which a signal can plausibly fall, per second. The cheap node-signal
+	 * poll runs when a signal could first reach its threshold at that rate (earlyoom's adaptive
+	 * sleep, generalised): fast near a threshold, one read per interval on an idle node.
+	 */
+	int64_t memory_max_rate;  /* bytes/s: memory.available, allocatableMemory.available */
+	int64_t disk_max_rate;    /* bytes/s: nodefs.available, imagefs.available */
+	int64_t inodes_max_rate;  /* inodes/s: nodefs.inodesFree, imagefs.inodesFree */
+	int64_t pid_max_rate;     /* tasks/s: pid.available */
 
 	/* [eviction-hard], [eviction-soft], [eviction-soft-grace-period], [eviction-minimum-reclaim] */
 	threshold_value hard[_SIGNAL_MAX];

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cadence.h"
 #include "cgdiscover.h"
 #include "evict-log.h"
 #include "evictor.h"
@@ -31,8 +32,6 @@
 
 /* Timer accuracy for the polling ticks: coalescing saves wake-ups when idle. */
 #define TICK_ACCURACY_USEC 1000ULL
-/* Near a threshold the node signals are polled at this period (earlyoom polls at 100 ms). */
-#define FAST_POLL_USEC 20000ULL
 /* While idle, signal-only changes refresh status.json at most this often. */
 #define STATUS_IDLE_REFRESH_USEC (10ULL * 1000000ULL)
 /* On SIGTERM, how long in-flight evictions get to finish before the daemon exits anyway. */
@@ -187,6 +186,25 @@ static void json_decision(jsonbuf *j, const status_decision *d)
 }
 
 /*
+ * The status file's directory (/run/evictd) is created when missing: systemd's RuntimeDirectory=
+ * does it for the service, but not for `make run`, a container or a test. Only the last
+ * component: a missing /run means something else is wrong.
+ */
+static int make_status_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return -ENOENT;
+	*slash = '\0';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/*
  * Rewrites status.json when something a reader cares about changed (conditions, evictions,
  * decisions, configuration: d->dirty), and otherwise at most every STATUS_IDLE_REFRESH_USEC so
  * that the signal figures stay fresh without costing idle CPU.
@@ -224,6 +242,8 @@ static void write_status(evictd_daemon *d, bool force)
 	int r = jb_error(&j);
 	if (r == 0) {
 		r = status_write_atomic(d->status_path, j.buf, j.len);
+		if (r == -ENOENT && make_status_dir(d->status_path) == 0)
+			r = status_write_atomic(d->status_path, j.buf, j.len);
 		if (r == 0) {
 			d->status_written_usec = now;
 			d->dirty = false;
@@ -512,31 +532,6 @@ static void setup_watches(evictd_daemon *d)
 	}
 }
 
-/*
- * Near a threshold the node signals are polled every FAST_POLL_USEC: crossing it is then noticed
- * within milliseconds, while an idle node costs one cheap read per interval. "Near" means the
- * available amount is below twice the threshold (plus 1% of capacity).
- */
-static bool near_threshold(const evictd_daemon *d)
-{
-	for (int s = 0; s < _SIGNAL_MAX; s++) {
-		const signal_obs *o = &d->node.s[s];
-		if (!o->known)
-			continue;
-		int64_t hard = threshold_resolve(config_hard(d->cfg, (evictd_signal)s), o->capacity);
-		int64_t soft = threshold_resolve(&d->cfg->soft[s], o->capacity);
-		int64_t thr = hard > soft ? hard : soft;
-		if (thr <= 0)
-			continue;
-		if (signal_is_psi((evictd_signal)s)) {
-			if (o->available * 2 > thr)
-				return true;
-		} else if (o->available < 2 * thr + o->capacity / 100)
-			return true;
-	}
-	return false;
-}
-
 static void decide_and_act(evictd_daemon *d, const char *reason);
 
 static void evaluate(evictd_daemon *d, const char *reason)
@@ -569,7 +564,9 @@ static void evaluate(evictd_daemon *d, const char *reason)
 	}
 	d->node_valid = true;
 	decide_and_act(d, reason);
-	schedule_tick(d, near_threshold(d) ? FAST_POLL_USEC : d->cfg->interval_usec);
+	/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
+	schedule_tick(d, cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec()));
+	log_flush_dropped();
 	write_status(d, false);
 	notify_status(d);
 }

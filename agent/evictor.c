@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfs.h"
 #include "cgkill.h"
 #include "exec-argv.h"
 
@@ -487,8 +488,12 @@ int evictor_start(evictor *ev, const evict_request *req)
 		return r < 0 ? r : 0;
 	}
 
-	x->dirfd = open(x->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = x->dirfd < 0 ? -errno : 0;
+	/*
+	 * No symlink anywhere on the path (the cgroup root is canonical, see cg_discover): a pod
+	 * directory swapped for a symlink since the scan cannot redirect SIGTERM or cgroup.kill.
+	 */
+	x->dirfd = cgfs_open_dir_beneath(AT_FDCWD, x->cgroup_path);
+	int r = x->dirfd < 0 ? x->dirfd : 0;
 	if (r == 0) {
 		unsigned long long mem;
 		if (cg_memory_current(x->dirfd, &mem) == 0)

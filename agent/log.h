@@ -2,10 +2,15 @@
 #pragma once
 
 /*
- * evictd's log: one structured journal entry per decision (sd_journal_sendv, MESSAGE_ID per kind,
- * EVICTD_* fields, a readable MESSAGE), or the same as one line on stderr when there is no
- * journal. sd_journal_send() returns 0 even when journald is absent and the entry is dropped, so
- * the target is chosen once at startup (log_setup), never inferred from send results.
+ * evictd's log: one structured journal entry per decision (MESSAGE_ID per kind, EVICTD_* fields, a
+ * readable MESSAGE), or the same as one line on stderr when there is no journal. The target is
+ * chosen once at startup (log_setup).
+ *
+ * Journal entries are sent with the native protocol on evictd's own datagram socket, never
+ * blocking: when journald does not read (its queue full) or is gone, the entry is written to
+ * stderr instead and counted, and one "N journal entries dropped" entry follows once the journal
+ * takes entries again. Every stderr line is written with a single write(2), so lines from several
+ * writers never interleave.
  *
  * All MESSAGE_IDs evictd uses are defined here (catalog: systemd/evictd.catalog).
  */
@@ -78,6 +83,15 @@ typedef enum log_target {
  */
 void log_setup(log_target t);
 log_target log_get_target(void);
+
+#define LOG_JOURNAL_SOCKET "/run/systemd/journal/socket"
+/* Where journal entries are sent (tests); NULL: LOG_JOURNAL_SOCKET. Call before log_setup(). */
+void log_set_journal_socket(const char *path);
+/* Journal entries not delivered (written to stderr instead) and not reported yet. */
+unsigned long log_journal_dropped(void);
+/* Sends the pending "N journal entries dropped" entry if the journal takes it now (the daemon's
+ * tick calls it, so the report does not wait for the next decision). Cheap when nothing is pending. */
+void log_flush_dropped(void);
 /* Entries above this syslog priority are dropped (default LOG_INFO). */
 void log_set_max_priority(int prio);
 /* Parses "auto", "journal", "stderr"; -EINVAL otherwise. */

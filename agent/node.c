@@ -79,7 +79,7 @@ const char *node_find_kubepods(int cg_root_fd)
 	struct stat st;
 
 	for (size_t i = 0; i < 2 && cg_root_fd >= 0; i++)
-		if (fstatat(cg_root_fd, names[i], &st, 0) == 0 && S_ISDIR(st.st_mode))
+		if (fstatat(cg_root_fd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
 			return names[i];
 	return NULL;
 }
@@ -95,9 +95,9 @@ static void read_allocatable(const node_sources *src, node_signals *ret)
 		unknown(o, "no kubepods cgroup (kubepods.slice or kubepods) under the cgroup root");
 		return;
 	}
-	fd = openat(src->cg_root_fd, src->kubepods, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = cgfs_open_dir_beneath(src->cg_root_fd, src->kubepods); /* no symlink out of the root */
 	if (fd < 0) {
-		unknown(o, "cannot open %s: %s", src->kubepods, strerror(errno));
+		unknown(o, "cannot open %s: %s", src->kubepods, strerror(-fd));
 		return;
 	}
 	r = cgfs_read_u64(fd, "memory.max", &max);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,73 @@ static int desc_handler(void *user, const char *section, const char *key, const 
 	} else
 		return dfail(d, "unknown key \"%s\"", key);
 	return 1;
+}
+
+/* Deeper than any real path: a bound for the walk up through "..". */
+#define DIR_CHECK_MAX_DEPTH 256
+
+static bool dir_unsafe(const struct stat *st, bool is_metadir, char *why, size_t why_size, const char *what)
+{
+	if (st->st_uid != 0)
+		snprintf(why, why_size, "%s is owned by uid %u, not root", what, (unsigned)st->st_uid);
+	else if ((st->st_mode & (S_IWGRP | S_IWOTH)) && (is_metadir || !(st->st_mode & S_ISVTX)))
+		snprintf(why, why_size, "%s is writable by %s (mode %04o)", what,
+		         st->st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st->st_mode & 07777));
+	else
+		return false;
+	return true;
+}
+
+int podmeta_dir_check(int metadir_fd, char *why, size_t why_size)
+{
+	struct stat st, parent;
+	int fd, r = 0;
+
+	if (fstat(metadir_fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, why_size, "cannot stat the directory: %s", strerror(-r));
+		return r;
+	}
+	if (dir_unsafe(&st, true, why, why_size, "the directory"))
+		return -EPERM;
+	/* Up through "..": the directories that really contain it, whatever path led here. */
+	fd = metadir_fd;
+	for (int depth = 1; depth <= DIR_CHECK_MAX_DEPTH; depth++) {
+		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+		if (up < 0) {
+			r = -errno;
+			snprintf(why, why_size, "cannot open its parent directory: %s", strerror(-r));
+			break;
+		}
+		if (fd != metadir_fd)
+			close(fd);
+		fd = up;
+		if (fstat(fd, &parent) < 0) {
+			r = -errno;
+			snprintf(why, why_size, "cannot stat its parent directory: %s", strerror(-r));
+			break;
+		}
+		if (parent.st_dev == st.st_dev && parent.st_ino == st.st_ino)
+			break; /* "/.." is "/" */
+		char what[PATH_MAX + 32], link[64], target[PATH_MAX];
+		ssize_t tl;
+		/* For the message only: the kernel's name of that directory. */
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		tl = readlink(link, target, sizeof(target) - 1);
+		if (tl > 0) {
+			target[tl] = '\0';
+			snprintf(what, sizeof(what), "its ancestor %s", target);
+		} else
+			snprintf(what, sizeof(what), "its ancestor %d level%s up", depth, depth > 1 ? "s" : "");
+		if (dir_unsafe(&parent, false, why, why_size, what)) {
+			r = -EPERM;
+			break;
+		}
+		st = parent;
+	}
+	if (fd != metadir_fd)
+		close(fd);
+	return r;
 }
 
 int podmeta_stat(int metadir_fd, const char *uid, struct stat *st)

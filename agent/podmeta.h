@@ -22,6 +22,16 @@
 #define POD_DEFAULT_GRACE_USEC (30ULL * 1000000ULL)
 
 /*
+ * Whether descriptors in the directory metadir_fd may be trusted at all: the directory must be
+ * owned by root and writable by nobody else (no group/other write bit, sticky or not), else a
+ * tenant could rename another pod's root-owned descriptor to its own UID; each ancestor up to /
+ * must be root-owned and not group/other-writable either, except that a sticky ancestor (/tmp)
+ * is accepted: others cannot rename or remove root's entries in it. Returns 0, -EPERM with why[]
+ * naming the directory and its owner/mode, or -errno.
+ */
+int podmeta_dir_check(int metadir_fd, char *why, size_t why_size);
+
+/*
  * Looks at metadir_fd/<uid>.conf without following symlinks. Returns 0 and *st when there is a
  * file (of any kind) to look at, -ENOENT when there is none, -errno otherwise.
  */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "pods.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <glob.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static bool uid_char_ok(char c)
 {
@@ -65,101 +69,175 @@ int pod_parse_path(const char *cgroup, char uid[POD_UID_MAX], pod_qos *ret_qos)
 	return 0;
 }
 
-/* glob() treats the root as a pattern too: escape it. */
-static int escape_glob(const char *s, char *out, size_t size)
-{
-	size_t o = 0;
-	for (; *s; s++) {
-		if (strchr("*?[]\\", *s)) {
-			if (o + 1 >= size)
-				return -ENAMETOOLONG;
-			out[o++] = '\\';
-		}
-		if (o + 1 >= size)
-			return -ENAMETOOLONG;
-		out[o++] = *s;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
 static int cmp_pod(const void *a, const void *b)
 {
 	return strcmp(((const pod_info *)a)->cgroup, ((const pod_info *)b)->cgroup);
 }
 
-int pods_discover(const char *root, char *const *patterns, pod_info **ret, size_t *ret_n)
-{
-	char eroot[PATH_MAX], pat[PATH_MAX * 2];
-	glob_t g = { 0 };
-	size_t rootlen = strlen(root);
-	pod_info *pods = NULL;
-	size_t n = 0, kept = 0;
-	int flags = GLOB_NOSORT | GLOB_ONLYDIR;
-	int r;
+/*
+ * glob(3) follows symlinks, so a pod or QoS directory that is a symlink would lead discovery out
+ * of the cgroup root. This matcher walks the patterns component by component with openat/readdir
+ * on directory fds, matches names with fnmatch (a leading '.' only matched explicitly, as glob
+ * does), and never enters a symlink: such a match is reported to the caller instead.
+ */
+typedef struct walk {
+	char *const *comps;
+	size_t n_comps;
+	char path[PATH_MAX];
+	pod_info *pods;
+	size_t n, cap;
+	pods_symlink_cb cb;
+	void *userdata;
+} walk;
 
-	while (rootlen > 1 && root[rootlen - 1] == '/')
-		rootlen--;
-	if (rootlen >= sizeof(eroot) / 2)
-		return -ENAMETOOLONG;
-	memcpy(pat, root, rootlen);
-	pat[rootlen] = '\0';
-	r = escape_glob(pat, eroot, sizeof(eroot));
-	if (r < 0)
-		return r;
-	for (char *const *p = patterns; p && *p; p++) {
-		snprintf(pat, sizeof(pat), "%s/%s", eroot, *p);
-		r = glob(pat, flags, NULL, &g);
-		if (r == GLOB_NOSPACE) {
-			globfree(&g);
-			return -ENOMEM;
-		}
-		if (r == 0 || r == GLOB_NOMATCH)
-			flags |= GLOB_APPEND;
-	}
-	if (!(flags & GLOB_APPEND)) {
-		*ret = NULL;
-		*ret_n = 0;
+static int add_pod(walk *w)
+{
+	pod_info pi = { 0 };
+
+	if (pod_parse_path(w->path, pi.uid, &pi.qos) < 0)
 		return 0;
-	}
-	pods = calloc(g.gl_pathc ? g.gl_pathc : 1, sizeof(*pods));
-	if (!pods) {
-		globfree(&g);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *rel = g.gl_pathv[i] + rootlen;
-		while (*rel == '/')
-			rel++;
-		pod_info *pi = &pods[n];
-		if (!*rel || pod_parse_path(rel, pi->uid, &pi->qos) < 0)
-			continue;
-		pi->cgroup = strdup(rel);
-		if (!pi->cgroup) {
-			for (size_t j = 0; j < n; j++)
-				free(pods[j].cgroup);
-			free(pods);
-			globfree(&g);
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		pod_info *np = realloc(w->pods, cap * sizeof(*np));
+		if (!np)
 			return -ENOMEM;
-		}
-		n++;
+		w->pods = np;
+		w->cap = cap;
 	}
-	globfree(&g);
-	qsort(pods, n, sizeof(*pods), cmp_pod);
+	pi.cgroup = strdup(w->path);
+	if (!pi.cgroup)
+		return -ENOMEM;
+	w->pods[w->n++] = pi;
+	return 0;
+}
+
+static int walk_level(walk *w, int dirfd, size_t level);
+
+/* Enters name (a match of component `level`) if it is a real directory. */
+static int walk_into(walk *w, int dirfd, size_t level, const char *name, unsigned char d_type)
+{
+	size_t len = strlen(w->path);
+	int r = 0;
+
+	if (len + 1 + strlen(name) >= sizeof(w->path))
+		return 0;
+	snprintf(w->path + len, sizeof(w->path) - len, "%s%s", len ? "/" : "", name);
+	if (d_type == DT_UNKNOWN) {
+		struct stat st;
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			goto out;
+		d_type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+	}
+	if (d_type == DT_LNK) {
+		if (w->cb)
+			w->cb(w->path, w->userdata);
+	} else if (d_type == DT_DIR) {
+		if (level + 1 == w->n_comps)
+			r = add_pod(w);
+		else {
+			int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			if (fd >= 0) { /* else: removed meanwhile, or replaced by a symlink (ELOOP) */
+				r = walk_level(w, fd, level + 1);
+				close(fd);
+			}
+		}
+	}
+out:
+	w->path[len] = '\0';
+	return r;
+}
+
+static bool has_magic(const char *s)
+{
+	return strpbrk(s, "*?[\\") != NULL;
+}
+
+static int walk_level(walk *w, int dirfd, size_t level)
+{
+	const char *comp = w->comps[level];
+	DIR *d;
+	struct dirent *de;
+	int fd, r = 0;
+
+	if (strcmp(comp, "..") == 0)
+		return 0; /* never above the root */
+	if (!has_magic(comp))
+		return walk_into(w, dirfd, level, comp, DT_UNKNOWN);
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	while (r >= 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fnmatch(comp, de->d_name, FNM_PERIOD) == 0)
+			r = walk_into(w, dirfd, level, de->d_name, de->d_type);
+	}
+	closedir(d);
+	return r;
+}
+
+/* Splits a pattern into its non-empty components ("." dropped); returns their count. */
+static size_t split_pattern(char *pat, char **comps, size_t max)
+{
+	size_t n = 0;
+	for (char *save = NULL, *c = strtok_r(pat, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (n == max)
+			return 0;
+		comps[n++] = c;
+	}
+	return n;
+}
+
+int pods_discover(int root_fd, char *const *patterns, pods_symlink_cb cb, void *userdata, pod_info **ret,
+                  size_t *ret_n)
+{
+	walk w = { .cb = cb, .userdata = userdata };
+	size_t kept = 0;
+	int r = 0;
+
+	for (char *const *p = patterns; p && *p && r >= 0; p++) {
+		char pat[PATH_MAX], *comps[PODS_PATTERN_MAX_DEPTH];
+		if (snprintf(pat, sizeof(pat), "%s", *p) >= (int)sizeof(pat))
+			continue;
+		w.comps = comps;
+		w.n_comps = split_pattern(pat, comps, PODS_PATTERN_MAX_DEPTH);
+		w.path[0] = '\0';
+		if (w.n_comps > 0)
+			r = walk_level(&w, root_fd, 0);
+	}
+	if (r < 0) {
+		for (size_t j = 0; j < w.n; j++)
+			free(w.pods[j].cgroup);
+		free(w.pods);
+		return r;
+	}
+	if (w.n > 1)
+		qsort(w.pods, w.n, sizeof(*w.pods), cmp_pod);
 	/* Drop duplicates (overlapping patterns) and cgroups nested in an earlier match. */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < w.n; i++) {
 		if (kept > 0) {
-			const char *prev = pods[kept - 1].cgroup;
+			const char *prev = w.pods[kept - 1].cgroup;
 			size_t pl = strlen(prev);
-			if (strcmp(prev, pods[i].cgroup) == 0 ||
-			    (strncmp(prev, pods[i].cgroup, pl) == 0 && pods[i].cgroup[pl] == '/')) {
-				free(pods[i].cgroup);
+			if (strcmp(prev, w.pods[i].cgroup) == 0 ||
+			    (strncmp(prev, w.pods[i].cgroup, pl) == 0 && w.pods[i].cgroup[pl] == '/')) {
+				free(w.pods[i].cgroup);
 				continue;
 			}
 		}
-		pods[kept++] = pods[i];
+		w.pods[kept++] = w.pods[i];
 	}
-	*ret = pods;
+	if (kept == 0) {
+		free(w.pods);
+		w.pods = NULL;
+	}
+	*ret = w.pods;
 	*ret_n = kept;
 	return 0;
 }

@@ -7,12 +7,21 @@
 
 #include "snapshot.h"
 
+/* Deepest pattern followed (components separated by '/'). */
+#define PODS_PATTERN_MAX_DEPTH 16
+
+/* Told about each symlink that matches a pattern component: it is not followed. */
+typedef void (*pods_symlink_cb)(const char *path, void *userdata);
+
 /*
- * Expands the patterns (relative to root) into pods, sorted by cgroup path, without duplicates
- * and without cgroups nested in another match. Each pod has cgroup, uid and qos set, the rest
- * zeroed. Pods whose UID cannot be derived are skipped. Returns 0 or -ENOMEM.
+ * Expands the patterns (glob syntax per component, relative to the directory root_fd) into pods,
+ * sorted by cgroup path, without duplicates and without cgroups nested in another match. Only
+ * real directories are entered or matched: a symlink (which could lead out of the cgroup root)
+ * is never followed and is passed to cb (may be NULL). Each pod has cgroup, uid and qos set, the
+ * rest zeroed. Pods whose UID cannot be derived are skipped. Returns 0 or -ENOMEM.
  */
-int pods_discover(const char *root, char *const *patterns, pod_info **ret, size_t *ret_n);
+int pods_discover(int root_fd, char *const *patterns, pods_symlink_cb cb, void *userdata, pod_info **ret,
+                  size_t *ret_n);
 
 /*
  * UID and QoS from a cgroup path relative to the root:

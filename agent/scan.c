@@ -26,12 +26,24 @@ static const char *const pod_files[_PF_MAX] = { "memory.current", "memory.stat",
 
 typedef struct pod_fds {
 	int fd[_PF_MAX]; /* -1: not open (absent, or over the fd budget) */
+	unsigned warned; /* bit k: a warning about pod_files[k] was logged and it has not recovered */
 } pod_fds;
+
+/* The bit in pod_fds.warned for the pod directory itself (not a directory, symlink, ...). */
+#define WARN_DIR (1u << _PF_MAX)
+/* Symlinks under the cgroup root remembered so that each is warned about once, not every scan. */
+#define SYMLINKS_TRACKED 64
+/* Journal field: which statistics file of the pod could not be used. */
+#define FIELD_STAT_FILE "EVICTD_FILE"
 
 struct scanner {
 	const evictd_config *cfg;
 	cg_info cg;
 	int root_fd, proc_fd, meta_fd;
+	bool meta_untrusted; /* the metadata directory failed podmeta_dir_check() at the last scan */
+	/* symlinks discovery refused, this scan and the last: each is warned about once while it stays */
+	char *links[SYMLINKS_TRACKED], *prev_links[SYMLINKS_TRACKED];
+	size_t n_links, n_prev_links;
 	const char *kubepods;
 	char self_cgroup[PATH_MAX];
 	snapshot snap, prev;
@@ -84,6 +96,13 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+static void links_free(char **l, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free(l[i]);
+	*n = 0;
 }
 
 static void read_self_cgroup(scanner *s)
@@ -187,6 +206,8 @@ scanner *scanner_free(scanner *s)
 	free(s->prev_fds);
 	snapshot_done(&s->snap);
 	snapshot_done(&s->prev);
+	links_free(s->links, &s->n_links);
+	links_free(s->prev_links, &s->n_prev_links);
 	free(s);
 	return NULL;
 }
@@ -231,6 +252,36 @@ void scanner_scan_node(scanner *s, node_signals *ret)
 	node_sources src;
 	node_sources_of(s, &src);
 	node_signals_read(&src, ret);
+}
+
+/* The links refused in this scan become the ones the next scan compares with. */
+static void links_rotate(scanner *s)
+{
+	links_free(s->prev_links, &s->n_prev_links);
+	memcpy(s->prev_links, s->links, s->n_links * sizeof(s->links[0]));
+	s->n_prev_links = s->n_links;
+	s->n_links = 0;
+}
+
+static void symlink_refused(const char *path, void *userdata)
+{
+	scanner *s = userdata;
+	bool known = false;
+
+	for (size_t i = 0; i < s->n_prev_links && !known; i++)
+		known = strcmp(s->prev_links[i], path) == 0;
+	if (s->n_links < SYMLINKS_TRACKED) {
+		char *c = strdup(path);
+		if (c)
+			s->links[s->n_links++] = c;
+	}
+	if (!known) {
+		log_entry e;
+		log_entry_init(&e, LOG_WARNING, NULL);
+		log_entry_add(&e, FIELD_CGROUP, "%s", path);
+		log_entry_send(&e, "Not following symbolic link %s under the cgroup root %s: pod and QoS cgroups must be "
+		               "directories; nothing behind it is read or evicted", path, s->cg.root);
+	}
 }
 
 static ssize_t find_prev(const snapshot *prev, const char *cgroup)
@@ -281,10 +332,10 @@ static void take_metadata(pod_info *p, pod_info *old)
 	p->critical = old->critical;
 }
 
-static int load_metadata(scanner *s, int pod_fd, pod_info *p)
+static int load_metadata(scanner *s, int meta_fd, int pod_fd, pod_info *p)
 {
 	char why[512];
-	int r = podmeta_apply_descriptor(s->meta_fd, NULL, s->cfg->pcset, p, why, sizeof(why));
+	int r = podmeta_apply_descriptor(meta_fd, NULL, s->cfg->pcset, p, why, sizeof(why));
 
 	if (r == -ENOMEM)
 		return r;
@@ -299,23 +350,58 @@ static int load_metadata(scanner *s, int pod_fd, pod_info *p)
 	return podmeta_defaults(pod_fd, s->cfg->pcset, p);
 }
 
+/*
+ * The metadata directory's fd when descriptors in it may be trusted, else -1 (pods then get
+ * cgroup-derived defaults). Checked every scan, logged when the verdict changes.
+ */
+static int trusted_meta_fd(scanner *s)
+{
+	char why[PATH_MAX + 128];
+	int r;
+
+	if (s->meta_fd < 0)
+		return -1;
+	r = podmeta_dir_check(s->meta_fd, why, sizeof(why));
+	if (r < 0 && !s->meta_untrusted) {
+		log_entry e;
+		log_entry_init(&e, LOG_WARNING, MSGID_POD_METADATA_REJECTED);
+		log_entry_add(&e, FIELD_REASON, "%s", why);
+		log_entry_send(&e, "Pod metadata directory %s is not trusted: %s; all descriptors in it are ignored",
+		               s->cfg->pod_metadata_dir, why);
+	} else if (r == 0 && s->meta_untrusted)
+		log_msg(LOG_INFO, "Pod metadata directory %s is trusted again", s->cfg->pod_metadata_dir);
+	s->meta_untrusted = r < 0;
+	return r < 0 ? -1 : s->meta_fd;
+}
+
 /* Reads one of the pod's files through its kept fd, (re)opening it from the pod directory. */
-static ssize_t pod_read(scanner *s, pod_fds *f, int *dirfd, const char *cgroup, int k, char *buf, size_t size)
+typedef struct pod_dir {
+	int fd;  /* opened on first need */
+	int err; /* why it could not be opened (then nothing is retried in this scan) */
+} pod_dir;
+
+static ssize_t pod_read(scanner *s, pod_fds *f, pod_dir *dir, const char *cgroup, int k, char *buf, size_t size)
 {
 	ssize_t n;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (f->fd[k] < 0) {
-			if (*dirfd < 0) {
-				*dirfd = openat(s->root_fd, cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-				if (*dirfd < 0)
-					return -errno;
+			if (dir->err < 0)
+				return dir->err;
+			if (dir->fd < 0) {
+				/* never through a symlink, never out of the cgroup root */
+				dir->fd = cgfs_open_dir_beneath(s->root_fd, cgroup);
+				if (dir->fd < 0) {
+					dir->err = dir->fd;
+					return dir->err;
+				}
 			}
 			if (s->fds_open >= s->fd_budget) /* over budget: a transient read */
-				return cgfs_read(*dirfd, pod_files[k], buf, size);
-			f->fd[k] = openat(*dirfd, pod_files[k], O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-			if (f->fd[k] < 0)
-				return -errno;
+				return cgfs_read(dir->fd, pod_files[k], buf, size);
+			int fd = cgfs_open_file(dir->fd, pod_files[k]);
+			if (fd < 0)
+				return fd;
+			f->fd[k] = fd;
 			s->fds_open++;
 		}
 		n = pread(f->fd[k], buf, size - 1, 0);
@@ -343,34 +429,138 @@ static int parse_u64_text(const char *t, uint64_t *ret)
 	return errno || (*end && *end != '\n') ? -EBADMSG : 0;
 }
 
+/* Why a pod's statistics file cannot be used, for the log. */
+static const char *read_problem(ssize_t r, char *buf, size_t size)
+{
+	switch (r) {
+	case -ENOENT:  return "it is missing";
+	case -ELOOP:   return "it is a symbolic link (not followed)";
+	case -EINVAL:  return "it is not a regular file";
+	case -EFBIG:   return "it is larger than expected";
+	case -EBADMSG: return "its content cannot be parsed";
+	case -ENODATA: return "it has no inactive_file line";
+	default:
+		snprintf(buf, size, "it cannot be read: %s", strerror((int)-r));
+		return buf;
+	}
+}
+
+/*
+ * A pod whose statistics cannot be read is left unmeasured (never ranked as a victim on that
+ * signal), which an operator must be able to see: one warning per pod and file when it starts,
+ * one info line when it recovers. A missing file is only worth a warning where the controller
+ * is on (otherwise every pod lacks it).
+ */
+static void stat_status(scanner *s, pod_fds *f, const pod_info *p, int k, ssize_t r, bool dir_failed)
+{
+	unsigned bit = dir_failed ? WARN_DIR : 1u << k;
+	const char *file = dir_failed ? "." : pod_files[k];
+	char name[POD_UID_MAX + 512], label[POD_UID_MAX * 2 + 520], tmp[128];
+	log_entry e;
+
+	pod_display_name(p, name, sizeof(name));
+	if (strcmp(name, p->uid) == 0)
+		snprintf(label, sizeof(label), "%s", p->uid);
+	else
+		snprintf(label, sizeof(label), "%s (%s)", name, p->uid);
+	if (r >= 0) {
+		if (!(f->warned & bit))
+			return;
+		f->warned &= ~bit;
+		log_entry_init(&e, LOG_INFO, NULL);
+		log_entry_add(&e, FIELD_POD, "%s", name);
+		log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
+		log_entry_add(&e, FIELD_CGROUP, "%s", p->cgroup);
+		log_entry_add(&e, FIELD_STAT_FILE, "%s", file);
+		if (dir_failed)
+			log_entry_send(&e, "The cgroup of pod %s can be read again", label);
+		else
+			log_entry_send(&e, "%s of pod %s is usable again", file, label);
+		return;
+	}
+	if (f->warned & bit)
+		return;
+	/* A vanished pod directory is a removed pod, not a problem. */
+	if (dir_failed && (r == -ENOENT || r == -ENODEV))
+		return;
+	if (!dir_failed && r == -ENOENT && (k > PF_STAT || !s->cg.memory))
+		return;
+	f->warned |= bit;
+	log_entry_init(&e, LOG_WARNING, NULL);
+	log_entry_add(&e, FIELD_POD, "%s", name);
+	log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
+	log_entry_add(&e, FIELD_CGROUP, "%s", p->cgroup);
+	log_entry_add(&e, FIELD_STAT_FILE, "%s", file);
+	log_entry_add(&e, FIELD_REASON, "%s", read_problem(r, tmp, sizeof(tmp)));
+	if (dir_failed)
+		log_entry_send(&e, "Cannot open the cgroup of pod %s, %s: %s; its usage is unknown and it is not ranked",
+		               label, p->cgroup, read_problem(r, tmp, sizeof(tmp)));
+	else
+		log_entry_send(&e, "Cannot use %s of pod %s: %s; %s", file, label,
+		               read_problem(r, tmp, sizeof(tmp)),
+		               k <= PF_STAT ? "its memory usage is unknown and it is not ranked for memory signals"
+		                            : "that statistic is unknown");
+}
+
+static ssize_t read_u64_file(scanner *s, pod_fds *f, pod_dir *dir, const pod_info *p, int k, uint64_t *ret)
+{
+	char buf[64];
+	ssize_t r = pod_read(s, f, dir, p->cgroup, k, buf, sizeof(buf));
+	if (r >= 0)
+		r = parse_u64_text(buf, ret);
+	return r;
+}
+
 static void read_usage(scanner *s, pod_fds *f, pod_info *p)
 {
 	char buf[8192];
 	uint64_t v, inactive;
-	int dirfd = -1;
+	pod_dir dir = { .fd = -1, .err = 0 };
+	ssize_t r;
 
-	if (pod_read(s, f, &dirfd, p->cgroup, PF_CURRENT, buf, 64) >= 0 && parse_u64_text(buf, &v) == 0 &&
-	    pod_read(s, f, &dirfd, p->cgroup, PF_STAT, buf, sizeof(buf)) >= 0 &&
-	    cgfs_keyed_u64(buf, "inactive_file", &inactive) == 0) {
-		p->has_memory = true;
-		p->memory_current = (int64_t)v;
-		p->inactive_file = (int64_t)inactive;
-		/* cAdvisor: working set = usage - inactive_file, clamped at 0 */
-		p->working_set = v > inactive ? (int64_t)(v - inactive) : 0;
+	r = read_u64_file(s, f, &dir, p, PF_CURRENT, &v);
+	if (r < 0 && dir.err < 0) {
+		/* the pod directory itself: nothing else can be read either */
+		stat_status(s, f, p, PF_CURRENT, r, true);
+		return;
 	}
-	if (pod_read(s, f, &dirfd, p->cgroup, PF_CPU, buf, sizeof(buf)) >= 0 && cgfs_keyed_u64(buf, "usage_usec", &v) == 0) {
+	stat_status(s, f, p, PF_CURRENT, 0, true);
+	stat_status(s, f, p, PF_CURRENT, r, false);
+	if (r >= 0) {
+		r = pod_read(s, f, &dir, p->cgroup, PF_STAT, buf, sizeof(buf));
+		if (r >= 0 && cgfs_keyed_u64(buf, "inactive_file", &inactive) < 0)
+			r = -ENODATA;
+		stat_status(s, f, p, PF_STAT, r, false);
+		if (r >= 0) {
+			p->has_memory = true;
+			p->memory_current = (int64_t)v;
+			p->inactive_file = (int64_t)inactive;
+			/* cAdvisor: working set = usage - inactive_file, clamped at 0 */
+			p->working_set = v > inactive ? (int64_t)(v - inactive) : 0;
+		}
+	}
+	r = pod_read(s, f, &dir, p->cgroup, PF_CPU, buf, sizeof(buf));
+	if (r >= 0 && cgfs_keyed_u64(buf, "usage_usec", &v) < 0)
+		r = -EBADMSG;
+	stat_status(s, f, p, PF_CPU, r, false);
+	if (r >= 0) {
 		p->has_cpu = true;
 		p->cpu_usage_usec = v;
 	}
-	if (pod_read(s, f, &dirfd, p->cgroup, PF_PIDS, buf, 64) >= 0 && parse_u64_text(buf, &v) == 0) {
+	r = read_u64_file(s, f, &dir, p, PF_PIDS, &v);
+	stat_status(s, f, p, PF_PIDS, r, false);
+	if (r >= 0) {
 		p->has_pids = true;
 		p->pids = (int64_t)v;
 	}
-	if (pod_read(s, f, &dirfd, p->cgroup, PF_PRESSURE, buf, 512) >= 0 &&
-	    cgfs_psi_parse(buf, &p->psi_some_avg10, &p->psi_full_avg10) == 0)
+	r = pod_read(s, f, &dir, p->cgroup, PF_PRESSURE, buf, 512);
+	if (r >= 0 && cgfs_psi_parse(buf, &p->psi_some_avg10, &p->psi_full_avg10) < 0)
+		r = -EBADMSG;
+	stat_status(s, f, p, PF_PRESSURE, r, false);
+	if (r >= 0)
 		p->has_psi = true;
-	if (dirfd >= 0)
-		close(dirfd);
+	if (dir.fd >= 0)
+		close(dir.fd);
 }
 
 int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
@@ -394,10 +584,12 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 	node_signals_read(&src, &s->snap.node);
 
 	if (s->meta_fd < 0)
-		s->meta_fd = open(s->cfg->pod_metadata_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		s->meta_fd = open(s->cfg->pod_metadata_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	int meta_fd = trusted_meta_fd(s);
 
 	if (s->root_fd >= 0) {
-		r = pods_discover(s->cg.root, s->cfg->pods, &pods, &n);
+		r = pods_discover(s->root_fd, s->cfg->pods, symlink_refused, s, &pods, &n);
+		links_rotate(s);
 		if (r < 0)
 			return r;
 	}
@@ -417,21 +609,23 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 		ssize_t oi = find_prev(&s->prev, p->cgroup);
 		pod_info *old = oi >= 0 ? &s->prev.pods[oi] : NULL;
 		struct stat st;
-		bool present = podmeta_stat(s->meta_fd, p->uid, &st) == 0;
+		bool present = podmeta_stat(meta_fd, p->uid, &st) == 0;
 
 		/* the kept fds move to the new snapshot */
 		if (old) {
 			fds[i] = s->prev_fds[oi];
 			for (int k = 0; k < _PF_MAX; k++)
 				s->prev_fds[oi].fd[k] = -1;
-		} else
+		} else {
 			for (int k = 0; k < _PF_MAX; k++)
 				fds[i].fd[k] = -1;
+			fds[i].warned = 0;
+		}
 
 		if (old && old->name && same_descriptor(old, &st, present))
 			take_metadata(p, old);
 		else {
-			int dirfd = openat(s->root_fd, p->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int dirfd = cgfs_open_dir_beneath(s->root_fd, p->cgroup);
 			p->descriptor_id.present = present;
 			if (present) {
 				p->descriptor_id.dev = (uint64_t)st.st_dev;
@@ -440,14 +634,13 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 				p->descriptor_id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 				p->descriptor_id.ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 			}
-			r = load_metadata(s, dirfd, p);
+			r = load_metadata(s, meta_fd, dirfd, p);
 			if (dirfd >= 0)
 				close(dirfd);
 			if (r < 0) {
 				/* the rest of the array has no fds yet */
 				for (size_t j = i + 1; j < n; j++)
-					for (int k = 0; k < _PF_MAX; k++)
-						fds[j].fd[k] = -1;
+					fds[j] = (pod_fds){ .fd = { -1, -1, -1, -1, -1 }, .warned = 0 };
 				return r;
 			}
 		}

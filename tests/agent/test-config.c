@@ -282,6 +282,48 @@ static void test_missing_main_file(void **state)
 	assert_non_null(strstr(err.text, "nope.conf: cannot open"));
 }
 
+/* The adaptive-polling rates: defaults, quantities with and without "/s", errors with file:line. */
+static void test_max_rate_keys(void **state)
+{
+	evictd_config *c = NULL;
+	config_error err;
+	(void)state;
+
+	assert_int_equal(config_new_default(&c), 0);
+	assert_int_equal(c->memory_max_rate, 6LL << 30);
+	assert_int_equal(c->disk_max_rate, 2LL << 30);
+	assert_int_equal(c->inodes_max_rate, 100000);
+	assert_int_equal(c->pid_max_rate, 10000);
+	config_free(c);
+
+	c = config_from("[agent]\nmemory-max-rate = 1Gi/s\ndisk-max-rate = 500Mi\ninodes-max-rate = 20k/s\n"
+	                "pid-max-rate = 300\n");
+	assert_int_equal(c->memory_max_rate, 1LL << 30);
+	assert_int_equal(c->disk_max_rate, 500LL << 20);
+	assert_int_equal(c->inodes_max_rate, 20000);
+	assert_int_equal(c->pid_max_rate, 300);
+	config_free(c);
+
+	static const struct {
+		const char *text, *expect;
+	} bad[] = {
+		{ "[agent]\n\nmemory-max-rate = 0\n", "test.conf:3: memory-max-rate \"0\" out of range (must be positive)" },
+		{ "[agent]\ndisk-max-rate = -1Gi\n", "test.conf:2: disk-max-rate \"-1Gi\" out of range" },
+		{ "[agent]\npid-max-rate = fast\n", "test.conf:2: pid-max-rate: invalid rate \"fast\"" },
+		{ "[agent]\ninodes-max-rate = /s\n", "test.conf:2: inodes-max-rate: invalid rate \"/s\"" },
+		{ "[agent]\nmemory-max-rate = 1Gi/m\n", "test.conf:2: memory-max-rate: invalid rate \"1Gi/m\"" },
+		{ "[eviction]\nmemory-max-rate = 1Gi\n", "unknown key \"memory-max-rate\" in section [eviction]" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c = NULL;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(config_load_string(bad[i].text, "test.conf", &c, &err), -EINVAL);
+		assert_null(c);
+		if (!strstr(err.text, bad[i].expect))
+			fail_msg("\"%s\" does not contain \"%s\"", err.text, bad[i].expect);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_dropins_in_strcmp_order_later_wins),
 		cmocka_unit_test(test_missing_main_file),
+		cmocka_unit_test(test_max_rate_keys),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,8 +6,7 @@
 # eviction (a pod whose usage cannot be read is never chosen; the others still are), and a clear
 # message. Daemon-level faults (signals, journal, status directory) are in test-faults-daemon.sh.
 #
-# A check that fails because of a known, reported finding (tests/fuzz/FINDINGS.md) is reported as
-# a skip naming the finding; it turns into a pass once fixed, and any other failure is a failure.
+# Findings fixed here (tests/fuzz/FINDINGS.md): config-fifo, agent-fifo-hang, agent-silent-stats.
 . "$(dirname "$0")/../lib.sh"
 EVICTD=$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
@@ -49,36 +48,39 @@ rank = {p["uid"]: p for p in d["ranking"]["memory"]}
 sys.exit(0 if eval(sys.argv[2]) else 1)
 PY
 }
-pending() {	# pending FINDING NAME CMD...: ok when CMD passes, else a skip naming the finding
-	local f=$1 name=$2; shift 2
-	if "$@"; then ok "$name" true; else skip "$name" "pending finding $f (tests/fuzz/FINDINGS.md)"; fi
-}
 logged() { grep -q -- "$1" "$T/err"; }
+logged_pod_file() {	# logged_pod_file FILE [REASON]: a warning line names web-1's UID, FILE and REASON
+	grep "warning" "$T/err" | grep -F -- "$WEB" | grep -F -- " $1 " | grep -qF -- "${2:-}"
+}
 
 tree baseline; run
 ok "baseline: answers" test $? -eq 0
 ok "baseline: web-1, batch-1, api-0 evicted" js 'ev == ["default/web-1", "default/batch-1", "prod/api-0"]'
 
 # --- pod statistics -------------------------------------------------------------------------
-stat_fault() {	# stat_fault NAME SHELL: web-1's statistics broken -> unmeasured, not evicted, others are
+stat_fault() {	# stat_fault NAME SHELL FILE: web-1's FILE broken -> unmeasured, not evicted, others are
 	local name=$1
 	tree "$name"; eval "$2"; run; local rc=$?
 	ok "$name: answers (exit $rc)" test $rc -eq 0
 	[ $rc -eq 0 ] || return
 	ok "$name: web-1 not evicted, batch-1 still is" js '"default/web-1" not in ev and "default/batch-1" in ev'
 	ok "$name: web-1 listed as unmeasured" js "rank['$WEB']['usage_bytes'] is None and not rank['$WEB']['candidate']"
-	pending agent-silent-stats "$name: a log line names the pod" logged "$WEB"
+	ok "$name: a warning names the pod and $3${4:+ ($4)}" logged_pod_file "$3" "${4:-}"
+	ok "$name: said once per pod and file" test "$(grep -F -- "$WEB" "$T/err" | grep -cF -- " $3 ")" -eq 1
 }
-stat_fault "memory.current missing (pod vanishing mid-read)" 'rm "$P/memory.current"'
-stat_fault "memory.current garbage" 'echo abc >"$P/memory.current"'
-stat_fault "memory.current negative" 'echo -5 >"$P/memory.current"'
-stat_fault "memory.current overflows int64" 'echo 99999999999999999999999 >"$P/memory.current"'
-stat_fault "memory.current empty" ': >"$P/memory.current"'
-stat_fault "memory.current trailing junk" 'echo 12abc >"$P/memory.current"'
-stat_fault "memory.current a symlink" 'rm "$P/memory.current"; echo 1 >"$T/one"; ln -s "$T/one" "$P/memory.current"'
-stat_fault "memory.stat unreadable (a directory)" 'rm "$P/memory.stat"; mkdir "$P/memory.stat"'
-stat_fault "memory.stat truncated" 'head -c 7 "$P/memory.stat" >"$T/x"; mv "$T/x" "$P/memory.stat"'
-stat_fault "pod cgroup emptied" 'rm -rf "$P"/*'
+stat_fault "memory.current missing (pod vanishing mid-read)" 'rm "$P/memory.current"' "memory.current" "it is missing"
+stat_fault "memory.current garbage" 'echo abc >"$P/memory.current"' "memory.current"
+stat_fault "memory.current negative" 'echo -5 >"$P/memory.current"' "memory.current"
+stat_fault "memory.current overflows int64" 'echo 99999999999999999999999 >"$P/memory.current"' "memory.current"
+stat_fault "memory.current empty" ': >"$P/memory.current"' "memory.current"
+stat_fault "memory.current trailing junk" 'echo 12abc >"$P/memory.current"' "memory.current"
+stat_fault "memory.current a symlink" 'rm "$P/memory.current"; echo 1 >"$T/one"; ln -s "$T/one" "$P/memory.current"' \
+	"memory.current" "it is a symbolic link"
+stat_fault "memory.stat unreadable (a directory)" 'rm "$P/memory.stat"; mkdir "$P/memory.stat"' \
+	"memory.stat" "it is not a regular file"
+stat_fault "memory.stat truncated" 'head -c 7 "$P/memory.stat" >"$T/x"; mv "$T/x" "$P/memory.stat"' \
+	"memory.stat" "it has no inactive_file line"
+stat_fault "pod cgroup emptied" 'rm -rf "$P"/*' "memory.current"
 
 tree "cpu.stat garbage"; printf 'usage_usec x\nuser_usec\n' >"$P/cpu.stat"; run
 ok "cpu.stat garbage: answers" test $? -eq 0
@@ -88,7 +90,9 @@ ok "cpu.stat truncated: answers" test $? -eq 0
 
 for f in memory.current memory.stat; do
 	tree "$f FIFO"; rm "$P/$f"; mkfifo "$P/$f"; run; rc=$?
-	pending agent-fifo-hang "$f is a FIFO: answers without hanging (exit $rc)" test $rc -eq 0
+	ok "$f is a FIFO: answers without hanging (exit $rc)" test $rc -eq 0
+	ok "$f is a FIFO: web-1 unmeasured and not evicted" js "rank['$WEB']['usage_bytes'] is None and 'default/web-1' not in ev"
+	ok "$f is a FIFO: the warning says so" logged_pod_file "$f" "it is not a regular file"
 done
 
 # --- node signals ---------------------------------------------------------------------------
@@ -123,7 +127,17 @@ meta_fault "descriptor a directory" 'rm "$D"; mkdir "$D"' "not a regular file"
 
 # --- configuration --------------------------------------------------------------------------
 tree "config FIFO"; rm "$T/evictd.conf"; mkfifo "$T/evictd.conf"; run; rc=$?
-pending config-fifo "configuration file is a FIFO: refused without hanging (exit $rc)" test $rc -ne 124 -a $rc -ne 0
+ok "configuration file is a FIFO: refused without hanging (exit $rc)" test $rc -ne 124 -a $rc -ne 0
+ok "configuration file is a FIFO: error names the file" logged "evictd.conf: not a regular file"
+tree "drop-in FIFO"; mkdir "$T/evictd.conf.d"; mkfifo "$T/evictd.conf.d/50-x.conf"; run; rc=$?
+ok "drop-in is a FIFO: refused without hanging (exit $rc)" test $rc -ne 124 -a $rc -ne 0
+ok "drop-in is a FIFO: error names the drop-in" logged "50-x.conf: not a regular file"
+tree "config symlink"; mv "$T/evictd.conf" "$T/real.conf"; ln -s "$T/real.conf" "$T/evictd.conf"; run; rc=$?
+ok "configuration file is a symlink to a regular file: accepted (config management)" test $rc -eq 0
+tree "config huge"; { cat "$T/evictd.conf"; head -c 2000000 /dev/zero | tr '\0' '\n'; } >"$T/x"; mv "$T/x" "$T/evictd.conf"
+run; rc=$?
+ok "configuration larger than 1 MiB: refused with the size (exit $rc)" \
+	bash -c "[ $rc -ne 0 ] && grep -q 'evictd.conf: larger than 1048576 bytes' '$T/err'"
 tree "config garbage"; head -c 2000 /dev/urandom >"$T/evictd.conf"; run; rc=$?
 ok "configuration garbage: refused with file:line (exit $rc)" bash -c "[ $rc -ne 0 ] && grep -q 'evictd.conf:[0-9]' '$T/err'"
 

@@ -38,13 +38,23 @@ static void test_exec_argv(void **state)
 	replay_target("exec-argv", fuzz_exec_argv_one);
 }
 
+static char tmpdir[] = "/tmp/evictd-fuzz-replay.XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	/* The targets keep their files here; forked replays each make a subdirectory. */
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return setenv("FUZZ_TMPDIR", tmpdir, 1);
+}
+
 static int cleanup(void **state)
 {
 	char cmd[128];
 	(void)state;
-	/* The targets' private directories (per process: the replay forks, so several). */
-	snprintf(cmd, sizeof(cmd), "rm -rf /tmp/fuzz-config.* /tmp/fuzz-podmeta.* 2>/dev/null");
-	return system(cmd) < 0 ? -1 : 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -54,5 +64,5 @@ int main(void)
 		cmocka_unit_test(test_podmeta),
 		cmocka_unit_test(test_exec_argv),
 	};
-	return cmocka_run_group_tests(tests, NULL, cleanup);
+	return cmocka_run_group_tests(tests, setup, cleanup);
 }

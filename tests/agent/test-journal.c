@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "agent-test.h"
@@ -226,12 +227,171 @@ static void test_config_rejected_and_unavailable_entries(void **state)
 	assert_no_more();
 }
 
+/* Runs with stderr redirected to file; returns the saved stderr. */
+static int stderr_to(const char *file)
+{
+	int saved = dup(STDERR_FILENO);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_true(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
+	close(fd);
+	return saved;
+}
+
+static void stderr_restore(int saved)
+{
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
+static char *slurp(const char *file)
+{
+	static char buf[1 << 20];
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * journald stalled: its socket is never read and fills up. Logging must neither block (that
+ * would stop monitoring) nor lose the entries: they go to stderr, and once the socket drains one
+ * entry reports how many the journal missed.
+ */
+static void test_full_journal_socket_never_blocks(void **state)
+{
+	const char *path = "/run/systemd/journal/stalled";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char err_file[] = "/tmp/evictd-test-journal-XXXXXX";
+	char last[64];
+	entry e;
+	(void)state;
+
+	int fd = mkstemp(err_file);
+	assert_true(fd >= 0);
+	close(fd);
+	int stalled = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_int_equal(bind(stalled, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	int small = 4096;
+	setsockopt(stalled, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+
+	log_set_journal_socket(path);
+	log_setup(LOG_TARGET_JOURNAL);
+	int saved = stderr_to(err_file);
+	/* A blocking send would hang here for good: the alarm turns that into a failure. */
+	alarm(30);
+	int i;
+	for (i = 0; i < 100000 && log_journal_dropped() < 5; i++)
+		log_msg(LOG_WARNING, "entry %d of a flood", i);
+	alarm(0);
+	stderr_restore(saved);
+	unsigned long dropped = log_journal_dropped();
+	assert_int_equal(dropped, 5);
+	snprintf(last, sizeof(last), "evictd: warning: entry %d of a flood\n", i - 1);
+	const char *text = slurp(err_file);
+	assert_non_null(strstr(text, last));
+	/* exactly the dropped entries went to stderr, each on its own line */
+	int lines = 0;
+	for (const char *q = text; (q = strchr(q, '\n')); q++)
+		lines++;
+	assert_int_equal(lines, 5);
+
+	/* journald catches up: the next entry is preceded by the report */
+	char buf[65536];
+	while (recv(stalled, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	log_msg(LOG_NOTICE, "after the stall");
+	ssize_t n = recv(stalled, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_true(n > 0);
+	parse(buf, (size_t)n, &e);
+	assert_string_equal(field(&e, "MESSAGE"),
+	                    "5 journal entries dropped (journald was not reading); they were written to stderr");
+	assert_string_equal(field(&e, "PRIORITY"), "4");
+	assert_string_equal(field(&e, "SYSLOG_IDENTIFIER"), "evictd");
+	n = recv(stalled, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_true(n > 0);
+	parse(buf, (size_t)n, &e);
+	assert_string_equal(field(&e, "MESSAGE"), "after the stall");
+	assert_int_equal(log_journal_dropped(), 0);
+
+	log_set_journal_socket(NULL);
+	close(stalled);
+	unlink(path);
+	unlink(err_file);
+}
+
+/* A MESSAGE with a newline (a command's stderr tail) uses the binary-safe form, intact. */
+static void test_multiline_message(void **state)
+{
+	entry e;
+	(void)state;
+
+	log_setup(LOG_TARGET_JOURNAL);
+	log_msg(LOG_ERR, "k8s-evict failed:\nerror: pods \"x\" not found");
+	next_entry(&e);
+	assert_string_equal(field(&e, "MESSAGE"), "k8s-evict failed:\nerror: pods \"x\" not found");
+	assert_no_more();
+}
+
+/*
+ * Two processes sharing stderr (the daemon and a forked child) must never cut into each other's
+ * lines: each line is one write(2) (stats-stderr-interleave in tests/fuzz/FINDINGS.md).
+ */
+static void test_stderr_lines_do_not_interleave(void **state)
+{
+	int p[2];
+	(void)state;
+
+	assert_int_equal(pipe(p), 0);
+	log_setup(LOG_TARGET_STDERR);
+	pid_t kids[2];
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			close(p[0]);
+			dup2(p[1], STDERR_FILENO);
+			for (int i = 0; i < 3000; i++) {
+				log_entry le;
+				log_entry_init(&le, LOG_WARNING, MSGID_POD_CHOSEN);
+				log_entry_add(&le, FIELD_POD, "ns/pod-%d", k);
+				log_entry_add(&le, FIELD_RANK, "r%d", i);
+				log_entry_send(&le, "writer %d line %d", k, i);
+			}
+			_exit(0);
+		}
+	}
+	close(p[1]);
+	FILE *f = fdopen(p[0], "r");
+	char line[4096];
+	int count[2] = { 0, 0 };
+	while (fgets(line, sizeof(line), f)) {
+		int k, i, r;
+		if (sscanf(line, "evictd: warning: writer %d line %d [EVICTD_POD=ns/pod-%*d EVICTD_RANK=r%d]", &k, &i, &r) != 3 ||
+		    k < 0 || k > 1 || i != r)
+			fail_msg("garbled line: %s", line);
+		count[k]++;
+	}
+	fclose(f);
+	for (int k = 0; k < 2; k++)
+		waitpid(kids[k], NULL, 0);
+	assert_int_equal(count[0], 3000);
+	assert_int_equal(count[1], 3000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_auto_target_picks_the_socket),
 		cmocka_unit_test(test_decision_entries),
 		cmocka_unit_test(test_config_rejected_and_unavailable_entries),
+		cmocka_unit_test(test_full_journal_socket_never_blocks),
+		cmocka_unit_test(test_multiline_message),
+		cmocka_unit_test(test_stderr_lines_do_not_interleave),
 	};
 	int r = setup_namespace();
 	if (r < 0) {

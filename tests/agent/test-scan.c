@@ -15,6 +15,7 @@
 
 #include "agent-test.h"
 #include "cgdiscover.h"
+#include "cgfs.h"
 #include "podmeta.h"
 #include "pods.h"
 #include "scan.h"
@@ -387,6 +388,233 @@ static void test_untrusted_descriptor_falls_back_in_scan(void **state)
 	scan_done(&x);
 }
 
+/* ---- robustness and security of the reads (tests/fuzz/FINDINGS.md) ---- */
+
+#define WEB_UID "a1b2c3d4-0000-4000-8000-00000000000a"
+#define WEB_DIR "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-poda1b2c3d4_0000_4000_8000_00000000000a.slice"
+
+/* A private, writable copy of <layout>/root. */
+static const char *copy_root(const char *layout, char *buf, size_t size)
+{
+	char src[PATH_MAX], cmd[PATH_MAX * 2 + 64];
+	snprintf(buf, size, "%s/%s-root", tmpdir, layout);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", buf, fixture(layout, "root", src, sizeof(src)), buf);
+	assert_int_equal(system(cmd), 0);
+	return buf;
+}
+
+/* Runs one scan with stderr going to a file, and returns what was logged. */
+static const snapshot *scan_logged(scanner *sc, uint64_t now, char *log, size_t size)
+{
+	char path[PATH_MAX];
+	const snapshot *snap = NULL;
+	int saved = dup(STDERR_FILENO), fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	assert_int_equal(scanner_scan(sc, now, &snap), 0);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	n = pread(fd, log, size - 1, 0);
+	close(fd);
+	assert_true(n >= 0);
+	log[n] = '\0';
+	return snap;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_unreadable_stats_warned_once_then_recovered(void **state)
+{
+	char root[PATH_MAX], proc[PATH_MAX], pods[PATH_MAX], path[PATH_MAX * 2], log[16384];
+	evictd_config *cfg = config_from("[agent]\nnodefs-path = /\nimagefs-path = /\n");
+	cg_info cg;
+	scanner *sc;
+	const snapshot *snap;
+	(void)state;
+
+	config_overrides ov = {
+		.cgroup_root = copy_root("systemd", root, sizeof(root)),
+		.proc_root = fixture("systemd", "proc", proc, sizeof(proc)),
+		.pod_metadata_dir = copy_pods("systemd", pods, sizeof(pods)),
+	};
+	assert_int_equal(config_apply_overrides(cfg, &ov), 0);
+	assert_int_equal(cg_discover(cfg->cgroup_root, &cg), 0);
+	assert_int_equal(scanner_new(cfg, &cg, &sc), 0);
+	snap = scan_logged(sc, 1000000, log, sizeof(log));
+	assert_true(pod_by_uid(snap, WEB_UID)->has_memory);
+	assert_null(strstr(log, WEB_UID));
+
+	/* garbage: unmeasured, and one warning naming pod, UID and file */
+	snprintf(path, sizeof(path), "%s/%s/memory.current", root, WEB_DIR);
+	write_file(path, "12 MiB\n");
+	snap = scan_logged(sc, 2000000, log, sizeof(log));
+	assert_false(pod_by_uid(snap, WEB_UID)->has_memory);
+	assert_int_equal(count(log, "warning: Cannot use memory.current of pod default/web-1 (" WEB_UID
+	                            "): its content cannot be parsed"), 1);
+	assert_non_null(strstr(log, "EVICTD_CGROUP=" WEB_DIR));
+	/* still broken: not repeated every scan */
+	snap = scan_logged(sc, 3000000, log, sizeof(log));
+	assert_false(pod_by_uid(snap, WEB_UID)->has_memory);
+	assert_null(strstr(log, WEB_UID));
+	/* fixed: measured again, and said so once */
+	write_file(path, "1395864371\n");
+	snap = scan_logged(sc, 4000000, log, sizeof(log));
+	assert_true(pod_by_uid(snap, WEB_UID)->has_memory);
+	assert_int_equal(count(log, "memory.current of pod default/web-1 (" WEB_UID ") is usable again"), 1);
+	snap = scan_logged(sc, 5000000, log, sizeof(log));
+	assert_null(strstr(log, WEB_UID));
+
+	/*
+	 * A FIFO does not block the scan; it is refused as not a regular file. (A new scanner: the
+	 * kept fd of the replaced file would still read the old one, which on cgroupfs cannot happen.)
+	 */
+	snprintf(path, sizeof(path), "%s/%s/memory.stat", root, WEB_DIR);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	scanner_free(sc);
+	assert_int_equal(scanner_new(cfg, &cg, &sc), 0);
+	snap = scan_logged(sc, 6000000, log, sizeof(log));
+	assert_false(pod_by_uid(snap, WEB_UID)->has_memory);
+	assert_non_null(strstr(log, "Cannot use memory.stat of pod default/web-1 (" WEB_UID "): it is not a regular file"));
+	scanner_free(sc);
+	config_free(cfg);
+}
+
+static void test_open_dir_beneath(void **state)
+{
+	char root[PATH_MAX], path[PATH_MAX * 2], out[PATH_MAX];
+	int rfd, fd;
+	(void)state;
+
+	copy_root("systemd", root, sizeof(root));
+	snprintf(out, sizeof(out), "%s/outside", tmpdir);
+	mkdir(out, 0755);
+	snprintf(path, sizeof(path), "%s/kubepods.slice/link", root);
+	assert_int_equal(symlink(out, path), 0);
+	rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(rfd >= 0);
+
+	fd = cgfs_open_dir_beneath(rfd, WEB_DIR);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(cgfs_open_dir_beneath(rfd, "kubepods.slice/link"), -ELOOP);
+	assert_int_equal(cgfs_open_dir_beneath(rfd, "kubepods.slice/../../outside"), -EXDEV);
+	assert_int_equal(cgfs_open_dir_beneath(rfd, out), -EXDEV);
+	assert_int_equal(cgfs_open_dir_beneath(rfd, "kubepods.slice/memory.current"), -ENOTDIR);
+	/* absolute (the evictor's form): fine without symlinks, refused through one */
+	snprintf(path, sizeof(path), "%s/%s", root, WEB_DIR);
+	fd = cgfs_open_dir_beneath(AT_FDCWD, path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/kubepods.slice/link", root);
+	assert_int_equal(cgfs_open_dir_beneath(AT_FDCWD, path), -ELOOP);
+	close(rfd);
+}
+
+static void count_link(const char *path, void *userdata)
+{
+	char *seen = userdata;
+	if (strlen(seen) + strlen(path) + 2 < 1024) {
+		strcat(seen, path);
+		strcat(seen, "\n");
+	}
+}
+
+static void test_discovery_never_follows_symlinks(void **state)
+{
+	char root[PATH_MAX], path[PATH_MAX * 4], target[PATH_MAX], seen[1024] = "";
+	char *patterns[] = { "kubepods.slice/kubepods-*.slice/kubepods-*-pod*.slice", "kubepods.slice/kubepods-pod*.slice", NULL };
+	pod_info *pods = NULL;
+	size_t n = 0;
+	int rfd;
+	(void)state;
+
+	copy_root("systemd", root, sizeof(root));
+	/* a pod directory that is a symlink to a copy of web-1 outside the root */
+	snprintf(target, sizeof(target), "%s/outside-pod", tmpdir);
+	snprintf(path, sizeof(path), "rm -rf '%s' && cp -a '%s/%s' '%s'", target, root, WEB_DIR, target);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podeeee.slice", root);
+	assert_int_equal(symlink(target, path), 0);
+	/* a QoS directory that is a symlink: burstable moved out, linked back */
+	snprintf(path, sizeof(path), "%s/kubepods.slice/kubepods-burstable.slice", root);
+	snprintf(target, sizeof(target), "%s/outside-qos", tmpdir);
+	assert_int_equal(rename(path, target), 0);
+	assert_int_equal(symlink(target, path), 0);
+
+	rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	assert_int_equal(pods_discover(rfd, patterns, count_link, seen, &pods, &n), 0);
+	/* besteffort b and Guaranteed c remain; burstable a, d, e, f and the linked eeee are gone */
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_null(strstr(pods[i].uid, "eeee"));
+		assert_null(strstr(pods[i].cgroup, "burstable"));
+		free(pods[i].cgroup);
+	}
+	free(pods);
+	assert_non_null(strstr(seen, "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podeeee.slice\n"));
+	assert_non_null(strstr(seen, "kubepods.slice/kubepods-burstable.slice\n"));
+	close(rfd);
+}
+
+static int metadir_verdict(const char *dir, char *why, size_t size)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	int r = podmeta_dir_check(fd, why, size);
+	close(fd);
+	return r;
+}
+
+static void test_metadata_directory_trust(void **state)
+{
+	char parent[PATH_MAX], dir[PATH_MAX + 8], why[PATH_MAX + 128];
+	(void)state;
+
+	if (geteuid() != 0) {
+		skip(); /* ownership */
+		return;
+	}
+	snprintf(parent, sizeof(parent), "%s/meta-parent", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/pods", parent);
+	mkdir(parent, 0755);
+	mkdir(dir, 0755);
+	chmod(parent, 0755);
+	chmod(dir, 0755);
+	/* /tmp above is sticky 1777: accepted as an ancestor */
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), 0);
+	chmod(dir, 0777);
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "the directory is writable by others (mode 0777)"));
+	chmod(dir, 01777); /* sticky is not enough for the metadata directory itself */
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), -EPERM);
+	chmod(dir, 0775);
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "writable by its group"));
+	chmod(dir, 0755);
+	assert_int_equal(chown(dir, 65534, 0), 0);
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "owned by uid 65534"));
+	assert_int_equal(chown(dir, 0, 0), 0);
+	chmod(parent, 0777);
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "meta-parent is writable by others"));
+	chmod(parent, 01777); /* a sticky ancestor: others cannot rename root's "pods" */
+	assert_int_equal(metadir_verdict(dir, why, sizeof(why)), 0);
+	chmod(parent, 0755);
+}
+
 static void test_discover_this_machine(void **state)
 {
 	struct statfs sf;
@@ -418,6 +646,10 @@ int main(void)
 		cmocka_unit_test(test_unavailable_signals_are_not_invented),
 		cmocka_unit_test(test_descriptor_trust_rules),
 		cmocka_unit_test(test_untrusted_descriptor_falls_back_in_scan),
+		cmocka_unit_test(test_unreadable_stats_warned_once_then_recovered),
+		cmocka_unit_test(test_open_dir_beneath),
+		cmocka_unit_test(test_discovery_never_follows_symlinks),
+		cmocka_unit_test(test_metadata_directory_trust),
 	};
 	/* warnings about ignored descriptors are expected here; keep them off the TAP stream's way */
 	log_setup(LOG_TARGET_STDERR);

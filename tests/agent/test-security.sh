@@ -59,10 +59,7 @@ rank = {p["uid"]: p for p in mem}
 sys.exit(0 if eval(sys.argv[2]) else 1)
 PY
 }
-pending() {
-	local f=$1 name=$2; shift 2
-	if "$@"; then ok "$name" true; else skip "$name" "pending finding $f (tests/fuzz/FINDINGS.md)"; fi
-}
+logged() { grep -q -- "$1" "$T/err"; }
 web_first() { js "ev[:1] == ['default/web-1'] or ev[:1] == ['$WEB']"; }
 
 tree control; printf '%s' "$HIGH" >"$D"; run
@@ -82,11 +79,25 @@ attack "descriptor symlinked to a root-owned high-priority file" 'printf "%s" "$
 attack "descriptor hard-linked to a root-owned high-priority file" 'printf "%s" "$HIGH" >"$T/high.conf"; rm "$D"; ln "$T/high.conf" "$D"'
 
 # A metadata directory anyone can write lets a tenant rename another pod's (root-owned, 0644)
-# descriptor over its own. Such a directory must not be trusted.
-tree "writable metadata directory"; chmod 0777 "$T/pods"; mv "$T/pods/$DB.conf" "$D"; run
-ok "writable metadata directory: answers" test $? -eq 0
-pending agent-metadir-trust "writable metadata directory: a renamed descriptor does not raise web-1's priority" \
-	js "rank['$WEB']['priority'] == 0"
+# descriptor over its own. Such a directory must not be trusted (finding agent-metadir-trust),
+# nor one whose parent others can write (they could swap the whole directory), sticky or not for
+# the directory itself; a sticky ancestor (/tmp, where every tree here lives) is fine.
+metadir_attack() {	# metadir_attack NAME SHELL REASON
+	tree "$1"; mv "$T/pods/$DB.conf" "$D"; eval "$2"; run; local rc=$?
+	ok "$1: answers (exit $rc)" test $rc -eq 0
+	ok "$1: a renamed descriptor does not raise web-1's priority" js "rank['$WEB']['priority'] == 0 and all(p['pod'] == p['uid'] for p in mem)"
+	ok "$1: warning says the directory is not trusted and why" \
+		grep -qE "metadata directory .*pods is not trusted: .*$3" "$T/err"
+	ok "$1: said once, not per pod" test "$(grep -c 'not trusted' "$T/err")" -eq 1
+}
+metadir_attack "writable metadata directory" 'chmod 0777 "$T/pods"' "writable by others"
+metadir_attack "sticky world-writable metadata directory" 'chmod 1777 "$T/pods"' "writable by others"
+metadir_attack "group-writable metadata directory" 'chmod 0775 "$T/pods"' "writable by its group"
+metadir_attack "metadata directory owned by a tenant" 'chown 65534 "$T/pods"' "owned by uid 65534"
+metadir_attack "metadata directory in a writable parent" 'chmod 0777 "$T"' "ancestor .*writable by others"
+tree "trusted metadata directory"; mv "$T/pods/$DB.conf" "$D"; run
+ok "control: the same rename in a root-only directory is what root did: trusted" \
+	js "rank['$WEB']['priority'] == 1000000"
 
 # Nested cgroups a tenant creates inside its own pod (delegation) are not pods.
 tree "fake pod inside a pod"
@@ -111,15 +122,26 @@ mkdir "$T/outside"; cp -a "$P/." "$T/outside/"
 ln -s "$T/outside" "$T/root/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podeeeeeeee_0000_4000_8000_000000000099.slice"
 run
 ok "symlinked pod directory: answers" test $? -eq 0
-pending agent-symlink-escape "symlinked pod directory: not followed out of the cgroup root" \
-	js "'eeeeeeee-0000-4000-8000-000000000099' not in rank"
+ok "symlinked pod directory: not followed out of the cgroup root" \
+	js "'eeeeeeee-0000-4000-8000-000000000099' not in rank and len(mem) == 6"
+ok "symlinked pod directory: a warning names the link" \
+	grep -q "Not following symbolic link kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podeeeeeeee" "$T/err"
 tree "symlinked qos directory"
 mv "$T/root/kubepods.slice/kubepods-besteffort.slice" "$T/outside-qos"
 ln -s "$T/outside-qos" "$T/root/kubepods.slice/kubepods-besteffort.slice"
 run
 ok "symlinked qos directory: answers" test $? -eq 0
-pending agent-symlink-escape "symlinked qos directory: pods behind it are not read" \
+ok "symlinked qos directory: pods behind it are not read" \
 	js "'a1b2c3d4-0000-4000-8000-00000000000b' not in rank"
+ok "symlinked qos directory: a warning names the link" \
+	grep -q "Not following symbolic link kubepods.slice/kubepods-besteffort.slice under" "$T/err"
+tree "symlinked kubepods.slice"
+mv "$T/root/kubepods.slice" "$T/outside-kubepods"; ln -s "$T/outside-kubepods" "$T/root/kubepods.slice"
+run
+ok "symlinked kubepods.slice: answers" test $? -eq 0
+ok "symlinked kubepods.slice: no pod read, nothing evicted, allocatable not read through it" \
+	js "len(mem) == 0 and ev == [] and [s for s in d['signals'] if s['signal'] == 'allocatableMemory.available' and s['available'] is None]"
+ok "symlinked kubepods.slice: a warning names the link" grep -q "Not following symbolic link kubepods.slice under" "$T/err"
 tree "symlinked memory.current"
 rm "$P/memory.current"; echo 1 >"$T/one"; ln -s "$T/one" "$P/memory.current"
 run
