@@ -53,7 +53,8 @@ SHARE=$BDIR/e2e
 rm -rf "$SHARE"
 mkdir -p "$SHARE/out" "$SHARE/helpers"
 make_q=(make --no-print-directory -C "$ROOT" B="$B")
-helpers=$(cd "$ROOT" && ls tests/helpers/*.c 2>/dev/null | sed "s#^tests/#$B/tests/#; s#\.c\$##")
+helpers=$(cd "$ROOT" && find tests/helpers -maxdepth 1 -name '*.c' 2>/dev/null | sort |
+	sed "s#^tests/#$B/tests/#; s#\.c\$##")
 # shellcheck disable=SC2086
 if ! "${make_q[@]}" $helpers > "$SHARE/build.log" 2>&1; then
 	tail -n 30 "$SHARE/build.log" >&2
@@ -98,7 +99,7 @@ boot() {
 	local mode=$1 a deadline
 	case $mode in
 	kvm) a=(-accel kvm -cpu "host,-arch-capabilities") ;;   # some nested hosts refuse MSR 0x10a
-	tcg) a=(-accel tcg,thread=multi -cpu max) ;;
+	tcg) a=(-accel "tcg,thread=multi" -cpu max) ;;
 	*) die "E2E_ACCEL must be auto, kvm or tcg" ;;
 	esac
 	rm -rf "$SHARE/out"

@@ -8,7 +8,7 @@
 set -u
 E2E=/e2e
 OUT=$E2E/out
-SCENARIO_TIMEOUT=${SCENARIO_TIMEOUT:-300}
+SCENARIO_TIMEOUT=${SCENARIO_TIMEOUT:-480}
 E2E_ONLY=
 # shellcheck source=/dev/null
 [ -f "$E2E/env" ] && . "$E2E/env"
@@ -38,7 +38,6 @@ say "installed: $(cd "$E2E/stage" && find . -type f -o -type l | sed 's#^\.##' |
 # Between scenarios: no pods, no descriptors, no test drop-ins, evictd stopped — each scenario
 # starts from the node as `make install` left it.
 reset_node() {
-	local cg
 	systemctl stop evictd.service 2>/dev/null
 	systemctl reset-failed evictd.service 2>/dev/null
 	rm -rf /etc/evictd/evictd.conf.d/e2e-*.conf /run/evictd/pods/e2e*.conf
@@ -47,10 +46,7 @@ reset_node() {
 		rm -f /etc/systemd/system/evictd.service.d/e2e-*.conf
 		systemctl daemon-reload
 	fi
-	for cg in /sys/fs/cgroup/kubepods.slice; do
-		[ -d "$cg" ] || continue
-		echo 1 > "$cg/cgroup.kill" 2>/dev/null
-	done
+	[ -d /sys/fs/cgroup/kubepods.slice ] && echo 1 > /sys/fs/cgroup/kubepods.slice/cgroup.kill 2>/dev/null
 	systemctl stop kubepods.slice 2>/dev/null
 	systemctl reset-failed 2>/dev/null
 	rm -rf /run/e2e

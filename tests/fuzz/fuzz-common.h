@@ -35,4 +35,11 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 	return s;
 }
 
+/* Where targets that need files keep them: $FUZZ_TMPDIR (the replay tests set a private one). */
+static inline const char *fuzz_tmpdir(void)
+{
+	const char *d = getenv("FUZZ_TMPDIR");
+	return d && *d ? d : "/tmp";
+}
+
 #endif

@@ -24,13 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CFG_MAX_PIECES 8
 
-static char cfg_dir[64], cfg_main_path[128], cfg_dropin_dir[128];
+static char cfg_dir[256], cfg_main_path[300], cfg_dropin_dir[300];
 
 static void cfg_setup_dir(void)
 {
 	if (cfg_dir[0])
 		return;
-	snprintf(cfg_dir, sizeof(cfg_dir), "/tmp/fuzz-config.%d", (int)getpid());
+	snprintf(cfg_dir, sizeof(cfg_dir), "%s/fuzz-config.%d", fuzz_tmpdir(), (int)getpid());
 	snprintf(cfg_main_path, sizeof(cfg_main_path), "%s/evictd.conf", cfg_dir);
 	snprintf(cfg_dropin_dir, sizeof(cfg_dropin_dir), "%s/evictd.conf.d", cfg_dir);
 	FUZZ_ASSERT(mkdir(cfg_dir, 0700) == 0 || errno == EEXIST);
@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg_setup_dir();
 	cfg_write_file(cfg_main_path, piece[0], len[0]);
 	for (size_t i = 1; i < CFG_MAX_PIECES; i++) {
-		char path[192];
+		char path[320];
 		snprintf(path, sizeof(path), "%s/%02zu.conf", cfg_dropin_dir, i);
 		if (i < n)
 			cfg_write_file(path, piece[i], len[i]);

@@ -25,10 +25,10 @@ static pp_pcset *pm_pcset;
 
 static void pm_setup(void)
 {
-	char path[64];
+	char path[256];
 	if (pm_dirfd >= 0)
 		return;
-	snprintf(path, sizeof(path), "/tmp/fuzz-podmeta.%d", (int)getpid());
+	snprintf(path, sizeof(path), "%s/fuzz-podmeta.%d", fuzz_tmpdir(), (int)getpid());
 	FUZZ_ASSERT(mkdir(path, 0755) == 0 || errno == EEXIST);
 	pm_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	FUZZ_ASSERT(pm_dirfd >= 0);

@@ -316,12 +316,20 @@ int main(int argc, char **argv)
 		char extra[64];
 
 		while (memory_available(&avail) == 0 && avail >= until) {
-			if (touched >= max_mib) {
+			/* Far from the threshold, grow in bigger steps (reading memory.stat is slow under
+			 * emulation); the last MiBs one at a time, so "cross" is exact to 1 MiB. */
+			unsigned long step = (unsigned long)((avail - until) / MIB / 2);
+
+			step = step < 1 ? 1 : step > 16 ? 16 : step;
+			if (step > max_mib - touched)
+				step = max_mib - touched;
+			if (step == 0) {
 				fprintf(stderr, "podhog: reached --max %lu MiB, memory.available still %" PRIu64 "\n",
 					max_mib, avail);
 				break;
 			}
-			memset(mem + touched++ * MIB, 0x5a, MIB);
+			for (; step > 0; step--)
+				memset(mem + touched++ * MIB, 0x5a, MIB);
 			if (handle_term(exit_on_term))
 				return 0;
 		}

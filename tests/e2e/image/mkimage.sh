@@ -61,9 +61,22 @@ if is_current; then     # another caller built it while we waited
 fi
 
 # ---- sources: this machine's apt configuration (one-line and deb822 alike, via apt itself) ----
-sources=$(apt-get indextargets --format '$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
-		'Created-By: Packages' 2>/dev/null |
-	awk -v s="$SUITE" '$1 == "deb" && $3 ~ ("^" s "(-updates|-security)?$") {
+# "URI SUITE COMPONENT" for every binary package index apt is configured to use: from the index
+# targets, or — when no `apt-get update` has run yet and indextargets lists nothing — from the
+# URIs an update would fetch.
+apt_targets() {
+	apt-get indextargets --format '$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
+		'Created-By: Packages' 2>/dev/null | awk '$1 == "deb" { print $2, $3, $4 }'
+}
+apt_update_uris() {
+	apt-get update --print-uris 2>/dev/null |
+		sed -n "s#^'\(.*/\)dists/\([^/]*\)/\(.*\)/binary-[^/]*/Packages[^']*'.*#\1 \2 \3#p"
+}
+targets=$(apt_targets)
+[ -n "$targets" ] || targets=$(apt_update_uris)
+sources=$(echo "$targets" |
+	awk -v s="$SUITE" 'NF == 3 && $2 ~ ("^" s "(-updates|-security)?$") {
+		$0 = "deb " $0
 		k = $2 " " $3
 		if (!(k in comp)) { order[++n] = k; comp[k] = $4 }
 		else if (index(" " comp[k] " ", " " $4 " ") == 0) comp[k] = comp[k] " " $4

@@ -54,8 +54,8 @@ for i in $(seq "$RUNS"); do
 	fi
 	evicted=$((evicted + 1))
 	c=$(pod_event "$uid" cross) t=$(pod_event "$uid" sigterm) d=$(pod_event "$uid" died)
-	j_wait 5 "$(j_pod $MSGID_POD_CHOSEN "$uid")"
 	j=$(j_time "$(j_pod $MSGID_POD_CHOSEN "$uid")")
+	[ -n "$j" ] || { j_wait 5 "$(j_pod $MSGID_POD_CHOSEN "$uid")"; j=$(j_time "$(j_pod $MSGID_POD_CHOSEN "$uid")"); }
 	line="run $i:"
 	if [ -n "$c" ]; then
 		[ -n "$t" ] && { ms "$c" "$t" >> "$STATE/term"; echo >> "$STATE/term"; line+=" SIGTERM +$(ms "$c" "$t") ms"; }
@@ -66,7 +66,7 @@ for i in $(seq "$RUNS"); do
 	fi
 	note "$line"
 	wait_until 10 pod_gone "$uid" burstable
-	systemctl stop "$(pod_slice "$uid" burstable)" 2>/dev/null
+	systemctl stop --no-block "$(pod_slice "$uid" burstable)" 2>/dev/null
 	# Next run from a recovered node.
 	wait_until 20 bash -c "[ \$(podhog --available) -gt $(((THR + GAP / 2) * MIB)) ]"
 done

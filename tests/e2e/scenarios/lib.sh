@@ -64,15 +64,18 @@ j_wait() { wait_until "$1" j_has "$2"; }                      # j_wait TIMEOUT_S
 j_show() { j_evictd | jq -r '"#   " + (.MESSAGE // "" | tostring)' 2>/dev/null | tail -n "${1:-20}"; }
 
 # Entry kinds by MESSAGE_ID (agent/log.h; explained by systemd/evictd.catalog for journalctl -x).
-MSGID_THRESHOLD_MET=f7c5f6af75cd48aeb357803bdd6de3c4
-MSGID_THRESHOLD_CLEARED=a47c3e5bc2d04704990c35a35319257f
-MSGID_CONDITION_CHANGED=4e4f4c2ac74a4eb1ad6e957b7578a127
-MSGID_POD_CHOSEN=a303a0f905e14500a87462de5e5e36fb
-MSGID_EVICTION_STARTED=ddd52a80a54f4fc8ba4f5b6f851a0e41
-MSGID_EVICTION_FINISHED=0651b0dd2c3347a1a2bcdd650890bdf6
-MSGID_EVICTION_FAILED=46c580319dc046efbfc12795e324cec2
-MSGID_CONFIG_REJECTED=66c4dcae33c544ab98841e90cf502d80
-MSGID_CONFIG_LOADED=7fa6fd181a6747859af23d487c11872e
+# shellcheck disable=SC2034   # used by the scenarios that source this file
+{
+	MSGID_THRESHOLD_MET=f7c5f6af75cd48aeb357803bdd6de3c4
+	MSGID_THRESHOLD_CLEARED=a47c3e5bc2d04704990c35a35319257f
+	MSGID_CONDITION_CHANGED=4e4f4c2ac74a4eb1ad6e957b7578a127
+	MSGID_POD_CHOSEN=a303a0f905e14500a87462de5e5e36fb
+	MSGID_EVICTION_STARTED=ddd52a80a54f4fc8ba4f5b6f851a0e41
+	MSGID_EVICTION_FINISHED=0651b0dd2c3347a1a2bcdd650890bdf6
+	MSGID_EVICTION_FAILED=46c580319dc046efbfc12795e324cec2
+	MSGID_CONFIG_REJECTED=66c4dcae33c544ab98841e90cf502d80
+	MSGID_CONFIG_LOADED=7fa6fd181a6747859af23d487c11872e
+}
 j_id() { echo "(.MESSAGE_ID == \"$1\")"; }                                    # j_id MSGID
 j_pod() { echo "(.MESSAGE_ID == \"$1\") and (.EVICTD_POD_UID == \"$2\")"; }  # j_pod MSGID UID
 # j_field JQ_CONDITION FIELD: FIELD of the first matching entry
