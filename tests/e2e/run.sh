@@ -15,8 +15,8 @@
 #   E2E_TIMEOUT     seconds for boot + all scenarios (default 1500)
 #   E2E_MEM/E2E_CPUS  VM size (default 2048 MiB, 2 vCPUs)
 #   E2E_VERBOSE=1   print every scenario's log, not only the failed ones
-# Results stay in $B/e2e/out/: results, log, scenarios/*.log, journal.txt, console.log,
-# boot-time.txt, latency.txt.
+# Results stay in $B/e2e/: results, log, scenarios/*.log, scenarios/*.evictd.json, journal.txt,
+# console.log, boot-time.txt, latency.txt, build.log, install.log.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -49,21 +49,32 @@ esac
 say "image $IMAGE (kernel $(cat "$IMAGE/kernel-version"))"
 
 # ---- what goes into the VM: the installed tree, the scenarios, the helpers ----------------------
-SHARE=$BDIR/e2e
-rm -rf "$SHARE"
-mkdir -p "$SHARE/out" "$SHARE/helpers"
+# The share lives outside the tree: the staged /etc/evictd/evictd.conf.d must never sit under
+# $(B), where the Makefile includes every *.d it finds. Only the results are copied to $B/e2e.
+WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-e2e.XXXXXX")
+SHARE=$WORK/share
+QTMP=$WORK/qemu                    # qemu's snapshot overlay (snapshot=on writes to $TMPDIR)
+QPID=
+cleanup() {
+	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+RESULTS=$BDIR/e2e
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS" "$SHARE/out" "$SHARE/helpers" "$QTMP"
 make_q=(make --no-print-directory -C "$ROOT" B="$B")
 helpers=$(cd "$ROOT" && find tests/helpers -maxdepth 1 -name '*.c' 2>/dev/null | sort |
 	sed "s#^tests/#$B/tests/#; s#\.c\$##")
 # shellcheck disable=SC2086
-if ! "${make_q[@]}" $helpers > "$SHARE/build.log" 2>&1; then
-	tail -n 30 "$SHARE/build.log" >&2
+if ! "${make_q[@]}" $helpers > "$RESULTS/build.log" 2>&1; then
+	tail -n 30 "$RESULTS/build.log" >&2
 	die "building the test helpers failed"
 fi
 for h in $helpers; do install -m 755 "$ROOT/$h" "$SHARE/helpers/"; done
-if ! "${make_q[@]}" install DESTDIR="$SHARE/stage" PREFIX=/usr > "$SHARE/install.log" 2>&1; then
-	tail -n 30 "$SHARE/install.log" >&2
-	die "make install DESTDIR=$SHARE/stage PREFIX=/usr failed"
+if ! "${make_q[@]}" install DESTDIR="$SHARE/stage" PREFIX=/usr > "$RESULTS/install.log" 2>&1; then
+	tail -n 30 "$RESULTS/install.log" >&2
+	die "make install DESTDIR=<stage> PREFIX=/usr failed"
 fi
 cp "$HERE/runner.sh" "$SHARE/entry"
 cp -r "$HERE/scenarios" "$SHARE/scenarios"
@@ -85,13 +96,6 @@ fi
 kernel=$IMAGE/vmlinux
 [ -s "$kernel" ] || kernel=$IMAGE/vmlinuz
 qesc() { printf '%s' "${1//,/,,}"; }
-QTMP=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-e2e.XXXXXX")   # the snapshot overlay goes here
-QPID=
-cleanup() {
-	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null
-	rm -rf "$QTMP"
-}
-trap cleanup EXIT
 
 # boot ACCEL: runs the VM until it powers off or TIMEOUT; returns 3 when a KVM boot never reached
 # userspace (the caller then tries TCG).
@@ -149,10 +153,11 @@ exec 8<"$CACHE/$(cat "$IMAGE/stamp").lock"
 flock -s 8
 TB=$(date +%s.%N)
 boot "$accel" || { [ $? = 3 ] && boot tcg; }
-say "VM ran $(since "$TB")s; $(grep -m1 '^Startup finished' "$SHARE/out/boot-time.txt" 2>/dev/null || echo 'boot time unknown')"
+cp -r "$SHARE/out/." "$RESULTS/"
+OUT=$RESULTS
+say "VM ran $(since "$TB")s; $(grep -m1 '^Startup finished' "$OUT/boot-time.txt" 2>/dev/null || echo 'boot time unknown')"
 
 # ---- results --------------------------------------------------------------------------------
-OUT=$SHARE/out
 if [ ! -s "$OUT/rc" ]; then
 	echo "e2e: the VM produced no result; last lines of $OUT/console.log:"
 	tail -n 40 "$OUT/console.log" 2>/dev/null | sed 's/^/    /'
@@ -193,7 +198,12 @@ while IFS= read -r line; do
 	esac
 done < "$OUT/results"
 guest_rc=$(tr -dc '0-9' < "$OUT/rc")
-if [ "$guest_rc" != 0 ] && [ "$fail" = 0 ]; then
+if [ "$guest_rc" = 124 ]; then   # the time limit stopped the runner inside a scenario
+	name=$(sed -n 's/^runner: --- //p' "$OUT/log" | tail -n1)
+	printf 'FAIL  %-26s stopped by the time limit (E2E_TIMEOUT=%s)\n' "${name:-?}" "$TIMEOUT"
+	[ -f "$OUT/scenarios/$name.log" ] && tail -n 15 "$OUT/scenarios/$name.log" | sed 's/^/      /'
+	fail=$((fail + 1))
+elif [ "$guest_rc" != 0 ] && [ "$fail" = 0 ]; then
 	echo "e2e: the guest runner exited with $guest_rc; see $OUT/log"
 	fail=$((fail + 1))
 fi

@@ -81,4 +81,9 @@ rm -f "$bad"
 j_mark
 ok "reload after removing the bad drop-in" systemctl reload evictd.service
 ok "journal: configuration reloaded again" j_wait 10 "$(j_id $MSGID_CONFIG_LOADED)"
+
+# ---- stop: SIGTERM from systemd is a clean exit ------------------------------------------------
+ok "systemctl stop evictd" systemctl stop evictd.service
+ok "stopped cleanly (Result=success, exit status 0)" \
+	test "$(unit_prop Result)/$(unit_prop ExecMainStatus)" = success/0
 done_testing

@@ -9,7 +9,7 @@
 #     SIGTERM can have been sent;
 #   - the journal's receive time of evictd's decision (POD_CHOSEN) for the pod.
 # Printed: n, median, p99 (nearest rank), min, max of each, in ms. Also written to
-# /e2e/out/latency.txt (host: $B/e2e/out/).
+# /e2e/out/latency.txt (host: $B/e2e/).
 . ./lib.sh
 
 RUNS=${E2E_LATENCY_RUNS:-12}
