@@ -221,4 +221,4 @@ clean:
 
 .PHONY: all tests check lint bench fuzz e2e run install install-lib clean
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

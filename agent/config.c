@@ -42,6 +42,7 @@ typedef struct parse_state {
 	char seen[64][100];   /* "section\nkey" seen in this file: duplicates are errors */
 	size_t n_seen;
 	bool hard_explicit[_SIGNAL_MAX];
+	bool nodefs_explicit;
 	config_error *err;
 } parse_state;
 
@@ -190,7 +191,7 @@ static int parse_duration_usec(parse_state *p, const char *key, const char *v, u
 	int64_t ns;
 
 	if (pp_duration_parse(v, &ns, &e) < 0)
-		return fail(p, "%s: invalid duration \"%s\": %s", key, v, e.msg);
+		return fail(p, "%s: %s", key, e.msg); /* e.msg quotes the value */
 	*ret = (uint64_t)ns / 1000;
 	return 1;
 }
@@ -238,7 +239,7 @@ static int parse_threshold(parse_state *p, const char *section, evictd_signal si
 			return fail(p, "[%s] %s: PSI thresholds are percentages (e.g. \"40%%\"), not \"%s\"",
 			            section, signal_name(sig), v);
 		if (pp_quantity_parse(v, &q, &e) < 0)
-			return fail(p, "[%s] %s: invalid quantity \"%s\": %s", section, signal_name(sig), v, e.msg);
+			return fail(p, "[%s] %s: %s", section, signal_name(sig), e.msg);
 		if (min_reclaim ? q < 0 : q <= 0)
 			return fail(p, "[%s] %s: %s \"%s\" out of range (must be %s)", section, signal_name(sig),
 			            min_reclaim ? "minimum reclaim" : "threshold", v,
@@ -332,7 +333,7 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 	evictd_config *c = p->c;
 
 	if (strcmp(name, "interval") == 0) {
-		uint64_t u;
+		uint64_t u = 0;
 		if (!parse_duration_usec(p, name, v, &u))
 			return 0;
 		if (u < 10000 || u > 3600 * USEC_PER_SEC)
@@ -358,12 +359,17 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 			return fail(p, "pods: at least one pattern is needed");
 	} else if (strcmp(name, "pod-metadata-dir") == 0 || strcmp(name, "proc-root") == 0 ||
 	           strcmp(name, "nodefs-path") == 0 || strcmp(name, "imagefs-path") == 0 ||
-	           strcmp(name, "status-file") == 0) {
-		char **dst = name[0] == 'p' && name[1] == 'o' ? &c->pod_metadata_dir
-		           : name[0] == 'p'                  ? &c->proc_root
-		           : name[0] == 'n'                  ? &c->nodefs_path
-		           : name[0] == 'i'                  ? &c->imagefs_path
-		                                             : &c->status_file;
+	           strcmp(name, "status-file") == 0 || strcmp(name, "kubelet-root-dir") == 0 ||
+	           strcmp(name, "pod-logs-dir") == 0) {
+		char **dst = strcmp(name, "pod-metadata-dir") == 0 ? &c->pod_metadata_dir
+		           : strcmp(name, "pod-logs-dir") == 0     ? &c->pod_logs_dir
+		           : strcmp(name, "kubelet-root-dir") == 0 ? &c->kubelet_root_dir
+		           : name[0] == 'p'                        ? &c->proc_root
+		           : name[0] == 'n'                        ? &c->nodefs_path
+		           : name[0] == 'i'                        ? &c->imagefs_path
+		                                                   : &c->status_file;
+		if (dst == &c->nodefs_path)
+			p->nodefs_explicit = true;
 		if (v[0] != '/')
 			return fail(p, "%s \"%s\" must be an absolute path", name, v);
 		return replace_str(p, dst, v);
@@ -388,7 +394,7 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 			               "placeholders are {namespace} {name} {uid} {grace}): \"%s\"",
 			            bad ? bad : v);
 	} else if (strcmp(name, "exec-timeout") == 0) {
-		uint64_t u;
+		uint64_t u = 0;
 		if (!parse_duration_usec(p, name, v, &u))
 			return 0;
 		if (u == 0 || u > 3600 * USEC_PER_SEC)
@@ -399,6 +405,14 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 		int64_t *dst = name[0] == 'm' ? &c->memory_max_rate : name[0] == 'd' ? &c->disk_max_rate
 		             : name[0] == 'i' ? &c->inodes_max_rate : &c->pid_max_rate;
 		return parse_rate(p, name, v, dst);
+	} else if (strcmp(name, "pod-disk-walk-limit") == 0) {
+		int64_t q;
+		pp_err e;
+		if (pp_quantity_parse(v, &q, &e) < 0)
+			return fail(p, "pod-disk-walk-limit: invalid number \"%s\": %s", v, e.msg);
+		if (q < 1 || q > 100000000)
+			return fail(p, "pod-disk-walk-limit \"%s\" out of range (1-100M directory entries)", v);
+		c->pod_disk_walk_limit = (uint64_t)q;
 	} else if (strcmp(name, "exec-fallback") == 0) {
 		if (strcmp(v, "kill") == 0)
 			c->exec_fallback_kill = true;
@@ -695,10 +709,13 @@ int config_new_default(evictd_config **ret)
 	c->proc_root = strdup("/proc");
 	c->nodefs_path = strdup("/var/lib/kubelet");
 	c->imagefs_path = strdup("/var/lib/containerd");
+	c->kubelet_root_dir = strdup("/var/lib/kubelet");
+	c->pod_logs_dir = strdup("/var/log/pods");
+	c->pod_disk_walk_limit = 100000;
 	c->status_file = strdup("/run/evictd/status.json");
 	c->sources = strdup("");
 	if (!c->pods || !c->exec_argv || !c->pod_metadata_dir || !c->proc_root || !c->nodefs_path ||
-	    !c->imagefs_path || !c->status_file || !c->sources) {
+	    !c->imagefs_path || !c->kubelet_root_dir || !c->pod_logs_dir || !c->status_file || !c->sources) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -763,6 +780,15 @@ static int finalize(parse_state *p)
 		c->hard[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] = c->hard[SIGNAL_MEMORY_AVAILABLE];
 		if (!c->min_reclaim[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE].set)
 			c->min_reclaim[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] = c->min_reclaim[SIGNAL_MEMORY_AVAILABLE];
+	}
+
+	/* nodefs is the filesystem holding the kubelet's root dir (cAdvisor RootFsInfo). */
+	if (!p->nodefs_explicit && strcmp(c->nodefs_path, c->kubelet_root_dir) != 0) {
+		char *d = strdup(c->kubelet_root_dir);
+		if (!d)
+			return -ENOMEM;
+		free(c->nodefs_path);
+		c->nodefs_path = d;
 	}
 
 	c->pcset = pp_pcset_free(c->pcset);
@@ -900,6 +926,8 @@ evictd_config *config_free(evictd_config *c)
 	free(c->proc_root);
 	free(c->nodefs_path);
 	free(c->imagefs_path);
+	free(c->kubelet_root_dir);
+	free(c->pod_logs_dir);
 	strv_free(c->exec_argv);
 	free(c->status_file);
 	for (size_t i = 0; i < c->n_classes; i++) {

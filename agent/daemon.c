@@ -55,7 +55,7 @@ typedef struct evictd_daemon {
 	uint64_t status_written_usec;
 	status_history history;
 	char last_eviction[400];    /* for STATUS= */
-	char last_status_line[640];
+	char last_status_line[1024];
 	unsigned evaluations;
 
 	/* what is observed (re-opened on reload: cgroup-root and proc-root may change) */
@@ -128,14 +128,65 @@ static void log_config_rejected(evictd_daemon *d, int error, const config_error 
 	               err->text[0] ? err->text : strerror(-error));
 }
 
+/* "100Mi" where the value is a whole number of binary units, else the plain number. */
+static const char *format_amount(int64_t v, char *buf, size_t size)
+{
+	static const char *const suffix[] = { "Ki", "Mi", "Gi", "Ti" };
+	int unit = -1;
+	while (unit < 3 && v != 0 && v % 1024 == 0) {
+		v /= 1024;
+		unit++;
+	}
+	snprintf(buf, size, "%lld%s", (long long)v, unit >= 0 ? suffix[unit] : "");
+	return buf;
+}
+
+static const char *format_threshold(const threshold_value *t, char *buf, size_t size)
+{
+	if (t->percent)
+		return threshold_format(t, buf, size);
+	return format_amount(t->quantity, buf, size);
+}
+
+/*
+ * "hard memory.available<100Mi nodefs.available<10%; soft memory.available<500Mi/1m30s": an
+ * operator who reloads wants to see the thresholds now in force, not just that a file was read.
+ */
+static void describe_thresholds(const evictd_config *c, char *buf, size_t size)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	for (int kind = 0; kind < 2; kind++) {
+		bool first = true;
+		for (int s = 0; s < _SIGNAL_MAX && l < size; s++) {
+			const threshold_value *t = kind == 0 ? config_hard(c, (evictd_signal)s) : &c->soft[s];
+			char v[48];
+			if (!t || !t->set)
+				continue;
+			l += (size_t)snprintf(buf + l, size - l, "%s%s%s<%s", first ? (l ? "; " : "") : " ",
+			                      first ? (kind == 0 ? "hard " : "soft ") : "",
+			                      signal_name((evictd_signal)s), format_threshold(t, v, sizeof(v)));
+			if (kind == 1 && l < size)
+				l += (size_t)snprintf(buf + l, size - l, "/%llus",
+				                      (unsigned long long)(c->soft_grace_usec[s] / USEC_PER_SEC));
+			first = false;
+		}
+	}
+	if (!buf[0])
+		snprintf(buf, size, "no thresholds");
+}
+
 static void log_config_loaded(evictd_daemon *d, const char *how)
 {
+	char thresholds[1024];
 	log_entry e;
+	describe_thresholds(d->cfg, thresholds, sizeof(thresholds));
 	log_entry_init(&e, LOG_INFO, MSGID_CONFIG_LOADED);
 	log_entry_add(&e, FIELD_CONFIG_FILE, "%s", d->cfg->sources ? d->cfg->sources : "");
 	log_entry_add(&e, FIELD_DRY_RUN, "%d", d->cfg->dry_run ? 1 : 0);
-	log_entry_send(&e, "Configuration %s (%s)%s", how,
-	               d->cfg->sources && *d->cfg->sources ? d->cfg->sources : "defaults",
+	log_entry_add(&e, FIELD_THRESHOLDS, "%s", thresholds);
+	log_entry_send(&e, "Configuration %s (%s): %s%s", how,
+	               d->cfg->sources && *d->cfg->sources ? d->cfg->sources : "defaults", thresholds,
 	               d->cfg->dry_run ? "; dry run: nothing will be evicted" : "");
 }
 
@@ -257,13 +308,40 @@ static void write_status(evictd_daemon *d, bool force)
 	jb_free(&j);
 }
 
+/* "monitoring memory.available pid.available; unavailable nodefs.available": what systemctl
+ * status should tell an operator first is which thresholds can actually fire on this node. */
+static void status_signals_text(evictd_daemon *d, char *buf, size_t size)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		bool first = true;
+		for (int s = 0; s < _SIGNAL_MAX && l < size; s++) {
+			const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
+			if (!((h && h->set) || d->cfg->soft[s].set))
+				continue;
+			if (d->node_valid && d->node.s[s].known != (pass == 0))
+				continue;
+			if (!d->node_valid && pass == 1)
+				continue;
+			l += (size_t)snprintf(buf + l, size - l, "%s%s%s", first ? (l ? "; " : "") : " ",
+			                      first ? (pass == 0 ? "monitoring " : "unavailable ") : "",
+			                      signal_name((evictd_signal)s));
+			first = false;
+		}
+	}
+	if (!buf[0])
+		snprintf(buf, size, "monitoring nothing");
+}
+
 static void notify_status(evictd_daemon *d)
 {
-	char line[640], cond[128];
+	char line[1024], cond[128], signals[640];
 	status_conditions_text(d, cond, sizeof(cond));
-	snprintf(line, sizeof(line), "STATUS=%s%s; %u eviction(s) in progress; last eviction: %s",
+	status_signals_text(d, signals, sizeof(signals));
+	snprintf(line, sizeof(line), "STATUS=%s%s; %u eviction(s) in progress; last eviction: %s; %s",
 	         d->cfg->dry_run ? "dry-run; " : "", cond, evictor_count(d->ev),
-	         d->last_eviction[0] ? d->last_eviction : "none");
+	         d->last_eviction[0] ? d->last_eviction : "none", signals);
 	if (strcmp(line, d->last_status_line) == 0)
 		return; /* a datagram per tick would be idle CPU for nothing */
 	snprintf(d->last_status_line, sizeof(d->last_status_line), "%s", line);
@@ -646,7 +724,10 @@ static void start_evictions(evictd_daemon *d, const decision *dec, const snapsho
 			.uid = p->uid, .namespace_ = p->namespace_, .name = p->name, .cgroup_path = path,
 			.signal = signal_name(c->signal), .hard = c->kind == THRESHOLD_HARD,
 			.grace_usec = c->grace_usec, .priority = p->priority,
-			.usage = rk == RANK_PID ? (p->has_pids ? p->pids : -1) : (p->has_memory ? p->working_set : -1),
+			.usage = rk == RANK_PID ? (p->has_pids ? p->pids : -1)
+			       : rk == RANK_DISK ? (p->has_disk ? p->disk_bytes : -1)
+			       : rk == RANK_INODES ? (p->has_disk ? p->disk_inodes : -1)
+			                            : (p->has_memory ? p->working_set : -1),
 			.expected_reclaim = c->expected_reclaim > 0 ? c->expected_reclaim : 0,
 		};
 		int r = evictor_start(d->ev, &rq);
@@ -673,6 +754,14 @@ static bool anything_actionable(const evaluation *e)
 		for (int s = 0; s < _SIGNAL_MAX; s++)
 			if (e->t[k][s].actionable)
 				return true;
+	return false;
+}
+
+static bool nodefs_actionable(const evaluation *e)
+{
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		if (e->t[k][SIGNAL_NODEFS_AVAILABLE].actionable || e->t[k][SIGNAL_NODEFS_INODES_FREE].actionable)
+			return true;
 	return false;
 }
 
@@ -709,6 +798,9 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		d->eval = ev;
 		return;
 	}
+	/* Disk walks cost time per file: only when a nodefs threshold is to be acted on. */
+	if (nodefs_actionable(&ev) && (r = scanner_measure_disk(d->sc, now)) < 0)
+		log_daemon_error(d, r, "disk usage of pods not measured");
 	uid_list inflight = { NULL, 0, evictor_count(d->ev) };
 	if (inflight.cap && !(inflight.uids = calloc(inflight.cap, sizeof(*inflight.uids)))) {
 		log_daemon_error(d, -ENOMEM, "decision skipped");

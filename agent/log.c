@@ -336,11 +336,20 @@ const char *format_bytes(int64_t v, char *buf, size_t size)
 		d /= 1024;
 		u++;
 	}
-	if (u == 0)
+	if (u == 0) {
 		snprintf(buf, size, "%" PRId64, v);
-	else if (d >= 100 || d == (double)(int64_t)d)
-		snprintf(buf, size, "%s%.0f%s", v < 0 ? "-" : "", d, units[u]);
-	else
-		snprintf(buf, size, "%s%.1f%s", v < 0 ? "-" : "", d, units[u]);
+		return buf;
+	}
+	/* Three significant digits: "1.49Gi < 1.5Gi" must not read "1.5Gi < 1.5Gi". */
+	char num[32];
+	snprintf(num, sizeof(num), "%.*f", d >= 100 ? 0 : d >= 10 ? 1 : 2, d);
+	if (strchr(num, '.')) {
+		char *end = num + strlen(num) - 1;
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+	snprintf(buf, size, "%s%s%s", v < 0 ? "-" : "", num, units[u]);
 	return buf;
 }

@@ -42,6 +42,12 @@
 #define MSGID_SIGNAL_UNAVAILABLE   "133c3393db274688a873b9a7e35b0948"
 /* A pod descriptor was ignored (untrusted owner/mode/symlink, malformed). */
 #define MSGID_POD_METADATA_REJECTED "518656f5093e49cf9a0bc60bf7fac6fc"
+/* A pod's statistics file (memory.current, memory.stat, ...) or cgroup cannot be used. */
+#define MSGID_POD_STATS_UNAVAILABLE "ae0c829e16b44f07942e904841fe9f57"
+/* ... and can be used again. */
+#define MSGID_POD_STATS_RECOVERED  "5d459d61d6af4a82802a17cc216ce619"
+/* A pod's nodefs usage (emptyDir volumes, logs) is only a lower bound: the walk hit its limits. */
+#define MSGID_POD_DISK_PARTIAL     "26463dfb36d645f0b0654e3f29128bcf"
 
 /* Journal fields (DESIGN §5). */
 #define FIELD_POD            "EVICTD_POD"            /* "namespace/name" (or the UID) */
@@ -70,6 +76,10 @@
 #define FIELD_ACTION         "EVICTD_ACTION"         /* kill | exec | dry-run */
 #define FIELD_DURATION_MSEC  "EVICTD_DURATION_MSEC"
 #define FIELD_RECLAIMED_BYTES "EVICTD_RECLAIMED_BYTES"
+#define FIELD_THRESHOLDS     "EVICTD_THRESHOLDS"     /* the thresholds in force, after a (re)load */
+#define FIELD_FILE           "EVICTD_FILE"           /* a pod's statistics file ("." = its cgroup) */
+#define FIELD_DISK_BYTES     "EVICTD_DISK_BYTES"     /* a pod's nodefs usage (logs + emptyDir) */
+#define FIELD_DISK_INODES    "EVICTD_DISK_INODES"
 
 typedef enum log_target {
 	LOG_TARGET_AUTO = 0,
