@@ -74,7 +74,12 @@ static int find_with_libcgroup(char *root, size_t size)
 	return -ENOENT;
 }
 
-/* Fallback: the first cgroup2 mount in mountinfo (field after " - " is the fs type). */
+/*
+ * Fallback: the first cgroup2 mount in mountinfo (field after " - " is the fs type) that statfs()
+ * confirms (a path over-mounted since is not it). Also tells whether any v1 hierarchy is mounted.
+ * Mount points with spaces are escaped (\040) by the kernel and are not unescaped here: such a
+ * cgroup2 mount fails the statfs() check and is not used.
+ */
 static int find_in_mountinfo(char *root, size_t size, bool *ret_any_v1)
 {
 	char line[4096];
@@ -91,7 +96,7 @@ static int find_in_mountinfo(char *root, size_t size, bool *ret_any_v1)
 			continue;
 		if (strcmp(fstype, "cgroup") == 0)
 			*ret_any_v1 = true;
-		else if (strcmp(fstype, "cgroup2") == 0 && r < 0) {
+		else if (strcmp(fstype, "cgroup2") == 0 && r < 0 && fs_is(mnt, CGROUP2_SUPER_MAGIC)) {
 			snprintf(root, size, "%s", mnt);
 			r = 0;
 		}
@@ -127,27 +132,24 @@ int cg_discover(const char *configured_root, cg_info *ret)
 		return 0;
 	}
 
+	char from_mountinfo[PATH_MAX] = "";
+	bool in_mountinfo = find_in_mountinfo(from_mountinfo, sizeof(from_mountinfo), &any_v1) == 0;
+
 	if (find_with_libcgroup(found, sizeof(found)) == 0)
 		ci.found_by = "libcgroup";
-	else if (find_in_mountinfo(found, sizeof(found), &any_v1) == 0)
+	else if (in_mountinfo) {
+		snprintf(found, sizeof(found), "%s", from_mountinfo);
 		ci.found_by = "mountinfo (libcgroup declined)";
-	else
+	} else
 		ci.found_by = "mountinfo";
 
 	if (found[0]) {
 		snprintf(ci.root, sizeof(ci.root), "%s", found);
-		ci.mode = strcmp(found, "/sys/fs/cgroup") == 0 && fs_is("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)
-		                  ? CG_MODE_UNIFIED
-		                  : CG_MODE_HYBRID;
+		/* hybrid: some controller (typically memory) is still on a v1 hierarchy */
+		ci.mode = any_v1 ? CG_MODE_HYBRID : CG_MODE_UNIFIED;
 		read_controllers(&ci);
-	} else {
-		if (!any_v1) {
-			/* mountinfo not consulted yet when libcgroup found nothing v2 but some v1 */
-			char dummy[PATH_MAX];
-			(void)find_in_mountinfo(dummy, sizeof(dummy), &any_v1);
-		}
+	} else
 		ci.mode = any_v1 ? CG_MODE_LEGACY : CG_MODE_ABSENT;
-	}
 	*ret = ci;
 	return 0;
 }

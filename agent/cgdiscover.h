@@ -12,8 +12,8 @@
 #include <stdbool.h>
 
 typedef enum cg_mode {
-	CG_MODE_UNIFIED = 0, /* cgroup2 at /sys/fs/cgroup: every controller on v2 */
-	CG_MODE_HYBRID,      /* v1 at /sys/fs/cgroup, v2 elsewhere (e.g. /sys/fs/cgroup/unified) */
+	CG_MODE_UNIFIED = 0, /* a cgroup2 hierarchy and no v1 one: every controller can be on v2 */
+	CG_MODE_HYBRID,      /* cgroup2 and v1 hierarchies (e.g. /sys/fs/cgroup/unified + memory on v1) */
 	CG_MODE_LEGACY,      /* v1 only: no v2 hierarchy at all */
 	CG_MODE_ABSENT,      /* no cgroup filesystem mounted */
 	CG_MODE_DIRECTORY,   /* a configured root that is not a cgroup2 mount (fixture, bind copy) */

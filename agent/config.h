@@ -52,7 +52,10 @@ typedef struct evictd_config {
 	char **pods;            /* NULL-terminated glob patterns relative to the cgroup root */
 	char *pod_metadata_dir;
 	char *proc_root;
-	char *nodefs_path;      /* statvfs() target for nodefs.*; the kubelet's root dir */
+	char *nodefs_path;      /* statvfs() target for nodefs.*; follows kubelet_root_dir unless set */
+	char *kubelet_root_dir; /* pods/<uid>/volumes/kubernetes.io~empty-dir: per-pod nodefs usage */
+	char *pod_logs_dir;     /* <namespace>_<name>_<uid>/: container logs, per-pod nodefs usage */
+	uint64_t pod_disk_walk_limit; /* directory entries counted per pod before usage is a lower bound */
 	char *imagefs_path;     /* statvfs() target for imagefs.*; the runtime's image store */
 	bool dry_run;
 	evictd_action action;

@@ -36,7 +36,8 @@ static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **re
 	pp_evict_pod *pp = calloc(n ? n : 1, sizeof(*pp));
 	size_t *order = calloc(n ? n : 1, sizeof(*order));
 	ranked_pod *out = calloc(n ? n : 1, sizeof(*out));
-	static const pp_evict_signal map[_RANK_MAX] = { PP_EVICT_MEMORY, PP_EVICT_DISK, PP_EVICT_PID };
+	static const pp_evict_signal map[_RANK_MAX] = { PP_EVICT_MEMORY, PP_EVICT_DISK, PP_EVICT_PID, PP_EVICT_DISK,
+		                                        PP_EVICT_DISK };
 	int r = -ENOMEM;
 
 	if (!pp || !order || !out)
@@ -56,7 +57,22 @@ static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **re
 			pp[i].request = p->memory_request;
 			break;
 		case RANK_DISK:
-			/* cgroups do not account disk: usage unknown, ranking by priority then name */
+			pp[i].has_stats = p->has_disk;
+			pp[i].usage = p->disk_bytes;
+			pp[i].request = p->storage_request;
+			break;
+		case RANK_INODES:
+			/*
+			 * Deviation from the kubelet (reference §7.4): it subtracts the ephemeral-storage
+			 * byte request from the inode count. There is no inode request, so none is
+			 * subtracted: "exceeds" = uses any inode, then priority, then inode count.
+			 */
+			pp[i].has_stats = p->has_disk;
+			pp[i].usage = p->disk_inodes;
+			pp[i].request = 0;
+			break;
+		case RANK_IMAGEFS:
+			/* writable layers are the runtime's (no CRI here): priority, then name */
 			pp[i].has_stats = false;
 			pp[i].request = p->storage_request;
 			break;
@@ -77,13 +93,14 @@ static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **re
 		rp->usage = pp[order[i]].usage;
 		rp->request = pp[order[i]].request;
 		rp->exceeds = pp_evict_exceeds_request(map[k], &pp[order[i]]);
+		rp->lower_bound = (k == RANK_DISK || k == RANK_INODES) && rp->has_usage && p->disk_partial;
 		if (p->critical)
 			rp->excluded = "critical pod (priority >= 2000000000)";
 		else if (p->is_self)
 			rp->excluded = "evictd's own cgroup";
 		else if (is_inflight(in, p))
 			rp->excluded = "already being evicted";
-		else if (k != RANK_DISK && !rp->has_usage)
+		else if ((k == RANK_MEMORY || k == RANK_PID) && !rp->has_usage)
 			rp->excluded = "no usage statistics";
 		rp->candidate = rp->excluded == NULL;
 	}
@@ -107,6 +124,10 @@ static int64_t reclaim_of(evictd_signal s, const pod_info *p)
 		return p->has_memory ? p->working_set : -1;
 	case RANK_PID:
 		return p->has_pids ? p->pids : -1;
+	case RANK_DISK:
+		return p->has_disk ? p->disk_bytes : -1;
+	case RANK_INODES:
+		return p->has_disk ? p->disk_inodes : -1;
 	default:
 		return -1;
 	}
@@ -149,9 +170,10 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	const signal_obs *o = &snap->node.s[s];
 	evictd_rank_kind rk = signal_rank_kind(s);
 	const ranked_pod *rank = d->ranking[rk];
-	bool estimable = !signal_is_psi(s) && rk != RANK_DISK;
+	bool estimable = !signal_is_psi(s) && rk != RANK_IMAGEFS;
+	bool disk = rk == RANK_DISK || rk == RANK_INODES;
 	int64_t need, pending = 0;
-	bool any_pending = false;
+	bool any_pending = false, unknown_pending = false;
 
 	for (size_t i = 0; i < snap->n_pods; i++) {
 		const pod_info *p = &snap->pods[i];
@@ -160,9 +182,11 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 			int64_t r = reclaim_of(s, p);
 			if (r > 0)
 				pending += r;
+			if (r < 0 || (disk && p->disk_partial))
+				unknown_pending = true;
 		}
 	}
-	if (!estimable) {
+	if (!estimable || unknown_pending) {
 		if (any_pending)
 			return 0; /* let what is in flight act first: its effect cannot be predicted */
 		need = 1;
@@ -199,7 +223,14 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 		if (add_choice(d, &c) < 0)
 			return -ENOMEM;
 		taken++;
-		need = estimable && r > 0 ? need - r : (estimable ? need : 0);
+		/*
+		 * A pod whose reclaim is unknown, nothing (nodefs pressure from outside the pods) or only
+		 * a lower bound ends the batch: one pod, as the kubelet would, then measure again.
+		 */
+		if (!estimable || r <= 0 || (disk && p->disk_partial))
+			need = 0;
+		else
+			need -= r;
 	}
 	return 0;
 }
@@ -261,8 +292,23 @@ const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_po
 			             format_bytes(r->request, q, sizeof(q)));
 		break;
 	case RANK_DISK:
-		n = snprintf(buf, size, "disk usage not measured; ephemeral-storage request %s",
-		             format_bytes(r->request, q, sizeof(q)));
+		if (!r->has_usage)
+			n = snprintf(buf, size, "disk usage not measured; ephemeral-storage request %s",
+			             format_bytes(r->request, q, sizeof(q)));
+		else
+			n = snprintf(buf, size, "emptyDir+logs %s%s %s ephemeral-storage request %s",
+			             r->lower_bound ? "at least " : "", format_bytes(r->usage, u, sizeof(u)),
+			             r->exceeds ? "exceeds" : "within", format_bytes(r->request, q, sizeof(q)));
+		break;
+	case RANK_INODES:
+		if (!r->has_usage)
+			n = snprintf(buf, size, "inode usage not measured");
+		else
+			n = snprintf(buf, size, "emptyDir+logs %s%" PRId64 " inodes", r->lower_bound ? "at least " : "",
+			             r->usage);
+		break;
+	case RANK_IMAGEFS:
+		n = snprintf(buf, size, "writable layers not attributable without the CRI (ranked by priority)");
 		break;
 	default:
 		if (r->has_usage)

@@ -9,10 +9,14 @@
  * Selection (beyond the kubelet's one pod per 10 s): for each actionable threshold, hard before
  * soft, memory before pid before disk before PSI, walk the ranking and take pods until their
  * expected reclaim brings the signal back to threshold + minimum reclaim. Expected reclaim of a
- * pod = its memory working set (memory signals) or its task count (pid.available). Pods being
- * evicted already (inflight) are never chosen again and their expected reclaim counts. Where a
- * pod's reclaim cannot be estimated (disk and PSI signals: cgroups do not say how much disk a
- * pod uses), one pod is chosen per decision and none while an eviction is in flight.
+ * pod = its memory working set (memory signals), its task count (pid.available), or its measured
+ * nodefs usage, emptyDir volumes + logs, in bytes or inodes (nodefs.*; scanner_measure_disk).
+ * Pods being evicted already (inflight) are never chosen again and their expected reclaim
+ * counts. Where a pod's reclaim cannot be estimated (imagefs.*: writable layers are the runtime's;
+ * PSI; nodefs with no measurement) or is zero or only a lower bound, that pod ends the batch,
+ * and no pod is chosen while an eviction of unpredictable effect is in flight.
+ * nodefs.inodesFree ranks by inodes with no request (deviation from the kubelet, which
+ * subtracts the byte request from the inode count): a pod "exceeds" when it uses any inode.
  * Pods within their requests are not taken in the same decision as pods exceeding them.
  * Critical pods (priority >= 2,000,000,000), evictd's own cgroup and pods without usage
  * statistics are ranked but never chosen.
@@ -29,8 +33,9 @@
 typedef struct ranked_pod {
 	size_t pod;           /* index into snapshot->pods */
 	bool exceeds;         /* usage > request (never for pid) */
+	bool lower_bound;     /* disk/inodes: usage is a lower bound (the walk hit its limits) */
 	bool has_usage;
-	int64_t usage;        /* memory: working set bytes; pid: tasks; disk: unknown */
+	int64_t usage;        /* memory: working set bytes; pid: tasks; disk: bytes; inodes: inodes */
 	int64_t request;      /* memory or ephemeral-storage request, bytes */
 	bool candidate;
 	const char *excluded; /* why not a candidate (static string), NULL for candidates */

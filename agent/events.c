@@ -102,11 +102,28 @@ void events_log_choices(const decision *d, const snapshot *s, const evictd_confi
 			log_entry_add(&e, FIELD_EXPECTED_RECLAIM, "%" PRId64, ch->expected_reclaim);
 		if (p->has_pids)
 			log_entry_add(&e, FIELD_PROCESSES, "%" PRId64, p->pids);
+		evictd_rank_kind rk = signal_rank_kind(ch->signal);
+		if ((rk == RANK_DISK || rk == RANK_INODES) && p->has_disk) {
+			log_entry_add(&e, FIELD_DISK_BYTES, "%" PRId64, p->disk_bytes);
+			log_entry_add(&e, FIELD_DISK_INODES, "%" PRId64, p->disk_inodes);
+		}
 
 		format_signal_value(ch->signal, ch->observed, a, sizeof(a));
 		format_signal_value(ch->signal, ch->threshold, t, sizeof(t));
-		if (signal_rank_kind(ch->signal) == RANK_PID)
+		if (rk == RANK_PID)
 			snprintf(why, sizeof(why), "%" PRId64 " tasks", p->pids);
+		else if (rk == RANK_IMAGEFS)
+			snprintf(why, sizeof(why), "lowest priority (writable layers cannot be attributed to pods)");
+		else if ((rk == RANK_DISK || rk == RANK_INODES) && !p->has_disk)
+			snprintf(why, sizeof(why), "disk usage not measured; lowest priority");
+		else if (rk == RANK_DISK)
+			snprintf(why, sizeof(why), "emptyDir+logs %s%s %s ephemeral-storage request %s",
+			         p->disk_partial ? "at least " : "", format_bytes(p->disk_bytes, u, sizeof(u)),
+			         p->disk_bytes > p->storage_request ? "exceeds" : "within",
+			         format_bytes(p->storage_request, q, sizeof(q)));
+		else if (rk == RANK_INODES)
+			snprintf(why, sizeof(why), "emptyDir+logs %s%" PRId64 " inodes", p->disk_partial ? "at least " : "",
+			         p->disk_inodes);
 		else if (!p->has_memory)
 			snprintf(why, sizeof(why), "memory usage unknown");
 		else

@@ -498,7 +498,7 @@ int evictor_start(evictor *ev, const evict_request *req)
 		unsigned long long mem;
 		if (cg_memory_current(x->dirfd, &mem) == 0)
 			x->info.reclaimed_bytes = (int64_t)mem;
-		else if (strncmp(x->signal, "pid.", 4) != 0 && req->usage >= 0)
+		else if (strncmp(x->signal, "pid.", 4) != 0 && !strstr(x->signal, "inodes") && req->usage >= 0)
 			x->info.reclaimed_bytes = req->usage;
 	}
 	if (r == 0 && ev->cfg.use_exec) {

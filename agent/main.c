@@ -166,6 +166,10 @@ static int run_once(const options *o)
 	r = scanner_scan(sc, now, &snap);
 	if (r < 0)
 		goto fail;
+	/* One-shot: the disk ranking is always shown, with measured usage. */
+	r = scanner_measure_disk(sc, now);
+	if (r < 0)
+		goto fail;
 	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true };
 	r = decide(&in, &st, &d);
 	if (r < 0)

@@ -49,9 +49,18 @@ static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const d
 		json_string(f, p->uid);
 		fprintf(f, ",\"rank\":%zu,\"priority\":%" PRId32 ",\"usage_bytes\":", i + 1, p->priority);
 		if (k == RANK_DISK)
-			fputs("null", f); /* cgroups do not measure disk use; never invented */
+			json_i64_or_null(f, p->has_disk, p->disk_bytes);
+		else if (k == RANK_INODES || k == RANK_IMAGEFS)
+			fputs("null", f); /* inodes are not bytes; writable layers are not attributable */
 		else
 			json_i64_or_null(f, p->has_memory, p->working_set);
+		if (k == RANK_DISK || k == RANK_INODES) {
+			fputs(",\"disk_bytes\":", f);
+			json_i64_or_null(f, p->has_disk, p->disk_bytes);
+			fputs(",\"disk_inodes\":", f);
+			json_i64_or_null(f, p->has_disk, p->disk_inodes);
+			fprintf(f, ",\"disk_lower_bound\":%s", p->has_disk && p->disk_partial ? "true" : "false");
+		}
 		fprintf(f, ",\"request_bytes\":%" PRId64 ",\"exceeds_requests\":%s", r->request, r->exceeds ? "true" : "false");
 		fputs(",\"processes\":", f);
 		json_i64_or_null(f, p->has_pids, p->pids);
@@ -124,6 +133,10 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 	json_ranking(f, RANK_PID, s, d);
 	fputs(",\"disk\":", f);
 	json_ranking(f, RANK_DISK, s, d);
+	fputs(",\"inodes\":", f);
+	json_ranking(f, RANK_INODES, s, d);
+	fputs(",\"imagefs\":", f);
+	json_ranking(f, RANK_IMAGEFS, s, d);
 	fputs("},\"evict\":[", f);
 	for (size_t i = 0; i < d->n_evict; i++) {
 		const eviction_choice *ch = &d->evict[i];

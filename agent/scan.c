@@ -2,6 +2,7 @@
 #include "scan.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "cgfs.h"
 #include "log.h"
+#include "poddisk.h"
 #include "podmeta.h"
 #include "pods.h"
 
@@ -33,8 +35,6 @@ typedef struct pod_fds {
 #define WARN_DIR (1u << _PF_MAX)
 /* Symlinks under the cgroup root remembered so that each is warned about once, not every scan. */
 #define SYMLINKS_TRACKED 64
-/* Journal field: which statistics file of the pod could not be used. */
-#define FIELD_STAT_FILE "EVICTD_FILE"
 
 struct scanner {
 	const evictd_config *cfg;
@@ -467,11 +467,11 @@ static void stat_status(scanner *s, pod_fds *f, const pod_info *p, int k, ssize_
 		if (!(f->warned & bit))
 			return;
 		f->warned &= ~bit;
-		log_entry_init(&e, LOG_INFO, NULL);
+		log_entry_init(&e, LOG_INFO, MSGID_POD_STATS_RECOVERED);
 		log_entry_add(&e, FIELD_POD, "%s", name);
 		log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
 		log_entry_add(&e, FIELD_CGROUP, "%s", p->cgroup);
-		log_entry_add(&e, FIELD_STAT_FILE, "%s", file);
+		log_entry_add(&e, FIELD_FILE, "%s", file);
 		if (dir_failed)
 			log_entry_send(&e, "The cgroup of pod %s can be read again", label);
 		else
@@ -486,11 +486,11 @@ static void stat_status(scanner *s, pod_fds *f, const pod_info *p, int k, ssize_
 	if (!dir_failed && r == -ENOENT && (k > PF_STAT || !s->cg.memory))
 		return;
 	f->warned |= bit;
-	log_entry_init(&e, LOG_WARNING, NULL);
+	log_entry_init(&e, LOG_WARNING, MSGID_POD_STATS_UNAVAILABLE);
 	log_entry_add(&e, FIELD_POD, "%s", name);
 	log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
 	log_entry_add(&e, FIELD_CGROUP, "%s", p->cgroup);
-	log_entry_add(&e, FIELD_STAT_FILE, "%s", file);
+	log_entry_add(&e, FIELD_FILE, "%s", file);
 	log_entry_add(&e, FIELD_REASON, "%s", read_problem(r, tmp, sizeof(tmp)));
 	if (dir_failed)
 		log_entry_send(&e, "Cannot open the cgroup of pod %s, %s: %s; its usage is unknown and it is not ranked",
@@ -649,6 +649,14 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 			p->is_self = strncmp(s->self_cgroup, p->cgroup, l) == 0 &&
 			             (s->self_cgroup[l] == '\0' || s->self_cgroup[l] == '/');
 		}
+		if (old && old->has_disk) {
+			p->has_disk = true;
+			p->disk_partial = old->disk_partial;
+			p->disk_bytes = old->disk_bytes;
+			p->disk_inodes = old->disk_inodes;
+			p->disk_measured_usec = old->disk_measured_usec;
+			p->disk_warned = old->disk_warned;
+		}
 		read_usage(s, &fds[i], p);
 		if (old && old->has_cpu && p->has_cpu && now_usec > s->prev.timestamp_usec &&
 		    p->cpu_usage_usec >= old->cpu_usage_usec) {
@@ -661,4 +669,58 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 	fds_close(s, s->prev_fds, s->prev.n_pods);
 	*ret = &s->snap;
 	return 0;
+}
+
+static void disk_status(pod_info *p, const pod_disk_usage *u)
+{
+	char name[POD_UID_MAX + 512], b[32];
+	log_entry e;
+
+	if (!u->partial) {
+		if (p->disk_warned)
+			log_msg(LOG_INFO, "Disk usage of pod %s is fully measured again: %s",
+			        pod_display_name(p, name, sizeof(name)), format_bytes(u->bytes, b, sizeof(b)));
+		p->disk_warned = false;
+		return;
+	}
+	if (p->disk_warned)
+		return;
+	p->disk_warned = true;
+	pod_display_name(p, name, sizeof(name));
+	log_entry_init(&e, LOG_WARNING, MSGID_POD_DISK_PARTIAL);
+	log_entry_add(&e, FIELD_POD, "%s", name);
+	log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
+	log_entry_add(&e, FIELD_DISK_BYTES, "%" PRId64, u->bytes);
+	log_entry_add(&e, FIELD_DISK_INODES, "%" PRId64, u->inodes);
+	log_entry_add(&e, FIELD_REASON, "%s", u->why);
+	log_entry_send(&e, "Disk usage of pod %s is at least %s and %" PRId64 " inodes, not more is known: %s",
+	               name, format_bytes(u->bytes, b, sizeof(b)), u->inodes, u->why);
+}
+
+int scanner_measure_disk(scanner *s, uint64_t now_usec)
+{
+	poddisk_pass pass;
+	int r = poddisk_pass_open(s->cfg->kubelet_root_dir, s->cfg->pod_logs_dir, s->cfg->pod_disk_walk_limit, &pass);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s->snap.n_pods; i++) {
+		pod_info *p = &s->snap.pods[i];
+		pod_disk_usage u;
+		if (p->has_disk && now_usec >= p->disk_measured_usec && now_usec - p->disk_measured_usec < SCAN_DISK_TTL_USEC)
+			continue;
+		r = poddisk_measure(&pass, p->uid, p->has_descriptor ? p->namespace_ : NULL,
+		                    p->has_descriptor ? p->name : NULL, &u);
+		if (r < 0)
+			break;
+		p->has_disk = u.known;
+		p->disk_partial = u.partial;
+		p->disk_bytes = u.bytes;
+		p->disk_inodes = u.inodes;
+		p->disk_measured_usec = now_usec;
+		if (u.known)
+			disk_status(p, &u);
+	}
+	poddisk_pass_close(&pass);
+	return r;
 }

@@ -34,6 +34,16 @@ int scanner_set_config(scanner *s, const evictd_config *cfg);
  */
 int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret);
 
+/* A pod's disk measurement is reused for this long (one pressure episode must not re-walk constantly). */
+#define SCAN_DISK_TTL_USEC (10 * UINT64_C(1000000))
+
+/*
+ * Measures the nodefs usage (emptyDir volumes, logs) of every pod of the current snapshot whose
+ * measurement is older than SCAN_DISK_TTL_USEC. Costs a directory walk per pod: call it only when
+ * a nodefs threshold is actionable, or in --once. Returns 0 or -ENOMEM.
+ */
+int scanner_measure_disk(scanner *s, uint64_t now_usec);
+
 /* Only the node signals: cheap, for fast polling near a threshold. */
 void scanner_scan_node(scanner *s, node_signals *ret);
 

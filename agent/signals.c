@@ -45,11 +45,16 @@ evictd_condition signal_condition(evictd_signal s)
 
 evictd_rank_kind signal_rank_kind(evictd_signal s)
 {
-	switch (signal_condition(s)) {
-	case CONDITION_PID_PRESSURE:
+	switch (s) {
+	case SIGNAL_PID_AVAILABLE:
 		return RANK_PID;
-	case CONDITION_DISK_PRESSURE:
+	case SIGNAL_NODEFS_AVAILABLE:
 		return RANK_DISK;
+	case SIGNAL_NODEFS_INODES_FREE:
+		return RANK_INODES;
+	case SIGNAL_IMAGEFS_AVAILABLE:
+	case SIGNAL_IMAGEFS_INODES_FREE:
+		return RANK_IMAGEFS;
 	default:
 		return RANK_MEMORY;
 	}
@@ -84,6 +89,6 @@ const char *condition_name(evictd_condition c)
 
 const char *rank_kind_name(evictd_rank_kind k)
 {
-	static const char *const n[_RANK_MAX] = { "memory", "disk", "pid" };
+	static const char *const n[_RANK_MAX] = { "memory", "disk", "pid", "inodes", "imagefs" };
 	return k >= 0 && k < _RANK_MAX ? n[k] : NULL;
 }

@@ -33,8 +33,10 @@ typedef enum evictd_condition {
 /* Which ranking a signal uses (libpreempt's comparators) and what a pod's reclaim is measured in. */
 typedef enum evictd_rank_kind {
 	RANK_MEMORY = 0,
-	RANK_DISK,
+	RANK_DISK,    /* nodefs.available: bytes of emptyDir volumes + logs vs ephemeral-storage request */
 	RANK_PID,
+	RANK_INODES,  /* nodefs.inodesFree: inodes of emptyDir volumes + logs, no request */
+	RANK_IMAGEFS, /* imagefs.*: writable layers cannot be attributed without the CRI: priority only */
 	_RANK_MAX,
 } evictd_rank_kind;
 
@@ -53,4 +55,4 @@ bool signal_is_psi(evictd_signal s);
 const char *signal_unit(evictd_signal s);
 
 const char *condition_name(evictd_condition c); /* "MemoryPressure", ... */
-const char *rank_kind_name(evictd_rank_kind k); /* "memory", "disk", "pid" */
+const char *rank_kind_name(evictd_rank_kind k); /* "memory", "disk", "pid", "inodes", "imagefs" */

@@ -76,6 +76,17 @@ typedef struct pod_info {
 	int64_t pids;            /* pids.current: tasks (threads) in the subtree */
 	bool has_psi;
 	double psi_some_avg10, psi_full_avg10;
+
+	/*
+	 * nodefs usage: emptyDir volumes + container logs (poddisk.h). Measured only when a nodefs
+	 * threshold is actionable and in --once (scanner_measure_disk), then kept for
+	 * SCAN_DISK_TTL_USEC across scans; has_disk is false until then.
+	 */
+	bool has_disk;
+	bool disk_partial;        /* a lower bound: the walk hit its limits */
+	int64_t disk_bytes, disk_inodes;
+	uint64_t disk_measured_usec;
+	bool disk_warned;         /* the lower-bound warning was logged and the pod is still partial */
 } pod_info;
 
 typedef struct snapshot {

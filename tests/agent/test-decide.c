@@ -378,6 +378,205 @@ static void test_unavailable_signal_meets_nothing(void **state)
 	config_free(c);
 }
 
+/* Disk: nodefs usage (emptyDir + logs) vs ephemeral-storage request, as measured by poddisk. */
+typedef struct dspec {
+	const char *name;
+	int32_t prio;
+	int64_t bytes, inodes, request;
+	bool partial, known;
+} dspec;
+
+static const dspec disk_mix[] = {
+	{ "logger", 0, 3 * Gi, 1000000, 1 * Gi, false, true },   /* exceeds by 2Gi, many inodes */
+	{ "scratch", 0, 500 * Mi, 50000, 0, false, true },       /* exceeds (no request) */
+	{ "vip", 1000, 5 * Gi, 10, 1 * Gi, false, true },        /* exceeds, higher priority */
+	{ "quiet", 0, 100 * Mi, 5, 1 * Gi, false, true },        /* within */
+	{ "empty", 0, 0, 0, 0, false, true },                    /* nothing on nodefs */
+	{ "crit", 2000000000, 10 * Gi, 1, 0, false, true },      /* critical: ranked, never chosen */
+};
+#define N_DISK (sizeof(disk_mix) / sizeof(disk_mix[0]))
+
+static void disk_snap_init(snapshot *s, const dspec *ds, size_t n)
+{
+	spec sp[8];
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++)
+		sp[i] = (spec){ "default", ds[i].name, ds[i].prio, 10 * Mi, 1 * Gi, 1, false };
+	snap_init(s, sp, n, 4 * Gi);
+	for (size_t i = 0; i < n; i++) {
+		s->pods[i].has_disk = ds[i].known;
+		s->pods[i].disk_bytes = ds[i].bytes;
+		s->pods[i].disk_inodes = ds[i].inodes;
+		s->pods[i].storage_request = ds[i].request;
+		s->pods[i].disk_partial = ds[i].partial;
+	}
+	s->node.s[SIGNAL_NODEFS_AVAILABLE] = (signal_obs){ .known = true, .available = 100 * Gi, .capacity = 200 * Gi };
+	s->node.s[SIGNAL_NODEFS_INODES_FREE] = (signal_obs){ .known = true, .available = 10000000, .capacity = 20000000 };
+	s->node.s[SIGNAL_IMAGEFS_AVAILABLE] = (signal_obs){ .known = true, .available = 100 * Gi, .capacity = 200 * Gi };
+	s->node.s[SIGNAL_IMAGEFS_INODES_FREE] = (signal_obs){ .known = true, .available = 10000000, .capacity = 20000000 };
+}
+
+static void test_disk_rankings(void **state)
+{
+	snapshot s;
+	decision d;
+	threshold_state st = { 0 };
+	evictd_config *c = config_from("");
+	(void)state;
+
+	disk_snap_init(&s, disk_mix, N_DISK);
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC, .rank_all = true };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	/* nodefs.available: exceeding first (priority, then usage - request), then within requests */
+	static const char *const want[] = { "logger", "scratch", "vip", "crit", "empty", "quiet" };
+	for (size_t i = 0; i < N_DISK; i++)
+		assert_string_equal(name_at(&s, &d, RANK_DISK, i), want[i]);
+	assert_true(d.ranking[RANK_DISK][2].exceeds);
+	assert_false(d.ranking[RANK_DISK][4].exceeds);
+	assert_int_equal(d.ranking[RANK_DISK][0].usage, 3 * Gi);
+	assert_int_equal(d.ranking[RANK_DISK][0].request, 1 * Gi);
+	assert_false(d.ranking[RANK_DISK][3].candidate); /* critical */
+	/*
+	 * nodefs.inodesFree: inodes with no request. The kubelet would subtract logger's 1Gi byte
+	 * request from its 1M inodes and rank it after scratch; here the larger inode user goes first.
+	 */
+	static const char *const want_inodes[] = { "logger", "scratch", "quiet", "vip", "crit", "empty" };
+	for (size_t i = 0; i < N_DISK; i++)
+		assert_string_equal(name_at(&s, &d, RANK_INODES, i), want_inodes[i]);
+	assert_true(d.ranking[RANK_INODES][2].exceeds);  /* quiet: 5 inodes, "exceeds" no request */
+	assert_false(d.ranking[RANK_INODES][5].exceeds); /* empty */
+	/* imagefs: writable layers are not attributable: priority, then name */
+	static const char *const want_img[] = { "empty", "logger", "quiet", "scratch", "vip", "crit" };
+	for (size_t i = 0; i < N_DISK; i++)
+		assert_string_equal(name_at(&s, &d, RANK_IMAGEFS, i), want_img[i]);
+	assert_false(d.ranking[RANK_IMAGEFS][0].has_usage);
+	char why[400];
+	ranked_reason(RANK_DISK, &s.pods[d.ranking[RANK_DISK][0].pod], &d.ranking[RANK_DISK][0], why, sizeof(why));
+	assert_non_null(strstr(why, "emptyDir+logs 3Gi exceeds ephemeral-storage request 1Gi"));
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_disk_batch_selection(void **state)
+{
+	snapshot s;
+	decision d;
+	char names[256];
+	evictd_config *c = config_from("[eviction-hard]\nnodefs.available = 10Gi\n");
+	(void)state;
+
+	/* need 10Gi - 6Gi524Mi = 3Gi500Mi: logger (3Gi) + scratch (500Mi), in one decision */
+	disk_snap_init(&s, disk_mix, N_DISK);
+	s.node.s[SIGNAL_NODEFS_AVAILABLE].available = 6 * Gi + 524 * Mi;
+	threshold_state st = { 0 };
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_true(d.eval.conditions[CONDITION_DISK_PRESSURE]);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "logger scratch ");
+	assert_int_equal(d.evict[0].expected_reclaim, 3 * Gi);
+	assert_int_equal(d.evict[1].expected_reclaim, 500 * Mi);
+	assert_int_equal(d.evict[0].signal, SIGNAL_NODEFS_AVAILABLE);
+	decision_done(&d);
+
+	/* logger in flight: its 3Gi count; scratch covers the rest */
+	const char *inflight[] = { "uid-logger" };
+	in.inflight_uids = inflight;
+	in.n_inflight = 1;
+	threshold_state st2 = { 0 };
+	assert_int_equal(decide(&in, &st2, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "scratch ");
+	decision_done(&d);
+	in.inflight_uids = NULL;
+	in.n_inflight = 0;
+	snapshot_done(&s);
+
+	/* logger's usage is only a lower bound: it ends the batch */
+	dspec partial[N_DISK];
+	memcpy(partial, disk_mix, sizeof(partial));
+	partial[0].partial = true;
+	disk_snap_init(&s, partial, N_DISK);
+	s.node.s[SIGNAL_NODEFS_AVAILABLE].available = 6 * Gi + 524 * Mi;
+	threshold_state st3 = { 0 };
+	assert_int_equal(decide(&in, &st3, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "logger ");
+	ranked_pod *r0 = &d.ranking[RANK_DISK][0];
+	assert_true(r0->lower_bound);
+	decision_done(&d);
+	snapshot_done(&s);
+
+	/* nodefs pressure from outside the pods: the first pod reclaims nothing -> one pod only */
+	const dspec idle[] = { { "empty", 0, 0, 0, 0, false, true }, { "quiet", 0, 100 * Mi, 5, 1 * Gi, false, true } };
+	disk_snap_init(&s, idle, 2);
+	s.node.s[SIGNAL_NODEFS_AVAILABLE].available = 1 * Gi;
+	threshold_state st4 = { 0 };
+	assert_int_equal(decide(&in, &st4, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "empty ");
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
+static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
+{
+	snapshot s;
+	decision d;
+	char names[256];
+	evictd_config *c = config_from("[eviction-hard]\nnodefs.inodesFree = 1000000\nimagefs.available = 10Gi\n");
+	(void)state;
+
+	/* inodes: need 500k, logger's 1M inodes are enough */
+	disk_snap_init(&s, disk_mix, N_DISK);
+	s.node.s[SIGNAL_NODEFS_INODES_FREE].available = 500000;
+	threshold_state st = { 0 };
+	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
+	assert_int_equal(decide(&in, &st, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "logger ");
+	assert_int_equal(d.evict[0].expected_reclaim, 1000000);
+	decision_done(&d);
+	snapshot_done(&s);
+
+	/* imagefs: priority only, reclaim unknown -> one pod, none while it is in flight */
+	disk_snap_init(&s, disk_mix, N_DISK);
+	s.node.s[SIGNAL_IMAGEFS_AVAILABLE].available = 5 * Gi;
+	threshold_state st2 = { 0 };
+	assert_int_equal(decide(&in, &st2, &d), 0);
+	names_of(&s, &d, names, sizeof(names));
+	assert_string_equal(names, "empty ");
+	assert_int_equal(d.evict[0].expected_reclaim, -1);
+	decision_done(&d);
+	const char *inflight[] = { "uid-empty" };
+	in.inflight_uids = inflight;
+	in.n_inflight = 1;
+	assert_int_equal(decide(&in, &st2, &d), 0);
+	assert_int_equal(d.n_evict, 0);
+	decision_done(&d);
+	snapshot_done(&s);
+
+	/* not a kubelet node (nothing measured): nodefs falls back to priority, one pod at a time */
+	dspec unknown[N_DISK];
+	memcpy(unknown, disk_mix, sizeof(unknown));
+	for (size_t i = 0; i < N_DISK; i++)
+		unknown[i].known = false;
+	disk_snap_init(&s, unknown, N_DISK);
+	s.node.s[SIGNAL_NODEFS_INODES_FREE].available = 500000;
+	in.inflight_uids = NULL;
+	in.n_inflight = 0;
+	threshold_state st3 = { 0 };
+	assert_int_equal(decide(&in, &st3, &d), 0);
+	assert_int_equal(d.n_evict, 1);
+	assert_int_equal(d.evict[0].expected_reclaim, -1);
+	assert_false(d.ranking[RANK_INODES][0].has_usage);
+	decision_done(&d);
+	snapshot_done(&s);
+	config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +588,9 @@ int main(void)
 		cmocka_unit_test(test_transition_period_and_hysteresis),
 		cmocka_unit_test(test_pid_and_psi_thresholds),
 		cmocka_unit_test(test_unavailable_signal_meets_nothing),
+		cmocka_unit_test(test_disk_rankings),
+		cmocka_unit_test(test_disk_batch_selection),
+		cmocka_unit_test(test_disk_unmeasured_and_imagefs_one_at_a_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,8 @@ assert m == {**m, "available": 80 << 20, "capacity": 8 << 30, "threshold": 100 <
 assert sig["allocatableMemory.available"]["met"] is False
 assert sig["pid.available"]["available"] == 62000 - 412 and sig["pid.available"]["threshold"] is None
 assert d["conditions"] == ["MemoryPressure"], d["conditions"]
-assert set(d["ranking"]) == {"memory", "pid", "disk"}
+assert set(d["ranking"]) == {"memory", "pid", "disk", "inodes", "imagefs"}, d["ranking"].keys()
+assert all(p["usage_bytes"] is None for p in d["ranking"]["imagefs"])
 mem = d["ranking"]["memory"]
 assert [p["pod"] for p in mem] == ["default/web-1", "default/batch-1", "prod/api-0", "kube-system/coredns",
                                    "default/cache", "prod/db-0"], [p["pod"] for p in mem]
@@ -99,7 +100,95 @@ check_usage() {
 	"$EVICTD" --json >/dev/null 2>&1; [ $? -eq 2 ]
 }
 
+# Per-pod nodefs usage: emptyDir volumes and logs in a kubelet tree built here.
+make_kubelet_tree() {
+	local k=$tmp/kubelet l=$tmp/logs a=a1b2c3d4-0000-4000-8000-00000000000a
+	rm -rf "$k" "$l" "$tmp/disk-pods"
+	mkdir -p "$k/pods/$a/volumes/kubernetes.io~empty-dir/data" "$l/default_web-1_$a/app" \
+		"$k/pods/a1b2c3d4-0000-4000-8000-00000000000d/volumes/kubernetes.io~empty-dir/scratch" \
+		"$l/default_renamed_a1b2c3d4-0000-4000-8000-00000000000f/app"
+	head -c $((2 << 20)) /dev/urandom >"$k/pods/$a/volumes/kubernetes.io~empty-dir/data/f"
+	head -c $((512 << 10)) /dev/urandom >"$l/default_web-1_$a/app/0.log"
+	head -c $((4 << 20)) /dev/urandom >"$k/pods/a1b2c3d4-0000-4000-8000-00000000000d/volumes/kubernetes.io~empty-dir/scratch/f"
+	head -c $((256 << 10)) /dev/urandom >"$l/default_renamed_a1b2c3d4-0000-4000-8000-00000000000f/app/0.log"
+	# a symlink to the whole node in web-1's volume: counted as a link, never followed
+	ln -s / "$k/pods/$a/volumes/kubernetes.io~empty-dir/data/root"
+	cp -r "$tmp/systemd-pods" "$tmp/disk-pods"
+	echo "ephemeral-storage-request = 1Mi" >>"$tmp/disk-pods/$a.conf"
+	chmod 0644 "$tmp/disk-pods"/*
+	cat >"$tmp/disk.conf" <<CONF
+[agent]
+kubelet-root-dir = $k
+pod-logs-dir = $l
+nodefs-path = /
+imagefs-path = /
+${1:-}
+[eviction-hard]
+memory.available = 0%
+nodefs.available = 99%
+[priority-class high-priority]
+value = 1000000
+CONF
+}
+once_disk() {
+	"$EVICTD" --once --config "$tmp/disk.conf" --cgroup-root "$FX/systemd/root" --proc-root "$FX/systemd/proc" \
+		--metadata-dir "$tmp/disk-pods" "$@"
+}
+
+check_disk_json() {
+	make_kubelet_tree
+	once_disk --json --dry-run >"$tmp/disk.json" 2>"$tmp/disk.err" || return 1
+	python3 - "$tmp/disk.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+disk = d["ranking"]["disk"]
+names = [p["pod"] for p in disk]
+assert names == ["default/web-1", "default/cache", "prod/api-0", "default/batch-1", "prod/db-0",
+                 "kube-system/coredns"], names
+by = {p["pod"]: p for p in disk}
+web = by["default/web-1"]
+# 2Mi emptyDir + 512Ki of logs (allocated blocks), not the node behind the symlink
+assert (2 << 20) + (512 << 10) <= web["usage_bytes"] < (3 << 20) + (512 << 10), web
+assert web["disk_inodes"] == 6 and web["request_bytes"] == 1 << 20 and web["exceeds_requests"], web
+assert web["disk_lower_bound"] is False
+# cache has no descriptor-named log dir: found by its UID suffix
+assert (256 << 10) <= by["default/cache"]["usage_bytes"] < (512 << 10), by["default/cache"]
+assert by["default/batch-1"]["usage_bytes"] == 0 and not by["default/batch-1"]["exceeds_requests"]
+# inodes: no request, any inode "exceeds"
+ino = d["ranking"]["inodes"]
+assert ino[0]["pod"] == "default/web-1" and ino[0]["usage_bytes"] is None and ino[0]["disk_inodes"] == 6, ino[0]
+# imagefs: priority only
+assert all(p["usage_bytes"] is None for p in d["ranking"]["imagefs"])
+# DiskPressure: a batch, the exceeding pods, each with its measured usage as expected reclaim
+assert "DiskPressure" in d["conditions"], d["conditions"]
+ev = [e for e in d["evict"] if e["signal"] == "nodefs.available"]
+assert [e["pod"] for e in ev] == ["default/web-1", "default/cache", "prod/api-0"], ev
+for e in ev:
+    assert e["expected_reclaim"] == by[e["pod"]]["usage_bytes"], e
+PY
+}
+
+check_disk_limit_warning() {
+	make_kubelet_tree "pod-disk-walk-limit = 1"
+	once_disk --json >"$tmp/disk2.json" 2>"$tmp/disk2.err" || return 1
+	grep -q 'Disk usage of pod default/web-1 is at least .*pod-disk-walk-limit' "$tmp/disk2.err" || return 1
+	python3 - "$tmp/disk2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+web = [p for p in d["ranking"]["disk"] if p["pod"] == "default/web-1"][0]
+assert web["disk_lower_bound"] is True and web["usage_bytes"] < (2 << 20) + (512 << 10), web
+# a lower bound ends the batch: one pod, whichever ranks first
+by = {p["pod"]: p for p in d["ranking"]["disk"]}
+ev = [e["pod"] for e in d["evict"] if e["signal"] == "nodefs.available"]
+assert len(ev) == 1 and by[ev[0]]["disk_lower_bound"] is True, ev
+PY
+	once_disk >"$tmp/disk.txt" 2>/dev/null &&
+		grep -q 'default/web-1 .*emptyDir+logs at least .* ephemeral-storage request 1Mi' "$tmp/disk.txt"
+}
+
 ok "--once --json on the systemd-driver fixture: shape, ranking, batch selection" check_systemd_json
+ok "--once --json: per-pod nodefs usage (emptyDir + logs), disk ranking, batched disk evictions" check_disk_json
+ok "--once: disk walk limit gives a lower bound, a warning, and ends the batch" check_disk_limit_warning
 ok "--once --json on the cgroupfs-driver fixture: allocatable signal, cgroup-derived request" check_cgroupfs_json
 ok "--once text output" check_text
 ok "--once with a bad config names file:line and exits 1" check_bad_config

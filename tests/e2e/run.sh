@@ -71,7 +71,9 @@ if ! "${make_q[@]}" $helpers > "$RESULTS/build.log" 2>&1; then
 	tail -n 30 "$RESULTS/build.log" >&2
 	die "building the test helpers failed"
 fi
-for h in $helpers; do install -m 755 "$ROOT/$h" "$SHARE/helpers/"; done
+for h in $helpers; do
+	case "$h" in /*) install -m 755 "$h" "$SHARE/helpers/" ;; *) install -m 755 "$ROOT/$h" "$SHARE/helpers/" ;; esac
+done
 if ! "${make_q[@]}" install DESTDIR="$SHARE/stage" PREFIX=/usr > "$RESULTS/install.log" 2>&1; then
 	tail -n 30 "$RESULTS/install.log" >&2
 	die "make install DESTDIR=<stage> PREFIX=/usr failed"

@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	char *mem;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc; i += 2) {   /* every option but --now/--available takes a value */
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--now")) {
@@ -249,7 +249,6 @@ int main(int argc, char **argv)
 			exit_on_term = !strcmp(v, "exit");
 		else
 			usage();
-		i++;
 	}
 	if (watch_pid > 0) {
 		if (!out)

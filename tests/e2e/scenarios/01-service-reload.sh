@@ -5,6 +5,19 @@
 # status.json) and refuses a bad one (file and line in the journal, old configuration kept).
 . ./lib.sh
 
+# ---- what evictd sees on this node (one-shot mode, before the service runs) -------------------
+once=$(evictd --once --json 2>/dev/null)
+ok "evictd --once --json prints one JSON object" jqe 'type == "object"' <<< "$once"
+note "cgroup: $(jq -c .cgroup <<< "$once" 2>/dev/null)"
+ok "it finds cgroup v2 unified, with memory, cpu and pids" \
+	jqe '.cgroup.mode == "unified" and (.cgroup.controllers | index("memory") and index("cpu") and index("pids"))' <<< "$once"
+ours=$(mem_available)
+theirs=$(jq -r '.signals[] | select(.signal == "memory.available") | .available' <<< "$once" 2>/dev/null)
+note "memory.available: evictd $theirs, kubelet formula (podhog) $ours"
+ok "memory.available agrees with the kubelet's cgroup v2 formula (within 32 MiB)" \
+	test "${theirs:-0}" -gt $((ours - 32 * MIB)) -a "${theirs:-0}" -lt $((ours + 32 * MIB))
+ok "pid.available is observed" jqe '.signals[] | select(.signal == "pid.available") | .available > 0' <<< "$once"
+
 j_mark
 ok "systemctl enable --now evictd" systemctl enable --now evictd.service
 ok "evictd.service is enabled" systemctl is-enabled --quiet evictd.service

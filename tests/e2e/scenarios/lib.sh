@@ -23,6 +23,7 @@ fail() { _n=$((_n + 1)); echo "not ok $_n - $*"; _failed=1; }
 note() { echo "# $*"; }
 bail() { fail "$*"; note "cannot go on"; done_testing; }
 matches() { [[ $1 =~ $2 ]]; }   # matches STRING ERE
+jqe() { jq -e "$@" >/dev/null 2>&1; }   # jqe FILTER [FILE]: the filter's result is true
 not() { ! "$@"; }
 skip_all() { echo "skip: $*"; exit 77; }
 done_testing() { echo "1..$_n"; exit "$_failed"; }
