@@ -92,26 +92,35 @@ static void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void log_daemon_notice(evictd_daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The message, cut at 511 bytes, then ": suffix" when there is one. */
+static void log_daemon_v(int priority, const char *suffix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void log_daemon_v(int priority, const char *suffix, const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (suffix)
+		log_msg(priority, "%s: %s", msg, suffix);
+	else
+		log_msg(priority, "%s", msg);
+}
+
 static void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...)
 {
 	(void)d;
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_daemon_v(LOG_ERR, strerror(error < 0 ? -error : error), fmt, ap);
 	va_end(ap);
-	log_msg(LOG_ERR, "%s: %s", msg, strerror(error < 0 ? -error : error));
 }
 
 static void log_daemon_notice(evictd_daemon *d, const char *fmt, ...)
 {
 	(void)d;
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_daemon_v(LOG_NOTICE, NULL, fmt, ap);
 	va_end(ap);
-	log_msg(LOG_NOTICE, "%s", msg);
 }
 
 static void log_config_rejected(evictd_daemon *d, int error, const config_error *err)

@@ -15,17 +15,12 @@ int cmd_check(const char *const *files, size_t nfiles, FILE *out, FILE *err)
 	k8s_cluster c;
 	model m = { 0 };
 	diag d;
-	int r = 0;
+	int r;
 
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	/* Every file, even after errors: check reports every problem. */
-	for (size_t i = 0; i < nfiles && r != -ENOMEM; i++)
-		r = k8s_load_file(&c, files[i], &d);
-	if (r != -ENOMEM)
-		r = model_build(&m, &c, &d);
-
-	if (r == -ENOMEM || d.nerrors) {
+	r = model_load(&m, &c, files, nfiles, &d);
+	if (r < 0) {
 		if (r != -ENOMEM)
 			fprintf(err, "preemptctl: %u %s found\n", d.nerrors, plural(d.nerrors, "problem", "problems"));
 		model_done(&m);

@@ -132,20 +132,13 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	pp_preemption *p = NULL;
 	pp_pod_info info;
 	pp_err perr;
-	int r = 0, status = EXIT_REJECTED;
+	int r, status = EXIT_REJECTED;
 
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	for (size_t i = 0; i < a->nfiles && r != -ENOMEM; i++)
-		r = k8s_load_file(&c, a->files[i], &d);
-	if (r != -ENOMEM)
-		r = model_build(&m, &c, &d);
-	if (r < 0 || d.nerrors) {
-		if (r != -ENOMEM)
-			fprintf(err, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d.nerrors,
-			        d.nerrors == 1 ? "problem" : "problems");
+	r = model_load_to_decide(&m, &c, a->files, a->nfiles, &d);
+	if (r < 0)
 		goto out;
-	}
 
 	r = pp_cluster_pod_info(m.cluster, a->namespace_, a->name, &info);
 	if (r == -ENOENT) {

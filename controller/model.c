@@ -421,6 +421,26 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	return d->nerrors > errors_before ? -EINVAL : 0;
 }
 
+int model_load(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < nfiles && r != -ENOMEM; i++)
+		r = k8s_load_file(c, files[i], d);
+	if (r != -ENOMEM)
+		r = model_build(m, c, d);
+	return r == -ENOMEM ? r : d->nerrors ? -EINVAL : 0;
+}
+
+int model_load_to_decide(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d)
+{
+	int r = model_load(m, c, files, nfiles, d);
+	if (r == -EINVAL)
+		fprintf(d->out, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d->nerrors,
+		        d->nerrors == 1 ? "problem" : "problems");
+	return r;
+}
+
 void model_done(model *m)
 {
 	m->cluster = pp_cluster_free(m->cluster);

@@ -386,7 +386,13 @@ int yv_time(yv *v, struct fy_node *map, const char *key, int64_t *ret_ns)
 	FIELD_END();
 }
 
-int yv_string_map(yv *v, struct fy_node *map, const char *key, struct k8s_map *ret)
+/*
+ * A mapping of string keys whose values decode(), called with the key pushed on the path, turns
+ * into strings: 0 with *ret set, or -1 once it has reported why.
+ */
+typedef int kv_decode_fn(yv *v, const char *key, struct fy_node *k, struct fy_node *val, const char **ret);
+
+static int kv_map(yv *v, struct fy_node *map, const char *key, kv_decode_fn *decode, struct k8s_map *ret)
 {
 	FIELD_BEGIN(false);
 	if (!yv_expect_map(v, n)) {
@@ -401,7 +407,7 @@ int yv_string_map(yv *v, struct fy_node *map, const char *key, struct k8s_map *r
 			result = -1;
 		while (kv && (p = fy_node_mapping_iterate(n, &it))) {
 			struct fy_node *k = fy_node_pair_key(p), *val = fy_node_pair_value(p);
-			const char *ks;
+			const char *ks, *vs;
 			if (!k || yv_node_string(v, k, &ks) < 0) {
 				if (!k)
 					yv_error(v, n, "null key");
@@ -409,9 +415,7 @@ int yv_string_map(yv *v, struct fy_node *map, const char *key, struct k8s_map *r
 				continue;
 			}
 			size_t m2 = yv_push_key(v, ks);
-			const char *vs = "";
-			/* null values decode to "" in Go's map[string]string */
-			if (!yv_is_null(val) && yv_node_string(v, val, &vs) < 0)
+			if (decode(v, ks, k, val, &vs) < 0)
 				result = -1;
 			else
 				kv[i++] = (struct k8s_kv){ ks, vs };
@@ -421,6 +425,20 @@ int yv_string_map(yv *v, struct fy_node *map, const char *key, struct k8s_map *r
 		ret->v = kv;
 	}
 	FIELD_END();
+}
+
+static int string_value(yv *v, const char *key, struct fy_node *k, struct fy_node *val, const char **ret)
+{
+	(void)key;
+	(void)k;
+	*ret = "";
+	/* null values decode to "" in Go's map[string]string */
+	return !yv_is_null(val) && yv_node_string(v, val, ret) < 0 ? -1 : 0;
+}
+
+int yv_string_map(yv *v, struct fy_node *map, const char *key, struct k8s_map *ret)
+{
+	return kv_map(v, map, key, string_value, ret);
 }
 
 int yv_string_list(yv *v, struct fy_node *map, const char *key, size_t *ret_n, const char ***ret)
@@ -464,61 +482,43 @@ static const char *trim(yv *v, const char *s, size_t len)
 	return c;
 }
 
+static int quantity_value(yv *v, const char *name, struct fy_node *k, struct fy_node *val, const char **ret)
+{
+	const char *q, *raw;
+	enum scalar_kind sk;
+	size_t len;
+	int64_t x;
+	pp_err err;
+
+	if (!val || yv_is_null(val)) {
+		yv_error(v, val ? val : k, "missing quantity");
+		return -1;
+	}
+	if ((raw = scalar(v, val, &len, &sk, "a quantity")) == NULL)
+		return -1;
+	if (sk == SK_BOOL) {
+		yv_error(v, val, "expected a quantity, got a boolean");
+		return -1;
+	}
+	if (memchr(raw, '\0', len)) {
+		yv_error(v, val, "quantity contains a NUL character");
+		return -1;
+	}
+	if ((q = trim(v, raw, len)) == NULL)
+		return -1;
+	if ((strcmp(name, "cpu") == 0 ? pp_quantity_parse_milli(q, &x, &err) : pp_quantity_parse(q, &x, &err)) < 0) {
+		yv_error(v, val, "%s", err.msg);
+		return -1;
+	}
+	if (x < 0) {
+		yv_error(v, val, "quantity \"%s\" must not be negative", q);
+		return -1;
+	}
+	*ret = q;
+	return 0;
+}
+
 int yv_rlist(yv *v, struct fy_node *map, const char *key, k8s_rlist *ret)
 {
-	FIELD_BEGIN(false);
-	if (!yv_expect_map(v, n)) {
-		result = -1;
-	} else {
-		size_t count = (size_t)fy_node_mapping_item_count(n), i = 0;
-		struct k8s_kv *kv = yv_calloc(v, count, sizeof(*kv));
-		void *it = NULL;
-		struct fy_node_pair *p;
-
-		if (!kv)
-			result = -1;
-		while (kv && (p = fy_node_mapping_iterate(n, &it))) {
-			struct fy_node *k = fy_node_pair_key(p), *val = fy_node_pair_value(p);
-			const char *name, *q, *raw;
-			enum scalar_kind sk;
-			size_t len;
-			int64_t x;
-			pp_err err;
-
-			if (!k || yv_node_string(v, k, &name) < 0) {
-				if (!k)
-					yv_error(v, n, "null key");
-				result = -1;
-				continue;
-			}
-			size_t m2 = yv_push_key(v, name);
-			if (!val || yv_is_null(val)) {
-				yv_error(v, val ? val : k, "missing quantity");
-				result = -1;
-			} else if ((raw = scalar(v, val, &len, &sk, "a quantity")) == NULL) {
-				result = -1;
-			} else if (sk == SK_BOOL) {
-				yv_error(v, val, "expected a quantity, got a boolean");
-				result = -1;
-			} else if (memchr(raw, '\0', len)) {
-				yv_error(v, val, "quantity contains a NUL character");
-				result = -1;
-			} else if ((q = trim(v, raw, len)) == NULL) {
-				result = -1;
-			} else if ((strcmp(name, "cpu") == 0 ? pp_quantity_parse_milli(q, &x, &err)
-			                                     : pp_quantity_parse(q, &x, &err)) < 0) {
-				yv_error(v, val, "%s", err.msg);
-				result = -1;
-			} else if (x < 0) {
-				yv_error(v, val, "quantity \"%s\" must not be negative", q);
-				result = -1;
-			} else {
-				kv[i++] = (struct k8s_kv){ name, q };
-			}
-			yv_pop(v, m2);
-		}
-		ret->n = i;
-		ret->v = kv;
-	}
-	FIELD_END();
+	return kv_map(v, map, key, quantity_value, ret);
 }

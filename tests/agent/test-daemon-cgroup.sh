@@ -5,13 +5,10 @@
 # the higher-priority pod survives, the sd_notify protocol (READY, STATUS, RELOADING, STOPPING),
 # reload with a good and a bad file, status.json and a clean SIGTERM exit.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-agent.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (creates cgroups, mounts a tmpfs)"
-CG2=
-for c in /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ "$(stat -f -c %T "$c" 2>/dev/null)" = cgroup2fs ] && { CG2=$c; break; }
-done
-[ -n "$CG2" ] || skip_all "no cgroup v2 hierarchy mounted"
+find_cgroup2
 
 EVICTD=$BUILD/evictd
 REC=$BUILD/tests/helpers/sigrecorder
@@ -39,36 +36,16 @@ mkdir -p "$LOW" "$HIGH" || skip_all "cannot create cgroups under $CG2"
 mkdir -p "$T/nodefs" "$T/meta"
 mount -t tmpfs -o size=8m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
 
-cat > "$T/meta/aaaa-1111.conf" <<EOC
-[pod]
-namespace = default
-name = low
-priority = 0
-termination-grace-period = 2s
-EOC
-cat > "$T/meta/bbbb-2222.conf" <<EOC
-[pod]
-namespace = default
-name = high
-priority = 1000
-termination-grace-period = 2s
-EOC
+pod_conf() {	# pod_conf UID NAME PRIORITY: the pod's descriptor, with a 2s grace period
+	printf '[pod]\nnamespace = default\nname = %s\npriority = %s\ntermination-grace-period = 2s\n' "$2" "$3" \
+		> "$T/meta/$1.conf"
+}
+pod_conf aaaa-1111 low 0
+pod_conf bbbb-2222 high 1000
 chmod 0644 "$T"/meta/*.conf
 
 write_conf() {	# write_conf hard|soft|bad
-	cat > "$T/evictd.conf" <<EOC
-[agent]
-interval = 1s
-status-file = $T/status.json
-nodefs-path = $T/nodefs
-imagefs-path = $T/nodefs
-pod-metadata-dir = $T/meta
-[eviction-hard]
-memory.available = 0%
-imagefs.available = 0%
-imagefs.inodesFree = 0%
-nodefs.inodesFree = 0%
-EOC
+	daemon_conf
 	case $1 in
 	soft) printf '%s\n' "nodefs.available = 0%" "[eviction-soft]" "nodefs.available = 4Mi" \
 		"[eviction-soft-grace-period]" "nodefs.available = 1s" "[eviction]" "max-pod-grace-period = 30s" \

@@ -5,16 +5,13 @@
 # entries are read back with `journalctl -o json`: MESSAGE_ID and EVICTD_* fields of "eviction
 # started" and "eviction finished".
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-agent.sh"
 
 JOURNALD=/lib/systemd/systemd-journald
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespace, cgroups)"
 [ -x "$JOURNALD" ] || skip_all "no $JOURNALD (package systemd)"
 command -v journalctl > /dev/null || skip_all "no journalctl"
-CG2=
-for c in /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ "$(stat -f -c %T "$c" 2>/dev/null)" = cgroup2fs ] && { CG2=$c; break; }
-done
-[ -n "$CG2" ] || skip_all "no cgroup v2 hierarchy mounted"
+find_cgroup2
 
 if [ -z "${EVICTD_IN_NS:-}" ]; then
 	EVICTD_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
@@ -52,20 +49,8 @@ for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05;
 
 printf '[pod]\nnamespace = shop\nname = batch\npriority = 10\ntermination-grace-period = 5s\n' > "$T/meta/cccc-3333.conf"
 printf '[pod]\nnamespace = shop\nname = web\npriority = 100000\n' > "$T/meta/dddd-4444.conf"
-cat > "$T/evictd.conf" <<EOC
-[agent]
-interval = 1s
-status-file = $T/status.json
-nodefs-path = $T/nodefs
-imagefs-path = $T/nodefs
-pod-metadata-dir = $T/meta
-[eviction-hard]
-memory.available = 0%
-imagefs.available = 0%
-imagefs.inodesFree = 0%
-nodefs.inodesFree = 0%
-nodefs.available = 4Mi
-EOC
+daemon_conf
+echo "nodefs.available = 4Mi" >> "$T/evictd.conf"
 "$REC" --cgroup "$LOW" "$T/low.rec" & PIDS+=($!); LOWPID=$!
 "$REC" --cgroup "$HIGH" "$T/high.rec" & PIDS+=($!); HIGHPID=$!
 for _ in $(seq 100); do grep -q ready "$T/low.rec" "$T/high.rec" 2>/dev/null && [ "$(cat "$T"/*.rec | grep -c ready)" = 2 ] && break; sleep 0.02; done

@@ -73,6 +73,13 @@ static const char *name_at(const snapshot *s, const decision *d, evictd_rank_kin
 	return s->pods[d->ranking[k][i].pod].name;
 }
 
+/* The ranking of kind k is exactly want[0..n), first to go first. */
+static void assert_ranking(const snapshot *s, const decision *d, evictd_rank_kind k, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(name_at(s, d, k, i), want[i]);
+}
+
 static void test_memory_ranking_seeds_rule(void **state)
 {
 	snapshot s;
@@ -86,8 +93,7 @@ static void test_memory_ranking_seeds_rule(void **state)
 	assert_int_equal(decide(&in, &st, &d), 0);
 	/* exceeding pods first (lower priority, then larger excess), then pods within requests */
 	static const char *const want[] = { "web-1", "batch-1", "api-0", "coredns", "cache", "db-0" };
-	for (size_t i = 0; i < N_MIX; i++)
-		assert_string_equal(name_at(&s, &d, RANK_MEMORY, i), want[i]);
+	assert_ranking(&s, &d, RANK_MEMORY, want, N_MIX);
 	/* the seeds' rule: a lower-priority pod within its requests (cache, 0) comes after a
 	 * higher-priority pod exceeding them (api-0, 1000) */
 	assert_true(d.ranking[RANK_MEMORY][2].exceeds);
@@ -96,8 +102,7 @@ static void test_memory_ranking_seeds_rule(void **state)
 	assert_false(d.ranking[RANK_MEMORY][3].candidate);
 	/* pid ranking: priority, then task count */
 	static const char *const want_pid[] = { "batch-1", "web-1", "cache", "api-0", "db-0", "coredns" };
-	for (size_t i = 0; i < N_MIX; i++)
-		assert_string_equal(name_at(&s, &d, RANK_PID, i), want_pid[i]);
+	assert_ranking(&s, &d, RANK_PID, want_pid, N_MIX);
 
 	/* 80Mi < 100Mi: just enough pods for 20Mi -> web-1 alone, immediately */
 	assert_int_equal(d.n_evict, 1);
@@ -122,11 +127,27 @@ static size_t names_of(const snapshot *s, const decision *d, char *buf, size_t s
 	return d->n_evict;
 }
 
+/* decide() chooses exactly these pods, in this order ("a b " as names_of writes them). */
+static void decide_expect(const decide_input *in, threshold_state *st, decision *d, const char *want)
+{
+	char names[256];
+	assert_int_equal(decide(in, st, d), 0);
+	names_of(in->snap, d, names, sizeof(names));
+	assert_string_equal(names, want);
+}
+
+/* The same when nothing else of the decision is looked at. */
+static void assert_evicts(const decide_input *in, threshold_state *st, const char *want)
+{
+	decision d;
+	decide_expect(in, st, &d, want);
+	decision_done(&d);
+}
+
 static void test_batch_selection_with_minimum_reclaim(void **state)
 {
 	snapshot s;
 	decision d;
-	char names[256];
 	evictd_config *c = config_from("[eviction-minimum-reclaim]\nmemory.available = 2Gi\n");
 	(void)state;
 
@@ -134,20 +155,14 @@ static void test_batch_selection_with_minimum_reclaim(void **state)
 	/* need 100Mi + 2Gi - 80Mi = 2068Mi: web-1 (1229Mi) + batch-1 (300Mi) + api-0 (1Gi) */
 	threshold_state st = { 0 };
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "web-1 batch-1 api-0 ");
-	decision_done(&d);
+	assert_evicts(&in, &st, "web-1 batch-1 api-0 ");
 
 	/* web-1 already being evicted: its reclaim counts, it is not chosen again */
 	const char *inflight[] = { "uid-web-1" };
 	threshold_state st2 = { 0 };
 	in.inflight_uids = inflight;
 	in.n_inflight = 1;
-	assert_int_equal(decide(&in, &st2, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "batch-1 api-0 ");
-	decision_done(&d);
+	assert_evicts(&in, &st2, "batch-1 api-0 ");
 
 	/* without minimum reclaim, web-1 in flight covers the 20Mi: nothing more */
 	evictd_config *c0 = config_from("");
@@ -165,8 +180,6 @@ static void test_batch_selection_with_minimum_reclaim(void **state)
 static void test_within_requests_only_when_no_pod_exceeds(void **state)
 {
 	snapshot s;
-	decision d;
-	char names[256];
 	evictd_config *c = config_from("[eviction-minimum-reclaim]\nmemory.available = 6Gi\n");
 	(void)state;
 
@@ -175,19 +188,13 @@ static void test_within_requests_only_when_no_pod_exceeds(void **state)
 	snap_init(&s, mix, N_MIX, 80 * Mi);
 	threshold_state st = { 0 };
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "web-1 batch-1 api-0 ");
-	decision_done(&d);
+	assert_evicts(&in, &st, "web-1 batch-1 api-0 ");
 
 	/* once those are in flight, within-request pods are next (lowest priority first) */
 	const char *inflight[] = { "uid-web-1", "uid-batch-1", "uid-api-0" };
 	in.inflight_uids = inflight;
 	in.n_inflight = 3;
-	assert_int_equal(decide(&in, &st, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "cache db-0 ");
-	decision_done(&d);
+	assert_evicts(&in, &st, "cache db-0 ");
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -321,7 +328,6 @@ static void test_pid_and_psi_thresholds(void **state)
 	snapshot s;
 	decision d;
 	threshold_state st = { 0 };
-	char names[256];
 	evictd_config *c = config_from("[eviction-hard]\npid.available = 100\n[eviction]\npsi-memory-full = 10%\n");
 	(void)state;
 
@@ -329,11 +335,9 @@ static void test_pid_and_psi_thresholds(void **state)
 	/* 50 tasks left, need 50: batch-1 (40) + web-1 (12) */
 	s.node.s[SIGNAL_PID_AVAILABLE] = (signal_obs){ .known = true, .available = 50, .capacity = 4096 };
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	decide_expect(&in, &st, &d, "batch-1 web-1 ");
 	assert_true(d.eval.conditions[CONDITION_PID_PRESSURE]);
 	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "batch-1 web-1 ");
 	assert_int_equal(d.evict[0].signal, SIGNAL_PID_AVAILABLE);
 	decision_done(&d);
 
@@ -429,8 +433,7 @@ static void test_disk_rankings(void **state)
 	assert_int_equal(decide(&in, &st, &d), 0);
 	/* nodefs.available: exceeding first (priority, then usage - request), then within requests */
 	static const char *const want[] = { "logger", "scratch", "vip", "crit", "empty", "quiet" };
-	for (size_t i = 0; i < N_DISK; i++)
-		assert_string_equal(name_at(&s, &d, RANK_DISK, i), want[i]);
+	assert_ranking(&s, &d, RANK_DISK, want, N_DISK);
 	assert_true(d.ranking[RANK_DISK][2].exceeds);
 	assert_false(d.ranking[RANK_DISK][4].exceeds);
 	assert_int_equal(d.ranking[RANK_DISK][0].usage, 3 * Gi);
@@ -441,14 +444,12 @@ static void test_disk_rankings(void **state)
 	 * request from its 1M inodes and rank it after scratch; here the larger inode user goes first.
 	 */
 	static const char *const want_inodes[] = { "logger", "scratch", "quiet", "vip", "crit", "empty" };
-	for (size_t i = 0; i < N_DISK; i++)
-		assert_string_equal(name_at(&s, &d, RANK_INODES, i), want_inodes[i]);
+	assert_ranking(&s, &d, RANK_INODES, want_inodes, N_DISK);
 	assert_true(d.ranking[RANK_INODES][2].exceeds);  /* quiet: 5 inodes, "exceeds" no request */
 	assert_false(d.ranking[RANK_INODES][5].exceeds); /* empty */
 	/* imagefs: writable layers are not attributable: priority, then name */
 	static const char *const want_img[] = { "empty", "logger", "quiet", "scratch", "vip", "crit" };
-	for (size_t i = 0; i < N_DISK; i++)
-		assert_string_equal(name_at(&s, &d, RANK_IMAGEFS, i), want_img[i]);
+	assert_ranking(&s, &d, RANK_IMAGEFS, want_img, N_DISK);
 	assert_false(d.ranking[RANK_IMAGEFS][0].has_usage);
 	char why[400];
 	ranked_reason(RANK_DISK, &s.pods[d.ranking[RANK_DISK][0].pod], &d.ranking[RANK_DISK][0], why, sizeof(why));
@@ -462,7 +463,6 @@ static void test_disk_batch_selection(void **state)
 {
 	snapshot s;
 	decision d;
-	char names[256];
 	evictd_config *c = config_from("[eviction-hard]\nnodefs.available = 10Gi\n");
 	(void)state;
 
@@ -471,10 +471,8 @@ static void test_disk_batch_selection(void **state)
 	s.node.s[SIGNAL_NODEFS_AVAILABLE].available = 6 * Gi + 524 * Mi;
 	threshold_state st = { 0 };
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	decide_expect(&in, &st, &d, "logger scratch ");
 	assert_true(d.eval.conditions[CONDITION_DISK_PRESSURE]);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "logger scratch ");
 	assert_int_equal(d.evict[0].expected_reclaim, 3 * Gi);
 	assert_int_equal(d.evict[1].expected_reclaim, 500 * Mi);
 	assert_int_equal(d.evict[0].signal, SIGNAL_NODEFS_AVAILABLE);
@@ -485,10 +483,7 @@ static void test_disk_batch_selection(void **state)
 	in.inflight_uids = inflight;
 	in.n_inflight = 1;
 	threshold_state st2 = { 0 };
-	assert_int_equal(decide(&in, &st2, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "scratch ");
-	decision_done(&d);
+	assert_evicts(&in, &st2, "scratch ");
 	in.inflight_uids = NULL;
 	in.n_inflight = 0;
 	snapshot_done(&s);
@@ -500,9 +495,7 @@ static void test_disk_batch_selection(void **state)
 	disk_snap_init(&s, partial, N_DISK);
 	s.node.s[SIGNAL_NODEFS_AVAILABLE].available = 6 * Gi + 524 * Mi;
 	threshold_state st3 = { 0 };
-	assert_int_equal(decide(&in, &st3, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "logger ");
+	decide_expect(&in, &st3, &d, "logger ");
 	ranked_pod *r0 = &d.ranking[RANK_DISK][0];
 	assert_true(r0->lower_bound);
 	decision_done(&d);
@@ -513,10 +506,7 @@ static void test_disk_batch_selection(void **state)
 	disk_snap_init(&s, idle, 2);
 	s.node.s[SIGNAL_NODEFS_AVAILABLE].available = 1 * Gi;
 	threshold_state st4 = { 0 };
-	assert_int_equal(decide(&in, &st4, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "empty ");
-	decision_done(&d);
+	assert_evicts(&in, &st4, "empty ");
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -525,7 +515,6 @@ static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
 {
 	snapshot s;
 	decision d;
-	char names[256];
 	evictd_config *c = config_from("[eviction-hard]\nnodefs.inodesFree = 1000000\nimagefs.available = 10Gi\n");
 	(void)state;
 
@@ -534,9 +523,7 @@ static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
 	s.node.s[SIGNAL_NODEFS_INODES_FREE].available = 500000;
 	threshold_state st = { 0 };
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "logger ");
+	decide_expect(&in, &st, &d, "logger ");
 	assert_int_equal(d.evict[0].expected_reclaim, 1000000);
 	decision_done(&d);
 	snapshot_done(&s);
@@ -545,9 +532,7 @@ static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
 	disk_snap_init(&s, disk_mix, N_DISK);
 	s.node.s[SIGNAL_IMAGEFS_AVAILABLE].available = 5 * Gi;
 	threshold_state st2 = { 0 };
-	assert_int_equal(decide(&in, &st2, &d), 0);
-	names_of(&s, &d, names, sizeof(names));
-	assert_string_equal(names, "empty ");
+	decide_expect(&in, &st2, &d, "empty ");
 	assert_int_equal(d.evict[0].expected_reclaim, -1);
 	decision_done(&d);
 	const char *inflight[] = { "uid-empty" };

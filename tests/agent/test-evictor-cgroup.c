@@ -24,6 +24,7 @@
 
 #include "cgkill.h"
 #include "evictor.h"
+#include "kid.h"
 
 static char base[256], pod[300], ctr[320];
 
@@ -38,13 +39,6 @@ static const char *find_cgroup2(void)
 	return NULL;
 }
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
 static pid_t spawn_in(const char *cg, bool ignore_term)
 {
 	pid_t pid = fork();
@@ -56,12 +50,7 @@ static pid_t spawn_in(const char *cg, bool ignore_term)
 		if (fd < 0 || write(fd, "0", 1) != 1)
 			_exit(99);
 		close(fd);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGTERM, ignore_term ? SIG_IGN : SIG_DFL);
-		for (;;)
-			pause();
+		kid_wait_for_signals(ignore_term);
 	}
 	return pid;
 }

@@ -23,6 +23,7 @@
 #include "cgkill.h"
 #include "evictor.h"
 #include "exec-argv.h"
+#include "kid.h"
 
 #define MAX_KIDS 8
 
@@ -42,13 +43,6 @@ typedef struct fixture {
 	bool fixture_tracks_populated;
 } fixture;
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char p[256];
@@ -65,12 +59,7 @@ static pid_t spawn_kid(bool ignore_term)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGTERM, ignore_term ? SIG_IGN : SIG_DFL);
-		for (;;)
-			pause();
+		kid_wait_for_signals(ignore_term);
 	}
 	return pid;
 }
@@ -181,6 +170,13 @@ static void make_evictor(fixture *f, const evict_config *cfg)
 	assert_int_equal(evictor_new(f->e, cfg, on_evict, f, &f->ev), 0);
 }
 
+static void make_default_evictor(fixture *f)
+{
+	evict_config cfg;
+	evict_config_init(&cfg);
+	make_evictor(f, &cfg);
+}
+
 static evict_request request(fixture *f, const char *uid, uint64_t grace_usec)
 {
 	return (evict_request){
@@ -273,9 +269,7 @@ static void test_kill_done_before_grace_when_pod_obeys_sigterm(void **state)
 	(void)state;
 	fixture *f = fixture_new(2, 0, false);
 	f->fixture_tracks_populated = true;
-	evict_config cfg;
-	evict_config_init(&cfg);
-	make_evictor(f, &cfg);
+	make_default_evictor(f);
 	evict_request rq = request(f, "uid-2", 30000000);
 	assert_int_equal(evictor_start(f->ev, &rq), 0);
 	run_until_finished(f, 5000000);
@@ -293,9 +287,7 @@ static void test_hard_eviction_kills_without_grace(void **state)
 	(void)state;
 	fixture *f = fixture_new(1, 0, true);
 	f->fixture_tracks_populated = true;
-	evict_config cfg;
-	evict_config_init(&cfg);
-	make_evictor(f, &cfg);
+	make_default_evictor(f);
 	evict_request rq = request(f, "uid-3", 30000000);
 	rq.hard = true;
 	assert_int_equal(evictor_start(f->ev, &rq), 0);
@@ -311,9 +303,7 @@ static void test_tracker_never_starts_a_pod_twice(void **state)
 {
 	(void)state;
 	fixture *f = fixture_new(1, 0, true);
-	evict_config cfg;
-	evict_config_init(&cfg);
-	make_evictor(f, &cfg);
+	make_default_evictor(f);
 	evict_request rq = request(f, "uid-4", 10000000);
 	assert_int_equal(evictor_start(f->ev, &rq), 0);
 	assert_int_equal(evictor_start(f->ev, &rq), -EALREADY);
@@ -352,9 +342,7 @@ static void test_missing_cgroup_fails_and_is_not_tracked(void **state)
 {
 	(void)state;
 	fixture *f = fixture_new(0, 0, false);
-	evict_config cfg;
-	evict_config_init(&cfg);
-	make_evictor(f, &cfg);
+	make_default_evictor(f);
 	evict_request rq = request(f, "uid-7", 1000000);
 	rq.cgroup_path = "/nonexistent/evictd/pod";
 	assert_int_equal(evictor_start(f->ev, &rq), -ENOENT);
@@ -391,9 +379,7 @@ static void test_shutdown_escalates_pods_in_grace(void **state)
 	(void)state;
 	fixture *f = fixture_new(1, 0, true);
 	f->fixture_tracks_populated = true;
-	evict_config cfg;
-	evict_config_init(&cfg);
-	make_evictor(f, &cfg);
+	make_default_evictor(f);
 	evict_request rq = request(f, "uid-9", 60000000);
 	assert_int_equal(evictor_start(f->ev, &rq), 0);
 	assert_int_equal(evictor_shutdown(f->ev), 1);

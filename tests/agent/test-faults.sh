@@ -8,47 +8,11 @@
 #
 # Findings fixed here (tests/fuzz/FINDINGS.md): config-fifo, agent-fifo-hang, agent-silent-stats.
 . "$(dirname "$0")/../lib.sh"
-EVICTD=$BUILD/evictd
-[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
-[ "$(id -u)" = 0 ] || skip_all "descriptors must be root-owned to be trusted and chown needs root"
-command -v python3 >/dev/null || skip_all "python3 missing"
-FX=$PWD/tests/fixtures/cgroup/systemd
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib-agent.sh"
+once_env "descriptors must be root-owned to be trusted and chown needs root"
 WEB=a1b2c3d4-0000-4000-8000-00000000000a   # default/web-1: first to go in the baseline
 
-mkdir -p "$tmp/base"
-cp -r "$FX/root" "$FX/proc" "$FX/pods" "$tmp/base/"
-chmod 0644 "$tmp/base/pods"/*
-cat >"$tmp/base/evictd.conf" <<'CONF'
-[agent]
-nodefs-path = /
-imagefs-path = /
-[eviction-minimum-reclaim]
-memory.available = 2Gi
-[priority-class high-priority]
-value = 1000000
-CONF
-
-T=""; P=""; D=""
-tree() {	# tree NAME: a fresh copy of the fixture; $P = web-1's cgroup, $D = its descriptor
-	T=$tmp/$1; rm -rf "$T"; cp -a "$tmp/base" "$T"
-	P=$(find "$T/root" -type d -name "*${WEB//-/_}.slice")
-	D=$T/pods/$WEB.conf
-}
-run() {	# run [ARGS]: --once on $T; 124 = hung
-	timeout -k 2 10 "$EVICTD" --once --json --dry-run --config "$T/evictd.conf" --cgroup-root "$T/root" \
-		--proc-root "$T/proc" --metadata-dir "$T/pods" "$@" >"$T/out.json" 2>"$T/err"
-}
-js() {	# js PYTHON-EXPR: evaluates with d = the JSON output, ev = evicted pods, rank = memory ranking
-	python3 - "$T/out.json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-ev = [e["pod"] for e in d["evict"]]
-rank = {p["uid"]: p for p in d["ranking"]["memory"]}
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-}
-logged() { grep -q -- "$1" "$T/err"; }
+fixture_base
 logged_pod_file() {	# logged_pod_file FILE [REASON]: a warning line names web-1's UID, FILE and REASON
 	grep "warning" "$T/err" | grep -F -- "$WEB" | grep -F -- " $1 " | grep -qF -- "${2:-}"
 }

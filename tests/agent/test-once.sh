@@ -1,22 +1,11 @@
 #!/bin/bash
 # `evictd --once --json` on the fixture trees: the exact JSON shape of issue 5 and its values.
 . "$(dirname "$0")/../lib.sh"
-EVICTD=$BUILD/evictd
-[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
-[ "$(id -u)" = 0 ] || skip_all "descriptors must be root-owned to be trusted; run as root"
-command -v python3 >/dev/null || skip_all "python3 missing"
+. "$(dirname "$0")/lib-agent.sh"
+once_env "descriptors must be root-owned to be trusted; run as root"
 FX=$PWD/tests/fixtures/cgroup
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for l in systemd cgroupfs; do cp -r "$FX/$l/pods" "$tmp/$l-pods"; chmod 0644 "$tmp/$l-pods"/*; done
-cat >"$tmp/evictd.conf" <<'CONF'
-[agent]
-nodefs-path = /
-imagefs-path = /
-[eviction-minimum-reclaim]
-memory.available = 2Gi
-[priority-class high-priority]
-value = 1000000
-CONF
+fixture_conf "$tmp/evictd.conf"
 once() { # once LAYOUT [ARGS...]: runs evictd --once on a fixture layout
 	local l=$1; shift
 	"$EVICTD" --once --config "$tmp/evictd.conf" --cgroup-root "$FX/$l/root" --proc-root "$FX/$l/proc" \

@@ -12,54 +12,18 @@
 # covered by the fuzz target tests/fuzz/fuzz-exec-argv.c (replayed by tests/agent/test-fuzz-replay)
 # and end to end by tests/agent/test-evictor.c (a recorder command receiving hostile names).
 . "$(dirname "$0")/../lib.sh"
-EVICTD=$BUILD/evictd
-[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
-[ "$(id -u)" = 0 ] || skip_all "needs root (root-owned descriptors, chown)"
-command -v python3 >/dev/null || skip_all "python3 missing"
-FX=$PWD/tests/fixtures/cgroup/systemd
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib-agent.sh"
+once_env "needs root (root-owned descriptors, chown)"
 WEB=a1b2c3d4-0000-4000-8000-00000000000a   # default/web-1, the tenant
 DB=a1b2c3d4-0000-4000-8000-00000000000c    # prod/db-0, priority 1000000 via high-priority
 
-mkdir -p "$tmp/base"
-cp -r "$FX/root" "$FX/proc" "$FX/pods" "$tmp/base/"
-chmod 0644 "$tmp/base/pods"/*
-cat >"$tmp/base/evictd.conf" <<'CONF'
-[agent]
-nodefs-path = /
-imagefs-path = /
-[eviction-minimum-reclaim]
-memory.available = 2Gi
-[priority-class high-priority]
-value = 1000000
-CONF
+fixture_base
 HIGH='[pod]
 namespace = default
 name = web-1
 priority-class = high-priority
 memory-request = 4Gi
 '
-T=""; P=""; D=""
-tree() {
-	T=$tmp/$1; rm -rf "$T"; cp -a "$tmp/base" "$T"
-	P=$(find "$T/root" -type d -name "*${WEB//-/_}.slice")
-	D=$T/pods/$WEB.conf
-}
-run() {
-	timeout -k 2 10 "$EVICTD" --once --json --dry-run --config "$T/evictd.conf" --cgroup-root "$T/root" \
-		--proc-root "$T/proc" --metadata-dir "$T/pods" >"$T/out.json" 2>"$T/err"
-}
-js() {
-	python3 - "$T/out.json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-ev = [e["pod"] for e in d["evict"]]
-mem = d["ranking"]["memory"]
-rank = {p["uid"]: p for p in mem}
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-}
-logged() { grep -q -- "$1" "$T/err"; }
 web_first() { js "ev[:1] == ['default/web-1'] or ev[:1] == ['$WEB']"; }
 
 tree control; printf '%s' "$HIGH" >"$D"; run
