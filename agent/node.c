@@ -40,18 +40,19 @@ static const char *no_memory_reason(const node_sources *src)
 	return "the memory controller is not enabled on the cgroup v2 root";
 }
 
-static void read_memory(const node_sources *src, node_signals *ret)
+/*
+ * reuse_total: the idle tick keeps the MemTotal of the previous read (it changes only with memory
+ * hotplug; full reads, every status refresh, take it again) — /proc/meminfo is generated in full on
+ * every read and is the most expensive file of the tick.
+ */
+static void read_memory(const node_sources *src, node_signals *ret, bool reuse_total)
 {
 	char stat[8192], meminfo[8192];
 	uint64_t total_kb, anon, file, inactive;
 	ssize_t n;
 	signal_obs *o = &ret->s[SIGNAL_MEMORY_AVAILABLE];
 
-	n = src->proc_fd >= 0 ? cgfs_read(src->proc_fd, "meminfo", meminfo, sizeof(meminfo)) : -EBADF;
-	if (n < 0 || cgfs_keyed_u64(meminfo, "MemTotal", &total_kb) < 0) {
-		unknown(o, "cannot read MemTotal from meminfo: %s", n < 0 ? strerror((int)-n) : "no MemTotal line");
-		return;
-	}
+	/* memory.stat first: on a host without the memory controller on v2 it is the cheap "no". */
 	n = src->cg_root_fd >= 0 ? cgfs_read(src->cg_root_fd, "memory.stat", stat, sizeof(stat)) : -ENOENT;
 	if (n == -ENOENT) {
 		unknown(o, "%s", no_memory_reason(src));
@@ -62,6 +63,16 @@ static void read_memory(const node_sources *src, node_signals *ret)
 		unknown(o, "cannot read anon/file/inactive_file from the root memory.stat: %s",
 		        n < 0 ? strerror((int)-n) : "missing keys");
 		return;
+	}
+	if (reuse_total && o->known && o->capacity > 0)
+		total_kb = (uint64_t)o->capacity / 1024;
+	else {
+		n = src->proc_fd >= 0 ? cgfs_read(src->proc_fd, "meminfo", meminfo, sizeof(meminfo)) : -EBADF;
+		if (n < 0 || cgfs_keyed_u64(meminfo, "MemTotal", &total_kb) < 0) {
+			unknown(o, "cannot read MemTotal from meminfo: %s",
+			        n < 0 ? strerror((int)-n) : "no MemTotal line");
+			return;
+		}
 	}
 	/*
 	 * The root has no memory.current; runc/cAdvisor emulate usage as anon + file, and the
@@ -199,15 +210,23 @@ void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX
 {
 #define WANT(s) (!want || want[s])
 	if (WANT(SIGNAL_MEMORY_AVAILABLE))
-		read_memory(src, ret);
+		read_memory(src, ret, want != NULL);
 	if (WANT(SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE))
 		read_allocatable(src, ret);
 	if (WANT(SIGNAL_PID_AVAILABLE))
 		read_pids(src, ret);
 	if (WANT(SIGNAL_NODEFS_AVAILABLE) || WANT(SIGNAL_NODEFS_INODES_FREE))
 		read_fs(src->nodefs_path, "nodefs", &ret->s[SIGNAL_NODEFS_AVAILABLE], &ret->s[SIGNAL_NODEFS_INODES_FREE]);
-	if (WANT(SIGNAL_IMAGEFS_AVAILABLE) || WANT(SIGNAL_IMAGEFS_INODES_FREE))
-		read_fs(src->imagefs_path, "imagefs", &ret->s[SIGNAL_IMAGEFS_AVAILABLE], &ret->s[SIGNAL_IMAGEFS_INODES_FREE]);
+	if (WANT(SIGNAL_IMAGEFS_AVAILABLE) || WANT(SIGNAL_IMAGEFS_INODES_FREE)) {
+		/* One filesystem for both (no dedicated imagefs) is common: one statvfs per tick. */
+		if (src->imagefs_path && src->nodefs_path && strcmp(src->imagefs_path, src->nodefs_path) == 0 &&
+		    (WANT(SIGNAL_NODEFS_AVAILABLE) || WANT(SIGNAL_NODEFS_INODES_FREE))) {
+			ret->s[SIGNAL_IMAGEFS_AVAILABLE] = ret->s[SIGNAL_NODEFS_AVAILABLE];
+			ret->s[SIGNAL_IMAGEFS_INODES_FREE] = ret->s[SIGNAL_NODEFS_INODES_FREE];
+		} else
+			read_fs(src->imagefs_path, "imagefs", &ret->s[SIGNAL_IMAGEFS_AVAILABLE],
+			        &ret->s[SIGNAL_IMAGEFS_INODES_FREE]);
+	}
 	if (WANT(SIGNAL_MEMORY_SOME) || WANT(SIGNAL_MEMORY_FULL))
 		read_psi(src, ret);
 #undef WANT

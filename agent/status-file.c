@@ -2,12 +2,15 @@
 #include "status-file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 static int write_all(int fd, const char *p, size_t n)
@@ -37,7 +40,13 @@ int status_write_atomic(const char *path, const char *text, size_t len)
 	/* Readable by controllers running as other users; the content is not secret. */
 	if (r == 0 && fchmod(fd, 0644) < 0)
 		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
+	/*
+	 * rename() alone is what makes the update atomic for readers. fsync only adds durability,
+	 * which means nothing on tmpfs (/run, where the unit keeps it) and costs the idle budget.
+	 */
+	struct statfs sfs;
+	bool volatile_fs = fstatfs(fd, &sfs) == 0 && (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC);
+	if (r == 0 && !volatile_fs && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
@@ -47,6 +56,8 @@ int status_write_atomic(const char *path, const char *text, size_t len)
 		unlink(tmp);
 		return r;
 	}
+	if (volatile_fs)
+		return 0;
 	/* Make the rename itself durable where the directory is on a real disk (tests, other paths). */
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", path);
