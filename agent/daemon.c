@@ -33,7 +33,7 @@
 /* Timer accuracy for the polling ticks: coalescing saves wake-ups when idle. */
 #define TICK_ACCURACY_USEC 1000ULL
 /* While idle, signal-only changes refresh status.json at most this often. */
-#define STATUS_IDLE_REFRESH_USEC (10ULL * 1000000ULL)
+#define STATUS_IDLE_REFRESH_USEC (30ULL * 1000000ULL)
 /* On SIGTERM, how long in-flight evictions get to finish before the daemon exits anyway. */
 #define SHUTDOWN_EXTRA_USEC (2ULL * 1000000ULL)
 #define MAX_WATCHES 8
