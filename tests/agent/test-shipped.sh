@@ -15,7 +15,8 @@ uncommented_conf_loads() {
 	# "#key = value", "#  continuation" and "#[priority-class ...]" lines become live
 	sed -E 's/^#([a-z[]|  )/\1/' conf/evictd.conf >"$tmp/all.conf"
 	for k in interval cgroup-root pods pod-metadata-dir proc-root nodefs-path imagefs-path dry-run action exec \
-		exec-timeout exec-fallback status-file max-pod-grace-period pressure-transition-period psi-memory-some \
+		exec-timeout exec-fallback status-file kubelet-root-dir pod-logs-dir pod-disk-walk-limit \
+		memory-max-rate disk-max-rate inodes-max-rate pid-max-rate max-pod-grace-period pressure-transition-period psi-memory-some \
 		psi-memory-full value global-default preemption-policy description memory.available nodefs.available \
 		nodefs.inodesFree imagefs.available imagefs.inodesFree pid.available; do
 		grep -q "^$k = " "$tmp/all.conf" || { echo "# key $k not documented"; return 1; }
