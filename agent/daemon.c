@@ -56,6 +56,7 @@ typedef struct evictd_daemon {
 	status_history history;
 	char last_eviction[400];    /* for STATUS= */
 	char last_status_line[1024];
+	uint32_t status_known_mask; /* the signals' known bits STATUS= was last built from */
 	unsigned evaluations;
 
 	/* what is observed (re-opened on reload: cgroup-root and proc-root may change) */
@@ -65,6 +66,7 @@ typedef struct evictd_daemon {
 	const char *kubepods;
 	node_signals node;
 	bool node_valid;
+	node_cache node_cache;      /* descriptors of the idle tick's reads */
 	threshold_state ts;
 	evaluation eval;
 	bool status_error_logged;
@@ -564,6 +566,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
 static void engine_done(evictd_daemon *d)
 {
+	node_cache_reset(&d->node_cache);
 	d->sc = scanner_free(d->sc);
 	if (d->proc_fd >= 0)
 		close(d->proc_fd);
@@ -635,6 +638,8 @@ static void evaluate(evictd_daemon *d, const char *reason)
 	bool full = !d->node_valid || d->dirty ||
 	            mono_usec() - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
 	if (full || scanner_root_fd(d->sc) < 0) {
+		/* By path: a filesystem mounted on nodefs-path since is seen here, and kept from now on. */
+		node_cache_reset(&d->node_cache);
 		scanner_scan_node(d->sc, &d->node);
 	} else {
 		bool want[_SIGNAL_MAX];
@@ -645,7 +650,7 @@ static void evaluate(evictd_daemon *d, const char *reason)
 		node_sources src = {
 			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
 			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
-			.imagefs_path = d->cfg->imagefs_path,
+			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache,
 		};
 		node_signals_read_some(&src, want, &d->node);
 	}
@@ -654,8 +659,16 @@ static void evaluate(evictd_daemon *d, const char *reason)
 	/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
 	schedule_tick(d, cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec()));
 	log_flush_dropped();
+	/* STATUS= depends on what sets d->dirty and on which signals are known: rebuilt only then. */
+	uint32_t known = 0;
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		known |= (uint32_t)d->node.s[s].known << s;
+	bool status_changed = d->dirty || known != d->status_known_mask || !d->last_status_line[0];
 	write_status(d, false);
-	notify_status(d);
+	if (status_changed) {
+		d->status_known_mask = known;
+		notify_status(d);
+	}
 }
 
 static void status_json_observations(evictd_daemon *d, jsonbuf *j)
@@ -852,7 +865,7 @@ static void daemon_done(evictd_daemon *d)
 
 int daemon_run(const daemon_options *o)
 {
-	evictd_daemon d = { .opts = o, .proc_fd = -1 };
+	evictd_daemon d = { .opts = o, .proc_fd = -1, .node_cache = NODE_CACHE_INIT };
 	config_error err = { 0 };
 	int r = config_load(o->config_path ? o->config_path : EVICTD_CONFIG_PATH, o->config_must_exist,
 	                    &d.cfg, &err);

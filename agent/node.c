@@ -26,6 +26,14 @@ static void unknown(signal_obs *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* unknown() without the formatting when the reason is already the one recorded: the idle tick. */
+static void unknown_again(signal_obs *o, const char *reason)
+{
+	if (!o->known && strcmp(o->reason, reason) == 0)
+		return;
+	unknown(o, "%s", reason);
+}
+
 static void known(signal_obs *o, int64_t available, int64_t capacity)
 {
 	*o = (signal_obs){ .known = true, .available = available, .capacity = capacity };
@@ -38,6 +46,54 @@ static const char *no_memory_reason(const node_sources *src)
 	if (src->cg->mode == CG_MODE_HYBRID)
 		return "the memory controller is not on cgroup v2 here (hybrid layout: memory is on cgroup v1)";
 	return "the memory controller is not enabled on the cgroup v2 root";
+}
+
+void node_cache_reset(node_cache *c)
+{
+	int *fds[] = { &c->nodefs_fd, &c->imagefs_fd, &c->memory_stat_fd };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* The root memory.stat; with a cache, through a descriptor kept open (dropped after any error). */
+static ssize_t read_root_memory_stat(const node_sources *src, char *buf, size_t size)
+{
+	node_cache *c = src->cache;
+	ssize_t n;
+
+	if (src->cg_root_fd < 0)
+		return -ENOENT;
+	if (!c)
+		return cgfs_read(src->cg_root_fd, "memory.stat", buf, size);
+	if (c->memory_stat_fd < 0) {
+		int fd = cgfs_open_file(src->cg_root_fd, "memory.stat");
+		if (fd < 0)
+			return fd;
+		c->memory_stat_fd = fd;
+	}
+	n = pread(c->memory_stat_fd, buf, size - 1, 0);
+	if (n >= 0 && (size_t)n < size - 1) {
+		buf[n] = '\0';
+		return n;
+	}
+	/* An error or a full buffer: the uncached read decides (and reports -EFBIG). */
+	close(c->memory_stat_fd);
+	c->memory_stat_fd = -1;
+	return cgfs_read(src->cg_root_fd, "memory.stat", buf, size);
+}
+
+/*
+ * On an idle tick (a cache) the memory controller known to be absent from a real v2 hierarchy is
+ * not asked again: that is a failed openat per second. Full reads still ask (and a fixture
+ * directory, whose files say nothing about controllers, always is).
+ */
+static bool memory_known_absent(const node_sources *src)
+{
+	return src->cache && src->cg && !src->cg->memory &&
+	       (src->cg->mode == CG_MODE_HYBRID || src->cg->mode == CG_MODE_UNIFIED);
 }
 
 /*
@@ -53,9 +109,9 @@ static void read_memory(const node_sources *src, node_signals *ret, bool reuse_t
 	signal_obs *o = &ret->s[SIGNAL_MEMORY_AVAILABLE];
 
 	/* memory.stat first: on a host without the memory controller on v2 it is the cheap "no". */
-	n = src->cg_root_fd >= 0 ? cgfs_read(src->cg_root_fd, "memory.stat", stat, sizeof(stat)) : -ENOENT;
+	n = memory_known_absent(src) ? -ENOENT : read_root_memory_stat(src, stat, sizeof(stat));
 	if (n == -ENOENT) {
-		unknown(o, "%s", no_memory_reason(src));
+		unknown_again(o, no_memory_reason(src));
 		return;
 	}
 	if (n < 0 || cgfs_keyed_u64(stat, "anon", &anon) < 0 || cgfs_keyed_u64(stat, "file", &file) < 0 ||
@@ -130,17 +186,35 @@ static void read_allocatable(const node_sources *src, node_signals *ret)
 	close(fd);
 }
 
-static void read_fs(const char *path, const char *what, signal_obs *avail, signal_obs *inodes)
+/*
+ * statvfs(path), or with a cache fstatvfs() on a descriptor kept open: no path walk per tick. A
+ * failure on the kept descriptor drops it and asks the path again.
+ */
+static int fs_stat(const char *path, int *cached, struct statvfs *sv)
+{
+	if (cached && *cached < 0)
+		*cached = open(path, O_PATH | O_CLOEXEC);
+	if (cached && *cached >= 0) {
+		if (fstatvfs(*cached, sv) == 0)
+			return 0;
+		close(*cached);
+		*cached = -1;
+	}
+	return statvfs(path, sv) < 0 ? -errno : 0;
+}
+
+static void read_fs(const char *path, const char *what, int *cached, signal_obs *avail, signal_obs *inodes)
 {
 	struct statvfs sv;
+	int r;
 
 	if (!path) {
 		unknown(avail, "no %s path configured", what);
 		*inodes = *avail;
 		return;
 	}
-	if (statvfs(path, &sv) < 0) {
-		unknown(avail, "statvfs(%s): %s", path, strerror(errno));
+	if ((r = fs_stat(path, cached, &sv)) < 0) {
+		unknown(avail, "statvfs(%s): %s", path, strerror(-r));
 		*inodes = *avail;
 		return;
 	}
@@ -216,7 +290,7 @@ void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX
 	if (WANT(SIGNAL_PID_AVAILABLE))
 		read_pids(src, ret);
 	if (WANT(SIGNAL_NODEFS_AVAILABLE) || WANT(SIGNAL_NODEFS_INODES_FREE))
-		read_fs(src->nodefs_path, "nodefs", &ret->s[SIGNAL_NODEFS_AVAILABLE], &ret->s[SIGNAL_NODEFS_INODES_FREE]);
+		read_fs(src->nodefs_path, "nodefs", src->cache ? &src->cache->nodefs_fd : NULL, &ret->s[SIGNAL_NODEFS_AVAILABLE], &ret->s[SIGNAL_NODEFS_INODES_FREE]);
 	if (WANT(SIGNAL_IMAGEFS_AVAILABLE) || WANT(SIGNAL_IMAGEFS_INODES_FREE)) {
 		/* One filesystem for both (no dedicated imagefs) is common: one statvfs per tick. */
 		if (src->imagefs_path && src->nodefs_path && strcmp(src->imagefs_path, src->nodefs_path) == 0 &&
@@ -224,7 +298,7 @@ void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX
 			ret->s[SIGNAL_IMAGEFS_AVAILABLE] = ret->s[SIGNAL_NODEFS_AVAILABLE];
 			ret->s[SIGNAL_IMAGEFS_INODES_FREE] = ret->s[SIGNAL_NODEFS_INODES_FREE];
 		} else
-			read_fs(src->imagefs_path, "imagefs", &ret->s[SIGNAL_IMAGEFS_AVAILABLE],
+			read_fs(src->imagefs_path, "imagefs", src->cache ? &src->cache->imagefs_fd : NULL, &ret->s[SIGNAL_IMAGEFS_AVAILABLE],
 			        &ret->s[SIGNAL_IMAGEFS_INODES_FREE]);
 	}
 	if (WANT(SIGNAL_MEMORY_SOME) || WANT(SIGNAL_MEMORY_FULL))

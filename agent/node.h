@@ -16,6 +16,22 @@
 #include "config.h"
 #include "snapshot.h"
 
+/*
+ * Descriptors the daemon's idle tick keeps between reads (idle CPU budget: a path walk and an
+ * open/close per file per second are most of a tick's kernel work). -1 = not open; opened on
+ * first use, closed again on any error and by node_cache_reset(), which the daemon calls on
+ * every full read so that a filesystem newly mounted on nodefs-path is picked up there.
+ */
+typedef struct node_cache {
+	int nodefs_fd, imagefs_fd; /* O_PATH descriptors of nodefs-path and imagefs-path */
+	int memory_stat_fd;        /* the v2 root's memory.stat */
+} node_cache;
+
+#define NODE_CACHE_INIT { .nodefs_fd = -1, .imagefs_fd = -1, .memory_stat_fd = -1 }
+
+/* Closes what is open; the cache stays usable. */
+void node_cache_reset(node_cache *c);
+
 typedef struct node_sources {
 	int cg_root_fd;         /* the v2 root, or -1 when there is none */
 	int proc_fd;            /* proc-root */
@@ -23,6 +39,7 @@ typedef struct node_sources {
 	const char *kubepods;   /* the allocatable cgroup relative to the root, or NULL */
 	const char *nodefs_path;
 	const char *imagefs_path;
+	node_cache *cache;      /* NULL: every read opens its files by path */
 } node_sources;
 
 /* Fills every signal (known or not, with a reason). Never fails. */
