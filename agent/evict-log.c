@@ -86,8 +86,9 @@ void evict_log(evict_event what, const evict_info *i)
 	case EVICT_EVENT_FINISHED:
 		if (i->outcome == EVICT_DRY)
 			return; /* said at the start */
-		bool ok = i->outcome == EVICT_DONE || i->outcome == EVICT_HANDED_OVER;
-		log_entry_init(&e, ok ? LOG_NOTICE : LOG_ERR, ok ? MSGID_EVICTION_FINISHED : MSGID_EVICTION_FAILED);
+		bool ok = i->outcome == EVICT_DONE || i->outcome == EVICT_HANDED_OVER || i->outcome == EVICT_GONE;
+		log_entry_init(&e, i->outcome == EVICT_GONE ? LOG_WARNING : ok ? LOG_NOTICE : LOG_ERR,
+		               ok ? MSGID_EVICTION_FINISHED : MSGID_EVICTION_FAILED);
 		common_fields(&e, i, pod);
 		log_entry_add(&e, FIELD_OUTCOME, "%s", evict_outcome_to_string(i->outcome));
 		log_entry_add(&e, FIELD_DURATION_MSEC, "%" PRIu64, i->duration_usec / 1000);
@@ -102,7 +103,11 @@ void evict_log(evict_event what, const evict_info *i)
 			               i->reclaimed_bytes >= 0 ? "; " : "",
 			               i->reclaimed_bytes >= 0 ? format_bytes(i->reclaimed_bytes, bytes, sizeof(bytes)) : "",
 			               i->reclaimed_bytes >= 0 ? " reclaimed" : "");
-		else if (i->outcome == EVICT_HANDED_OVER)
+		else if (i->outcome == EVICT_GONE) {
+			log_entry_add(&e, FIELD_REASON, "pod cgroup gone");
+			log_entry_send(&e, "Eviction of %s not started: its cgroup %s is gone (the pod ended after it "
+			               "was chosen); nothing was signalled", pod, i->cgroup_path);
+		} else if (i->outcome == EVICT_HANDED_OVER)
 			log_entry_send(&e, "Stopping: the eviction of %s is left to the command's orchestrator", pod);
 		else {
 			log_entry_add(&e, FIELD_REASON, "%s", i->error ? strerror(-i->error) : "command failed");

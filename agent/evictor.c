@@ -82,6 +82,7 @@ const char *evict_outcome_to_string(evict_outcome o)
 	case EVICT_FAILED:      return "failed";
 	case EVICT_DRY:         return "dry-run";
 	case EVICT_HANDED_OVER: return "handed-over";
+	case EVICT_GONE:        return "gone";
 	}
 	return "unknown";
 }
@@ -517,9 +518,10 @@ int evictor_start(evictor *ev, const evict_request *req)
 		r = 0;
 	}
 	if (r < 0) {
+		/* Nothing was signalled: a STARTED event would be logged as "SIGTERM sent". A pod cgroup
+		 * removed since the decision is a pod that ended by itself, not a failed eviction. */
 		x->info.phase = EVICT_PHASE_TERMINATING;
-		emit(x, EVICT_EVENT_STARTED);
-		finish(x, EVICT_FAILED, r);
+		finish(x, r == -ENOENT ? EVICT_GONE : EVICT_FAILED, r);
 		return r;
 	}
 	start_kill(x, true);

@@ -58,6 +58,8 @@ typedef enum evict_outcome {
 	EVICT_FAILED,    /* could not be started (see error), or the command failed, no fallback */
 	EVICT_DRY,       /* dry run: nothing was touched */
 	EVICT_HANDED_OVER, /* daemon stopping while an orchestrator (exec) deletes the pod */
+	EVICT_GONE,      /* the pod cgroup no longer existed at the start: the pod ended after it was
+	                  * chosen; nothing was signalled (error -ENOENT) */
 } evict_outcome;
 
 #define EVICT_STDERR_TAIL 512
@@ -105,8 +107,9 @@ int evictor_set_config(evictor *ev, const evict_config *cfg);
 /*
  * Starts one eviction. Returns 0 (started; EVICT_EVENT_STARTED was emitted, maybe FINISHED too),
  * -EALREADY when this uid is in flight, -EINVAL on a bad request, -ESHUTDOWN after
- * evictor_shutdown(), or another -errno when nothing could be done (FINISHED with EVICT_FAILED was
- * emitted so that the failure is logged).
+ * evictor_shutdown(), -ENOENT when the pod cgroup is gone (only FINISHED with EVICT_GONE is
+ * emitted), or another -errno when nothing could be done (FINISHED with EVICT_FAILED was emitted
+ * so that the failure is logged).
  */
 int evictor_start(evictor *ev, const evict_request *req);
 

@@ -23,10 +23,11 @@
 #include <cmocka.h>
 
 #include "cgkill.h"
+#include "evict-log.h"
 #include "evictor.h"
 #include "kid.h"
 
-static char base[256], pod[300], ctr[320];
+static char base[256], pod[300], ctr[320], other[300], parked[300];
 
 static const char *find_cgroup2(void)
 {
@@ -56,14 +57,19 @@ static pid_t spawn_in(const char *cg, bool ignore_term)
 }
 
 typedef struct result {
-	int finished, escalated;
+	int started, finished, escalated;
 	evict_info last;
+	bool log; /* also write the daemon's log lines (evict_log) to stderr */
 } result;
 
 static void on_evict(evictor *ev, evict_event what, const evict_info *info, void *userdata)
 {
 	(void)ev;
 	result *r = userdata;
+	if (r->log)
+		evict_log(what, info);
+	if (what == EVICT_EVENT_STARTED)
+		r->started++;
 	if (what == EVICT_EVENT_ESCALATED)
 		r->escalated++;
 	if (what == EVICT_EVENT_FINISHED) {
@@ -72,18 +78,27 @@ static void on_evict(evictor *ev, evict_event what, const evict_info *info, void
 	}
 }
 
-static void cleanup(void)
+static void kill_cgroup(const char *cg)
 {
-	/* kill whatever is left, then remove the cgroups (children first) */
-	int fd = open(pod, O_RDONLY | O_DIRECTORY);
+	int fd = open(cg, O_RDONLY | O_DIRECTORY);
 	if (fd >= 0) {
 		(void)cg_kill(fd);
 		for (int i = 0; i < 100 && cg_populated(fd) == 1; i++)
 			usleep(10000);
 		close(fd);
 	}
+}
+
+static void cleanup(void)
+{
+	/* kill whatever is left, then remove the cgroups (children first) */
+	kill_cgroup(pod);
+	kill_cgroup(other);
+	kill_cgroup(parked);
 	rmdir(ctr);
 	rmdir(pod);
+	rmdir(other);
+	rmdir(parked);
 	rmdir(base);
 }
 
@@ -156,6 +171,193 @@ static void test_real_cgroup_kill_after_grace(void **state)
 	assert_true(res.last.duration_usec < 200000 + 400000);
 }
 
+/* --- a pod cgroup disappearing between the decision and the kill (issue 7) --------------------- */
+
+static void wait_procs(const char *cg, int n)
+{
+	int fd = open(cg, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 200 && cg_signal_tree(fd, 0, getpid()) != n; i++)
+		usleep(5000);
+	assert_int_equal(cg_signal_tree(fd, 0, getpid()), n);
+	close(fd);
+}
+
+/* The kernel refuses rmdir while the cgroup is populated; its "populated 0" can lag the exit. */
+static void rmdir_cgroup(const char *cg)
+{
+	int r = -1;
+	for (int i = 0; i < 200 && (r = rmdir(cg)) < 0 && errno == EBUSY; i++)
+		usleep(5000);
+	assert_int_equal(r, 0);
+}
+
+static void move_to(const char *cg, pid_t pid)
+{
+	char p[400], v[32];
+	snprintf(p, sizeof(p), "%s/cgroup.procs", cg);
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, v, strlen(v)), (ssize_t)strlen(v));
+	close(fd);
+}
+
+static void run_loop(sd_event *e, const result *res, int until_finished, uint64_t limit_usec)
+{
+	uint64_t end = mono_usec() + limit_usec;
+	while (res->finished < until_finished && mono_usec() < end)
+		assert_true(sd_event_run(e, 20000) >= 0);
+}
+
+static const evict_request gone_request = {
+	.uid = "pod-gone", .namespace_ = "default", .name = "gone", .signal = "memory.available",
+	.grace_usec = 200000, .usage = 1 << 20, .expected_reclaim = 1 << 20,
+};
+
+/*
+ * The decision chose the pod; before the evictor acts, the pod's processes leave its cgroup (moved
+ * out, as a runtime tearing the pod down may do, so they stay alive and observable) and the cgroup
+ * is removed. Nothing may be signalled: not the processes that were the pod's, not another pod.
+ */
+static void test_real_cgroup_gone_before_kill(void **state)
+{
+	(void)state;
+	sd_event *e;
+	evictor *ev;
+	result res = { .log = true };
+	assert_int_equal(sd_event_new(&e), 0);
+	/* SIGTERM is fatal to all three: alive afterwards = never signalled */
+	pid_t bystander = spawn_in(other, false), was_pod[2] = { spawn_in(pod, false), spawn_in(ctr, false) };
+	wait_procs(other, 1);
+	wait_procs(pod, 2);
+	usleep(20000);
+	evict_config cfg;
+	evict_config_init(&cfg);
+	cfg.recheck_usec = 20000;
+	cfg.kill_timeout_usec = 200000;
+	assert_int_equal(evictor_new(e, &cfg, on_evict, &res, &ev), 0);
+
+	for (int i = 0; i < 2; i++)
+		move_to(parked, was_pod[i]);
+	rmdir_cgroup(ctr);
+	rmdir_cgroup(pod);
+
+	evict_request rq = gone_request;
+	rq.cgroup_path = pod;
+	char log[4096];
+	int saved = -1, fd = log_capture_begin(&saved);
+	assert_true(fd >= 0);
+	int r = evictor_start(ev, &rq);
+	run_loop(e, &res, 2, 500000); /* past the grace and kill timeout it would have had */
+	assert_true(log_capture_end(fd, saved, log, sizeof(log)) > 0);
+
+	assert_int_equal(r, -ENOENT);
+	assert_int_equal(res.started, 0);
+	assert_int_equal(res.finished, 1);
+	assert_int_equal(res.escalated, 0);
+	assert_int_equal(res.last.outcome, EVICT_GONE);
+	assert_int_equal(res.last.procs_signalled, 0);
+	assert_non_null(strstr(log, "Eviction of default/gone not started: its cgroup"));
+	assert_non_null(strstr(log, "is gone"));
+	assert_null(strstr(log, "SIGTERM sent"));
+	assert_int_equal(evictor_count(ev), 0);
+	assert_int_equal(evictor_pending_reclaim(ev, NULL), 0);
+	assert_true(kid_alive(bystander));
+	for (int i = 0; i < 2; i++)
+		assert_true(kid_alive(was_pod[i]));
+
+	/* The same uid in a new cgroup at that path is evicted normally, the bystander still untouched. */
+	assert_int_equal(mkdir(pod, 0755), 0);
+	assert_int_equal(mkdir(ctr, 0755), 0);
+	pid_t again = spawn_in(ctr, false);
+	wait_procs(pod, 1);
+	usleep(20000);
+	res.log = false;
+	assert_int_equal(evictor_start(ev, &rq), 0);
+	run_loop(e, &res, 2, 5000000);
+	assert_int_equal(res.finished, 2);
+	assert_int_equal(res.last.outcome, EVICT_DONE);
+	assert_int_equal(res.last.procs_signalled, 1);
+	int st;
+	assert_int_equal(waitpid(again, &st, 0), again);
+	assert_int_equal(WTERMSIG(st), SIGTERM);
+	assert_true(kid_alive(bystander));
+	for (int i = 0; i < 2; i++)
+		assert_true(kid_alive(was_pod[i]));
+
+	evictor_free(ev);
+	sd_event_unref(e);
+	pid_t all[3] = { bystander, was_pod[0], was_pod[1] };
+	for (int i = 0; i < 3; i++) {
+		kill(all[i], SIGKILL);
+		assert_int_equal(waitpid(all[i], &st, 0), all[i]);
+		assert_int_equal(WTERMSIG(st), SIGKILL); /* ours, not the evictor's */
+	}
+}
+
+/*
+ * The pod obeys SIGTERM and its cgroup is removed before the evictor looks again, with the end of
+ * the grace period already due: the eviction ends as done without touching cgroup.kill of a
+ * directory that no longer exists (no escalation), and the other pod is untouched.
+ */
+static void test_real_cgroup_gone_during_grace(void **state)
+{
+	(void)state;
+	sd_event *e;
+	evictor *ev;
+	result res = { .log = true };
+	assert_int_equal(sd_event_new(&e), 0);
+	pid_t bystander = spawn_in(other, false), kids[2] = { spawn_in(pod, false), spawn_in(ctr, false) };
+	wait_procs(other, 1);
+	wait_procs(pod, 2);
+	usleep(20000);
+	evict_config cfg;
+	evict_config_init(&cfg);
+	cfg.recheck_usec = 20000;
+	cfg.kill_timeout_usec = 200000;
+	assert_int_equal(evictor_new(e, &cfg, on_evict, &res, &ev), 0);
+	evict_request rq = gone_request;
+	rq.cgroup_path = pod;
+	rq.grace_usec = 100000;
+	char log[4096];
+	int saved = -1, fd = log_capture_begin(&saved);
+	assert_true(fd >= 0);
+	assert_int_equal(evictor_start(ev, &rq), 0);
+	assert_int_equal(res.started, 1);
+	/* The loop does not run here: the evictor learns nothing until the cgroup is gone. */
+	int st[2];
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(kids[i], &st[i], 0), kids[i]);
+		assert_int_equal(WTERMSIG(st[i]), SIGTERM);
+	}
+	rmdir_cgroup(ctr);
+	rmdir_cgroup(pod);
+	usleep(150000); /* the grace is over: the deadline and the cgroup.events watch are both due */
+	run_loop(e, &res, 1, 2000000);
+	assert_true(log_capture_end(fd, saved, log, sizeof(log)) > 0);
+
+	assert_int_equal(res.finished, 1);
+	assert_int_equal(res.escalated, 0);
+	assert_false(res.last.sigkilled);
+	assert_false(res.last.cgroup_kill);
+	assert_int_equal(res.last.outcome, EVICT_DONE);
+	assert_int_equal(res.last.procs_signalled, 2);
+	assert_non_null(strstr(log, "Evicting default/gone"));
+	assert_non_null(strstr(log, "Evicted default/gone"));
+	assert_null(strstr(log, "Grace period"));
+	assert_int_equal(evictor_count(ev), 0);
+	assert_true(kid_alive(bystander));
+
+	evictor_free(ev);
+	sd_event_unref(e);
+	kill(bystander, SIGKILL);
+	assert_int_equal(waitpid(bystander, NULL, 0), bystander);
+	/* the next tests use the pod cgroup again */
+	assert_int_equal(mkdir(pod, 0755), 0);
+	assert_int_equal(mkdir(ctr, 0755), 0);
+}
+
 int main(void)
 {
 	const char *root = find_cgroup2();
@@ -166,7 +368,10 @@ int main(void)
 	snprintf(base, sizeof(base), "%s/evictd-test-%d", root, (int)getpid());
 	snprintf(pod, sizeof(pod), "%s/pod", base);
 	snprintf(ctr, sizeof(ctr), "%s/ctr", pod);
-	if (mkdir(base, 0755) < 0 || mkdir(pod, 0755) < 0 || mkdir(ctr, 0755) < 0) {
+	snprintf(other, sizeof(other), "%s/other", base);
+	snprintf(parked, sizeof(parked), "%s/parked", base);
+	if (mkdir(base, 0755) < 0 || mkdir(pod, 0755) < 0 || mkdir(ctr, 0755) < 0 || mkdir(other, 0755) < 0 ||
+	    mkdir(parked, 0755) < 0) {
 		printf("skipped: cannot create cgroups under %s: %s\n", root, strerror(errno));
 		cleanup();
 		return 77;
@@ -181,6 +386,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_cgroup_obeys_sigterm),
 		cmocka_unit_test(test_real_cgroup_kill_after_grace),
+		cmocka_unit_test(test_real_cgroup_gone_before_kill),
+		cmocka_unit_test(test_real_cgroup_gone_during_grace),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	cleanup();

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "cgkill.h"
+#include "evict-log.h"
 #include "evictor.h"
 #include "exec-argv.h"
 #include "kid.h"
@@ -41,6 +42,7 @@ typedef struct fixture {
 	sd_event *e;
 	evictor *ev;
 	bool fixture_tracks_populated;
+	bool log; /* also write the daemon's log lines (evict_log) to stderr */
 } fixture;
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -130,6 +132,8 @@ static void on_evict(evictor *ev, evict_event what, const evict_info *info, void
 {
 	(void)ev;
 	fixture *f = userdata;
+	if (f->log)
+		evict_log(what, info);
 	switch (what) {
 	case EVICT_EVENT_STARTED:   f->started++; break;
 	case EVICT_EVENT_ESCALATED: f->escalated++; break;
@@ -347,7 +351,7 @@ static void test_missing_cgroup_fails_and_is_not_tracked(void **state)
 	rq.cgroup_path = "/nonexistent/evictd/pod";
 	assert_int_equal(evictor_start(f->ev, &rq), -ENOENT);
 	assert_int_equal(f->finished, 1);
-	assert_int_equal(f->last.outcome, EVICT_FAILED);
+	assert_int_equal(f->last.outcome, EVICT_GONE); /* a missing cgroup is a pod that ended */
 	assert_int_equal(evictor_count(f->ev), 0);
 	rq.cgroup_path = "relative/path";
 	assert_int_equal(evictor_start(f->ev, &rq), -EINVAL);
@@ -524,6 +528,136 @@ static void test_exec_success_tracks_pod_until_gone(void **state)
 	fixture_free(f);
 }
 
+/* --- a pod cgroup disappearing between the decision and the kill (issue 7) --------------------- */
+
+static void run_for(fixture *f, uint64_t usec)
+{
+	uint64_t end = mono_usec() + usec;
+	while (mono_usec() < end)
+		assert_true(sd_event_run(f->e, 20000) >= 0);
+}
+
+static void test_pod_gone_between_choice_and_kill(void **state)
+{
+	(void)state;
+	fixture *f = fixture_new(1, 0, false); /* the victim: kids[0] */
+	/* A bystander in another pod cgroup; SIGTERM and SIGKILL are fatal to it, so alive = untouched. */
+	char other[64] = "/tmp/evictd-other-XXXXXX";
+	assert_non_null(mkdtemp(other));
+	f->kids[f->n++] = spawn_kid(false);
+	usleep(20000);
+	add_procs(f, other, 1, 2);
+	write_file(other, "cgroup.events", "populated 1\nfrozen 0\n");
+	evict_config cfg;
+	evict_config_init(&cfg);
+	cfg.recheck_usec = 20000;
+	cfg.kill_timeout_usec = 200000;
+	make_evictor(f, &cfg);
+	f->log = true;
+
+	/* The decision chose the pod; before the evictor acts, the pod ends and its cgroup is removed. */
+	assert_int_equal(kill(f->kids[0], SIGKILL), 0);
+	assert_int_equal(waitpid(f->kids[0], &f->status[0], 0), f->kids[0]);
+	f->reaped[0] = true;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->root);
+	assert_int_equal(system(cmd), 0);
+
+	char log[4096];
+	int saved = -1, fd = log_capture_begin(&saved);
+	assert_true(fd >= 0);
+	evict_request rq = request(f, "uid-gone", 200000);
+	int r = evictor_start(f->ev, &rq);
+	run_for(f, 300000); /* past the grace and the kill timeout it would have had */
+	assert_true(log_capture_end(fd, saved, log, sizeof(log)) > 0);
+
+	assert_int_equal(r, -ENOENT);
+	assert_int_equal(f->started, 0); /* nothing was started, so no "SIGTERM sent" line either */
+	assert_int_equal(f->finished, 1);
+	assert_int_equal(f->last.outcome, EVICT_GONE);
+	assert_string_equal(evict_outcome_to_string(f->last.outcome), "gone");
+	assert_int_equal(f->last.error, -ENOENT);
+	assert_int_equal(f->last.procs_signalled, 0);
+	assert_int_equal(f->escalated, 0);
+	assert_false(f->last.sigkilled);
+	/* one line, naming the pod and saying what happened; no claim that anything was signalled */
+	assert_non_null(strstr(log, "Eviction of default/web-1 not started: its cgroup"));
+	assert_non_null(strstr(log, "is gone"));
+	assert_non_null(strstr(log, "EVICTD_REASON=pod cgroup gone"));
+	assert_non_null(strstr(log, f->root));
+	assert_null(strstr(log, "SIGTERM sent"));
+	assert_null(strchr(strchr(log, '\n') + 1, '\n'));
+	/* not tracked: no pending reclaim holds back the next decision */
+	assert_int_equal(evictor_count(f->ev), 0);
+	assert_false(evictor_contains(f->ev, "uid-gone"));
+	assert_int_equal(evictor_pending_reclaim(f->ev, NULL), 0);
+	assert_true(kid_alive(f->kids[1]));
+
+	/* The same uid, chosen again once its cgroup exists again, is evicted normally. */
+	assert_int_equal(mkdir(f->root, 0755), 0);
+	f->kids[f->n++] = spawn_kid(false);
+	usleep(20000);
+	add_procs(f, f->root, 2, 3);
+	write_file(f->root, "cgroup.events", "populated 1\nfrozen 0\n");
+	f->log = false;
+	assert_int_equal(evictor_start(f->ev, &rq), 0);
+	uint64_t end = mono_usec() + 5000000;
+	while (f->finished < 2 && mono_usec() < end) {
+		if (!f->reaped[2] && waitpid(f->kids[2], &f->status[2], WNOHANG) == f->kids[2]) {
+			f->reaped[2] = true;
+			write_file(f->root, "cgroup.events", "populated 0\nfrozen 0\n");
+		}
+		assert_true(sd_event_run(f->e, 20000) >= 0);
+	}
+	assert_int_equal(f->finished, 2);
+	assert_int_equal(f->last.outcome, EVICT_DONE);
+	assert_int_equal(WTERMSIG(f->status[2]), SIGTERM);
+	assert_true(kid_alive(f->kids[1]));
+	assert_int_equal(evictor_count(f->ev), 0);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", other);
+	assert_int_equal(system(cmd), 0);
+	fixture_free(f);
+}
+
+/*
+ * The pod cgroup removed during the grace period while a process it listed lingers elsewhere (on
+ * cgroupfs: moved out, then rmdir): the eviction ends, and that process, no longer the pod's, is
+ * not SIGKILLed by the escalation.
+ */
+static void test_pod_cgroup_gone_during_grace(void **state)
+{
+	(void)state;
+	fixture *f = fixture_new(1, 0, true); /* ignores SIGTERM: would be SIGKILLed at the grace's end */
+	evict_config cfg;
+	evict_config_init(&cfg);
+	cfg.recheck_usec = 20000;
+	cfg.kill_timeout_usec = 200000;
+	make_evictor(f, &cfg);
+	f->log = true;
+	char log[4096];
+	int saved = -1, fd = log_capture_begin(&saved);
+	assert_true(fd >= 0);
+	evict_request rq = request(f, "uid-grace", 150000);
+	assert_int_equal(evictor_start(f->ev, &rq), 0);
+	assert_int_equal(f->last.procs_signalled, 0); /* FINISHED not seen yet */
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->root);
+	assert_int_equal(system(cmd), 0);
+	run_for(f, 400000);
+	assert_true(log_capture_end(fd, saved, log, sizeof(log)) > 0);
+	assert_int_equal(f->finished, 1);
+	assert_int_equal(f->escalated, 0);
+	assert_int_equal(f->last.outcome, EVICT_DONE);
+	assert_false(f->last.sigkilled);
+	assert_int_equal(f->last.procs_signalled, 1);
+	assert_true(kid_alive(f->kids[0]));
+	assert_non_null(strstr(log, "Evicting default/web-1"));
+	assert_non_null(strstr(log, "Evicted default/web-1"));
+	assert_int_equal(evictor_count(f->ev), 0);
+	fixture_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +676,8 @@ int main(void)
 		cmocka_unit_test(test_exec_failure_falls_back_to_kill_when_configured),
 		cmocka_unit_test(test_exec_timeout_kills_the_command),
 		cmocka_unit_test(test_exec_success_tracks_pod_until_gone),
+		cmocka_unit_test(test_pod_gone_between_choice_and_kill),
+		cmocka_unit_test(test_pod_cgroup_gone_during_grace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
