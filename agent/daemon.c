@@ -71,6 +71,13 @@ typedef struct evictd_daemon {
 	evaluation eval;
 	bool status_error_logged;
 	signal_report_state signal_report;
+
+	/* the idle tick's shortcut (see evaluate) */
+	const evictd_config *want_for; /* the configuration want[] was computed from; NULL: stale */
+	bool want[_SIGNAL_MAX];        /* signals with a hard or soft threshold */
+	bool quiet;                    /* last evaluation: nothing met, no condition, nothing changed */
+	uint64_t quiet_wait_usec;      /* its cadence result */
+	node_signals quiet_node;       /* the wanted signals it was computed from */
 } evictd_daemon;
 
 static void evaluate(evictd_daemon *d, const char *reason);
@@ -522,6 +529,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 		setup_watches(d);
 	}
 	d->dirty = true;
+	d->want_for = NULL;
+	d->quiet = false;
 	d->last_status_line[0] = '\0';
 	(void)sd_notify(0, "READY=1");
 	evaluate(d, "reload");
@@ -624,6 +633,48 @@ static void setup_watches(evictd_daemon *d)
 
 static void decide_and_act(evictd_daemon *d, const char *reason);
 
+static bool anything_changed(const evaluation *e);
+
+static void refresh_want(evictd_daemon *d)
+{
+	if (d->want_for == d->cfg)
+		return;
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
+		d->want[s] = (h && h->set) || d->cfg->soft[s].set;
+	}
+	d->want_for = d->cfg;
+}
+
+static bool thresholded_signals_unchanged(const evictd_daemon *d)
+{
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		const signal_obs *a = &d->node.s[s], *b = &d->quiet_node.s[s];
+		if (d->want[s] && (a->known != b->known || a->available != b->available || a->capacity != b->capacity))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Nothing met, no condition on (so no grace or transition period is running), nothing changed and
+ * nothing in flight: an evaluation of the same signal values would give the same result, whatever
+ * the time.
+ */
+static bool evaluation_is_quiet(const evictd_daemon *d)
+{
+	if (anything_changed(&d->eval) || evictor_count(d->ev))
+		return false;
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			if (d->eval.t[k][s].met || d->ts.met[k][s])
+				return false;
+	for (int c = 0; c < _CONDITION_MAX; c++)
+		if (d->ts.condition[c] || d->eval.conditions[c])
+			return false;
+	return true;
+}
+
 static void evaluate(evictd_daemon *d, const char *reason)
 {
 	if (d->stopping)
@@ -635,6 +686,7 @@ static void evaluate(evictd_daemon *d, const char *reason)
 	 * Only the node signals, and between status refreshes only those with a threshold: cheap
 	 * enough for every tick (idle CPU budget). Pods are read when a threshold is actionable.
 	 */
+	refresh_want(d);
 	bool full = !d->node_valid || d->dirty ||
 	            mono_usec() - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
 	if (full || scanner_root_fd(d->sc) < 0) {
@@ -642,22 +694,34 @@ static void evaluate(evictd_daemon *d, const char *reason)
 		node_cache_reset(&d->node_cache);
 		scanner_scan_node(d->sc, &d->node);
 	} else {
-		bool want[_SIGNAL_MAX];
-		for (int s = 0; s < _SIGNAL_MAX; s++) {
-			const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
-			want[s] = (h && h->set) || d->cfg->soft[s].set;
-		}
 		node_sources src = {
 			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
 			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
 			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache,
 		};
-		node_signals_read_some(&src, want, &d->node);
+		node_signals_read_some(&src, d->want, &d->node);
 	}
 	d->node_valid = true;
-	decide_and_act(d, reason);
-	/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
-	schedule_tick(d, cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec()));
+	uint64_t wait;
+	if (d->quiet && !full && !evictor_count(d->ev) && thresholded_signals_unchanged(d)) {
+		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */
+		wait = d->quiet_wait_usec;
+	} else {
+		decide_and_act(d, reason);
+		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
+		wait = cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec());
+		d->quiet = evaluation_is_quiet(d);
+		if (d->quiet) {
+			d->quiet_wait_usec = wait;
+			for (int s = 0; s < _SIGNAL_MAX; s++)
+				if (d->want[s]) {
+					d->quiet_node.s[s].known = d->node.s[s].known;
+					d->quiet_node.s[s].available = d->node.s[s].available;
+					d->quiet_node.s[s].capacity = d->node.s[s].capacity;
+				}
+		}
+	}
+	schedule_tick(d, wait);
 	log_flush_dropped();
 	/* STATUS= depends on what sets d->dirty and on which signals are known: rebuilt only then. */
 	uint32_t known = 0;
