@@ -216,6 +216,28 @@ static const evict_request gone_request = {
 };
 
 /*
+ * The vanishing-pod tests' common start: a bystander in the other pod, two processes in the pod
+ * (one in its container cgroup), all killed by SIGTERM, so alive afterwards = never signalled;
+ * and an evictor that re-checks fast.
+ */
+static void start_gone_scenario(sd_event **ret_e, evictor **ret_ev, result *res, pid_t *ret_bystander,
+                                pid_t ret_pod[2])
+{
+	assert_int_equal(sd_event_new(ret_e), 0);
+	*ret_bystander = spawn_in(other, false);
+	ret_pod[0] = spawn_in(pod, false);
+	ret_pod[1] = spawn_in(ctr, false);
+	wait_procs(other, 1);
+	wait_procs(pod, 2);
+	usleep(20000);
+	evict_config cfg;
+	evict_config_init(&cfg);
+	cfg.recheck_usec = 20000;
+	cfg.kill_timeout_usec = 200000;
+	assert_int_equal(evictor_new(*ret_e, &cfg, on_evict, res, ret_ev), 0);
+}
+
+/*
  * The decision chose the pod; before the evictor acts, the pod's processes leave its cgroup (moved
  * out, as a runtime tearing the pod down may do, so they stay alive and observable) and the cgroup
  * is removed. Nothing may be signalled: not the processes that were the pod's, not another pod.
@@ -226,17 +248,8 @@ static void test_real_cgroup_gone_before_kill(void **state)
 	sd_event *e;
 	evictor *ev;
 	result res = { .log = true };
-	assert_int_equal(sd_event_new(&e), 0);
-	/* SIGTERM is fatal to all three: alive afterwards = never signalled */
-	pid_t bystander = spawn_in(other, false), was_pod[2] = { spawn_in(pod, false), spawn_in(ctr, false) };
-	wait_procs(other, 1);
-	wait_procs(pod, 2);
-	usleep(20000);
-	evict_config cfg;
-	evict_config_init(&cfg);
-	cfg.recheck_usec = 20000;
-	cfg.kill_timeout_usec = 200000;
-	assert_int_equal(evictor_new(e, &cfg, on_evict, &res, &ev), 0);
+	pid_t bystander, was_pod[2];
+	start_gone_scenario(&e, &ev, &res, &bystander, was_pod);
 
 	for (int i = 0; i < 2; i++)
 		move_to(parked, was_pod[i]);
@@ -307,16 +320,8 @@ static void test_real_cgroup_gone_during_grace(void **state)
 	sd_event *e;
 	evictor *ev;
 	result res = { .log = true };
-	assert_int_equal(sd_event_new(&e), 0);
-	pid_t bystander = spawn_in(other, false), kids[2] = { spawn_in(pod, false), spawn_in(ctr, false) };
-	wait_procs(other, 1);
-	wait_procs(pod, 2);
-	usleep(20000);
-	evict_config cfg;
-	evict_config_init(&cfg);
-	cfg.recheck_usec = 20000;
-	cfg.kill_timeout_usec = 200000;
-	assert_int_equal(evictor_new(e, &cfg, on_evict, &res, &ev), 0);
+	pid_t bystander, kids[2];
+	start_gone_scenario(&e, &ev, &res, &bystander, kids);
 	evict_request rq = gone_request;
 	rq.cgroup_path = pod;
 	rq.grace_usec = 100000;
