@@ -8,318 +8,7 @@
 #include <string.h>
 
 #include "filter.h"
-
-/* ----------------------------------------------------------------------------------------- */
-/* Deep copies of spec fragments, validated on the way. */
-
-static bool copy_str(struct arena *a, const char *s, const char **ret)
-{
-	*ret = pp__arena_strdup(a, s ? s : "");
-	return *ret != NULL;
-}
-
-/* Names repeated in a list: short lists (the usual case) compare with the names before, longer
- * ones go through a hash set, so that an object with 10^5 labels or resources is still checked in
- * linear time. Returns 1 when key was seen, 0 when it is new, -ENOMEM. */
-#define DUP_LINEAR_MAX 16
-static int dup_seen(struct strmap *seen, const char *key)
-{
-	if (pp__strmap_get(seen, key))
-		return 1;
-	return pp__strmap_put(seen, key, (void *)key);
-}
-
-static int copy_labels(struct arena *a, const pp_label *in, size_t n, pp_label **ret, const char *what,
-                       pp_err *err)
-{
-	*ret = NULL;
-	if (n == 0)
-		return 0;
-	if (!in)
-		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	pp_label *l = pp__arena_alloc(a, n * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	struct strmap seen = { 0 };
-	int r = 0;
-	for (size_t i = 0; i < n && r == 0; i++) {
-		if (!in[i].key || !*in[i].key) {
-			r = pp_fail(err, -EINVAL, "%s: empty key", what);
-			break;
-		}
-		int d = 0;
-		if (n > DUP_LINEAR_MAX)
-			d = dup_seen(&seen, in[i].key);
-		else
-			for (size_t j = 0; j < i && !d; j++)
-				d = strcmp(in[j].key, in[i].key) == 0;
-		if (d > 0)
-			r = pp_fail(err, -EINVAL, "%s: duplicate key \"%.100s\"", what, in[i].key);
-		else if (d < 0 || !copy_str(a, in[i].key, &l[i].key) || !copy_str(a, in[i].value, &l[i].value))
-			r = -ENOMEM;
-	}
-	pp__strmap_done(&seen);
-	if (r < 0)
-		return r;
-	*ret = l;
-	return 0;
-}
-
-static int copy_requirements(struct arena *a, const pp_requirement *in, size_t n, bool node_selector,
-                             const pp_requirement **ret, const char *what, pp_err *err)
-{
-	*ret = NULL;
-	if (n == 0)
-		return 0;
-	if (!in)
-		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	pp_requirement *r = pp__arena_alloc(a, n * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const pp_requirement *q = &in[i];
-		if (!q->key || !*q->key)
-			return pp_fail(err, -EINVAL, "%s[%zu].key: Required value", what, i);
-		if (q->n_values && !q->values)
-			return pp_fail(err, -EINVAL, "%s[%zu].values: NULL array", what, i);
-		switch (q->op) {
-		case PP_OP_IN:
-		case PP_OP_NOT_IN:
-			if (q->n_values == 0)
-				return pp_fail(err, -EINVAL,
-				               "%s[%zu].values: Required value: must be specified when `operator` is 'In' or "
-				               "'NotIn'", what, i);
-			break;
-		case PP_OP_EXISTS:
-		case PP_OP_DOES_NOT_EXIST:
-			if (q->n_values != 0)
-				return pp_fail(err, -EINVAL,
-				               "%s[%zu].values: Forbidden: may not be specified when `operator` is 'Exists' or "
-				               "'DoesNotExist'", what, i);
-			break;
-		case PP_OP_GT:
-		case PP_OP_LT:
-			if (!node_selector)
-				return pp_fail(err, -EINVAL, "%s[%zu].operator: Unsupported value: Gt/Lt are for node selectors",
-				               what, i);
-			if (q->n_values != 1)
-				return pp_fail(err, -EINVAL, "%s[%zu].values: must be specified single value when `operator` is "
-				               "'Lt' or 'Gt'", what, i);
-			break;
-		default:
-			return pp_fail(err, -EINVAL, "%s[%zu].operator: Unsupported value", what, i);
-		}
-		const char **v = NULL;
-		if (q->n_values) {
-			v = pp__arena_alloc(a, q->n_values * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			for (size_t j = 0; j < q->n_values; j++)
-				if (!copy_str(a, q->values[j], &v[j]))
-					return -ENOMEM;
-		}
-		r[i] = (pp_requirement){ .op = q->op, .values = v, .n_values = q->n_values };
-		if (!copy_str(a, q->key, &r[i].key))
-			return -ENOMEM;
-	}
-	*ret = r;
-	return 0;
-}
-
-static int copy_label_selector(struct arena *a, const pp_label_selector *in, pp_label_selector *out,
-                               const char *what, pp_err *err)
-{
-	char w[1500];
-	int r;
-
-	*out = (pp_label_selector){ .present = in->present };
-	if (!in->present)
-		return 0;
-	snprintf(w, sizeof(w), "%s.matchLabels", what);
-	pp_label *l;
-	r = copy_labels(a, in->match_labels, in->n_match_labels, &l, w, err);
-	if (r < 0)
-		return r;
-	out->match_labels = l;
-	out->n_match_labels = in->n_match_labels;
-	snprintf(w, sizeof(w), "%s.matchExpressions", what);
-	r = copy_requirements(a, in->match_expressions, in->n_match_expressions, false, &out->match_expressions, w,
-	                      err);
-	if (r < 0)
-		return r;
-	out->n_match_expressions = in->n_match_expressions;
-	return 0;
-}
-
-static int copy_affinity_terms(struct arena *a, const pp_pod_affinity_term *in, size_t n, pp_pod_affinity_term **ret,
-                               const char *what, pp_err *err)
-{
-	*ret = NULL;
-	if (n == 0)
-		return 0;
-	if (!in)
-		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	pp_pod_affinity_term *t = pp__arena_alloc(a, n * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		char w[1400];
-		snprintf(w, sizeof(w), "%s[%zu].labelSelector", what, i);
-		int r = copy_label_selector(a, &in[i].selector, &t[i].selector, w, err);
-		if (r < 0)
-			return r;
-		if (!in[i].topology_key || !*in[i].topology_key)
-			return pp_fail(err, -EINVAL, "%s[%zu].topologyKey: Required value: can not be empty", what, i);
-		if (!copy_str(a, in[i].topology_key, &t[i].topology_key))
-			return -ENOMEM;
-		if (in[i].n_namespaces && !in[i].namespaces)
-			return pp_fail(err, -EINVAL, "%s[%zu].namespaces: NULL array", what, i);
-		const char **ns = NULL;
-		if (in[i].n_namespaces) {
-			ns = pp__arena_alloc(a, in[i].n_namespaces * sizeof(*ns));
-			if (!ns)
-				return -ENOMEM;
-			for (size_t j = 0; j < in[i].n_namespaces; j++)
-				if (!copy_str(a, in[i].namespaces[j], &ns[j]))
-					return -ENOMEM;
-		}
-		t[i].namespaces = ns;
-		t[i].n_namespaces = in[i].n_namespaces;
-	}
-	*ret = t;
-	return 0;
-}
-
-/* Resource names are interned: scalar resources get small integer ids. */
-static int res_id(pp_cluster *c, const char *name, uint32_t *ret)
-{
-	uintptr_t v = (uintptr_t)pp__strmap_get(&c->res_map, name);
-	if (v) {
-		*ret = (uint32_t)(v - 1);
-		return 0;
-	}
-	if (c->n_res == c->cap_res) {
-		size_t cap = c->cap_res ? c->cap_res * 2 : 8;
-		char **n = realloc(c->res_names, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->res_names = n;
-		c->cap_res = cap;
-	}
-	char *s = strdup(name);
-	if (!s)
-		return -ENOMEM;
-	if (pp__strmap_put(&c->res_map, s, (void *)(uintptr_t)(c->n_res + 1)) < 0) {
-		free(s);
-		return -ENOMEM;
-	}
-	c->res_names[c->n_res] = s;
-	*ret = (uint32_t)c->n_res++;
-	return 0;
-}
-
-static int core_index(const char *name)
-{
-	if (strcmp(name, PP_RESOURCE_CPU) == 0)
-		return RES_CPU;
-	if (strcmp(name, PP_RESOURCE_MEMORY) == 0)
-		return RES_MEMORY;
-	if (strcmp(name, PP_RESOURCE_EPHEMERAL_STORAGE) == 0)
-		return RES_EPHEMERAL;
-	return -1;
-}
-
-static int sres_cmp(const void *a, const void *b)
-{
-	const struct sres *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* Splits a resource list into core amounts, the pod limit and sorted scalar amounts. */
-static int copy_resources(pp_cluster *c, struct arena *a, const pp_resource *in, size_t n, int64_t core[N_CORE_RES],
-                          int64_t *pods, struct sres **ret_scalar, size_t *ret_n, const char *what, pp_err *err)
-{
-	size_t ns = 0;
-	struct sres *s = NULL;
-
-	memset(core, 0, N_CORE_RES * sizeof(*core));
-	if (pods)
-		*pods = 0;
-	if (n && !in)
-		return pp_fail(err, -EINVAL, "%s: NULL array", what);
-	if (n) {
-		s = pp__arena_alloc(a, n * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-	}
-	struct strmap seen = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i].name || !*in[i].name) {
-			pp__strmap_done(&seen);
-			return pp_fail(err, -EINVAL, "%s: empty resource name", what);
-		}
-		if (in[i].value < 0) {
-			pp__strmap_done(&seen);
-			return pp_fail(err, -EINVAL, "%s.%.100s: must be greater than or equal to 0", what, in[i].name);
-		}
-		int d = 0;
-		if (n > DUP_LINEAR_MAX)
-			d = dup_seen(&seen, in[i].name);
-		else
-			for (size_t j = 0; j < i && !d; j++)
-				d = strcmp(in[j].name, in[i].name) == 0;
-		if (d != 0) {
-			pp__strmap_done(&seen);
-			return d < 0 ? d : pp_fail(err, -EINVAL, "%s: duplicate resource \"%.100s\"", what, in[i].name);
-		}
-		int k = core_index(in[i].name);
-		if (k >= 0) {
-			core[k] = in[i].value;
-			continue;
-		}
-		if (strcmp(in[i].name, PP_RESOURCE_PODS) == 0) {
-			if (pods)
-				*pods = in[i].value;
-			continue; /* a pod's own "pods" request means nothing to the scheduler */
-		}
-		uint32_t id;
-		int r = res_id(c, in[i].name, &id);
-		if (r < 0) {
-			pp__strmap_done(&seen);
-			return r;
-		}
-		s[ns++] = (struct sres){ .id = id, .value = in[i].value };
-	}
-	pp__strmap_done(&seen);
-	if (ns)
-		qsort(s, ns, sizeof(*s), sres_cmp);
-	*ret_scalar = s;
-	*ret_n = ns;
-	return 0;
-}
-
-static bool valid_name(const char *s)
-{
-	return s && *s && strlen(s) <= 253 && !strchr(s, '\x1f');
-}
-
-/* ----------------------------------------------------------------------------------------- */
-/* Growing arrays */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 4;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
+#include "spec_copy.h"
 
 /* ----------------------------------------------------------------------------------------- */
 
@@ -403,10 +92,10 @@ static int node_fill(pp_cluster *c, struct node *n, const pp_node_spec *spec, pp
 	char what[600];
 	int r;
 
-	if (!copy_str(&n->arena, spec->name, &n->name))
+	if (!pp__copy_str(&n->arena, spec->name, &n->name))
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "nodes/%.200s: metadata.labels", spec->name);
-	r = copy_labels(&n->arena, spec->labels, spec->n_labels, &n->labels, what, err);
+	r = pp__copy_labels(&n->arena, spec->labels, spec->n_labels, &n->labels, what, err);
 	if (r < 0)
 		return r;
 	n->n_labels = spec->n_labels;
@@ -424,12 +113,12 @@ static int node_fill(pp_cluster *c, struct node *n, const pp_node_spec *spec, pp
 		if (t->effect < PP_EFFECT_NO_SCHEDULE || t->effect > PP_EFFECT_NO_EXECUTE)
 			return pp_fail(err, -EINVAL, "nodes/%.200s: spec.taints[%zu].effect: Unsupported value", spec->name, i);
 		n->taints[i].effect = t->effect;
-		if (!copy_str(&n->arena, t->key, &n->taints[i].key) || !copy_str(&n->arena, t->value, &n->taints[i].value))
+		if (!pp__copy_str(&n->arena, t->key, &n->taints[i].key) || !pp__copy_str(&n->arena, t->value, &n->taints[i].value))
 			return -ENOMEM;
 	}
 	n->n_taints = spec->n_taints;
 	snprintf(what, sizeof(what), "nodes/%.200s: status.allocatable", spec->name);
-	r = copy_resources(c, &n->arena, spec->allocatable, spec->n_allocatable, n->alloc, &n->max_pods,
+	r = pp__copy_resources(c, &n->arena, spec->allocatable, spec->n_allocatable, n->alloc, &n->max_pods,
 	                   &n->alloc_scalar, &n->n_alloc_scalar, what, err);
 	if (r < 0)
 		return r;
@@ -446,12 +135,12 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 {
 	if (!c || !spec)
 		return -EINVAL;
-	if (!valid_name(spec->name))
+	if (!pp__valid_name(spec->name))
 		return pp_fail(err, -EINVAL, "node: metadata.name: Required value");
 	if (find_node(c, spec->name))
 		return pp_fail(err, -EEXIST, "nodes/%.200s: already exists", spec->name);
-	if (grow((void **)&c->nodes, &c->cap_nodes, c->n_nodes + 1, sizeof(*c->nodes)) < 0 ||
-	    grow((void **)&c->sum, &c->cap_sum, c->n_nodes + 1, sizeof(*c->sum)) < 0)
+	if (pp__grow((void **)&c->nodes, &c->cap_nodes, c->n_nodes + 1, sizeof(*c->nodes)) < 0 ||
+	    pp__grow((void **)&c->sum, &c->cap_sum, c->n_nodes + 1, sizeof(*c->sum)) < 0)
 		return -ENOMEM;
 	struct node *n = calloc(1, sizeof(*n));
 	if (!n)
@@ -620,7 +309,7 @@ static void recompute_psum(struct node *n, size_t from)
 	}
 }
 
-/* n->req_scalar stays sorted by id, like every pod's scalar list (copy_resources), so adding a
+/* n->req_scalar stays sorted by id, like every pod's scalar list (pp__copy_resources), so adding a
  * pod is a merge and lookups are binary searches: a pod with 10^5 extended resources on a node
  * with as many costs n log n, not n^2. */
 static int req_scalar_add(struct node *n, const struct pod *p, int sign)
@@ -636,7 +325,7 @@ static int req_scalar_add(struct node *n, const struct pod *p, int sign)
 	}
 	if (added == 0)
 		return 0;
-	if (grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + added, sizeof(*n->req_scalar)) < 0)
+	if (pp__grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + added, sizeof(*n->req_scalar)) < 0)
 		return -ENOMEM;
 	/* Merge the new ids in from the back; ids already present were summed above. */
 	size_t w = n->n_req_scalar + added, j = n->n_req_scalar, i = p->n_scalar;
@@ -659,7 +348,7 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 {
 	/* reserve everything before changing anything, so that failure leaves no trace (but for
 	 * moved arrays, which the summary points into) */
-	int r = grow((void **)&n->slots, &n->cap_pods, n->n_pods + 1, sizeof(*n->slots));
+	int r = pp__grow((void **)&n->slots, &n->cap_pods, n->n_pods + 1, sizeof(*n->slots));
 	if (r >= 0) {
 		i128(*ps)[N_CORE_RES] = realloc(n->psum, (n->n_pods + 2) * sizeof(*n->psum));
 		if (ps)
@@ -668,7 +357,7 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 			r = -ENOMEM;
 	}
 	if (r >= 0)
-		r = grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + p->n_scalar,
+		r = pp__grow((void **)&n->req_scalar, &n->cap_req_scalar, n->n_req_scalar + p->n_scalar,
 		         sizeof(*n->req_scalar));
 	if (r < 0) {
 		node_sum_update(c, n);
@@ -728,7 +417,7 @@ static void node_detach(pp_cluster *c, struct pod *p)
 
 static int nominate(pp_cluster *c, struct node *n, struct pod *p)
 {
-	if (grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
+	if (pp__grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
 		return -ENOMEM;
 	p->nom_idx = n->n_nominated;
 	n->nominated[n->n_nominated++] = p;
@@ -804,7 +493,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	char what[1200], id[600];
 	int r;
 
-	if (!valid_name(spec->name) || !valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
+	if (!pp__valid_name(spec->name) || !pp__valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
 		return pp_fail(err, -EINVAL, "pod: metadata.name and metadata.namespace are required (\"%.100s/%.100s\")",
 		               spec->namespace_ ? spec->namespace_ : "", spec->name ? spec->name : "");
 	snprintf(id, sizeof(id), "pods/%s/%s", spec->namespace_, spec->name);
@@ -821,19 +510,19 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	}
 	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
 	p->key = key;
-	if (!copy_str(&p->arena, spec->namespace_, &p->ns) || !copy_str(&p->arena, spec->name, &p->name)) {
+	if (!pp__copy_str(&p->arena, spec->namespace_, &p->ns) || !pp__copy_str(&p->arena, spec->name, &p->name)) {
 		r = -ENOMEM;
 		goto fail;
 	}
 	snprintf(what, sizeof(what), "%s: metadata.labels", id);
-	r = copy_labels(&p->arena, spec->labels, spec->n_labels, &p->labels, what, err);
+	r = pp__copy_labels(&p->arena, spec->labels, spec->n_labels, &p->labels, what, err);
 	if (r < 0)
 		goto fail;
 	p->n_labels = spec->n_labels;
 	p->priority = spec->priority;
 	p->policy = spec->preemption_policy;
 	snprintf(what, sizeof(what), "%s: requests", id);
-	r = copy_resources(c, &p->arena, spec->requests, spec->n_requests, p->req, NULL, &p->scalar, &p->n_scalar, what,
+	r = pp__copy_resources(c, &p->arena, spec->requests, spec->n_requests, p->req, NULL, &p->scalar, &p->n_scalar, what,
 	                   err);
 	if (r < 0)
 		goto fail;
@@ -868,15 +557,15 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 			goto fail;
 		}
 		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
-		if (!copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
-		    !copy_str(&p->arena, t->value, &p->tolerations[i].value)) {
+		if (!pp__copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
+		    !pp__copy_str(&p->arena, t->value, &p->tolerations[i].value)) {
 			r = -ENOMEM;
 			goto fail;
 		}
 	}
 	p->n_tolerations = spec->n_tolerations;
 	snprintf(what, sizeof(what), "%s: spec.nodeSelector", id);
-	r = copy_labels(&p->arena, spec->node_selector, spec->n_node_selector, &p->node_selector, what, err);
+	r = pp__copy_labels(&p->arena, spec->node_selector, spec->n_node_selector, &p->node_selector, what, err);
 	if (r < 0)
 		goto fail;
 	p->n_node_selector = spec->n_node_selector;
@@ -896,7 +585,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 			snprintf(what, sizeof(what),
 			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
 			         "nodeSelectorTerms[%zu].matchExpressions", id, i);
-			r = copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
+			r = pp__copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
 			                      &p->node_affinity[i].match_expressions, what, err);
 			if (r < 0)
 				goto fail;
@@ -904,7 +593,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 			snprintf(what, sizeof(what),
 			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
 			         "nodeSelectorTerms[%zu].matchFields", id, i);
-			r = copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
+			r = pp__copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
 			                      &p->node_affinity[i].match_fields, what, err);
 			if (r < 0)
 				goto fail;
@@ -913,13 +602,13 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		p->n_node_affinity = spec->n_node_affinity;
 	}
 	snprintf(what, sizeof(what), "%s: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution", id);
-	r = copy_affinity_terms(&p->arena, spec->affinity, spec->n_affinity, &p->affinity, what, err);
+	r = pp__copy_affinity_terms(&p->arena, spec->affinity, spec->n_affinity, &p->affinity, what, err);
 	if (r < 0)
 		goto fail;
 	p->n_affinity = spec->n_affinity;
 	snprintf(what, sizeof(what), "%s: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
 	         id);
-	r = copy_affinity_terms(&p->arena, spec->anti_affinity, spec->n_anti_affinity, &p->anti_affinity, what, err);
+	r = pp__copy_affinity_terms(&p->arena, spec->anti_affinity, spec->n_anti_affinity, &p->anti_affinity, what, err);
 	if (r < 0)
 		goto fail;
 	p->n_anti_affinity = spec->n_anti_affinity;
@@ -947,7 +636,7 @@ static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_er
 			return pp_fail(err, -ENOENT, "pods/%s/%s: status.nominatedNodeName: node \"%.200s\" not found", p->ns,
 			               p->name, spec->nominated_node_name);
 	}
-	if (grow((void **)&c->pods, &c->cap_pods, c->n_pods + 1, sizeof(*c->pods)) < 0)
+	if (pp__grow((void **)&c->pods, &c->cap_pods, c->n_pods + 1, sizeof(*c->pods)) < 0)
 		return -ENOMEM;
 	r = pod_match_pdbs(c, p);
 	if (r < 0)
@@ -1085,7 +774,7 @@ int pp_cluster_set_nominated_node(pp_cluster *c, const char *ns, const char *nam
 		return pp_fail(err, -EBUSY, "pods/%s/%s: already bound to %s", p->ns, p->name, p->node->name);
 	if (p->nominated == n)
 		return 0;
-	if (grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
+	if (pp__grow((void **)&n->nominated, &n->cap_nominated, n->n_nominated + 1, sizeof(*n->nominated)) < 0)
 		return -ENOMEM;
 	unnominate(c, p);
 	return nominate(c, n, p);
@@ -1138,7 +827,7 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 
 	if (!c || !spec)
 		return -EINVAL;
-	if (!valid_name(spec->name) || !valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
+	if (!pp__valid_name(spec->name) || !pp__valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
 		return pp_fail(err, -EINVAL, "poddisruptionbudget: metadata.name and metadata.namespace are required");
 	snprintf(id, sizeof(id), "poddisruptionbudgets/%s/%s", spec->namespace_, spec->name);
 	if (find_pdb(c, spec->namespace_, spec->name))
@@ -1153,21 +842,21 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 		return pp_fail(err, -EINVAL, "%s: spec: Invalid value: minAvailable and maxUnavailable cannot be both set", id);
 	if (spec->n_disrupted_pods && !spec->disrupted_pods)
 		return pp_fail(err, -EINVAL, "%s: status.disruptedPods: NULL array", id);
-	if (grow((void **)&c->pdbs, &c->cap_pdbs, c->n_pdbs + 1, sizeof(*c->pdbs)) < 0)
+	if (pp__grow((void **)&c->pdbs, &c->cap_pdbs, c->n_pdbs + 1, sizeof(*c->pdbs)) < 0)
 		return -ENOMEM;
 
 	struct pdb *b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	char *key = pp__arena_alloc(&b->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
-	if (!key || !copy_str(&b->arena, spec->namespace_, &b->ns) || !copy_str(&b->arena, spec->name, &b->name)) {
+	if (!key || !pp__copy_str(&b->arena, spec->namespace_, &b->ns) || !pp__copy_str(&b->arena, spec->name, &b->name)) {
 		r = -ENOMEM;
 		goto fail;
 	}
 	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
 	b->key = key;
 	snprintf(what, sizeof(what), "%s: spec.selector", id);
-	r = copy_label_selector(&b->arena, &spec->selector, &b->selector, what, err);
+	r = pp__copy_label_selector(&b->arena, &spec->selector, &b->selector, what, err);
 	if (r < 0)
 		goto fail;
 	b->preempt_selectable = b->selector.present && (b->selector.n_match_labels || b->selector.n_match_expressions);
@@ -1182,7 +871,7 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 			goto fail;
 		}
 		for (size_t i = 0; i < spec->n_disrupted_pods; i++)
-			if (!copy_str(&b->arena, spec->disrupted_pods[i], &b->disrupted[i])) {
+			if (!pp__copy_str(&b->arena, spec->disrupted_pods[i], &b->disrupted[i])) {
 				r = -ENOMEM;
 				goto fail;
 			}
