@@ -14,6 +14,12 @@ skip() {	# skip NAME REASON
 skip_all() {	# the whole file cannot run here
 	echo "skipped: $*"; exit 77
 }
+need_mount_ns() {	# skips the file unless a private mount namespace can be made here
+	command -v unshare > /dev/null || skip_all "unshare missing (package util-linux)"
+	# Fails where / is not a mount point (a plain chroot): propagation cannot be changed there.
+	unshare -m --propagation private true 2> /dev/null ||
+		skip_all "cannot create a private mount namespace here (unshare -m --propagation private)"
+}
 done_testing() {
 	echo "1..$_tap_n"; exit $_tap_failed
 }

@@ -14,8 +14,8 @@ command -v journalctl > /dev/null || skip_all "no journalctl"
 find_cgroup2
 
 if [ -z "${EVICTD_IN_NS:-}" ]; then
+	need_mount_ns
 	EVICTD_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-	skip_all "unshare -m failed"
 fi
 
 EVICTD=$BUILD/evictd
