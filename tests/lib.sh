@@ -3,6 +3,9 @@
 _tap_n=0
 _tap_failed=0
 BUILD=${BUILD:-build}
+# In the name of every cgroup a test creates (evictd-<what>-$TEST_TAG): the test run's id, by which
+# scripts/run-tests.sh finds any left behind. Scratch files go under $TMPDIR (mktemp -t / -d).
+TEST_TAG=${EVICTD_TEST_RUN:-norun}-$$
 ok() {	# ok NAME COMMAND...: passes when COMMAND exits 0
 	local name=$1; shift
 	_tap_n=$((_tap_n + 1))

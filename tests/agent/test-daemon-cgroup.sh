@@ -13,8 +13,8 @@ find_cgroup2
 EVICTD=$BUILD/evictd
 REC=$BUILD/tests/helpers/sigrecorder
 NCAP=$BUILD/tests/helpers/notify-capture
-T=$(mktemp -d /tmp/evictd-act.XXXXXX)
-ROOT=$CG2/evictd-test-$$
+T=$(mktemp -d -t evictd-act.XXXXXX)
+ROOT=$CG2/evictd-test-$TEST_TAG
 LOW=$ROOT/kubepods/besteffort/podaaaa-1111
 HIGH=$ROOT/kubepods/besteffort/podbbbb-2222
 PIDS=()

@@ -20,8 +20,8 @@ fi
 
 EVICTD=$BUILD/evictd
 REC=$BUILD/tests/helpers/sigrecorder
-T=$(mktemp -d /tmp/evictd-jrnl.XXXXXX)
-ROOT=$CG2/evictd-jtest-$$
+T=$(mktemp -d -t evictd-jrnl.XXXXXX)
+ROOT=$CG2/evictd-jtest-$TEST_TAG
 LOW=$ROOT/kubepods/podcccc-3333
 HIGH=$ROOT/kubepods/poddddd-4444
 PIDS=()

@@ -52,9 +52,11 @@ if [ "${1:-}" = --inside ]; then
 	mkdir -m 1777 "$M/run/lock"
 	path=$USER_PATH name=$DEV
 	[ "$uid" = 0 ] && path=$SYS_PATH name=root
+	# As typed at a shell prompt: the command (not a shell around it) is the foreground job.
+	[ "$mode" = run ] && cmd="exec $cmd"
 	in_machine=(chroot --userspec="$uid:$uid" --groups="$uid" "$M"
 		env -i HOME="$home" USER="$name" LOGNAME="$name" PATH="$path" TERM=dumb SHELL=/bin/sh
-		sh -c "cd && $cmd")
+		sh -c "cd evictd && $cmd")
 	mounts_before=$(awk '{ print $5 }' /proc/self/mountinfo | sort)
 	set +e
 	if [ "$mode" = wait ]; then
@@ -213,15 +215,15 @@ all_passed() {
 }
 succeeded() { if [ "$2" != 0 ]; then WHY="exit status $2"; return 1; fi; }
 
-stage "user, no packages: run command prints the apt-get line" "$DEV_UID" wait "cd evictd && $RUN_CMD" prints_apt_line
-stage "user, no packages: test command prints the apt-get line" "$DEV_UID" wait "cd evictd && $CHECK_CMD" prints_apt_line
-stage "root: run command" 0 run "cd evictd && $RUN_CMD" monitored
-stage "root: test command" 0 wait "cd evictd && $CHECK_CMD" all_passed
+stage "user, no packages: run command prints the apt-get line" "$DEV_UID" wait "$RUN_CMD" prints_apt_line
+stage "user, no packages: test command prints the apt-get line" "$DEV_UID" wait "$CHECK_CMD" prints_apt_line
+stage "root: run command" 0 run "$RUN_CMD" monitored
+stage "root: test command" 0 wait "$CHECK_CMD" all_passed
 if [ -n "$APT_LINE" ]; then
 	stage "root: the printed apt-get line, verbatim" 0 wait "$APT_LINE" succeeded
 fi
-stage "user: run command" "$DEV_UID" run "cd evictd && $RUN_CMD" monitored
-stage "user: test command" "$DEV_UID" wait "cd evictd && $CHECK_CMD" all_passed
+stage "user: run command" "$DEV_UID" run "$RUN_CMD" monitored
+stage "user: test command" "$DEV_UID" wait "$CHECK_CMD" all_passed
 
 say "stage times:"
 printf '    %s\n' "${TIMES[@]}"
