@@ -24,6 +24,7 @@
 # Environment:
 #   FRESH_CACHE        root tree cache (default: ${XDG_CACHE_HOME:-$HOME/.cache}/evictd-fresh)
 #   FRESH_RUN_SECONDS  how long the run command runs once evictd has started (default 20)
+#   FRESH_RUN_EXPECT   what its output must match (extended regex, any case; default: monitoring)
 #   FRESH_TIMEOUT      time limit of each command, installs and builds included (default 1800)
 #   FRESH_KEEP=1       keep the machine's directory (printed) instead of removing it
 set -euo pipefail
@@ -31,6 +32,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUN_SECONDS=${FRESH_RUN_SECONDS:-20}
+RUN_EXPECT=${FRESH_RUN_EXPECT:-monitoring}
 TIMEOUT=${FRESH_TIMEOUT:-1800}
 DEV_UID=1000
 DEV=dev
@@ -202,7 +204,7 @@ prints_apt_line() {	# stopped with the install line, without installing anything
 }
 monitored() {	# evictd said what it monitors, and Ctrl-C ended it cleanly
 	if grep -q '^fresh: evictd never started' "$1"; then WHY="evictd never started"; return 1; fi
-	if ! grep -qi 'monitoring' "$1"; then WHY="evictd printed no 'monitoring' line"; return 1; fi
+	if ! grep -qiE "$RUN_EXPECT" "$1"; then WHY="evictd printed no line matching '$RUN_EXPECT'"; return 1; fi
 	if [ "$2" != 0 ]; then WHY="exit status $2 after SIGINT, not 0"; return 1; fi
 }
 all_passed() {
