@@ -58,7 +58,7 @@ if [ "${1:-}" = --inside ]; then
 	[ "$mode" = run ] && cmd="exec $cmd"
 	in_machine=(chroot --userspec="$uid:$uid" --groups="$uid" "$M"
 		env -i HOME="$home" USER="$name" LOGNAME="$name" PATH="$path" TERM=dumb SHELL=/bin/sh
-		sh -c "cd evictd && $cmd")
+		sh -c "cd && cd evictd && $cmd")
 	mounts_before=$(awk '{ print $5 }' /proc/self/mountinfo | sort)
 	set +e
 	if [ "$mode" = wait ]; then
