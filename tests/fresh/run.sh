@@ -96,10 +96,9 @@ if [ "${1:-}" = --inside ]; then
 		echo "fresh: left behind: process $p: $c" >> "$log.note"
 		left=1
 	done
-	mounts_after=$(awk '{ print $5 }' /proc/self/mountinfo | sort)
-	if [ "$mounts_after" != "$mounts_before" ]; then
-		comm -13 <(echo "$mounts_before") <(echo "$mounts_after") |
-			sed 's/^/fresh: left behind: mount /' >> "$log.note"
+	new_mounts=$(comm -13 <(echo "$mounts_before") <(awk '{ print $5 }' /proc/self/mountinfo | sort))
+	if [ -n "$new_mounts" ]; then
+		echo "$new_mounts" | sed 's/^/fresh: left behind: mount /' >> "$log.note"
 		left=1
 	fi
 	[ $left = 0 ] || [ "$rc" != 0 ] || rc=99
