@@ -143,6 +143,7 @@ cleanup() {
 	if [ -n "${FRESH_KEEP:-}" ]; then say "kept $M"; else rm -rf --one-file-system "$WORK"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 mkdir "$M"
 tar -C "$M" -xf "$TARBALL"
 cp /etc/resolv.conf "$M/etc/resolv.conf" 2> /dev/null || true   # the network this machine has
@@ -170,7 +171,10 @@ stage() {
 	log=$LOGS/$(echo "$name" | tr -c 'a-z0-9\n' '-').log
 	t0=$(date +%s)
 	set +e
-	unshare --mount --pid --fork --propagation private -- \
+	# In the foreground: an asynchronous command would start with SIGINT ignored, and evictd with
+	# it. --kill-child: when unshare dies (Ctrl-C), so does the namespace's pid 1, and with it
+	# everything in the machine (pid 1 of a pid namespace ignores SIGTERM from outside).
+	unshare --mount --pid --fork --kill-child --propagation private -- \
 		"$0" --inside "$M" "$uid" "$home" "$log" "$mode" "$cmd"
 	rc=$?
 	set -e
