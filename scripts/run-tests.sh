@@ -32,8 +32,16 @@ marked_pids() {
 	done < "$list"
 	rm -f "$list"
 }
-others_active() {	# another test run (another EVICTD_TEST_RUN) has processes right now
-	[ -n "$(comm -23 <(marked_pids '.*' | sort) <(marked_pids "$EVICTD_TEST_RUN" | sort))" ]
+others_active() {	# another test run has processes right now (its mark, or an unmarked runner)
+	local f list=$TEST_TMP.runners.$BASHPID
+	[ -n "$(comm -23 <(marked_pids '.*' | sort) <(marked_pids "$EVICTD_TEST_RUN" | sort))" ] && return 0
+	grep -lzE '(^|/)run-tests\.sh$' /proc/[0-9]*/cmdline > "$list" 2> /dev/null
+	while read -r f; do
+		f=${f#/proc/}; f=${f%/cmdline}
+		[ "$f" != $$ ] && [ "$f" != "$BASHPID" ] && { rm -f "$list"; return 0; }
+	done < "$list"
+	rm -f "$list"
+	return 1
 }
 mounts_before=$(mount_points)
 tmp_before=$(ls -A /tmp | grep '^evictd')
