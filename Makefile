@@ -5,7 +5,7 @@
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
 #   make run             evictd in the foreground, dry-run, on this machine
 #   make install DESTDIR=... PREFIX=...
-#   make bench | fuzz | e2e | lint
+#   make bench | fuzz | e2e | fresh | lint
 #
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
@@ -185,6 +185,11 @@ fuzz:
 e2e: all
 	@tests/e2e/run.sh
 
+# The README's two commands on a bare Debian 12 (minbase chroot), as root and as a user; see
+# tests/fresh/run.sh. Needs root, mmdebstrap and the apt mirror; tests the committed HEAD.
+fresh:
+	@tests/fresh/run.sh
+
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
 	@scripts/run-local.sh $(EVICTD)
@@ -219,6 +224,6 @@ install: all install-lib
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests check lint bench fuzz e2e run install install-lib clean
+.PHONY: all tests check lint bench fuzz e2e fresh run install install-lib clean
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

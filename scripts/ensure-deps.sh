@@ -1,33 +1,66 @@
 #!/bin/sh
 # Makes sure the Debian packages a make target needs are present.  As root it installs what is
-# missing with apt-get; otherwise it stops and prints the exact command to run.
-# Usage: ensure-deps.sh build|check|fuzz|e2e ...
+# missing with apt-get; otherwise it stops and prints the exact command to run as root.
+# POSIX sh and nothing beyond a minimal Debian 12 (dpkg-query, grep, id, apt-get): ./run and
+# ./check call it before make itself is installed.
 set -eu
+
+usage() {
+	cat <<USAGE
+Usage: scripts/ensure-deps.sh SET...
+Makes sure the Debian packages of each SET are installed: as root, installs the missing ones with
+apt-get; as another user, prints the apt-get command to run as root and exits 1.
+Sets:
+  build   compile evictd, preemptctl and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
+  check   run the tests (cmocka, systemd, python3, jq, ...)
+  fuzz    libFuzzer targets (clang)
+  e2e     the end-to-end VM test (optional: missing packages only make it skip)
+Exit status: 0 present (or installed), 1 missing and not installable here, 2 usage error.
+USAGE
+}
 
 pkgs_for() {
 	case "$1" in
-	build) echo "make gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev" ;;
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 python3 jq" ;;
+	# gcc alone does not pull libc6-dev with --no-install-recommends.
+	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev" ;;
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client jq openssl" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;
-	*) echo "ensure-deps: unknown set '$1'" >&2; exit 2 ;;
+	*) return 1 ;;
 	esac
 }
+
+case "${1:-}" in
+-h | --help) usage; exit 0 ;;
+"") usage >&2; exit 2 ;;
+esac
+for set in "$@"; do
+	pkgs_for "$set" > /dev/null || { echo "ensure-deps: unknown set '$set'" >&2; usage >&2; exit 2; }
+done
+
+if ! command -v dpkg-query > /dev/null 2>&1; then
+	echo "ensure-deps: not a Debian system; install the equivalents of: $(for s in "$@"; do pkgs_for "$s"; done | tr '\n' ' ')" >&2
+	exit 1
+fi
 
 missing=""
 optional=""
 for set in "$@"; do
 	for p in $(pkgs_for "$set"); do
+		case " $missing $optional " in *" $p "*) continue ;; esac
 		# dpkg-query is the cheap, exact test; "install ok installed" only for real installs.
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		if ! dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed"; then
 			if [ "$set" = e2e ]; then optional="$optional $p"; else missing="$missing $p"; fi
 		fi
 	done
 done
+root=no
+[ "$(id -u)" -eq 0 ] && root=yes
+
 if [ -n "$optional" ]; then
 	# Never a reason to fail the build: `make e2e` then skips with the reason.
-	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+	if [ $root = yes ]; then
 		echo "ensure-deps: installing (e2e):$optional" >&2
 		# shellcheck disable=SC2086
 		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $optional >&2 ||
@@ -40,13 +73,10 @@ if [ -n "$optional" ]; then
 fi
 [ -z "$missing" ] && exit 0
 
-if ! command -v dpkg-query >/dev/null 2>&1; then
-	echo "ensure-deps: not a Debian system; install the equivalents of:$missing" >&2
-	exit 1
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	echo "ensure-deps: missing packages:$missing" >&2
-	echo "ensure-deps: run: sudo apt-get update && sudo apt-get install -y --no-install-recommends$missing" >&2
+if [ $root = no ]; then
+	echo "ensure-deps: missing Debian packages:$missing" >&2
+	echo "ensure-deps: as root, run:" >&2
+	echo "apt-get update && apt-get install -y --no-install-recommends$missing" >&2
 	exit 1
 fi
 echo "ensure-deps: installing:$missing" >&2

@@ -3,12 +3,51 @@
 # and from tests/lib.sh) and ends with the one line CI reads: "N passed, N failed, N skipped".
 # A program that exits 77 is skipped as a whole (it says why); a program that crashes or exits
 # non-zero without reporting a failed case still counts as one failure.
+#
+# Tests leave nothing behind. Every test process carries EVICTD_TEST_RUN=<this run> in its
+# environment and gets TMPDIR=<a directory of this run>; cgroups a test creates carry the run's
+# id in their name. At the end, each of these still there is a failure with a "left behind:" line
+# naming it: a process with this run's mark, a mount point that was not there before, a cgroup
+# with the id, a file in the run's TMPDIR or a new /tmp/evictd* entry. (While another run is active
+# on the machine, /tmp entries and mounts outside this run's TMPDIR cannot be told apart and are
+# not compared.) Left-behind cgroups are removed if empty. Left-behind processes are then killed, so that the run itself leaves nothing either.
 set -u
 pass=0 fail=0 skip=0
 failed_names=()
-out=$(mktemp); trap 'rm -f "$out"' EXIT
+export EVICTD_TEST_RUN=run$$x$(date +%s%N)
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/evictd-tests.XXXXXX")
+out=$(mktemp); trap 'rm -f "$out"; rm -rf --one-file-system "$TEST_TMP"' EXIT
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export BUILD=${BUILD:-build}
+
+mount_points() { awk '{ print $5 }' /proc/self/mountinfo | sort; }
+# marked_pids VALUE-REGEX: processes but this one whose EVICTD_TEST_RUN matches (the glob is
+# expanded here, before grep starts, so grep never lists itself).
+marked_pids() {
+	local f list=$TEST_TMP.pids.$BASHPID
+	grep -lzxE "EVICTD_TEST_RUN=$1" /proc/[0-9]*/environ > "$list" 2> /dev/null
+	while read -r f; do
+		f=${f#/proc/}; f=${f%/environ}
+		[ "$f" != $$ ] && [ "$f" != "$BASHPID" ] && echo "$f"
+	done < "$list"
+	rm -f "$list"
+}
+others_active() {	# another test run has processes right now (its mark, or an unmarked runner)
+	local f list=$TEST_TMP.runners.$BASHPID
+	[ -n "$(comm -23 <(marked_pids '.*' | sort) <(marked_pids "$EVICTD_TEST_RUN" | sort))" ] && return 0
+	grep -lzE '(^|/)run-tests\.sh$' /proc/[0-9]*/cmdline > "$list" 2> /dev/null
+	while read -r f; do
+		f=${f#/proc/}; f=${f%/cmdline}
+		[ "$f" != $$ ] && [ "$f" != "$BASHPID" ] && { rm -f "$list"; return 0; }
+	done < "$list"
+	rm -f "$list"
+	return 1
+}
+mounts_before=$(mount_points)
+tmp_before=$(ls -A /tmp | grep '^evictd')
+concurrent=no
+others_active && concurrent=yes
+export TMPDIR=$TEST_TMP
 for t in "$@"; do
 	case "$t" in *.sh) cmd=(bash "$t") ;; *) cmd=("./$t") ;; esac
 	timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "${cmd[@]}" >"$out" 2>&1
@@ -34,6 +73,43 @@ for t in "$@"; do
 		grep -E '# (SKIP|skip)' "$out" | sed 's/^/    /'
 	fi
 done
+# --- nothing left behind ---------------------------------------------------------------------
+left=()
+for _ in $(seq 20); do   # a process may still be on its way out
+	[ -z "$(marked_pids "$EVICTD_TEST_RUN")" ] && break
+	sleep 0.1
+done
+for p in $(marked_pids "$EVICTD_TEST_RUN"); do
+	c=$(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null) || continue
+	left+=("process $p: ${c:-?}")
+	kill -KILL "$p" 2> /dev/null
+done
+others_active && concurrent=yes
+while read -r m; do
+	[ -n "$m" ] || continue
+	case "$m" in "$TEST_TMP"/*) ;; *) [ $concurrent = yes ] && continue ;; esac
+	left+=("mount $m")
+	umount -l "$m" 2> /dev/null
+done < <(comm -13 <(echo "$mounts_before") <(mount_points))
+while read -r cg; do
+	[ -n "$cg" ] || continue
+	left+=("cgroup $cg")
+	find "$cg" -depth -type d -exec rmdir {} + 2> /dev/null
+done < <(awk '$0 ~ / - cgroup2? / { print $5 }' /proc/self/mountinfo | sort -u |
+	while read -r m; do find "$m" -maxdepth 3 -type d -name "*$EVICTD_TEST_RUN*" -prune 2> /dev/null; done)
+while read -r f; do
+	[ -n "$f" ] && left+=("file $f")
+done < <(find "$TEST_TMP" -mindepth 1 -maxdepth 1 2> /dev/null | sort)
+if [ $concurrent = no ]; then
+	while read -r f; do
+		[ -n "$f" ] && [ "/tmp/$f" != "$TEST_TMP" ] && left+=("file /tmp/$f")
+	done < <(comm -13 <(echo "$tmp_before") <(ls -A /tmp | grep '^evictd'))
+fi
+if [ ${#left[@]} -gt 0 ]; then
+	printf 'left behind: %s\n' "${left[@]}"
+	fail=$((fail + ${#left[@]}))
+	failed_names+=("(left behind: ${#left[@]})")
+fi
 [ ${#failed_names[@]} -gt 0 ] && echo "failed: ${failed_names[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

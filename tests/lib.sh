@@ -3,6 +3,9 @@
 _tap_n=0
 _tap_failed=0
 BUILD=${BUILD:-build}
+# In the name of every cgroup a test creates (evictd-<what>-$TEST_TAG): the test run's id, by which
+# scripts/run-tests.sh finds any left behind. Scratch files go under $TMPDIR (mktemp -t / -d).
+TEST_TAG=${EVICTD_TEST_RUN:-norun}-$$
 ok() {	# ok NAME COMMAND...: passes when COMMAND exits 0
 	local name=$1; shift
 	_tap_n=$((_tap_n + 1))
@@ -13,6 +16,12 @@ skip() {	# skip NAME REASON
 }
 skip_all() {	# the whole file cannot run here
 	echo "skipped: $*"; exit 77
+}
+need_mount_ns() {	# skips the file unless a private mount namespace can be made here
+	command -v unshare > /dev/null || skip_all "unshare missing (package util-linux)"
+	# Fails where / is not a mount point (a plain chroot): propagation cannot be changed there.
+	unshare -m --propagation private true 2> /dev/null ||
+		skip_all "cannot create a private mount namespace here (unshare -m --propagation private)"
 }
 done_testing() {
 	echo "1..$_tap_n"; exit $_tap_failed

@@ -25,6 +25,18 @@ static inline const char *fixture(const char *layout, const char *part, char *bu
 	return buf;
 }
 
+/*
+ * Skips the running test (cmocka's skip() does not return) unless it runs as root; the reason is
+ * printed next to cmocka's "# SKIP" line, where scripts/run-tests.sh shows it.
+ */
+static inline void skip_unless_root(const char *test, const char *why)
+{
+	if (geteuid() == 0)
+		return;
+	print_message("# skip %s: needs root: %s\n", test, why);
+	skip();
+}
+
 static inline void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "scratch.h"
 
 static inline uint64_t mono_usec(void)
 {
@@ -44,7 +45,8 @@ static inline bool kid_alive(pid_t pid)
  */
 static inline int log_capture_begin(int *saved)
 {
-	char path[] = "/tmp/evictd-log-XXXXXX";
+	char path[100];
+	scratch_template(path, sizeof(path), "evictd-log");
 	*saved = -1;
 	int fd = mkstemp(path);
 	if (fd < 0)

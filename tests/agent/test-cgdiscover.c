@@ -22,8 +22,9 @@
 
 #include "agent-test.h"
 #include "cgdiscover.h"
+#include "scratch.h"
 
-static char tmpdir[] = "/tmp/evictd-cgdiscover-XXXXXX";
+static char tmpdir[100];
 static char real_v2[64];             /* this machine's cgroup2 mount, "" if none */
 static char empty_parent[256];    /* a cgroup we create; its child "leaf" has no controllers */
 static char real_controllers[256];
@@ -37,7 +38,7 @@ static bool is_cgroup2(const char *p)
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (!mkdtemp(scratch_template(tmpdir, sizeof(tmpdir), "evictd-cgdiscover")))
 		return -1;
 	if (is_cgroup2("/sys/fs/cgroup"))
 		snprintf(real_v2, sizeof(real_v2), "/sys/fs/cgroup");
@@ -148,8 +149,7 @@ static void discover_case(const char *name, const fake_mount *m, size_t n, resul
 {
 	int fds[2], status;
 
-	if (geteuid() != 0)
-		skip(); /* bind mounts over /proc need root */
+	skip_unless_root(name, "bind mounts over /proc need root");
 	snprintf(casedir, size, "%s/%s", tmpdir, name);
 	assert_int_equal(mkdir(casedir, 0755), 0);
 	assert_int_equal(pipe(fds), 0);

@@ -7,13 +7,14 @@
 #include <cmocka.h>
 
 #include "agent-test.h"
+#include "scratch.h"
 
 static char tmpdir[256];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/evictd-test-config-XXXXXX");
+	scratch_template(tmpdir, sizeof(tmpdir), "evictd-test-config");
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 

@@ -14,14 +14,14 @@ command -v journalctl > /dev/null || skip_all "no journalctl"
 find_cgroup2
 
 if [ -z "${EVICTD_IN_NS:-}" ]; then
+	need_mount_ns
 	EVICTD_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-	skip_all "unshare -m failed"
 fi
 
 EVICTD=$BUILD/evictd
 REC=$BUILD/tests/helpers/sigrecorder
-T=$(mktemp -d /tmp/evictd-jrnl.XXXXXX)
-ROOT=$CG2/evictd-jtest-$$
+T=$(mktemp -d -t evictd-jrnl.XXXXXX)
+ROOT=$CG2/evictd-jtest-$TEST_TAG
 LOW=$ROOT/kubepods/podcccc-3333
 HIGH=$ROOT/kubepods/poddddd-4444
 PIDS=()

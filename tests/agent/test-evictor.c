@@ -25,6 +25,7 @@
 #include "evictor.h"
 #include "exec-argv.h"
 #include "kid.h"
+#include "scratch.h"
 
 #define MAX_KIDS 8
 
@@ -81,7 +82,7 @@ static fixture *fixture_new(size_t n_top, size_t n_sub, bool ignore_term)
 {
 	fixture *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
-	strcpy(f->root, "/tmp/evictd-test-XXXXXX");
+	scratch_template(f->root, sizeof(f->root), "evictd-test");
 	assert_non_null(mkdtemp(f->root));
 	/* Children must not inherit a blocked SIGCHLD issue: fork before the evictor blocks it. */
 	for (size_t i = 0; i < n_top + n_sub; i++)
@@ -542,7 +543,8 @@ static void test_pod_gone_between_choice_and_kill(void **state)
 	(void)state;
 	fixture *f = fixture_new(1, 0, false); /* the victim: kids[0] */
 	/* A bystander in another pod cgroup; SIGTERM and SIGKILL are fatal to it, so alive = untouched. */
-	char other[64] = "/tmp/evictd-other-XXXXXX";
+	char other[64];
+	scratch_template(other, sizeof(other), "evictd-other");
 	assert_non_null(mkdtemp(other));
 	f->kids[f->n++] = spawn_kid(false);
 	usleep(20000);

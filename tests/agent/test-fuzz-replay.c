@@ -17,6 +17,7 @@
 #undef LLVMFuzzerTestOneInput
 
 #include "../fuzz/replay.h"
+#include "scratch.h"
 
 static void test_config(void **state)
 {
@@ -38,13 +39,13 @@ static void test_exec_argv(void **state)
 	replay_target("exec-argv", fuzz_exec_argv_one);
 }
 
-static char tmpdir[] = "/tmp/evictd-fuzz-replay.XXXXXX";
+static char tmpdir[100];
 
 static int setup(void **state)
 {
 	(void)state;
 	/* The targets keep their files here; forked replays each make a subdirectory. */
-	if (!mkdtemp(tmpdir))
+	if (!mkdtemp(scratch_template(tmpdir, sizeof(tmpdir), "evictd-fuzz-replay")))
 		return -1;
 	return setenv("FUZZ_TMPDIR", tmpdir, 1);
 }

@@ -20,6 +20,7 @@
 #include "decide.h"
 #include "events.h"
 #include "log.h"
+#include "scratch.h"
 
 #define Mi (1LL << 20)
 
@@ -265,7 +266,8 @@ static void test_full_journal_socket_never_blocks(void **state)
 {
 	const char *path = "/run/systemd/journal/stalled";
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char err_file[] = "/tmp/evictd-test-journal-XXXXXX";
+	char err_file[100];
+	scratch_template(err_file, sizeof(err_file), "evictd-test-journal");
 	char last[64];
 	entry e;
 	(void)state;

@@ -19,12 +19,13 @@
 #include "cgdiscover.h"
 #include "poddisk.h"
 #include "scan.h"
+#include "scratch.h"
 
 #define Ki 1024LL
 #define UID_A "aaaa-0001"
 #define ED "volumes/kubernetes.io~empty-dir"
 
-static char tmpdir[] = "/tmp/evictd-poddisk-XXXXXX";
+static char tmpdir[100];
 static char kroot[128], logs[128];
 
 static void mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -56,7 +57,7 @@ static int setup(void **state)
 {
 	char p[PATH_MAX];
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (!mkdtemp(scratch_template(tmpdir, sizeof(tmpdir), "evictd-poddisk")))
 		return -1;
 	snprintf(kroot, sizeof(kroot), "%s/kubelet", tmpdir);
 	snprintf(logs, sizeof(logs), "%s/logs", tmpdir);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "psi-trigger.h"
+#include "scratch.h"
 
 static void test_window_rounds_up_to_2s_multiples(void **state)
 {
@@ -28,7 +29,8 @@ static void test_window_rounds_up_to_2s_multiples(void **state)
 static void test_fixture_files_are_never_written(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/evictd-psi-XXXXXX";
+	char dir[100];
+	scratch_template(dir, sizeof(dir), "evictd-psi");
 	assert_non_null(mkdtemp(dir));
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	const char *text = "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
@@ -45,7 +47,7 @@ static void test_fixture_files_are_never_written(void **state)
 	assert_int_equal(psi_trigger_open(dfd, "memory.pressure", "most", 1, 2000000), -EINVAL);
 	assert_int_equal(psi_trigger_open(dfd, "memory.pressure", "some", 3000000, 2000000), -EINVAL);
 	close(dfd);
-	char cmd[64];
+	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }

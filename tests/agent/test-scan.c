@@ -20,13 +20,14 @@
 #include "pods.h"
 #include "scan.h"
 #include "log.h"
+#include "scratch.h"
 
 static char tmpdir[256];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/evictd-test-scan-XXXXXX");
+	scratch_template(tmpdir, sizeof(tmpdir), "evictd-test-scan");
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
@@ -118,6 +119,7 @@ static void test_systemd_driver(void **state)
 	char pods[PATH_MAX];
 	scan_ctx x;
 	(void)state;
+	skip_unless_root(__func__, "the pods are named by descriptors, descriptors are trusted only when root-owned");
 
 	scan_layout(&x, "systemd", NULL, copy_pods("systemd", pods, sizeof(pods)));
 	const snapshot *s = x.snap;
@@ -223,6 +225,7 @@ static void test_systemd_slices_and_self(void **state)
 	char pods[PATH_MAX];
 	scan_ctx x;
 	(void)state;
+	skip_unless_root(__func__, "the pods are named by descriptors, descriptors are trusted only when root-owned");
 
 	scan_layout(&x, "slices", "pods = workload.slice/workload-*.slice", copy_pods("slices", pods, sizeof(pods)));
 	assert_int_equal(x.snap->n_pods, 3);
@@ -326,10 +329,7 @@ static void test_descriptor_trust_rules(void **state)
 	char pods[PATH_MAX], why[512];
 	(void)state;
 
-	if (geteuid() != 0) {
-		skip(); /* ownership can only be set up by root */
-		return;
-	}
+	skip_unless_root(__func__, "ownership can only be set up by root");
 	/* each on a fresh copy: the result, and what the reason must say (NULL: not checked) */
 	static const struct {
 		void (*mutate)(const char *path);
@@ -360,10 +360,7 @@ static void test_untrusted_descriptor_falls_back_in_scan(void **state)
 	scan_ctx x;
 	(void)state;
 
-	if (geteuid() != 0) {
-		skip();
-		return;
-	}
+	skip_unless_root(__func__, "descriptors are trusted only when root-owned");
 	copy_pods("systemd", pods, sizeof(pods));
 	/* a tenant that could write its descriptor claims a critical priority: ignored */
 	snprintf(path, sizeof(path), "%s/a1b2c3d4-0000-4000-8000-00000000000b.conf", pods);
@@ -431,6 +428,7 @@ static void test_unreadable_stats_warned_once_then_recovered(void **state)
 	scanner *sc;
 	const snapshot *snap;
 	(void)state;
+	skip_unless_root(__func__, "the pods are named by descriptors, descriptors are trusted only when root-owned");
 
 	config_overrides ov = {
 		.cgroup_root = copy_root("systemd", root, sizeof(root)),
@@ -572,10 +570,7 @@ static void test_metadata_directory_trust(void **state)
 	char parent[PATH_MAX], dir[PATH_MAX + 8], why[PATH_MAX + 128];
 	(void)state;
 
-	if (geteuid() != 0) {
-		skip(); /* ownership */
-		return;
-	}
+	skip_unless_root(__func__, "the directory's ownership can only be set up by root");
 	snprintf(parent, sizeof(parent), "%s/meta-parent", tmpdir);
 	snprintf(dir, sizeof(dir), "%s/pods", parent);
 	mkdir(parent, 0755);

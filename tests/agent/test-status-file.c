@@ -15,6 +15,7 @@
 
 #include "jsonbuf.h"
 #include "status-file.h"
+#include "scratch.h"
 
 static void test_json_escapes_and_structure(void **state)
 {
@@ -57,7 +58,8 @@ static void test_json_cap_is_an_error_not_a_truncation(void **state)
 static void test_atomic_write_replaces_and_prints(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/evictd-status-XXXXXX";
+	char dir[100];
+	scratch_template(dir, sizeof(dir), "evictd-status");
 	assert_non_null(mkdtemp(dir));
 	char path[128];
 	snprintf(path, sizeof(path), "%s/status.json", dir);

@@ -60,45 +60,18 @@ if is_current; then     # another caller built it while we waited
 	exit 0
 fi
 
-# ---- sources: this machine's apt configuration (one-line and deb822 alike, via apt itself) ----
-# "URI SUITE COMPONENT" for every binary package index apt is configured to use: from the index
-# targets, or — when no `apt-get update` has run yet and indextargets lists nothing — from the
-# URIs an update would fetch.
-apt_targets() {
-	apt-get indextargets --format '$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)' \
-		'Created-By: Packages' 2>/dev/null | awk '$1 == "deb" { print $2, $3, $4 }'
-}
-apt_update_uris() {
-	apt-get update --print-uris 2>/dev/null |
-		sed -n "s#^'\(.*/\)dists/\([^/]*\)/\(.*\)/binary-[^/]*/Packages[^']*'.*#\1 \2 \3#p"
-}
-targets=$(apt_targets)
-[ -n "$targets" ] || targets=$(apt_update_uris)
-sources=$(echo "$targets" |
-	awk -v s="$SUITE" 'NF == 3 && $2 ~ ("^" s "(-updates|-security)?$") {
-		$0 = "deb " $0
-		k = $2 " " $3
-		if (!(k in comp)) { order[++n] = k; comp[k] = $4 }
-		else if (index(" " comp[k] " ", " " $4 " ") == 0) comp[k] = comp[k] " " $4
-	}
-	END { for (i = 1; i <= n; i++) print "deb " order[i] " " comp[order[i]] }')
+# ---- sources and proxies: this machine's apt configuration ----------------------------------
+# shellcheck source=../../../scripts/debian-mirror.sh
+. "$HERE/../../../scripts/debian-mirror.sh"
+sources=$(debian_sources "$SUITE")
 [ -n "$sources" ] || cannot "no '$SUITE' Debian source in the local apt configuration"
-
-aptopts=(--aptopt='Acquire::Languages "none"')
-for k in Acquire::http::Proxy Acquire::https::Proxy; do
-	v=$(apt-config dump "$k" 2>/dev/null | awk -v k="$k" '$1 == k { v = $2; gsub(/[";]/, "", v); print v }')
-	[ -n "$v" ] && aptopts+=(--aptopt="$k \"$v\"")
-done
+debian_aptopts
 
 tmp=$(mktemp -d "$CACHEROOT/.build-$key.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # A mirror that cannot be reached means "no VM on this machine", not a broken recipe.
-first=$(echo "$sources" | head -n1 | awk '{ print $2 }')
-if ! timeout 60 /usr/lib/apt/apt-helper download-file "${first%/}/dists/$SUITE/Release" \
-		"$tmp/Release" >/dev/null 2>&1; then
-	cannot "package mirror ${first} not reachable"
-fi
+debian_mirror_reachable "$sources" "$SUITE" "$tmp" || cannot "package mirror not reachable"
 
 t0=$(date +%s)
 echo "$sources" > "$tmp/sources.list"
@@ -107,7 +80,7 @@ sed 's/^/    /' "$tmp/sources.list" >&2
 rootfs=$tmp/rootfs
 # The initramfs configuration must be in place before linux-image-amd64's postinst builds it.
 mmdebstrap --mode=root --variant=minbase --format=directory --quiet \
-	--include="$(IFS=,; echo "${PACKAGES[*]}")" "${aptopts[@]}" \
+	--include="$(IFS=,; echo "${PACKAGES[*]}")" "${APTOPTS[@]}" \
 	--dpkgopt='path-exclude=/usr/share/man/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
 	--dpkgopt='path-exclude=/usr/share/doc/*' \
