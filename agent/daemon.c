@@ -984,15 +984,3 @@ fail:
 	daemon_done(&d);
 	return 1;
 }
-
-int daemon_print_status(const char *status_file)
-{
-	const char *p = status_file ? status_file : STATUS_FILE_DEFAULT;
-	int r = status_print(p, STDOUT_FILENO);
-	if (r < 0) {
-		fprintf(stderr, "evictd: %s: %s%s\n", p, strerror(-r),
-		        r == -ENOENT ? " (is the evictd service running?)" : "");
-		return 1;
-	}
-	return 0;
-}

@@ -324,6 +324,41 @@ static void test_max_rate_keys(void **state)
 	}
 }
 
+/*
+ * The key table (`evictd --dump-config-keys`, checked against the man page) and the parser agree:
+ * every listed key reaches its handler (a bad value is an error about the value, never "unknown
+ * key"), and a key that is not listed is refused.
+ */
+static void test_key_table_matches_parser(void **state)
+{
+	(void)state;
+	size_t n;
+	const config_key *k = config_keys(&n);
+	assert_true(n > 20);
+	for (size_t i = 0; i < n; i++) {
+		char text[256];
+		const char *section = strcmp(k[i].section, CONFIG_SECTION_CLASS) == 0 ? "priority-class c1" : k[i].section;
+		const char *key = strcmp(k[i].key, CONFIG_KEY_SIGNAL) == 0 ? "memory.available" : k[i].key;
+		snprintf(text, sizeof(text), "[%s]\n%s = ?bad?\n", section, key);
+		evictd_config *c = NULL;
+		config_error err;
+		int r = config_load_string(text, "t.conf", &c, &err);
+		if (r == 0) {
+			/* free text (description) is accepted as is */
+			config_free(c);
+			continue;
+		}
+		if (strstr(err.text, "unknown key") || strstr(err.text, "unknown section"))
+			fail_msg("[%s] %s is in the key table but the parser says: %s", section, key, err.text);
+	}
+	evictd_config *c = NULL;
+	config_error err;
+	assert_int_equal(config_load_string("[agent]\nno-such-key = 1\n", "t.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.text, "t.conf:2: unknown key \"no-such-key\" in section [agent]");
+	assert_int_equal(config_load_string("[priority-class x]\nvalue = 1\ncolour = red\n", "t.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.text, "t.conf:3: unknown key \"colour\" in section [priority-class x]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_dropins_in_strcmp_order_later_wins),
 		cmocka_unit_test(test_missing_main_file),
 		cmocka_unit_test(test_max_rate_keys),
+		cmocka_unit_test(test_key_table_matches_parser),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
