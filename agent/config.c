@@ -105,6 +105,7 @@ static const config_key keys[] = {
 	{ "agent", "exec-timeout" },
 	{ "agent", "exec-fallback" },
 	{ "agent", "status-file" },
+	{ "agent", "metrics-file" },
 	{ "agent", "memory-max-rate" },
 	{ "agent", "disk-max-rate" },
 	{ "agent", "inodes-max-rate" },
@@ -435,6 +436,17 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 		if (v[0] != '/')
 			return fail(p, "%s \"%s\" must be an absolute path", name, v);
 		return replace_str(p, dst, v);
+	} else if (strcmp(name, "metrics-file") == 0) {
+		if (strcmp(v, "none") == 0) {
+			free(c->metrics_file);
+			c->metrics_file = NULL;
+			return 1;
+		}
+		/* node_exporter's textfile collector reads only *.prom files */
+		size_t n = strlen(v);
+		if (v[0] != '/' || n < 6 || strcmp(v + n - 5, ".prom") != 0 || v[n - 6] == '/')
+			return fail(p, "metrics-file \"%s\" must be \"none\" or an absolute path ending in .prom", v);
+		return replace_str(p, &c->metrics_file, v);
 	} else if (strcmp(name, "dry-run") == 0) {
 		if (!parse_bool(v, &c->dry_run))
 			return fail(p, "dry-run: expected yes or no, not \"%s\"", v);
@@ -994,6 +1006,7 @@ evictd_config *config_free(evictd_config *c)
 	free(c->pod_logs_dir);
 	strv_free(c->exec_argv);
 	free(c->status_file);
+	free(c->metrics_file);
 	for (size_t i = 0; i < c->n_classes; i++) {
 		free(c->classes[i].name);
 		free(c->classes[i].description);

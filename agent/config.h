@@ -63,6 +63,7 @@ typedef struct evictd_config {
 	uint64_t exec_timeout_usec;
 	bool exec_fallback_kill;
 	char *status_file;
+	char *metrics_file;     /* node_exporter textfile collector output; NULL: off */
 	/*
 	 * The fastest rates at which a signal can plausibly fall, per second. The cheap node-signal
 	 * poll runs when a signal could first reach its threshold at that rate (earlyoom's adaptive

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,15 @@ int main(int argc, char **argv)
 		return dump_config_keys();
 	if (o.status || o.reload)
 		return status_or_reload(&o);
+
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and an ignored signal is discarded
+	 * even while blocked for the signalfd: `make run &` would then not stop on Ctrl-C/SIGINT.
+	 * The daemon handles these itself, so whatever it inherited does not apply.
+	 */
+	static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		(void)signal(handled[i], SIG_DFL);
 
 	daemon_options d = {
 		.config_path = o.config_path,
