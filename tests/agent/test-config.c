@@ -351,8 +351,16 @@ static void test_key_table_matches_parser(void **state)
 		if (strstr(err.text, "unknown key") || strstr(err.text, "unknown section"))
 			fail_msg("[%s] %s is in the key table but the parser says: %s", section, key, err.text);
 	}
-	evictd_config *c = NULL;
+	evictd_config *c = config_from("");
+	assert_null(c->metrics_file); /* metrics are off by default */
+	config_free(c);
+	c = config_from("[agent]\nmetrics-file = /var/lib/node_exporter/textfile_collector/evictd.prom\n");
+	assert_string_equal(c->metrics_file, "/var/lib/node_exporter/textfile_collector/evictd.prom");
+	config_free(c);
+	c = NULL;
 	config_error err;
+	assert_int_equal(config_load_string("[agent]\nmetrics-file = /tmp/evictd.txt\n", "t.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.text, "t.conf:2: metrics-file \"/tmp/evictd.txt\" must be \"none\" or an absolute path ending in .prom");
 	assert_int_equal(config_load_string("[agent]\nno-such-key = 1\n", "t.conf", &c, &err), -EINVAL);
 	assert_string_equal(err.text, "t.conf:2: unknown key \"no-such-key\" in section [agent]");
 	assert_int_equal(config_load_string("[priority-class x]\nvalue = 1\ncolour = red\n", "t.conf", &c, &err), -EINVAL);
