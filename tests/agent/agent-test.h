@@ -25,6 +25,26 @@ static inline const char *fixture(const char *layout, const char *part, char *bu
 	return buf;
 }
 
+/*
+ * `static char tmpdir[256]` plus cmocka group setup/teardown functions that create it as
+ * /tmp/evictd-test-NAME-XXXXXX and remove it with everything in it.
+ */
+#define AGENT_TEST_TMPDIR(name)                                                              \
+	static char tmpdir[256];                                                             \
+	static int setup(void **state)                                                       \
+	{                                                                                    \
+		(void)state;                                                                 \
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/evictd-test-" name "-XXXXXX");       \
+		return mkdtemp(tmpdir) ? 0 : -1;                                             \
+	}                                                                                    \
+	static int teardown(void **state)                                                    \
+	{                                                                                    \
+		char cmd[PATH_MAX + 16];                                                     \
+		(void)state;                                                                 \
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);                           \
+		return system(cmd) == 0 ? 0 : -1;                                            \
+	}
+
 static inline void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");

@@ -19,22 +19,7 @@
 #include "agent-test.h"
 #include "cgthreads.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/evictd-test-cgthreads-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[PATH_MAX + 16];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+AGENT_TEST_TMPDIR("cgthreads")
 
 static void mk(const char *rel, const char *threads)
 {

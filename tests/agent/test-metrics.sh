@@ -5,6 +5,7 @@
 # threshold, threshold met, MemoryPressure), the eviction counter rises as the dry-run evictions
 # finish, the file is 0644 with no temporary files left, and an idle daemon does not rewrite it.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-agent.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 # Debian's python3 (python3-prometheus-client), not one earlier in PATH (pyenv, venv).
@@ -18,18 +19,9 @@ mkdir -p "$tmp/textfile" "$tmp/pods"
 cp "$FX/pods/"*.conf "$tmp/pods/" && chmod 0644 "$tmp/pods/"*
 
 start() {	# start EXTRA-CONF: the daemon on the fixture, metrics in $tmp/textfile/evictd.prom
-	cat >"$tmp/evictd.conf" <<CONF
-[agent]
-interval = 100ms
-nodefs-path = /
-imagefs-path = /
-status-file = $tmp/status.json
+	fixture_daemon_conf "$tmp/evictd.conf" "$tmp/status.json" "[agent]
 metrics-file = $tmp/textfile/evictd.prom
-dry-run = yes
-[priority-class high-priority]
-value = 1000000
-$1
-CONF
+$1"
 	"$EVICTD" --config "$tmp/evictd.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" \
 		--metadata-dir "$tmp/pods" --log-target stderr 2>"$tmp/log" &
 	D=$!

@@ -4,6 +4,7 @@
 # refused for a bad file, then "not running" (exit 3, one line) once the daemon has stopped, when
 # the file is missing, and when its pid belongs to another program.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-agent.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 command -v python3 >/dev/null || skip_all "python3 missing"
@@ -12,16 +13,7 @@ tmp=$(mktemp -d); D=
 cleanup() { [ -n "$D" ] && { kill -9 "$D" 2>/dev/null; wait "$D" 2>/dev/null; }; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-cat >"$tmp/evictd.conf" <<CONF
-[agent]
-interval = 100ms
-nodefs-path = /
-imagefs-path = /
-status-file = $tmp/status.json
-dry-run = yes
-[priority-class high-priority]
-value = 1000000
-CONF
+fixture_daemon_conf "$tmp/evictd.conf" "$tmp/status.json"
 st() { "$EVICTD" --config "$tmp/evictd.conf" "$@" >"$tmp/out" 2>"$tmp/err"; }
 one_line_not_running() {	# one_line_not_running WORDS: exit 3, one stderr line saying so, nothing on stdout
 	local rc=$1; shift
