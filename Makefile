@@ -6,6 +6,7 @@
 #   make run             evictd in the foreground, dry-run, on this machine
 #   make install DESTDIR=... PREFIX=...
 #   make bench | fuzz | e2e | fresh | lint
+#   make help            every target, one line each
 #
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
@@ -28,6 +29,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SYSCONFDIR   ?= /etc
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR   ?= /usr/lib/systemd/catalog
+MANDIR       ?= $(PREFIX)/share/man
 PKG_CONFIG   ?= pkg-config
 
 B := build
@@ -59,7 +61,7 @@ endif
 ifneq ($(filter e2e,$(MAKECMDGOALS)),)
 DEPSETS += e2e
 endif
-ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
 ifneq ($(DEPS_STATUS),ok)
 $(error build dependencies are missing (see the message above))
@@ -96,7 +98,7 @@ TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL)
+all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -117,6 +119,11 @@ $(LIB_A): $(LIB_OBJS)
 $(B)/agent/%.o: agent/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Iagent -MMD -MP -c -o $@ $<
+
+# The version is the Makefile's; main.o is rebuilt when it changes.
+$(B)/agent/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
+$(B)/agent/main.o $(B)/controller/main.o: Makefile
+$(B)/controller/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 $(AGENT_A): $(AGENT_OBJS)
 	@rm -f $@
@@ -206,9 +213,17 @@ install-lib: $(LIB_SO) $(LIB_A)
 	install -m 0644 lib/include/preempt.h $(DESTDIR)$(INCLUDEDIR)/
 	$(PC_SED) lib/libpreempt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libpreempt.pc
 
+# The unit as installed, also for `systemd-analyze verify|security` on the build tree.
+$(B)/evictd.service: systemd/evictd.service Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $@
+
+MANPAGES := man/evictd.8 man/evictd.conf.5 man/preemptctl.1
+
 install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
-	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	  $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
@@ -220,10 +235,30 @@ install: all install-lib
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
+	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 man/evictd.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests check lint bench fuzz e2e fresh run install install-lib clean
+# One line per target; `make help` needs no build dependencies.
+help:
+	@echo 'make              build libpreempt, evictd and preemptctl into $(B)/'
+	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
+	@echo 'make run          evictd in the foreground, dry run, on this machine (Ctrl-C to stop)'
+	@echo 'make tests        build the test programs without running them'
+	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
+	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'
+	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
+	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
+	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
+	@echo 'make install      binaries, library, unit, catalog, man pages, /etc/evictd (DESTDIR=, PREFIX=)'
+	@echo 'make install-lib  only libpreempt: shared and static library, header, pkg-config file'
+	@echo 'make clean        remove build/, build-san/ and build-fuzz/'
+	@echo 'make help         this list'
+	@echo 'Variables: SANITIZE=1 (ASan+UBSan+LSan build in build-san/), PREFIX=, DESTDIR=, CC=, CFLAGS='
+
+.PHONY: all tests check lint bench fuzz e2e fresh run install install-lib clean help
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -83,15 +83,78 @@ static int fail(parse_state *p, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * Every section and key the parser accepts, in the order of conf/evictd.conf. The handlers refuse
+ * a key that is not here before they look at it, so this list cannot fall behind the parser;
+ * `evictd --dump-config-keys` prints it and the man page test checks evictd.conf(5) against it.
+ */
+static const config_key keys[] = {
+	{ "agent", "interval" },
+	{ "agent", "cgroup-root" },
+	{ "agent", "pods" },
+	{ "agent", "pod-metadata-dir" },
+	{ "agent", "proc-root" },
+	{ "agent", "kubelet-root-dir" },
+	{ "agent", "nodefs-path" },
+	{ "agent", "pod-logs-dir" },
+	{ "agent", "pod-disk-walk-limit" },
+	{ "agent", "imagefs-path" },
+	{ "agent", "dry-run" },
+	{ "agent", "action" },
+	{ "agent", "exec" },
+	{ "agent", "exec-timeout" },
+	{ "agent", "exec-fallback" },
+	{ "agent", "status-file" },
+	{ "agent", "metrics-file" },
+	{ "agent", "memory-max-rate" },
+	{ "agent", "disk-max-rate" },
+	{ "agent", "inodes-max-rate" },
+	{ "agent", "pid-max-rate" },
+	{ "eviction-hard", CONFIG_KEY_SIGNAL },
+	{ "eviction-soft", CONFIG_KEY_SIGNAL },
+	{ "eviction-soft-grace-period", CONFIG_KEY_SIGNAL },
+	{ "eviction-minimum-reclaim", CONFIG_KEY_SIGNAL },
+	{ "eviction", "max-pod-grace-period" },
+	{ "eviction", "pressure-transition-period" },
+	{ "eviction", "psi-memory-some" },
+	{ "eviction", "psi-memory-full" },
+	{ CONFIG_SECTION_CLASS, "value" },
+	{ CONFIG_SECTION_CLASS, "global-default" },
+	{ CONFIG_SECTION_CLASS, "preemption-policy" },
+	{ CONFIG_SECTION_CLASS, "description" },
+};
+
+const config_key *config_keys(size_t *n)
+{
+	*n = ELEMENTSOF(keys);
+	return keys;
+}
+
+/* The table's name for a section: "priority-class NAME" for every class section. */
+static const char *section_kind(const char *name, size_t n)
+{
+	/* [priority-class NAME]; the name itself is validated when its keys arrive */
+	if (n > 15 && memcmp(name, "priority-class ", 15) == 0)
+		return CONFIG_SECTION_CLASS;
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+		if (strlen(keys[i].section) == n && memcmp(keys[i].section, name, n) == 0)
+			return keys[i].section;
+	return NULL;
+}
+
 static bool known_section(const char *name, size_t n)
 {
-	static const char *const known[] = { "agent", "eviction-hard", "eviction-soft", "eviction-soft-grace-period",
-		                             "eviction-minimum-reclaim", "eviction" };
-	for (size_t i = 0; i < ELEMENTSOF(known); i++)
-		if (strlen(known[i]) == n && memcmp(known[i], name, n) == 0)
+	return section_kind(name, n) != NULL;
+}
+
+static bool known_key(const char *section, const char *name)
+{
+	const char *kind = section_kind(section, strlen(section));
+	for (size_t i = 0; kind && i < ELEMENTSOF(keys); i++)
+		if (strcmp(keys[i].section, kind) == 0 &&
+		    (strcmp(keys[i].key, name) == 0 || strcmp(keys[i].key, CONFIG_KEY_SIGNAL) == 0))
 			return true;
-	/* [priority-class NAME]; the name itself is validated when its keys arrive */
-	return n > 15 && memcmp(name, "priority-class ", 15) == 0;
+	return false;
 }
 
 static void check_raw_line(parse_state *p, const char *buf)
@@ -373,6 +436,17 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 		if (v[0] != '/')
 			return fail(p, "%s \"%s\" must be an absolute path", name, v);
 		return replace_str(p, dst, v);
+	} else if (strcmp(name, "metrics-file") == 0) {
+		if (strcmp(v, "none") == 0) {
+			free(c->metrics_file);
+			c->metrics_file = NULL;
+			return 1;
+		}
+		/* node_exporter's textfile collector reads only *.prom files */
+		size_t n = strlen(v);
+		if (v[0] != '/' || n < 6 || strcmp(v + n - 5, ".prom") != 0 || v[n - 6] == '/')
+			return fail(p, "metrics-file \"%s\" must be \"none\" or an absolute path ending in .prom", v);
+		return replace_str(p, &c->metrics_file, v);
 	} else if (strcmp(name, "dry-run") == 0) {
 		if (!parse_bool(v, &c->dry_run))
 			return fail(p, "dry-run: expected yes or no, not \"%s\"", v);
@@ -525,6 +599,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		return fail(p, "missing key name");
 	if (!*value)
 		return fail(p, "[%s] %s: missing value", section, name);
+	if (known_section(section, strlen(section)) && !known_key(section, name))
+		return fail(p, "unknown key \"%s\" in section [%s]", name, section);
 
 	if (strcmp(section, "agent") == 0)
 		return handle_agent(p, name, value, continuation);
@@ -930,6 +1006,7 @@ evictd_config *config_free(evictd_config *c)
 	free(c->pod_logs_dir);
 	strv_free(c->exec_argv);
 	free(c->status_file);
+	free(c->metrics_file);
 	for (size_t i = 0; i < c->n_classes; i++) {
 		free(c->classes[i].name);
 		free(c->classes[i].description);

@@ -63,6 +63,7 @@ typedef struct evictd_config {
 	uint64_t exec_timeout_usec;
 	bool exec_fallback_kill;
 	char *status_file;
+	char *metrics_file;     /* node_exporter textfile collector output; NULL: off */
 	/*
 	 * The fastest rates at which a signal can plausibly fall, per second. The cheap node-signal
 	 * poll runs when a signal could first reach its threshold at that rate (earlyoom's adaptive
@@ -107,6 +108,18 @@ typedef struct config_overrides {
 	const char *proc_root;
 	bool dry_run; /* only ever turns dry-run on */
 } config_overrides;
+
+/* One section/key pair the configuration accepts (see config_keys()). */
+typedef struct config_key {
+	const char *section; /* "agent", ..., or CONFIG_SECTION_CLASS */
+	const char *key;     /* or CONFIG_KEY_SIGNAL: every signal name (signal_name()) */
+} config_key;
+
+#define CONFIG_SECTION_CLASS "priority-class NAME"
+#define CONFIG_KEY_SIGNAL    "SIGNAL"
+
+/* Every section and key the parser accepts; *n is set to their number. */
+const config_key *config_keys(size_t *n);
 
 /* A configuration holding only the defaults. Returns 0 or -ENOMEM. */
 int config_new_default(evictd_config **ret);

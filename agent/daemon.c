@@ -20,8 +20,10 @@
 #include "cgdiscover.h"
 #include "evict-log.h"
 #include "evictor.h"
+#include "heartbeat.h"
 #include "jsonbuf.h"
 #include "log.h"
+#include "metrics.h"
 #include "node.h"
 #include "scan.h"
 #include "thresholds.h"
@@ -49,6 +51,8 @@ typedef struct evictd_daemon {
 	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
 	size_t n_watches;
 	sd_event_source *shutdown_timer;
+	metrics *metrics;           /* counters, and the metrics-file when configured */
+	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 
 	bool stopping;
 	bool dirty;                 /* status.json must be rewritten now */
@@ -373,6 +377,10 @@ static void on_eviction(evictor *ev, evict_event what, const evict_info *info, v
 	(void)ev;
 	evictd_daemon *d = userdata;
 	evict_log(what, info);
+	if (what == EVICT_EVENT_STARTED)
+		metrics_eviction_started(d->metrics);
+	else if (what == EVICT_EVENT_FINISHED)
+		metrics_eviction_finished(d->metrics, info->signal, info->hard, evict_outcome_to_string(info->outcome));
 	bool record = (what == EVICT_EVENT_FINISHED && !info->dry_run) ||
 	              (what == EVICT_EVENT_STARTED && info->dry_run);
 	if (record) {
@@ -534,6 +542,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->last_status_line[0] = '\0';
 	(void)sd_notify(0, "READY=1");
 	evaluate(d, "reload");
+	heartbeat_announce(d->heartbeat);
 	return 0;
 }
 
@@ -733,6 +742,7 @@ static void evaluate(evictd_daemon *d, const char *reason)
 		d->status_known_mask = known;
 		notify_status(d);
 	}
+	(void)metrics_update(d->metrics, d->cfg, &d->node, &d->eval, evictor_count(d->ev), mono_usec());
 }
 
 static void status_json_observations(evictd_daemon *d, jsonbuf *j)
@@ -878,6 +888,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 
 	const snapshot *snap = NULL;
 	int r = scanner_scan(d->sc, now, &snap);
+	metrics_observe_scan(d->metrics, mono_usec() - now);
 	if (r < 0) {
 		log_daemon_error(d, r, "scan failed");
 		d->ts = trial;
@@ -906,6 +917,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	}
 	d->node = snap->node; /* fresher */
 	d->eval = dec.eval;
+	metrics_observe_decision(d->metrics, mono_usec() - now);
 	events_log_decision(&dec, snap, d->cfg);
 	if (anything_changed(&dec.eval) || dec.n_evict)
 		d->dirty = true;
@@ -915,12 +927,24 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 
 /* --- entry points ----------------------------------------------------------------------------- */
 
+static void heartbeat_view_of(heartbeat_view *v, void *userdata)
+{
+	evictd_daemon *d = userdata;
+	*v = (heartbeat_view){
+		.cfg = d->cfg, .node = d->node_valid ? &d->node : NULL, .eval = &d->eval,
+		.pods = d->sc ? heartbeat_count_pods(scanner_root_fd(d->sc), d->cfg->pods) : -1,
+		.in_flight = evictor_count(d->ev), .evictions = metrics_evictions_started(d->metrics),
+	};
+}
+
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
 	sd_event_source_disable_unref(d->tick);
 	sd_event_source_disable_unref(d->shutdown_timer);
 	d->ev = evictor_free(d->ev);
+	d->heartbeat = heartbeat_free(d->heartbeat);
+	d->metrics = metrics_free(d->metrics);
 	engine_done(d);
 	config_free(d->cfg);
 	free(d->status_path);
@@ -967,12 +991,18 @@ int daemon_run(const daemon_options *o)
 		goto fail;
 	if ((r = engine_init(&d)) < 0)
 		goto fail;
+	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
+	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
+	if ((r = metrics_new(&d.metrics)) < 0 ||
+	    (r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
+		goto fail;
 	if ((r = sd_event_add_time_relative(d.event, &d.tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
 	log_config_loaded(&d, "loaded");
 	evaluate(&d, "start");
+	heartbeat_announce(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 
 	r = sd_event_loop(d.event);
@@ -983,16 +1013,4 @@ fail:
 	fprintf(stderr, "evictd: cannot start: %s\n", strerror(-r));
 	daemon_done(&d);
 	return 1;
-}
-
-int daemon_print_status(const char *status_file)
-{
-	const char *p = status_file ? status_file : STATUS_FILE_DEFAULT;
-	int r = status_print(p, STDOUT_FILENO);
-	if (r < 0) {
-		fprintf(stderr, "evictd: %s: %s%s\n", p, strerror(-r),
-		        r == -ENOENT ? " (is the evictd service running?)" : "");
-		return 1;
-	}
-	return 0;
 }

@@ -21,6 +21,3 @@ typedef struct daemon_options {
 
 /* Runs until SIGTERM/SIGINT. Returns the process exit status (0 clean, 1 startup failure). */
 int daemon_run(const daemon_options *o);
-
-/* `evictd --status`: prints the status file to stdout. Returns the exit status. */
-int daemon_print_status(const char *status_file);

@@ -4,10 +4,12 @@
  *
  *   evictd [--config FILE] [--dry-run] ...          the daemon (daemon.c)
  *   evictd --once [--json] [--dry-run] ...          one scan, one decision, printed; nothing evicted
- *   evictd --status                                 the daemon's status file
+ *   evictd --status                                 the daemon's status file (exit 3: not running)
+ *   evictd --reload[=PID]                           validate the configuration, SIGHUP, wait
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,15 @@
 #include "log.h"
 #include "report.h"
 #include "scan.h"
+#include "signals.h"
+#include "status-cmd.h"
+
+#ifndef EVICTD_VERSION
+#define EVICTD_VERSION "unknown"
+#endif
+
+/* How long `evictd --reload` (the unit's ExecReload=) waits for the daemon to confirm. */
+#define RELOAD_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 #define EXIT_USAGE 2
 
@@ -28,7 +39,8 @@ typedef struct options {
 	const char *config_path;
 	bool config_explicit;
 	config_overrides ov;
-	bool once, json, status;
+	bool once, json, status, reload, dump_keys;
+	int64_t reload_pid;
 	log_target log;
 	const char *status_file;
 } options;
@@ -45,8 +57,13 @@ static void usage(FILE *f)
 	      "  --once                scan once, print signals, conditions, ranking and the pods that\n"
 	      "                        would be evicted, and exit (never evicts)\n"
 	      "  --json                with --once: one JSON object on stdout\n"
-	      "  --status              print the running daemon's status file\n"
+	      "  --status              print the running daemon's status file; exit 3 when no\n"
+	      "                        daemon is running\n"
+	      "  --reload[=PID]        check the configuration, make the daemon re-read it (SIGHUP)\n"
+	      "                        and wait until it has (PID: from the status file)\n"
 	      "  --log-target T        auto | journal | stderr (default auto)\n"
+	      "  --dump-config-keys    print every configuration section and key evictd accepts\n"
+	      "  -V, --version         the version\n"
 	      "  -h, --help            this text\n",
 	      f);
 }
@@ -54,7 +71,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CGROUP_ROOT, OPT_METADATA_DIR, OPT_PROC_ROOT, OPT_DRY_RUN, OPT_ONCE, OPT_JSON,
-	       OPT_STATUS, OPT_LOG_TARGET };
+	       OPT_STATUS, OPT_LOG_TARGET, OPT_RELOAD, OPT_DUMP_KEYS };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
@@ -65,13 +82,16 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "status", no_argument, NULL, OPT_STATUS },
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
+		{ "reload", optional_argument, NULL, OPT_RELOAD },
+		{ "dump-config-keys", no_argument, NULL, OPT_DUMP_KEYS },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
 	*o = (options){ .config_path = EVICTD_CONFIG_PATH, .log = LOG_TARGET_AUTO };
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) >= 0) {
 		switch (c) {
 		case OPT_CONFIG:
 			o->config_path = optarg;
@@ -106,6 +126,25 @@ static int parse_args(int argc, char **argv, options *o)
 				return -EINVAL;
 			}
 			break;
+		case OPT_RELOAD:
+			o->reload = true;
+			if (optarg) {
+				char *end;
+				errno = 0;
+				long long pid = strtoll(optarg, &end, 10);
+				if (errno || end == optarg || *end || pid <= 0 || pid > INT32_MAX) {
+					fprintf(stderr, "evictd: --reload: \"%s\" is not a process id\n", optarg);
+					return -EINVAL;
+				}
+				o->reload_pid = pid;
+			}
+			break;
+		case OPT_DUMP_KEYS:
+			o->dump_keys = true;
+			break;
+		case 'V':
+			printf("evictd %s\n", EVICTD_VERSION);
+			exit(EXIT_SUCCESS);
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -116,6 +155,10 @@ static int parse_args(int argc, char **argv, options *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "evictd: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->once + o->status + o->reload + o->dump_keys > 1) {
+		fputs("evictd: --once, --status, --reload and --dump-config-keys exclude each other\n", stderr);
 		return -EINVAL;
 	}
 	if (o->json && !o->once) {
@@ -189,6 +232,41 @@ fail:
 	return EXIT_FAILURE;
 }
 
+/* "section key" per line; a signal section lists every signal. The man page test reads this. */
+static int dump_config_keys(void)
+{
+	size_t n;
+	const config_key *k = config_keys(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(k[i].key, CONFIG_KEY_SIGNAL) != 0) {
+			printf("%s %s\n", k[i].section, k[i].key);
+			continue;
+		}
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			printf("%s %s\n", k[i].section, signal_name((evictd_signal)s));
+	}
+	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static int status_or_reload(const options *o)
+{
+	/* The status file's path is configured; a broken configuration still has the default. */
+	evictd_config *c = NULL;
+	config_error err;
+	int r = config_load(o->config_path, o->config_explicit, &c, &err);
+	if (r < 0 && o->reload) {
+		/* Refused before the signal: `systemctl reload` fails with the reason, nothing changes. */
+		fprintf(stderr, "evictd: not reloading: %s\n", err.text[0] ? err.text : strerror(-r));
+		return EXIT_FAILURE;
+	}
+	if (r < 0 && config_new_default(&c) < 0)
+		return EXIT_FAILURE;
+	int rc = o->reload ? reload_command(o->reload_pid, c->status_file, NULL, RELOAD_TIMEOUT_USEC)
+	                   : status_command(c->status_file, NULL);
+	config_free(c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	options o;
@@ -200,24 +278,24 @@ int main(int argc, char **argv)
 
 	if (o.once)
 		return run_once(&o);
+	if (o.dump_keys)
+		return dump_config_keys();
+	if (o.status || o.reload)
+		return status_or_reload(&o);
+
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and an ignored signal is discarded
+	 * even while blocked for the signalfd: `make run &` would then not stop on Ctrl-C/SIGINT.
+	 * The daemon handles these itself, so whatever it inherited does not apply.
+	 */
+	static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		(void)signal(handled[i], SIG_DFL);
 
 	daemon_options d = {
 		.config_path = o.config_path,
 		.config_must_exist = o.config_explicit,
 		.overrides = o.ov,
 	};
-	if (o.status) {
-		if (!d.status_file) {
-			/* The status file's path is configured; a broken configuration still has the default. */
-			evictd_config *c = NULL;
-			config_error err;
-			int rc;
-			if (config_load(o.config_path, o.config_explicit, &c, &err) < 0 && config_new_default(&c) < 0)
-				return EXIT_FAILURE;
-			rc = daemon_print_status(c->status_file);
-			config_free(c);
-			return rc;
-		}
-	}
 	return daemon_run(&d);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgfs.h"
+#include "cgthreads.h"
 #include "log.h"
 #include "poddisk.h"
 #include "podmeta.h"
@@ -439,6 +440,7 @@ static const char *read_problem(ssize_t r, char *buf, size_t size)
 	case -EFBIG:   return "it is larger than expected";
 	case -EBADMSG: return "its content cannot be parsed";
 	case -ENODATA: return "it has no inactive_file line";
+	case -E2BIG: return "the pod's cgroup subtree is too deep or too large to count its tasks";
 	default:
 		snprintf(buf, size, "it cannot be read: %s", strerror((int)-r));
 		return buf;
@@ -548,6 +550,8 @@ static void read_usage(scanner *s, pod_fds *f, pod_info *p)
 		p->cpu_usage_usec = v;
 	}
 	r = read_u64_file(s, f, &dir, p, PF_PIDS, &v);
+	if (r == -ENOENT && dir.fd >= 0)
+		r = cg_count_threads(dir.fd, &v); /* no pids controller on v2 (hybrid host) */
 	stat_status(s, f, p, PF_PIDS, r, false);
 	if (r >= 0) {
 		p->has_pids = true;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "scratch.h"
 
 /* tests/fixtures/cgroup/<layout>/<part>, absolute (the binaries run from the source tree). */
 static inline const char *fixture(const char *layout, const char *part, char *buf, size_t size)
@@ -36,6 +37,26 @@ static inline void skip_unless_root(const char *test, const char *why)
 	print_message("# skip %s: needs root: %s\n", test, why);
 	skip();
 }
+
+/*
+ * `static char tmpdir[256]` plus cmocka group setup/teardown functions that create it as
+ * $TMPDIR/evictd-test-NAME-XXXXXX (scratch.h) and remove it with everything in it.
+ */
+#define AGENT_TEST_TMPDIR(name)                                                              \
+	static char tmpdir[256];                                                             \
+	static int setup(void **state)                                                       \
+	{                                                                                    \
+		(void)state;                                                                 \
+		scratch_template(tmpdir, sizeof(tmpdir), "evictd-test-" name);             \
+		return mkdtemp(tmpdir) ? 0 : -1;                                             \
+	}                                                                                    \
+	static int teardown(void **state)                                                    \
+	{                                                                                    \
+		char cmd[PATH_MAX + 16];                                                     \
+		(void)state;                                                                 \
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);                           \
+		return system(cmd) == 0 ? 0 : -1;                                            \
+	}
 
 static inline void write_file(const char *path, const char *text)
 {

@@ -15,6 +15,22 @@ value = 1000000
 CONF
 }
 
+# fixture_daemon_conf FILE STATUS-FILE [LINES]: a dry-run daemon on the fixture tree with 100 ms
+# ticks, its status file where the test wants it; LINES (more sections) are appended.
+fixture_daemon_conf() {
+	cat >"$1" <<CONF
+[agent]
+interval = 100ms
+nodefs-path = /
+imagefs-path = /
+status-file = $2
+dry-run = yes
+[priority-class high-priority]
+value = 1000000
+CONF
+	[ -z "${3:-}" ] || printf '%s\n' "$3" >>"$1"
+}
+
 # once_env ROOT-REASON: EVICTD = the built evictd, tmp = a scratch directory removed on exit;
 # skips the file unless evictd is built, this runs as root (ROOT-REASON says why) and python3 exists.
 once_env() {

@@ -9,22 +9,7 @@
 #include "agent-test.h"
 #include "scratch.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	scratch_template(tmpdir, sizeof(tmpdir), "evictd-test-config");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[PATH_MAX + 16];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+AGENT_TEST_TMPDIR("config")
 
 static void test_defaults_are_kubelet_linux_defaults(void **state)
 {
@@ -325,6 +310,49 @@ static void test_max_rate_keys(void **state)
 	}
 }
 
+/*
+ * The key table (`evictd --dump-config-keys`, checked against the man page) and the parser agree:
+ * every listed key reaches its handler (a bad value is an error about the value, never "unknown
+ * key"), and a key that is not listed is refused.
+ */
+static void test_key_table_matches_parser(void **state)
+{
+	(void)state;
+	size_t n;
+	const config_key *k = config_keys(&n);
+	assert_true(n > 20);
+	for (size_t i = 0; i < n; i++) {
+		char text[256];
+		const char *section = strcmp(k[i].section, CONFIG_SECTION_CLASS) == 0 ? "priority-class c1" : k[i].section;
+		const char *key = strcmp(k[i].key, CONFIG_KEY_SIGNAL) == 0 ? "memory.available" : k[i].key;
+		snprintf(text, sizeof(text), "[%s]\n%s = ?bad?\n", section, key);
+		evictd_config *c = NULL;
+		config_error err;
+		int r = config_load_string(text, "t.conf", &c, &err);
+		if (r == 0) {
+			/* free text (description) is accepted as is */
+			config_free(c);
+			continue;
+		}
+		if (strstr(err.text, "unknown key") || strstr(err.text, "unknown section"))
+			fail_msg("[%s] %s is in the key table but the parser says: %s", section, key, err.text);
+	}
+	evictd_config *c = config_from("");
+	assert_null(c->metrics_file); /* metrics are off by default */
+	config_free(c);
+	c = config_from("[agent]\nmetrics-file = /var/lib/node_exporter/textfile_collector/evictd.prom\n");
+	assert_string_equal(c->metrics_file, "/var/lib/node_exporter/textfile_collector/evictd.prom");
+	config_free(c);
+	c = NULL;
+	config_error err;
+	assert_int_equal(config_load_string("[agent]\nmetrics-file = /tmp/evictd.txt\n", "t.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.text, "t.conf:2: metrics-file \"/tmp/evictd.txt\" must be \"none\" or an absolute path ending in .prom");
+	assert_int_equal(config_load_string("[agent]\nno-such-key = 1\n", "t.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.text, "t.conf:2: unknown key \"no-such-key\" in section [agent]");
+	assert_int_equal(config_load_string("[priority-class x]\nvalue = 1\ncolour = red\n", "t.conf", &c, &err), -EINVAL);
+	assert_string_equal(err.text, "t.conf:3: unknown key \"colour\" in section [priority-class x]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_dropins_in_strcmp_order_later_wins),
 		cmocka_unit_test(test_missing_main_file),
 		cmocka_unit_test(test_max_rate_keys),
+		cmocka_unit_test(test_key_table_matches_parser),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

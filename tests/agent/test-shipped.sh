@@ -14,13 +14,17 @@ shipped_conf_loads() {
 uncommented_conf_loads() {
 	# "#key = value", "#  continuation" and "#[priority-class ...]" lines become live
 	sed -E 's/^#([a-z[]|  )/\1/' conf/evictd.conf >"$tmp/all.conf"
-	for k in interval cgroup-root pods pod-metadata-dir proc-root nodefs-path imagefs-path dry-run action exec \
-		exec-timeout exec-fallback status-file kubelet-root-dir pod-logs-dir pod-disk-walk-limit \
-		memory-max-rate disk-max-rate inodes-max-rate pid-max-rate max-pod-grace-period pressure-transition-period psi-memory-some \
-		psi-memory-full value global-default preemption-policy description memory.available nodefs.available \
-		nodefs.inodesFree imagefs.available imagefs.inodesFree pid.available; do
-		grep -q "^$k = " "$tmp/all.conf" || { echo "# key $k not documented"; return 1; }
-	done
+	# Every key the parser accepts (its own table); a signal at least named in the file.
+	local line k
+	"$EVICTD" --dump-config-keys >"$tmp/keys" || return 1
+	while read -r line; do
+		k=${line##* }
+		case "$line" in
+		eviction-hard\ *|eviction-soft*|eviction-minimum-reclaim\ *)
+			grep -qF "$k" "$tmp/all.conf" || { echo "# signal $k not documented"; return 1; } ;;
+		*) grep -q "^$k = " "$tmp/all.conf" || { echo "# key $k not documented"; return 1; } ;;
+		esac
+	done <"$tmp/keys"
 	sed -i 's|^cgroup-root = auto|cgroup-root = '"$FX/root"'|; s|^proc-root = /proc|proc-root = '"$FX/proc"'|' "$tmp/all.conf"
 	"$EVICTD" --once --json --config "$tmp/all.conf" >"$tmp/out.json" 2>"$tmp/err" || { cat "$tmp/err"; return 1; }
 	python3 -c '

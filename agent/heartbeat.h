@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * What the daemon tells the person watching it, in one line each:
+ *   at start and after a reload: "monitoring memory.available (hard 100Mi), ...; 12 pods; dry run",
+ *     or "monitoring nothing: <why>" when no signal that has a threshold can be read;
+ *   the heartbeat, on SIGUSR1 (and every minute in the foreground, i.e. logging to stderr; under
+ *     systemd the journal gets it on SIGUSR1 only): each monitored signal against its thresholds,
+ *     pods, evictions.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "snapshot.h"
+#include "thresholds.h"
+
+#define HEARTBEAT_PERIOD_USEC (60 * USEC_PER_SEC)
+
+/* The daemon's state, as the lines need it. */
+typedef struct heartbeat_view {
+	const evictd_config *cfg;
+	const node_signals *node; /* NULL: not read yet */
+	const evaluation *eval;   /* may be NULL */
+	long pods;                /* pod cgroups found; -1 unknown */
+	unsigned in_flight;
+	uint64_t evictions;       /* started since the daemon started (dry runs included) */
+} heartbeat_view;
+
+/* "monitoring ..." (without "evictd: "). */
+void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size);
+/* "heartbeat: memory.available 3.2Gi (hard 100Mi), ...; 12 pods; 3 evictions, 1 in flight". */
+void heartbeat_text(const heartbeat_view *v, char *buf, size_t size);
+
+/* Pod cgroups matching the pods patterns under root_fd, or -1 when they cannot be listed. */
+long heartbeat_count_pods(int root_fd, char *const *patterns);
+
+typedef struct heartbeat heartbeat;
+/* Fills *v with the daemon's current state. */
+typedef void (*heartbeat_view_fn)(heartbeat_view *v, void *userdata);
+
+/*
+ * Blocks SIGUSR1 and answers it with a heartbeat; every_minute adds one per
+ * HEARTBEAT_PERIOD_USEC. Returns 0 or -errno.
+ */
+int heartbeat_new(sd_event *e, bool every_minute, heartbeat_view_fn fn, void *userdata, heartbeat **ret);
+heartbeat *heartbeat_free(heartbeat *h);
+/* Logs the "monitoring" line (startup, after a reload). */
+void heartbeat_announce(heartbeat *h);
