@@ -65,6 +65,9 @@ typedef struct decide_input {
 	uint64_t now_usec;
 	const char *const *inflight_uids; /* pods being evicted: excluded, their reclaim counts */
 	size_t n_inflight;
+	const char *const *skip_uids;     /* pods not to choose (evicted already, in retry back-off)... */
+	const char *const *skip_why;      /* ...and why (static strings); their reclaim does not count */
+	size_t n_skip;
 	bool rank_all; /* compute every ranking, even with nothing actionable (--once, status) */
 } decide_input;
 
