@@ -401,6 +401,8 @@ static void start_kill(eviction *x, bool emit_started)
 {
 	x->info.phase = EVICT_PHASE_TERMINATING;
 	x->started_emitted = !emit_started;
+	if (!x->inotify)
+		watch_events(x);
 	if (x->info.grace_usec == 0) {
 		escalate(x);
 		return;
@@ -409,8 +411,6 @@ static void start_kill(eviction *x, bool emit_started)
 	persist(x, INFLIGHT_TERMINATING);
 	start_walk(x, SIGTERM);
 	maybe_emit_started(x);
-	if (!x->inotify)
-		watch_events(x);
 	if (check_empty(x))
 		return;
 	if (arm_deadline(x, x->info.grace_usec) < 0 || arm_recheck(x) < 0)
