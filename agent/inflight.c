@@ -44,11 +44,12 @@ static int boot_id(char buf[static 40])
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ssize_t n = read(fd, buf, 39);
-	int r = n < 0 ? -errno : 0;
+	ssize_t k = read(fd, buf, 39);
+	int r = k < 0 ? -errno : 0;
 	close(fd);
 	if (r < 0)
 		return r;
+	size_t n = (size_t)k;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "cgkill.h"
+#include "cgtest.h"
 #include "evict-log.h"
 #include "evictor.h"
 #include "inflight.h"
@@ -37,17 +38,6 @@
 static char base[256], pod[300], statedir[300];
 static char paths[64][1024]; /* every cgroup a test made, removed deepest first */
 static int n_paths;
-
-static const char *find_cgroup2(void)
-{
-	static const char *const cands[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
-	for (size_t i = 0; i < 2; i++) {
-		struct statfs sf;
-		if (statfs(cands[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-			return cands[i];
-	}
-	return NULL;
-}
 
 static void write_str(const char *dir, const char *file, const char *v)
 {
@@ -82,15 +72,19 @@ static const char *mkcg(const char *rel)
 	return out;
 }
 
+/* "d0/d1/.../d23": DEEP levels named with prefix c */
+static void deep_path(char c, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < DEEP; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, size - l, "%s%c%d", i ? "/" : "", c, i);
+	}
+}
+
 static void kill_and_rmdir(const char *cg)
 {
-	int fd = open(cg, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		(void)cg_kill(fd);
-		for (int i = 0; i < 200 && cg_populated(fd) == 1; i++)
-			usleep(5000);
-		close(fd);
-	}
+	cgtest_kill(cg);
 	rmdir(cg);
 }
 
@@ -139,12 +133,7 @@ static pid_t spawn_in(const char *cg, bool ignore_term, const char *threaded_cg)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char p[1100];
-		snprintf(p, sizeof(p), "%s/cgroup.procs", cg);
-		int fd = open(p, O_WRONLY);
-		if (fd < 0 || write(fd, "0", 1) != 1)
-			_exit(99);
-		close(fd);
+		cgtest_join(cg);
 		if (threaded_cg) {
 			sigset_t none;
 			sigemptyset(&none);
@@ -192,6 +181,30 @@ static void on_evict(evictor *ev, evict_event what, const evict_info *info, void
 	}
 }
 
+static void fast_config(evict_config *cfg)
+{
+	evict_config_init(cfg);
+	cfg->recheck_usec = 20000;
+	cfg->kill_timeout_usec = 2000000;
+}
+
+/* An evictor on a new loop, recording its in-flight evictions in statedir when persist. */
+static void new_evictor(bool persist, result *res, sd_event **ret_e, evictor **ret_ev)
+{
+	evict_config cfg;
+	fast_config(&cfg);
+	if (persist)
+		cfg.inflight_dir = statedir;
+	assert_int_equal(sd_event_new(ret_e), 0);
+	assert_int_equal(evictor_new(*ret_e, &cfg, on_evict, res, ret_ev), 0);
+}
+
+static void free_evictor(sd_event *e, evictor *ev)
+{
+	evictor_free(ev);
+	sd_event_unref(e);
+}
+
 static evict_request request(uint64_t grace_usec)
 {
 	return (evict_request){ .uid = "hostile-pod", .namespace_ = "t", .name = "hostile", .cgroup_path = pod,
@@ -215,15 +228,7 @@ static void evict(evict_config *cfg, uint64_t grace_usec, result *res)
 	evict_request rq = request(grace_usec);
 	assert_int_equal(evictor_start(ev, &rq), 0);
 	run(e, res, 10000000);
-	evictor_free(ev);
-	sd_event_unref(e);
-}
-
-static void fast_config(evict_config *cfg)
-{
-	evict_config_init(cfg);
-	cfg->recheck_usec = 20000;
-	cfg->kill_timeout_usec = 2000000;
+	free_evictor(e, ev);
 }
 
 static int reap(pid_t pid)
@@ -263,11 +268,8 @@ static void test_threaded_subcgroup_and_sigterm_ignored(void **state)
 static void test_dot_deep_frozen_get_sigterm(void **state)
 {
 	(void)state;
-	char deep[1024] = "";
-	for (int i = 0; i < DEEP; i++) {
-		size_t l = strlen(deep);
-		snprintf(deep + l, sizeof(deep) - l, "%sd%d", i ? "/" : "", i);
-	}
+	char deep[1024];
+	deep_path('d', deep, sizeof(deep));
 	char hidden[1024], deepest[1024], frozen[1024];
 	snprintf(hidden, sizeof(hidden), "%s", mkcg(".hidden/.x"));
 	snprintf(deepest, sizeof(deepest), "%s", mkcg(deep));
@@ -292,11 +294,8 @@ static void test_dot_deep_frozen_get_sigterm(void **state)
 static void test_fallback_kills_everything(void **state)
 {
 	(void)state;
-	char deep[1024] = "";
-	for (int i = 0; i < DEEP; i++) {
-		size_t l = strlen(deep);
-		snprintf(deep + l, sizeof(deep) - l, "%sk%d", i ? "/" : "", i);
-	}
+	char deep[1024];
+	deep_path('k', deep, sizeof(deep));
 	char hidden[1024], deepest[1024], frozen[1024], ctr[1024], t[1024];
 	snprintf(hidden, sizeof(hidden), "%s", mkcg(".h"));
 	snprintf(deepest, sizeof(deepest), "%s", mkcg(deep));
@@ -343,8 +342,7 @@ static void test_empty_pod_not_evicted(void **state)
 	assert_int_equal(res.last.exec_status, -1); /* the command never ran */
 	assert_int_equal(res.started, 0);
 	assert_int_equal(evictor_count(ev), 0);
-	evictor_free(ev);
-	sd_event_unref(e);
+	free_evictor(e, ev);
 }
 
 static void count_records(const inflight_record *r, void *userdata)
@@ -385,12 +383,7 @@ static void test_resume_after_crash(void **state)
 	assert_true(kid >= 0);
 	if (kid == 0) {
 		close(pfd[0]);
-		char p[400];
-		snprintf(p, sizeof(p), "%s/cgroup.procs", pod);
-		int fd = open(p, O_WRONLY);
-		if (fd < 0 || write(fd, "0", 1) != 1)
-			_exit(99);
-		close(fd);
+		cgtest_join(pod);
 		sigset_t term;
 		sigemptyset(&term);
 		sigaddset(&term, SIGTERM);
@@ -404,14 +397,10 @@ static void test_resume_after_crash(void **state)
 	close(pfd[1]);
 	wait_procs(1);
 
-	evict_config cfg;
-	fast_config(&cfg);
-	cfg.inflight_dir = statedir;
 	result res = { 0 };
 	sd_event *e;
 	evictor *ev;
-	assert_int_equal(sd_event_new(&e), 0);
-	assert_int_equal(evictor_new(e, &cfg, on_evict, &res, &ev), 0);
+	new_evictor(true, &res, &e, &ev);
 	evict_request rq = request(1200000);
 	uint64_t t0 = mono_usec();
 	assert_int_equal(evictor_start(ev, &rq), 0);
@@ -419,12 +408,10 @@ static void test_resume_after_crash(void **state)
 	while (mono_usec() < t0 + 400000)
 		assert_true(sd_event_run(e, 20000) >= 0);
 	/* the crash: the tracker goes without finishing anything */
-	evictor_free(ev);
-	sd_event_unref(e);
+	free_evictor(e, ev);
 
 	result res2 = { 0 };
-	assert_int_equal(sd_event_new(&e), 0);
-	assert_int_equal(evictor_new(e, &cfg, on_evict, &res2, &ev), 0);
+	new_evictor(true, &res2, &e, &ev);
 	resume_ctx c = { ev, 0 };
 	assert_int_equal(inflight_load(statedir, resume_record, &c), 1);
 	assert_int_equal(res2.resumed, 1);
@@ -440,8 +427,7 @@ static void test_resume_after_crash(void **state)
 	assert_int_equal(n, 1); /* exactly one SIGTERM, from the first process */
 	close(pfd[0]);
 	assert_int_equal(records_on_disk(), 0); /* finished: the record is gone */
-	evictor_free(ev);
-	sd_event_unref(e);
+	free_evictor(e, ev);
 }
 
 /* A record whose deadline passed while no evictd ran: cgroup.kill at once, no SIGTERM. */
@@ -459,14 +445,10 @@ static void test_resume_past_deadline_kills_at_once(void **state)
 	snprintf(r.cgroup, sizeof(r.cgroup), "%s", pod);
 	assert_int_equal(inflight_save(statedir, &r), 0);
 
-	evict_config cfg;
-	fast_config(&cfg);
-	cfg.inflight_dir = statedir;
 	result res = { 0 };
 	sd_event *e;
 	evictor *ev;
-	assert_int_equal(sd_event_new(&e), 0);
-	assert_int_equal(evictor_new(e, &cfg, on_evict, &res, &ev), 0);
+	new_evictor(true, &res, &e, &ev);
 	resume_ctx c = { ev, 0 };
 	assert_int_equal(inflight_load(statedir, resume_record, &c), 1);
 	assert_int_equal(res.escalated, 1);
@@ -475,8 +457,7 @@ static void test_resume_past_deadline_kills_at_once(void **state)
 	assert_true(res.last.duration_usec >= 5000000); /* counted from the original start */
 	assert_int_equal(reap(kid), SIGKILL);
 	assert_int_equal(records_on_disk(), 0);
-	evictor_free(ev);
-	sd_event_unref(e);
+	free_evictor(e, ev);
 }
 
 /* Records from another boot, garbage and tmp files of an interrupted write are discarded. */
@@ -506,7 +487,7 @@ static void test_stale_records_discarded(void **state)
 
 int main(void)
 {
-	const char *root = find_cgroup2();
+	const char *root = cgtest_find_cgroup2();
 	if (!root) {
 		printf("skipped: no cgroup2 hierarchy mounted\n");
 		return 77;
@@ -523,10 +504,7 @@ int main(void)
 		cleanup();
 		return 77;
 	}
-	char kp[400];
-	snprintf(kp, sizeof(kp), "%s/cgroup.kill", pod);
-	if (access(kp, W_OK) < 0) {
-		printf("skipped: %s: %s (kernel < 5.14?)\n", kp, strerror(errno));
+	if (cgtest_need_cgroup_kill(pod)) {
 		cleanup();
 		return 77;
 	}

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/cgtest.h"
 #include "cgkill.h"
 #include "evictor.h"
 
@@ -70,13 +71,7 @@ static int make_tree(void)
 static void remove_tree(void)
 {
 	char p[512];
-	int fd = open(pod, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		(void)cg_kill(fd);
-		for (int i = 0; i < 200 && cg_populated(fd) == 1; i++)
-			usleep(5000);
-		close(fd);
-	}
+	cgtest_kill(pod);
 	for (unsigned i = n_dirs; i-- > 0;) {
 		subdir(i, p, sizeof(p), true);
 		rmdir(p);
@@ -91,14 +86,10 @@ static void remove_tree(void)
 static pid_t spawn_at_bottom(void)
 {
 	char p[600];
-	subdir(n_dirs - 1, p, sizeof(p) - 20, true);
-	strcat(p, "/cgroup.procs");
+	subdir(n_dirs - 1, p, sizeof(p), true);
 	pid_t pid = fork();
 	if (pid == 0) {
-		int fd = open(p, O_WRONLY);
-		if (fd < 0 || write(fd, "0", 1) != 1)
-			_exit(99);
-		close(fd);
+		cgtest_join(p);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -171,13 +162,7 @@ int main(int argc, char **argv)
 	n_dirs = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 100000;
 	if (n_dirs < 1)
 		n_dirs = 1;
-	const char *root = NULL;
-	static const char *const cands[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
-	for (size_t i = 0; i < 2 && !root; i++) {
-		struct statfs sf;
-		if (statfs(cands[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-			root = cands[i];
-	}
+	const char *root = cgtest_find_cgroup2();
 	if (!root || geteuid() != 0) {
 		printf("skipped: needs root and a cgroup2 mount\n");
 		return 0;
