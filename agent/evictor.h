@@ -117,7 +117,8 @@ evictor *evictor_free(evictor *ev);
 int evictor_set_config(evictor *ev, const evict_config *cfg);
 
 /*
- * Starts one eviction. Returns 0 (started; EVICT_EVENT_STARTED was emitted, maybe FINISHED too),
+ * Starts one eviction. Returns 0 (started; EVICT_EVENT_STARTED was emitted, maybe FINISHED too;
+ * or only FINISHED with EVICT_EMPTY when the pod cgroup had no process left),
  * -EALREADY when this uid is in flight, -EINVAL on a bad request, -ESHUTDOWN after
  * evictor_shutdown(), -ENOENT when the pod cgroup is gone (only FINISHED with EVICT_GONE is
  * emitted), or another -errno when nothing could be done (FINISHED with EVICT_FAILED was emitted

@@ -182,6 +182,8 @@ crash_case() {	# crash_case UID NAME PRESSURE-AT-RESTART(yes|no)
 	[ "$3" = no ] && unfill
 	start_daemon
 	ok "$2: resumed after the restart" wait_for 3 logged "Resumed the eviction of default/$2"
+	ok "$2: status.json shows it in flight, resumed" wait_for 2 json \
+		"any(x['uid']=='$1' and x['resumed'] and x['phase']=='terminating' for x in d['evictions'])"
 	ok "$2: still alive before its original deadline" alive "$victim"
 	ok "$2: killed" wait_for 8 dead "$victim"
 	local ms=$((($(date +%s%N) - termed) / 1000000))
@@ -190,6 +192,7 @@ crash_case() {	# crash_case UID NAME PRESSURE-AT-RESTART(yes|no)
 	ok "$2: status.json: one decision, done" wait_for 3 json \
 		"[x['outcome'] for x in d['decisions'] if x['uid']=='$1']==['done']"
 	ok "$2: the record is removed" test ! -e "$T/inflight/$1.json"
+	ok "$2: the journal line has its MESSAGE_ID's text" logged "begun by a previous evictd: terminating (SIGTERM not sent again), cgroup.kill in"
 	ok "$2: the critical pod survived" alive "$GUARD"
 	stop_daemon
 	unfill

@@ -321,6 +321,53 @@ static void test_fallback_kills_everything(void **state)
 	remove_paths();
 }
 
+/*
+ * A fork storm (a process forking a SIGTERM-ignoring child every millisecond) and a process
+ * hopping between two sub-cgroups while the walk runs: whatever the passes miss, the pod is
+ * empty at the end of its grace period.
+ */
+static void test_fork_storm_and_pid_hopping(void **state)
+{
+	(void)state;
+	char a[1024], b[1024];
+	snprintf(a, sizeof(a), "%s", mkcg("hop-a"));
+	snprintf(b, sizeof(b), "%s", mkcg("hop-b"));
+	pid_t storm = fork();
+	assert_true(storm >= 0);
+	if (storm == 0) {
+		cgtest_join(pod);
+		signal(SIGTERM, SIG_IGN);
+		for (int i = 0; i < 2000; i++) { /* bounded: 2 s of storm at most */
+			pid_t c = fork();
+			if (c == 0)
+				kid_wait_for_signals(true);
+			usleep(1000);
+		}
+		kid_wait_for_signals(true);
+	}
+	pid_t hopper = fork();
+	assert_true(hopper >= 0);
+	if (hopper == 0) {
+		signal(SIGTERM, SIG_IGN);
+		for (unsigned i = 0;; i++)
+			cgtest_join(i % 2 ? a : b);
+	}
+	usleep(100000);
+	evict_config cfg;
+	fast_config(&cfg);
+	result res = { 0 };
+	evict(&cfg, 300000, &res);
+	assert_int_equal(res.last.outcome, EVICT_DONE);
+	assert_true(res.last.cgroup_kill);
+	assert_true(res.last.procs_signalled >= 2);
+	int fd = open(pod, O_RDONLY | O_DIRECTORY);
+	assert_int_equal(cg_populated(fd), 0);
+	close(fd);
+	assert_int_equal(reap(storm), SIGKILL);
+	assert_int_equal(reap(hopper), SIGKILL);
+	remove_paths();
+}
+
 /* An empty pod cgroup (its processes gone, the directory still there): nothing to do, no command. */
 static void test_empty_pod_not_evicted(void **state)
 {
@@ -517,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_threaded_subcgroup_and_sigterm_ignored),
 		cmocka_unit_test(test_dot_deep_frozen_get_sigterm),
 		cmocka_unit_test(test_fallback_kills_everything),
+		cmocka_unit_test(test_fork_storm_and_pid_hopping),
 		cmocka_unit_test(test_empty_pod_not_evicted),
 		cmocka_unit_test(test_resume_after_crash),
 		cmocka_unit_test(test_resume_past_deadline_kills_at_once),
