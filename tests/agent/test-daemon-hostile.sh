@@ -127,6 +127,8 @@ ok "a second evictd refuses to start (exit $RC)" test "$RC" = 1
 ok "...naming the pid holding the lock" grep -q "Another evictd (pid $DPID) holds $T/evictd.lock" "$T/second"
 ok "the lock file holds the running daemon's pid" test "$(cat "$T/evictd.lock")" = "$DPID"
 ok "the first evictd is still running" alive "$DPID"
+ok "--once takes no lock: it runs beside the daemon" timeout 10 "$EVICTD" --once --dry-run \
+	--config "$T/evictd.conf" --cgroup-root "$ROOT"
 stop_daemon
 unfill
 unpod aaaa-1111
