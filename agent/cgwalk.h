@@ -13,6 +13,10 @@
  * seen before is followed by another one (a fork storm or a process hopping into a directory the
  * walk had passed), up to CG_WALK_MAX_PASSES.
  *
+ * One directory fd is held per level being listed: the depth reached is bounded by the fds left
+ * (evictd raises its soft RLIMIT_NOFILE to the hard one; the scanner keeps 512 in reserve), and a
+ * subtree below that is skipped and counted (EMFILE), never silently.
+ *
  * Nothing the tenant can do makes the walk fail: unreadable or vanished sub-cgroups are counted
  * (cg_walk_skipped) and the first unexpected error is kept for the log (cg_walk_error). The walk
  * is best effort by nature — the end of an eviction is cgroup.kill, which needs none of this.
