@@ -68,7 +68,7 @@ $(error build dependencies are missing (see the message above))
 endif
 endif
 
-AGENT_PKGS := libsystemd libcgroup inih
+AGENT_PKGS := libsystemd libcgroup inih yajl
 CTL_PKGS   := libfyaml
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)

@@ -12,13 +12,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* Deepest nesting followed below a pod cgroup (pod → container → runtime sub-cgroups). */
-#define CG_MAX_DEPTH 16
-
 /*
- * Sends sig to every process listed in cgroup.procs of the cgroup and all its descendants.
- * Processes that exit meanwhile are not errors. self (the caller's own pid) is never signalled.
- * Returns the number of processes signalled (>= 0) or -errno when the cgroup cannot be read.
+ * Sends sig to every process of the cgroup and all its descendants, at any depth (threaded and
+ * "."-named sub-cgroups included), in one blocking pass: for tests and tools. The daemon runs the
+ * same walk incrementally (cgwalk.h). Processes that exit meanwhile and vanished sub-cgroups are
+ * not errors. self (the caller's own pid) is never signalled. Returns the number of processes
+ * signalled (>= 0) or the first -errno met (e.g. -EBADMSG for a malformed cgroup.procs).
  */
 int cg_signal_tree(int cg_dirfd, int sig, pid_t self);
 

@@ -106,6 +106,7 @@ static const config_key keys[] = {
 	{ "agent", "exec-fallback" },
 	{ "agent", "status-file" },
 	{ "agent", "metrics-file" },
+	{ "agent", "run-directory" },
 	{ "agent", "memory-max-rate" },
 	{ "agent", "disk-max-rate" },
 	{ "agent", "inodes-max-rate" },
@@ -118,6 +119,8 @@ static const config_key keys[] = {
 	{ "eviction", "pressure-transition-period" },
 	{ "eviction", "psi-memory-some" },
 	{ "eviction", "psi-memory-full" },
+	{ "eviction", "retry-backoff" },
+	{ "eviction", "retry-backoff-max" },
 	{ CONFIG_SECTION_CLASS, "value" },
 	{ CONFIG_SECTION_CLASS, "global-default" },
 	{ CONFIG_SECTION_CLASS, "preemption-policy" },
@@ -423,8 +426,9 @@ static int handle_agent(parse_state *p, const char *name, const char *v, bool co
 	} else if (strcmp(name, "pod-metadata-dir") == 0 || strcmp(name, "proc-root") == 0 ||
 	           strcmp(name, "nodefs-path") == 0 || strcmp(name, "imagefs-path") == 0 ||
 	           strcmp(name, "status-file") == 0 || strcmp(name, "kubelet-root-dir") == 0 ||
-	           strcmp(name, "pod-logs-dir") == 0) {
+	           strcmp(name, "pod-logs-dir") == 0 || strcmp(name, "run-directory") == 0) {
 		char **dst = strcmp(name, "pod-metadata-dir") == 0 ? &c->pod_metadata_dir
+		           : strcmp(name, "run-directory") == 0    ? &c->run_dir
 		           : strcmp(name, "pod-logs-dir") == 0     ? &c->pod_logs_dir
 		           : strcmp(name, "kubelet-root-dir") == 0 ? &c->kubelet_root_dir
 		           : name[0] == 'p'                        ? &c->proc_root
@@ -507,6 +511,15 @@ static int handle_eviction(parse_state *p, const char *name, const char *v)
 		return parse_duration_usec(p, name, v, &c->max_pod_grace_usec);
 	if (strcmp(name, "pressure-transition-period") == 0)
 		return parse_duration_usec(p, name, v, &c->pressure_transition_usec);
+	if (strcmp(name, "retry-backoff") == 0 || strcmp(name, "retry-backoff-max") == 0) {
+		uint64_t u = 0;
+		if (!parse_duration_usec(p, name, v, &u))
+			return 0;
+		if (u < USEC_PER_SEC / 10 || u > 24 * 3600 * USEC_PER_SEC)
+			return fail(p, "%s \"%s\" out of range (100ms-24h)", name, v);
+		*(name[13] ? &c->retry_backoff_max_usec : &c->retry_backoff_usec) = u;
+		return 1;
+	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
 		return parse_threshold(p, "eviction", s, v, false, &c->hard[s]);
@@ -821,6 +834,8 @@ int config_new_default(evictd_config **ret)
 	default_threshold(&c->hard[SIGNAL_IMAGEFS_INODES_FREE], true, 5, 0);
 	c->max_pod_grace_usec = 0;
 	c->pressure_transition_usec = 300 * USEC_PER_SEC;
+	c->retry_backoff_usec = 10 * USEC_PER_SEC;
+	c->retry_backoff_max_usec = 300 * USEC_PER_SEC;
 	*ret = c;
 	return 0;
 }
@@ -847,6 +862,11 @@ static int finalize(parse_state *p)
 			          signal_name(s));
 			return -EINVAL;
 		}
+	}
+	if (c->retry_backoff_max_usec < c->retry_backoff_usec) {
+		set_error(p->err, c->sources ? c->sources : "", 0,
+		          "[eviction] retry-backoff-max must not be shorter than retry-backoff");
+		return -EINVAL;
 	}
 	/*
 	 * allocatableMemory.available follows the hard memory.available threshold, as the kubelet's
@@ -1007,6 +1027,7 @@ evictd_config *config_free(evictd_config *c)
 	strv_free(c->exec_argv);
 	free(c->status_file);
 	free(c->metrics_file);
+	free(c->run_dir);
 	for (size_t i = 0; i < c->n_classes; i++) {
 		free(c->classes[i].name);
 		free(c->classes[i].description);

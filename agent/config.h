@@ -64,6 +64,7 @@ typedef struct evictd_config {
 	bool exec_fallback_kill;
 	char *status_file;
 	char *metrics_file;     /* node_exporter textfile collector output; NULL: off */
+	char *run_dir;          /* lock file, in-flight evictions; NULL: status-file's directory */
 	/*
 	 * The fastest rates at which a signal can plausibly fall, per second. The cheap node-signal
 	 * poll runs when a signal could first reach its threshold at that rate (earlyoom's adaptive
@@ -84,6 +85,8 @@ typedef struct evictd_config {
 	/* [eviction] */
 	uint64_t max_pod_grace_usec;          /* 0: the pod's own termination grace period */
 	uint64_t pressure_transition_usec;
+	uint64_t retry_backoff_usec;          /* a pod whose eviction failed waits this, doubling */
+	uint64_t retry_backoff_max_usec;      /* ... up to this */
 
 	/* [priority-class NAME] */
 	priority_class_def *classes;

@@ -25,6 +25,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "node.h"
+#include "pidlock.h"
+#include "podmemo.h"
 #include "scan.h"
 #include "thresholds.h"
 #include "decide.h"
@@ -46,6 +48,9 @@ typedef struct evictd_daemon {
 	evictd_config *cfg;
 	evictor *ev;
 	char *status_path;
+	pod_memo *memo;             /* evicted pods and failing ones: not chosen (again) for now */
+	int lock_fd;                /* one evictd per node (pidlock.h) */
+	char *inflight_dir;         /* fixed at start: evictions in flight hold a pointer to it */
 
 	sd_event_source *tick;
 	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
@@ -232,6 +237,7 @@ static void json_eviction(const evict_info *i, void *userdata)
 	jb_key(j, "started_usec"), jb_uint(j, i->started_real_usec);
 	jb_key(j, "expected_reclaim"), jb_int(j, i->expected_reclaim);
 	jb_key(j, "processes_signalled"), jb_int(j, i->procs_signalled);
+	jb_key(j, "resumed"), jb_bool(j, i->resumed);
 	jb_end_object(j);
 }
 
@@ -376,7 +382,18 @@ static void on_eviction(evictor *ev, evict_event what, const evict_info *info, v
 {
 	(void)ev;
 	evictd_daemon *d = userdata;
-	evict_log(what, info);
+	memo_verdict v = MEMO_IGNORED;
+	uint64_t retry = 0;
+	if (what == EVICT_EVENT_FINISHED)
+		v = pod_memo_finished(d->memo, info, mono_usec(), d->cfg->retry_backoff_usec,
+		                      d->cfg->retry_backoff_max_usec, &retry);
+	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
+		evict_log(what, info);
+	if (v == MEMO_FIRST_FAILURE)
+		log_daemon_notice(d, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
+		                  "up to %" PRIu64 "s; further failures are not logged); other pods are chosen meanwhile",
+		                  info->namespace_, *info->namespace_ ? "/" : "", info->name, retry / USEC_PER_SEC,
+		                  d->cfg->retry_backoff_max_usec / USEC_PER_SEC);
 	if (what == EVICT_EVENT_STARTED)
 		metrics_eviction_started(d->metrics);
 	else if (what == EVICT_EVENT_FINISHED)
@@ -429,6 +446,7 @@ static int apply_config(evictd_daemon *d)
 		return -ENOMEM;
 	evict_config ec;
 	evict_config_from(d->cfg, &ec);
+	ec.inflight_dir = d->inflight_dir;
 	return evictor_set_config(d->ev, &ec);
 }
 
@@ -904,11 +922,22 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		return;
 	}
 	evictor_foreach(d->ev, collect_uid, &inflight);
+	pod_memo_prune(d->memo, snap);
+	const char **skip_uids = NULL, **skip_why = NULL;
+	size_t n_skip = 0;
+	if (pod_memo_skip_list(d->memo, now, &skip_uids, &skip_why, &n_skip) < 0) {
+		free(inflight.uids);
+		log_daemon_error(d, -ENOMEM, "decision skipped");
+		return;
+	}
 	decide_input in = { .snap = snap, .cfg = d->cfg, .now_usec = now,
-	                    .inflight_uids = inflight.uids, .n_inflight = inflight.n };
+	                    .inflight_uids = inflight.uids, .n_inflight = inflight.n,
+	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip };
 	decision dec;
 	r = decide(&in, &d->ts, &dec);
 	free(inflight.uids);
+	free(skip_uids);
+	free(skip_why);
 	if (r < 0) {
 		log_daemon_error(d, r, "decision failed");
 		d->ts = trial;
@@ -937,6 +966,61 @@ static void heartbeat_view_of(heartbeat_view *v, void *userdata)
 	};
 }
 
+/* Before anything is signalled: a second evictd must not act on the same pods. */
+static int take_lock(evictd_daemon *d)
+{
+	char dir[PATH_MAX];
+	const char *status = d->opts->status_file ? d->opts->status_file
+	                   : d->cfg->status_file ? d->cfg->status_file : STATUS_FILE_DEFAULT;
+	snprintf(dir, sizeof(dir), "%s", d->cfg->run_dir ? d->cfg->run_dir : status);
+	if (!d->cfg->run_dir) {
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir) {
+			log_msg(LOG_ERR, "No run directory: status-file %s has no parent directory; set run-directory", status);
+			return -EINVAL;
+		}
+		*slash = '\0';
+	}
+	pid_t holder = 0;
+	int fd = pidlock_acquire(dir, &holder);
+	if (fd < 0) {
+		if (fd == -EWOULDBLOCK && holder > 0)
+			log_msg(LOG_ERR, "Another evictd (pid %d) holds %s/evictd.lock: not starting", (int)holder, dir);
+		else if (fd == -EWOULDBLOCK)
+			log_msg(LOG_ERR, "Another evictd holds %s/evictd.lock: not starting", dir);
+		else
+			log_msg(LOG_ERR, "Cannot lock %s/evictd.lock: %s: not starting", dir, strerror(-fd));
+		return fd;
+	}
+	d->lock_fd = fd;
+	if (asprintf(&d->inflight_dir, "%s/inflight", dir) < 0) {
+		d->inflight_dir = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void resume_one(const inflight_record *rec, void *userdata)
+{
+	evictd_daemon *d = userdata;
+	int r = evictor_resume(d->ev, rec);
+	if (r < 0) {
+		log_daemon_error(d, r, "cannot resume the eviction of %s", rec->uid);
+		(void)inflight_remove(d->inflight_dir, rec->uid);
+	}
+}
+
+/* Evictions a previous process began are finished whatever the pressure is now. */
+static void resume_inflight(evictd_daemon *d)
+{
+	int r = inflight_load(d->inflight_dir, resume_one, d);
+	if (r < 0 && r != -ENOENT)
+		log_daemon_error(d, r, "cannot read %s; evictions in flight before a restart are not resumed",
+		                 d->inflight_dir);
+	if (r > 0)
+		d->dirty = true;
+}
+
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
@@ -945,15 +1029,19 @@ static void daemon_done(evictd_daemon *d)
 	d->ev = evictor_free(d->ev);
 	d->heartbeat = heartbeat_free(d->heartbeat);
 	d->metrics = metrics_free(d->metrics);
+	d->memo = pod_memo_free(d->memo);
 	engine_done(d);
 	config_free(d->cfg);
 	free(d->status_path);
+	free(d->inflight_dir);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
 	sd_event_unref(d->event);
 }
 
 int daemon_run(const daemon_options *o)
 {
-	evictd_daemon d = { .opts = o, .proc_fd = -1, .node_cache = NODE_CACHE_INIT };
+	evictd_daemon d = { .opts = o, .proc_fd = -1, .lock_fd = -1, .node_cache = NODE_CACHE_INIT };
 	config_error err = { 0 };
 	int r = config_load(o->config_path ? o->config_path : EVICTD_CONFIG_PATH, o->config_must_exist,
 	                    &d.cfg, &err);
@@ -963,6 +1051,10 @@ int daemon_run(const daemon_options *o)
 		fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
 		log_config_rejected(&d, r, &err);
 		config_free(d.cfg);
+		return 1;
+	}
+	if ((r = take_lock(&d)) < 0) {
+		daemon_done(&d);
 		return 1;
 	}
 
@@ -987,8 +1079,14 @@ int daemon_run(const daemon_options *o)
 
 	evict_config ec;
 	evict_config_from(d.cfg, &ec);
+	ec.inflight_dir = d.inflight_dir;
+	if (!(d.memo = pod_memo_new())) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
+	resume_inflight(&d);
 	if ((r = engine_init(&d)) < 0)
 		goto fail;
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on

@@ -29,6 +29,14 @@ static bool is_inflight(const decide_input *in, const pod_info *p)
 	return false;
 }
 
+static const char *skipped(const decide_input *in, const pod_info *p)
+{
+	for (size_t i = 0; i < in->n_skip; i++)
+		if (in->skip_uids[i] && strcmp(in->skip_uids[i], p->uid) == 0)
+			return in->skip_why[i];
+	return NULL;
+}
+
 static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **ret)
 {
 	const snapshot *s = in->snap;
@@ -100,6 +108,8 @@ static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **re
 			rp->excluded = "evictd's own cgroup";
 		else if (is_inflight(in, p))
 			rp->excluded = "already being evicted";
+		else if (skipped(in, p))
+			rp->excluded = skipped(in, p);
 		else if ((k == RANK_MEMORY || k == RANK_PID) && !rp->has_usage)
 			rp->excluded = "no usage statistics";
 		rp->candidate = rp->excluded == NULL;

@@ -12,7 +12,9 @@
  * pod = its memory working set (memory signals), its task count (pid.available), or its measured
  * nodefs usage, emptyDir volumes + logs, in bytes or inodes (nodefs.*; scanner_measure_disk).
  * Pods being evicted already (inflight) are never chosen again and their expected reclaim
- * counts. Where a pod's reclaim cannot be estimated (imagefs.*: writable layers are the runtime's;
+ * counts. Pods the daemon asks to skip (evicted already, or in retry back-off after a failed
+ * eviction: podmemo.h) are not chosen either, and their reclaim does not count, so the next pods
+ * in the ranking are taken. Where a pod's reclaim cannot be estimated (imagefs.*: writable layers are the runtime's;
  * PSI; nodefs with no measurement) or is zero or only a lower bound, that pod ends the batch,
  * and no pod is chosen while an eviction of unpredictable effect is in flight.
  * nodefs.inodesFree ranks by inodes with no request (deviation from the kubelet, which
@@ -65,6 +67,9 @@ typedef struct decide_input {
 	uint64_t now_usec;
 	const char *const *inflight_uids; /* pods being evicted: excluded, their reclaim counts */
 	size_t n_inflight;
+	const char *const *skip_uids;     /* pods not to choose (evicted already, in retry back-off)... */
+	const char *const *skip_why;      /* ...and why (static strings); their reclaim does not count */
+	size_t n_skip;
 	bool rank_all; /* compute every ranking, even with nothing actionable (--once, status) */
 } decide_input;
 

@@ -4,8 +4,16 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
+
+static uint64_t monotonic_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
 
 static const char *action_name(const evict_info *i)
 {
@@ -59,10 +67,33 @@ void evict_log(evict_event what, const evict_info *i)
 		else if (i->exec)
 			log_entry_send(&e, "Evicting %s (%s, %s threshold): eviction command started, grace %s",
 			               pod, i->signal, i->hard ? "hard" : "soft", grace);
-		else
-			log_entry_send(&e, "Evicting %s (%s, %s threshold): SIGTERM sent to %d process(es), cgroup.kill in %s",
-			               pod, i->signal, i->hard ? "hard" : "soft", i->procs_signalled, grace);
+		else if (i->grace_usec == 0)
+			log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, cgroup.kill at once",
+			               pod, i->signal, i->hard ? "hard" : "soft");
+		else {
+			/* What the walk could not read is said, but it changes nothing: cgroup.kill ends it. */
+			char walk[160] = "";
+			if (i->walk_error) {
+				log_entry_add(&e, FIELD_REASON, "%s", strerror(-i->walk_error));
+				snprintf(walk, sizeof(walk), " (%u sub-cgroup(s) not reached: %s)", i->walk_skipped,
+				         strerror(-i->walk_error));
+			}
+			log_entry_send(&e, "Evicting %s (%s, %s threshold): SIGTERM sent to %d process(es)%s, cgroup.kill in %s",
+			               pod, i->signal, i->hard ? "hard" : "soft", i->procs_signalled, walk, grace);
+		}
 		break;
+	case EVICT_EVENT_RESUMED: {
+		log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_RESUMED);
+		common_fields(&e, i, pod);
+		uint64_t now = monotonic_usec();
+		uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
+		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
+		               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
+		               evict_phase_to_string(i->phase),
+		               i->exec ? " (command not run again)" : i->sigkilled ? "" : " (SIGTERM not sent again)",
+		               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
+		break;
+	}
 	case EVICT_EVENT_ESCALATED:
 		log_entry_init(&e, LOG_WARNING, NULL);
 		common_fields(&e, i, pod);
@@ -86,8 +117,9 @@ void evict_log(evict_event what, const evict_info *i)
 	case EVICT_EVENT_FINISHED:
 		if (i->outcome == EVICT_DRY)
 			return; /* said at the start */
-		bool ok = i->outcome == EVICT_DONE || i->outcome == EVICT_HANDED_OVER || i->outcome == EVICT_GONE;
-		log_entry_init(&e, i->outcome == EVICT_GONE ? LOG_WARNING : ok ? LOG_NOTICE : LOG_ERR,
+		bool ok = i->outcome == EVICT_DONE || i->outcome == EVICT_HANDED_OVER || i->outcome == EVICT_GONE ||
+		          i->outcome == EVICT_EMPTY;
+		log_entry_init(&e, i->outcome == EVICT_GONE || i->outcome == EVICT_EMPTY ? LOG_WARNING : ok ? LOG_NOTICE : LOG_ERR,
 		               ok ? MSGID_EVICTION_FINISHED : MSGID_EVICTION_FAILED);
 		common_fields(&e, i, pod);
 		log_entry_add(&e, FIELD_OUTCOME, "%s", evict_outcome_to_string(i->outcome));
@@ -107,6 +139,10 @@ void evict_log(evict_event what, const evict_info *i)
 			log_entry_add(&e, FIELD_REASON, "pod cgroup gone");
 			log_entry_send(&e, "Eviction of %s not started: its cgroup %s is gone (the pod ended after it "
 			               "was chosen); nothing was signalled", pod, i->cgroup_path);
+		} else if (i->outcome == EVICT_EMPTY) {
+			log_entry_add(&e, FIELD_REASON, "no process left");
+			log_entry_send(&e, "Eviction of %s not started: its cgroup %s has no process left "
+			               "(populated 0); nothing was signalled, it is not chosen again", pod, i->cgroup_path);
 		} else if (i->outcome == EVICT_HANDED_OVER)
 			log_entry_send(&e, "Stopping: the eviction of %s is left to the command's orchestrator", pod);
 		else {

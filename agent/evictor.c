@@ -15,7 +15,9 @@
 
 #include "cgfs.h"
 #include "cgkill.h"
+#include "cgwalk.h"
 #include "exec-argv.h"
+#include "log.h"
 
 /* Timers fire within 1 ms: sd-event's default accuracy (250 ms) would eat the latency budget. */
 #define TIMER_ACCURACY_USEC 1000ULL
@@ -33,6 +35,12 @@ struct eviction {
 	int err_fd;
 	pid_t child_pid;
 	size_t stderr_len;
+	/* the signal walk in progress (SIGTERM, or SIGKILL without cgroup.kill), a few sub-cgroups
+	 * per loop turn from an idle-priority defer source */
+	cg_walk *walk;
+	sd_event_source *walk_src;
+	bool started_emitted;
+	bool persisted; /* an in-flight record exists on disk */
 };
 
 struct evictor {
@@ -58,6 +66,7 @@ void evict_config_init(evict_config *c)
 		.exec_timeout_usec = 30ULL * 1000000ULL,
 		.kill_timeout_usec = 10ULL * 1000000ULL,
 		.recheck_usec = 500000ULL,
+		.walk_dirs_per_turn = 64,
 	};
 }
 
@@ -83,6 +92,7 @@ const char *evict_outcome_to_string(evict_outcome o)
 	case EVICT_DRY:         return "dry-run";
 	case EVICT_HANDED_OVER: return "handed-over";
 	case EVICT_GONE:        return "gone";
+	case EVICT_EMPTY:       return "empty";
 	}
 	return "unknown";
 }
@@ -112,6 +122,8 @@ static void eviction_free(eviction *x)
 	sd_event_source_disable_unref(x->recheck);
 	sd_event_source_disable_unref(x->inotify);
 	sd_event_source_disable_unref(x->errpipe);
+	sd_event_source_disable_unref(x->walk_src);
+	cg_walk_free(x->walk);
 	if (x->child) {
 		/* Only reachable when the evictor is freed with a command still running. */
 		if (x->child_pid > 0 && x->info.exec_status < 0)
@@ -130,8 +142,65 @@ static void eviction_free(eviction *x)
 	free(x);
 }
 
+static uint64_t deadline_real(const eviction *x)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	uint64_t left = x->info.deadline_mono_usec > now ? x->info.deadline_mono_usec - now : 0;
+	return now_usec(CLOCK_REALTIME) + left;
+}
+
+/*
+ * Recorded before the signal it announces goes out: a crash between the two then costs the pod
+ * its SIGTERM (cgroup.kill still comes at the deadline), never a second one.
+ */
+static void persist(eviction *x, inflight_phase phase)
+{
+	if (!x->cfg.inflight_dir || x->info.dry_run)
+		return;
+	inflight_record *r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	snprintf(r->uid, sizeof(r->uid), "%s", x->uid);
+	snprintf(r->namespace_, sizeof(r->namespace_), "%s", x->namespace_);
+	snprintf(r->name, sizeof(r->name), "%s", x->name);
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s", x->cgroup_path);
+	snprintf(r->signal, sizeof(r->signal), "%s", x->signal);
+	r->hard = x->info.hard;
+	r->exec = x->info.exec;
+	r->priority = x->info.priority;
+	r->grace_usec = x->info.grace_usec;
+	r->usage = x->info.usage;
+	r->expected_reclaim = x->info.expected_reclaim;
+	r->phase = phase;
+	r->started_real_usec = x->info.started_real_usec;
+	r->deadline_real_usec = deadline_real(x);
+	int k = inflight_save(x->cfg.inflight_dir, r);
+	if (k < 0)
+		log_msg(LOG_WARNING, "Eviction of %s not recorded in %s (%s): a crash now would leave it unfinished",
+		        x->uid, x->cfg.inflight_dir, strerror(-k));
+	else
+		x->persisted = true;
+	free(r);
+}
+
+static void stop_walk(eviction *x)
+{
+	if (x->walk) {
+		if (x->info.phase == EVICT_PHASE_TERMINATING)
+			x->info.procs_signalled = (int)cg_walk_signalled(x->walk);
+		if (!x->info.walk_error)
+			x->info.walk_error = cg_walk_error(x->walk);
+		x->info.walk_skipped += cg_walk_skipped(x->walk);
+	}
+	x->walk_src = sd_event_source_disable_unref(x->walk_src);
+	x->walk = cg_walk_free(x->walk);
+}
+
 static void finish(eviction *x, evict_outcome outcome, int error)
 {
+	stop_walk(x);
+	if (x->persisted)
+		(void)inflight_remove(x->cfg.inflight_dir, x->uid);
 	x->info.outcome = outcome;
 	x->info.error = error;
 	x->info.duration_usec = now_usec(CLOCK_MONOTONIC) - x->info.started_mono_usec;
@@ -154,16 +223,30 @@ static bool check_empty(eviction *x)
 	return false;
 }
 
+static void start_walk(eviction *x, int sig);
+
+/*
+ * The end of every grace period, whatever the SIGTERM walk met: cgroup.kill, which the kernel
+ * applies to the whole subtree (frozen, threaded and "."-named sub-cgroups included), or without
+ * it SIGKILL passes repeated until the cgroup is empty.
+ */
 static void escalate(eviction *x)
 {
 	if (x->info.phase == EVICT_PHASE_KILLING)
 		return;
+	stop_walk(x); /* a SIGTERM walk still running is moot now */
 	x->info.phase = EVICT_PHASE_KILLING;
 	x->info.sigkilled = true;
-	int r = cg_kill(x->dirfd);
+	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->cfg.kill_timeout_usec;
+	persist(x, INFLIGHT_KILLING);
+	int r = x->cfg.no_cgroup_kill ? -ENOENT : cg_kill(x->dirfd);
 	x->info.cgroup_kill = r == 0;
 	if (r < 0) /* no cgroup.kill (Linux < 5.14, or a fixture): SIGKILL every process we can see */
-		(void)cg_signal_tree(x->dirfd, SIGKILL, getpid());
+		start_walk(x, SIGKILL);
+	if (!x->started_emitted) {
+		x->started_emitted = true;
+		emit(x, EVICT_EVENT_STARTED);
+	}
 	emit(x, EVICT_EVENT_ESCALATED);
 	if (check_empty(x))
 		return;
@@ -217,8 +300,8 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata)
 	if (check_empty(x))
 		return 0;
 	/* Without cgroup.kill a process forked after our SIGKILL pass would survive: repeat it. */
-	if (x->info.phase == EVICT_PHASE_KILLING && !x->info.cgroup_kill)
-		(void)cg_signal_tree(x->dirfd, SIGKILL, getpid());
+	if (x->info.phase == EVICT_PHASE_KILLING && !x->info.cgroup_kill && !x->walk)
+		start_walk(x, SIGKILL);
 	(void)sd_event_source_set_time_relative(s, x->cfg.recheck_usec);
 	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
@@ -257,25 +340,79 @@ static void watch_events(eviction *x)
  * SIGTERM to every process, then escalation when the grace ends. STARTED is emitted (when asked)
  * after the signals went out: logging must not delay them. x may be gone on return.
  */
+static int on_walk(sd_event_source *s, void *userdata);
+
+/* Runs the first turn of the walk at once (the common pod is done in it), the rest from the loop. */
+static void start_walk(eviction *x, int sig)
+{
+	stop_walk(x);
+	int r = cg_walk_new(x->dirfd, sig, getpid(), CG_WALK_THAW, &x->walk);
+	if (r < 0) {
+		if (!x->info.walk_error)
+			x->info.walk_error = r;
+		return;
+	}
+	r = cg_walk_step(x->walk, x->cfg.walk_dirs_per_turn);
+	if (r > 0 && sd_event_add_defer(x->owner->event, &x->walk_src, on_walk, x) >= 0) {
+		(void)sd_event_source_set_priority(x->walk_src, SD_EVENT_PRIORITY_IDLE);
+		(void)sd_event_source_set_enabled(x->walk_src, SD_EVENT_ON);
+		if (x->info.phase == EVICT_PHASE_TERMINATING)
+			x->info.procs_signalled = (int)cg_walk_signalled(x->walk);
+		return;
+	}
+	if (r < 0 && !x->info.walk_error)
+		x->info.walk_error = r;
+	stop_walk(x);
+}
+
+static void maybe_emit_started(eviction *x)
+{
+	if (!x->started_emitted && (!x->walk || cg_walk_first_pass_done(x->walk))) {
+		x->started_emitted = true;
+		emit(x, EVICT_EVENT_STARTED);
+	}
+}
+
+static int on_walk(sd_event_source *s, void *userdata)
+{
+	(void)s;
+	eviction *x = userdata;
+	int r = cg_walk_step(x->walk, x->cfg.walk_dirs_per_turn);
+	if (r < 0 && !x->info.walk_error)
+		x->info.walk_error = r;
+	if (x->info.phase == EVICT_PHASE_TERMINATING)
+		x->info.procs_signalled = (int)cg_walk_signalled(x->walk);
+	if (r <= 0)
+		stop_walk(x);
+	if (x->info.phase == EVICT_PHASE_TERMINATING)
+		maybe_emit_started(x);
+	else if (r <= 0)
+		(void)check_empty(x); /* a SIGKILL pass ended: the pod may be gone */
+	return 0;
+}
+
+/*
+ * SIGTERM to every process (incrementally, see start_walk), then escalation when the grace ends.
+ * STARTED is emitted (when asked) once the first pass is over: it reports how many processes got
+ * SIGTERM, and logging must not delay the signals. A hard eviction has no grace: cgroup.kill at
+ * once, no SIGTERM walk to wait for. x may be gone on return.
+ */
 static void start_kill(eviction *x, bool emit_started)
 {
 	x->info.phase = EVICT_PHASE_TERMINATING;
-	int r = cg_signal_tree(x->dirfd, SIGTERM, getpid());
-	x->info.procs_signalled = r > 0 ? r : 0;
-	if (emit_started)
-		emit(x, EVICT_EVENT_STARTED);
-	if (r < 0 && r != -ENOENT && r != -ENODEV) {
-		finish(x, EVICT_FAILED, r);
-		return;
-	}
+	x->started_emitted = !emit_started;
 	if (!x->inotify)
 		watch_events(x);
-	if (check_empty(x))
-		return;
 	if (x->info.grace_usec == 0) {
 		escalate(x);
 		return;
 	}
+	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->info.grace_usec;
+	persist(x, INFLIGHT_TERMINATING);
+	start_walk(x, SIGTERM);
+	maybe_emit_started(x);
+	if (check_empty(x))
+		return;
 	if (arm_deadline(x, x->info.grace_usec) < 0 || arm_recheck(x) < 0)
 		finish(x, EVICT_FAILED, -ENOMEM);
 }
@@ -398,6 +535,11 @@ static int start_exec(eviction *x, char *const *conf_argv)
 		goto out;
 	extern char **environ;
 	pid_t pid;
+	/* A restarted daemon must not run the command again: recorded before it starts. */
+	x->info.exec = true;
+	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->cfg.exec_timeout_usec +
+	                             x->info.grace_usec + x->cfg.kill_timeout_usec;
+	persist(x, INFLIGHT_EXEC);
 	r = -posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
 	if (r < 0)
 		goto out;
@@ -435,18 +577,22 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
-int evictor_start(evictor *ev, const evict_request *req)
+/* A new tracked eviction (not started), or NULL with *ret_error set. */
+static eviction *eviction_new(evictor *ev, const evict_request *req, int *ret_error)
 {
+	*ret_error = -EINVAL;
 	if (!ev || !req || !req->uid || !*req->uid || !req->cgroup_path || req->cgroup_path[0] != '/')
-		return -EINVAL;
+		return NULL;
+	*ret_error = -ESHUTDOWN;
 	if (ev->shutting_down)
-		return -ESHUTDOWN;
+		return NULL;
+	*ret_error = -EALREADY;
 	if (evictor_contains(ev, req->uid))
-		return -EALREADY;
-
+		return NULL;
+	*ret_error = -ENOMEM;
 	eviction *x = calloc(1, sizeof(*x));
 	if (!x)
-		return -ENOMEM;
+		return NULL;
 	x->owner = ev;
 	x->dirfd = -1;
 	x->err_fd = -1;
@@ -458,7 +604,7 @@ int evictor_start(evictor *ev, const evict_request *req)
 	x->signal = dup_or_empty(req->signal);
 	if (!x->uid || !x->namespace_ || !x->name || !x->cgroup_path || !x->signal) {
 		eviction_free(x);
-		return -ENOMEM;
+		return NULL;
 	}
 	x->info = (evict_info){
 		.uid = x->uid, .namespace_ = x->namespace_, .name = x->name,
@@ -478,12 +624,22 @@ int evictor_start(evictor *ev, const evict_request *req)
 		tail = &(*tail)->next;
 	*tail = x;
 	ev->count++;
+	*ret_error = 0;
+	return x;
+}
+
+int evictor_start(evictor *ev, const evict_request *req)
+{
+	int r;
+	eviction *x = eviction_new(ev, req, &r);
+	if (!x)
+		return r;
 
 	if (ev->cfg.dry_run) {
 		x->info.phase = EVICT_PHASE_DRY_RUN;
 		emit(x, EVICT_EVENT_STARTED);
 		uint64_t t = x->info.grace_usec > DRY_RUN_MIN_USEC ? x->info.grace_usec : DRY_RUN_MIN_USEC;
-		int r = arm_deadline(x, t);
+		r = arm_deadline(x, t);
 		if (r < 0)
 			finish(x, EVICT_FAILED, r);
 		return r < 0 ? r : 0;
@@ -494,7 +650,14 @@ int evictor_start(evictor *ev, const evict_request *req)
 	 * directory swapped for a symlink since the scan cannot redirect SIGTERM or cgroup.kill.
 	 */
 	x->dirfd = cgfs_open_dir_beneath(AT_FDCWD, x->cgroup_path);
-	int r = x->dirfd < 0 ? x->dirfd : 0;
+	r = x->dirfd < 0 ? x->dirfd : 0;
+	if (r == 0 && cg_populated(x->dirfd) == 0) {
+		/* Its processes are gone (a pod evicted before whose directory the runtime has not
+		 * removed yet): nothing to signal, and no command to run for it. */
+		x->info.phase = EVICT_PHASE_TERMINATING;
+		finish(x, EVICT_EMPTY, 0);
+		return 0;
+	}
 	if (r == 0) {
 		unsigned long long mem;
 		if (cg_memory_current(x->dirfd, &mem) == 0)
@@ -525,6 +688,67 @@ int evictor_start(evictor *ev, const evict_request *req)
 		return r;
 	}
 	start_kill(x, true);
+	return 0;
+}
+
+int evictor_resume(evictor *ev, const inflight_record *rec)
+{
+	if (!rec)
+		return -EINVAL;
+	evict_request req = {
+		.uid = rec->uid, .namespace_ = rec->namespace_, .name = rec->name, .cgroup_path = rec->cgroup,
+		.signal = rec->signal, .hard = rec->hard, .grace_usec = rec->grace_usec,
+		.priority = rec->priority, .usage = rec->usage, .expected_reclaim = rec->expected_reclaim,
+	};
+	int r;
+	eviction *x = eviction_new(ev, &req, &r);
+	if (!x)
+		return r;
+	uint64_t now_real = now_usec(CLOCK_REALTIME), now_mono = now_usec(CLOCK_MONOTONIC);
+	uint64_t age = now_real > rec->started_real_usec ? now_real - rec->started_real_usec : 0;
+	uint64_t left = rec->deadline_real_usec > now_real ? rec->deadline_real_usec - now_real : 0;
+	x->info.resumed = true;
+	x->info.dry_run = false;
+	x->info.exec = rec->exec;
+	x->info.grace_usec = rec->grace_usec;
+	x->info.started_real_usec = rec->started_real_usec;
+	x->info.started_mono_usec = now_mono > age ? now_mono - age : 0;
+	x->info.deadline_mono_usec = now_mono + left;
+	x->info.phase = rec->phase == INFLIGHT_EXEC ? EVICT_PHASE_WAITING
+	              : rec->phase == INFLIGHT_KILLING ? EVICT_PHASE_KILLING : EVICT_PHASE_TERMINATING;
+	x->info.sigkilled = rec->phase == INFLIGHT_KILLING;
+	x->started_emitted = true;
+	x->persisted = true;
+	x->dirfd = cgfs_open_dir_beneath(AT_FDCWD, x->cgroup_path);
+	emit(x, EVICT_EVENT_RESUMED);
+	if (x->dirfd < 0 || cg_populated(x->dirfd) != 1) {
+		/* The pod ended while no evictd watched it. */
+		finish(x, EVICT_DONE, 0);
+		return 0;
+	}
+	watch_events(x);
+	switch (rec->phase) {
+	case INFLIGHT_KILLING:
+		/* cgroup.kill again (idempotent): the previous process may have died before writing it. */
+		x->info.phase = EVICT_PHASE_TERMINATING;
+		escalate(x);
+		return 0;
+	case INFLIGHT_TERMINATING:
+		if (left == 0) {
+			escalate(x);
+			return 0;
+		}
+		break;
+	case INFLIGHT_EXEC:
+		/* The command ran (or was about to): it is not run again; the pod gets the rest of its wait. */
+		if (left == 0)
+			left = 1;
+		break;
+	}
+	if (arm_deadline(x, left) < 0 || arm_recheck(x) < 0) {
+		finish(x, EVICT_FAILED, -ENOMEM);
+		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "inflight.h"
+
 typedef struct evictor evictor;
 
 typedef struct evict_config {
@@ -25,9 +27,13 @@ typedef struct evict_config {
 	bool exec_fallback_kill;    /* a failed command falls back to the kill action */
 	uint64_t kill_timeout_usec; /* after SIGKILL, how long to wait for an empty cgroup */
 	uint64_t recheck_usec;      /* cgroup.events re-read period while a pod terminates */
+	const char *inflight_dir;   /* borrowed; where in-flight evictions are recorded (NULL: nowhere) */
+	unsigned walk_dirs_per_turn;/* sub-cgroups a signal walk visits per event-loop turn */
+	bool no_cgroup_kill;        /* test hook: behave as on a kernel without cgroup.kill */
 } evict_config;
 
-/* evict_config with the defaults: kill, 30 s exec timeout, 10 s kill timeout, 500 ms recheck. */
+/* evict_config with the defaults: kill, 30 s exec timeout, 10 s kill timeout, 500 ms recheck,
+ * 64 sub-cgroups per loop turn. */
 void evict_config_init(evict_config *c);
 
 typedef struct evict_request {
@@ -60,6 +66,8 @@ typedef enum evict_outcome {
 	EVICT_HANDED_OVER, /* daemon stopping while an orchestrator (exec) deletes the pod */
 	EVICT_GONE,      /* the pod cgroup no longer existed at the start: the pod ended after it was
 	                  * chosen; nothing was signalled (error -ENOENT) */
+	EVICT_EMPTY,     /* the pod cgroup had no process left at the start ("populated 0"): nothing
+	                  * was signalled and no command was run */
 } evict_outcome;
 
 #define EVICT_STDERR_TAIL 512
@@ -78,6 +86,9 @@ typedef struct evict_info {
 	int procs_signalled;         /* processes that got SIGTERM */
 	bool sigkilled;              /* the grace ended before the pod did */
 	bool cgroup_kill;            /* false: per-process SIGKILL (kernel without cgroup.kill) */
+	bool resumed;                /* taken over from a previous evictd process (inflight.h) */
+	int walk_error;              /* first error of the signal walk (-errno), 0 when none: logged, not fatal */
+	unsigned walk_skipped;       /* sub-cgroups the walk could not read */
 	/* set when finished */
 	evict_outcome outcome;
 	uint64_t duration_usec;      /* SIGTERM (or command start) → empty cgroup */
@@ -92,6 +103,7 @@ typedef enum evict_event {
 	EVICT_EVENT_ESCALATED, /* grace over: cgroup.kill / SIGKILL */
 	EVICT_EVENT_EXEC_DONE, /* the command exited or timed out (see exec_status) */
 	EVICT_EVENT_FINISHED,  /* outcome set; the pod has already left the tracker */
+	EVICT_EVENT_RESUMED,   /* an eviction recorded by a previous evictd process was taken over */
 } evict_event;
 
 typedef void (*evict_callback)(evictor *ev, evict_event what, const evict_info *info, void *userdata);
@@ -105,13 +117,22 @@ evictor *evictor_free(evictor *ev);
 int evictor_set_config(evictor *ev, const evict_config *cfg);
 
 /*
- * Starts one eviction. Returns 0 (started; EVICT_EVENT_STARTED was emitted, maybe FINISHED too),
+ * Starts one eviction. Returns 0 (started; EVICT_EVENT_STARTED was emitted, maybe FINISHED too;
+ * or only FINISHED with EVICT_EMPTY when the pod cgroup had no process left),
  * -EALREADY when this uid is in flight, -EINVAL on a bad request, -ESHUTDOWN after
  * evictor_shutdown(), -ENOENT when the pod cgroup is gone (only FINISHED with EVICT_GONE is
  * emitted), or another -errno when nothing could be done (FINISHED with EVICT_FAILED was emitted
  * so that the failure is logged).
  */
 int evictor_start(evictor *ev, const evict_request *req);
+
+/*
+ * Takes over an eviction a previous evictd process recorded (inflight_load): nothing already sent
+ * is sent again; the grace period ends at its original deadline (at once when it has passed). A
+ * pod whose cgroup is gone or empty finishes as done. Emits EVICT_EVENT_RESUMED (then maybe
+ * ESCALATED/FINISHED). Returns 0, -EALREADY, -EINVAL, -ESHUTDOWN or -ENOMEM.
+ */
+int evictor_resume(evictor *ev, const inflight_record *rec);
 
 bool evictor_contains(const evictor *ev, const char *uid);
 unsigned evictor_count(const evictor *ev);

@@ -48,6 +48,8 @@
 #define MSGID_POD_STATS_RECOVERED  "5d459d61d6af4a82802a17cc216ce619"
 /* A pod's nodefs usage (emptyDir volumes, logs) is only a lower bound: the walk hit its limits. */
 #define MSGID_POD_DISK_PARTIAL     "26463dfb36d645f0b0654e3f29128bcf"
+/* An eviction recorded by a previous evictd process (crash, restart) was taken over. */
+#define MSGID_EVICTION_RESUMED     "a6b0895935574068ad84b4fc62ee0212"
 
 /* Journal fields (DESIGN §5). */
 #define FIELD_POD            "EVICTD_POD"            /* "namespace/name" (or the UID) */

@@ -58,6 +58,7 @@ static void test_every_key(void **state)
 	        "nodefs-path = /var/lib/kubelet\n"
 	        "imagefs-path = /var/lib/containers\n"
 	        "status-file = /run/evictd/s.json\n"
+	        "run-directory = /run/evictd-state\n"
 	        "dry-run = yes\n"
 	        "action = exec\n"
 	        "exec = /usr/bin/kubectl-evict {namespace} {name} --grace={grace}\n"
@@ -77,6 +78,8 @@ static void test_every_key(void **state)
 	        "[eviction]\n"
 	        "max-pod-grace-period = 20s\n"
 	        "pressure-transition-period = 30s\n"
+	        "retry-backoff = 1s\n"
+	        "retry-backoff-max = 1m\n"
 	        "psi-memory-some = 40%\n"
 	        "psi-memory-full = 10.5%\n"
 	        "[priority-class high-priority]\n"
@@ -116,6 +119,9 @@ static void test_every_key(void **state)
 	assert_int_equal(c->hard[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE].quantity, 1LL << 30);
 	assert_int_equal(c->max_pod_grace_usec, 20 * USEC_PER_SEC);
 	assert_int_equal(c->pressure_transition_usec, 30 * USEC_PER_SEC);
+	assert_string_equal(c->run_dir, "/run/evictd-state");
+	assert_int_equal(c->retry_backoff_usec, USEC_PER_SEC);
+	assert_int_equal(c->retry_backoff_max_usec, 60 * USEC_PER_SEC);
 	assert_int_equal(threshold_resolve_signal(SIGNAL_MEMORY_SOME, &c->hard[SIGNAL_MEMORY_SOME], 10000), 4000);
 	assert_int_equal(threshold_resolve_signal(SIGNAL_MEMORY_FULL, &c->hard[SIGNAL_MEMORY_FULL], 10000), 1050);
 	assert_int_equal(c->n_classes, 2);
@@ -189,6 +195,15 @@ static void test_errors_name_file_and_line(void **state)
 	             5, "already marked as default");
 	expect_error("[eviction-soft]\nmemory.available = 1Gi\n", 2, "needs a grace period");
 	expect_error("[agent]\ninterval = 1s\ninterval = 2s\n", 3, "duplicate key");
+	expect_error("[eviction]\nretry-backoff = 10ms\n", 2, "out of range (100ms-24h)");
+	expect_error("[agent]\nrun-directory = run/evictd\n", 2, "absolute path");
+	/* a cross-key rule: said without a line, naming both keys */
+	evictd_config *c = NULL;
+	config_error err;
+	assert_int_equal(config_load_string("[eviction]\nretry-backoff = 1m\nretry-backoff-max = 10s\n", "test.conf",
+	                                    &c, &err), -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err.text, "retry-backoff-max must not be shorter than retry-backoff"));
 	expect_error("[agent]\ninterval = 1s\n  2s\n", 3, "indented line");
 	expect_error("[agent]\nthis is not ini\n", 2, "syntax error");
 

@@ -48,7 +48,7 @@ for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05;
 [ -S /run/systemd/journal/socket ] || skip_all "systemd-journald did not start"
 
 printf '[pod]\nnamespace = shop\nname = batch\npriority = 10\ntermination-grace-period = 5s\n' > "$T/meta/cccc-3333.conf"
-printf '[pod]\nnamespace = shop\nname = web\npriority = 100000\n' > "$T/meta/dddd-4444.conf"
+printf '[pod]\nnamespace = shop\nname = web\npriority = 2000000000\n' > "$T/meta/dddd-4444.conf"
 daemon_conf
 echo "nodefs.available = 4Mi" >> "$T/evictd.conf"
 "$REC" --cgroup "$LOW" "$T/low.rec" & PIDS+=($!); LOWPID=$!
@@ -80,7 +80,7 @@ FINISHED=0651b0dd2c3347a1a2bcdd650890bdf6
 ok "journal has an 'eviction started' entry for shop/batch" check \
 	"any(x.get('MESSAGE_ID')=='$STARTED' and x.get('EVICTD_POD')=='shop/batch' for x in e)"
 ok "started: pod, uid, namespace, priority, signal, kind, grace, action, dry-run fields" check \
-	"any(x.get('MESSAGE_ID')=='$STARTED' and x.get('EVICTD_POD_UID')=='cccc-3333' and x.get('EVICTD_NAMESPACE')=='shop' and x.get('EVICTD_PRIORITY')=='10' and x.get('EVICTD_SIGNAL')=='nodefs.available' and x.get('EVICTD_THRESHOLD_KIND')=='hard' and x.get('EVICTD_GRACE_SEC')=='0' and x.get('EVICTD_ACTION')=='kill' and x.get('EVICTD_DRY_RUN')=='0' and x.get('EVICTD_PROCESSES')=='1' for x in e)"
+	"any(x.get('MESSAGE_ID')=='$STARTED' and x.get('EVICTD_POD_UID')=='cccc-3333' and x.get('EVICTD_NAMESPACE')=='shop' and x.get('EVICTD_PRIORITY')=='10' and x.get('EVICTD_SIGNAL')=='nodefs.available' and x.get('EVICTD_THRESHOLD_KIND')=='hard' and x.get('EVICTD_GRACE_SEC')=='0' and x.get('EVICTD_ACTION')=='kill' and x.get('EVICTD_DRY_RUN')=='0' and x.get('EVICTD_PROCESSES')=='0' for x in e)"
 ok "journal has an 'eviction finished' entry with outcome and duration" check \
 	"any(x.get('MESSAGE_ID')=='$FINISHED' and x.get('EVICTD_POD')=='shop/batch' and x.get('EVICTD_OUTCOME')=='done' and int(x.get('EVICTD_DURATION_MSEC','-1'))>=0 and x['MESSAGE'].startswith('Evicted shop/batch in ') for x in e)"
 ok "finished comes after started" check \

@@ -164,6 +164,19 @@ static void test_batch_selection_with_minimum_reclaim(void **state)
 	in.n_inflight = 1;
 	assert_evicts(&in, &st2, "batch-1 api-0 ");
 
+	/* web-1 skipped (evicted already, or its eviction failing): its reclaim does NOT count, the
+	 * next pods are chosen for the whole need, and the ranking says why web-1 was passed over */
+	const char *skip[] = { "uid-web-1" }, *why[] = { "its eviction failed; waiting before the next try" };
+	decide_input sk = { .snap = &s, .cfg = c, .now_usec = SEC, .skip_uids = skip, .skip_why = why, .n_skip = 1 };
+	threshold_state st4 = { 0 };
+	decide_expect(&sk, &st4, &d, "batch-1 api-0 ");
+	bool said = false;
+	for (size_t i = 0; i < d.n_ranked; i++)
+		if (d.ranking[RANK_MEMORY][i].excluded && strstr(d.ranking[RANK_MEMORY][i].excluded, "eviction failed"))
+			said = true;
+	assert_true(said);
+	decision_done(&d);
+
 	/* without minimum reclaim, web-1 in flight covers the 20Mi: nothing more */
 	evictd_config *c0 = config_from("");
 	threshold_state st3 = { 0 };

@@ -23,34 +23,19 @@
 #include <cmocka.h>
 
 #include "cgkill.h"
+#include "cgtest.h"
 #include "evict-log.h"
 #include "evictor.h"
 #include "kid.h"
 
 static char base[256], pod[300], ctr[320], other[300], parked[300];
 
-static const char *find_cgroup2(void)
-{
-	static const char *const cands[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
-	for (size_t i = 0; i < 2; i++) {
-		struct statfs sf;
-		if (statfs(cands[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-			return cands[i];
-	}
-	return NULL;
-}
-
 static pid_t spawn_in(const char *cg, bool ignore_term)
 {
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char p[400];
-		snprintf(p, sizeof(p), "%s/cgroup.procs", cg);
-		int fd = open(p, O_WRONLY);
-		if (fd < 0 || write(fd, "0", 1) != 1)
-			_exit(99);
-		close(fd);
+		cgtest_join(cg);
 		kid_wait_for_signals(ignore_term);
 	}
 	return pid;
@@ -78,23 +63,12 @@ static void on_evict(evictor *ev, evict_event what, const evict_info *info, void
 	}
 }
 
-static void kill_cgroup(const char *cg)
-{
-	int fd = open(cg, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		(void)cg_kill(fd);
-		for (int i = 0; i < 100 && cg_populated(fd) == 1; i++)
-			usleep(10000);
-		close(fd);
-	}
-}
-
 static void cleanup(void)
 {
 	/* kill whatever is left, then remove the cgroups (children first) */
-	kill_cgroup(pod);
-	kill_cgroup(other);
-	kill_cgroup(parked);
+	cgtest_kill(pod);
+	cgtest_kill(other);
+	cgtest_kill(parked);
 	rmdir(ctr);
 	rmdir(pod);
 	rmdir(other);
@@ -365,7 +339,7 @@ static void test_real_cgroup_gone_during_grace(void **state)
 
 int main(void)
 {
-	const char *root = find_cgroup2();
+	const char *root = cgtest_find_cgroup2();
 	if (!root) {
 		printf("skipped: no cgroup2 hierarchy mounted\n");
 		return 77;
@@ -383,10 +357,7 @@ int main(void)
 		cleanup();
 		return 77;
 	}
-	char kp[400];
-	snprintf(kp, sizeof(kp), "%s/cgroup.kill", pod);
-	if (access(kp, W_OK) < 0) {
-		printf("skipped: %s: %s (kernel < 5.14?)\n", kp, strerror(errno));
+	if (cgtest_need_cgroup_kill(pod)) {
 		cleanup();
 		return 77;
 	}

@@ -37,7 +37,7 @@ typedef struct fixture {
 	size_t n;
 	uint64_t died_usec[MAX_KIDS];
 	/* evictor events */
-	int started, escalated, exec_done, finished;
+	int started, escalated, exec_done, finished, resumed;
 	evict_info last;    /* copy of the FINISHED info (strings not kept) */
 	char stderr_tail[EVICT_STDERR_TAIL];
 	sd_event *e;
@@ -139,6 +139,7 @@ static void on_evict(evictor *ev, evict_event what, const evict_info *info, void
 	case EVICT_EVENT_STARTED:   f->started++; break;
 	case EVICT_EVENT_ESCALATED: f->escalated++; break;
 	case EVICT_EVENT_EXEC_DONE: f->exec_done++; break;
+	case EVICT_EVENT_RESUMED:   f->resumed++; break;
 	case EVICT_EVENT_FINISHED:
 		f->finished++;
 		f->last = *info;

@@ -32,6 +32,7 @@ interval = 100ms
 nodefs-path = /
 imagefs-path = /
 status-file = $T/run/status.json
+run-directory = $T/state
 dry-run = ${DRY:-yes}
 [eviction-minimum-reclaim]
 memory.available = 2Gi

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+#include "podmemo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgfs.h"
+#include "cgkill.h"
+
+/* Far more than a node runs (the kubelet's default max-pods is 110): a bound, not a tuning knob. */
+#define MEMO_MAX 4096
+
+typedef struct memo_entry {
+	char uid[POD_UID_MAX];
+	char cgroup[PATH_MAX]; /* absolute */
+	bool done;
+	unsigned failures;
+	uint64_t retry_at;
+} memo_entry;
+
+struct pod_memo {
+	memo_entry *e;
+	size_t n, cap;
+};
+
+pod_memo *pod_memo_new(void)
+{
+	return calloc(1, sizeof(pod_memo));
+}
+
+pod_memo *pod_memo_free(pod_memo *m)
+{
+	if (m) {
+		free(m->e);
+		free(m);
+	}
+	return NULL;
+}
+
+unsigned pod_memo_count(const pod_memo *m)
+{
+	return m ? (unsigned)m->n : 0;
+}
+
+static memo_entry *find(const pod_memo *m, const char *uid)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->e[i].uid, uid) == 0)
+			return &m->e[i];
+	return NULL;
+}
+
+static memo_entry *find_or_add(pod_memo *m, const evict_info *i)
+{
+	memo_entry *e = find(m, i->uid);
+	if (e)
+		return e;
+	if (m->n == MEMO_MAX || strlen(i->uid) >= POD_UID_MAX)
+		return NULL;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		memo_entry *n = realloc(m->e, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		m->e = n;
+		m->cap = cap;
+	}
+	e = &m->e[m->n++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->uid, sizeof(e->uid), "%s", i->uid);
+	snprintf(e->cgroup, sizeof(e->cgroup), "%s", i->cgroup_path);
+	return e;
+}
+
+memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, uint64_t backoff_usec,
+                               uint64_t backoff_max_usec, uint64_t *ret_retry_usec)
+{
+	if (!m || !i || i->dry_run)
+		return MEMO_IGNORED;
+	switch (i->outcome) {
+	case EVICT_DONE:
+	case EVICT_EMPTY:
+	case EVICT_GONE: {
+		memo_entry *e = find_or_add(m, i);
+		if (e) {
+			e->done = true;
+			e->failures = 0;
+			e->retry_at = 0;
+		}
+		return MEMO_DONE;
+	}
+	case EVICT_FAILED:
+	case EVICT_TIMEOUT: {
+		memo_entry *e = find_or_add(m, i);
+		if (!e)
+			return MEMO_FIRST_FAILURE;
+		e->done = false;
+		e->failures++;
+		uint64_t b = backoff_usec;
+		for (unsigned k = 1; k < e->failures && b < backoff_max_usec; k++)
+			b *= 2;
+		if (b > backoff_max_usec)
+			b = backoff_max_usec;
+		e->retry_at = now + b;
+		if (ret_retry_usec)
+			*ret_retry_usec = b;
+		return e->failures == 1 ? MEMO_FIRST_FAILURE : MEMO_REPEATED_FAILURE;
+	}
+	default:
+		return MEMO_IGNORED;
+	}
+}
+
+static bool in_snapshot(const snapshot *snap, const char *uid)
+{
+	for (size_t i = 0; i < snap->n_pods; i++)
+		if (strcmp(snap->pods[i].uid, uid) == 0)
+			return true;
+	return false;
+}
+
+static bool repopulated(const memo_entry *e)
+{
+	int fd = cgfs_open_dir_beneath(AT_FDCWD, e->cgroup);
+	if (fd < 0)
+		return false;
+	bool r = cg_populated(fd) == 1;
+	close(fd);
+	return r;
+}
+
+void pod_memo_prune(pod_memo *m, const snapshot *snap)
+{
+	if (!m || !snap)
+		return;
+	for (size_t i = 0; i < m->n;) {
+		memo_entry *e = &m->e[i];
+		if (!in_snapshot(snap, e->uid) || (e->done && repopulated(e)))
+			m->e[i] = m->e[--m->n];
+		else
+			i++;
+	}
+}
+
+int pod_memo_skip_list(const pod_memo *m, uint64_t now, const char ***ret_uids, const char ***ret_why,
+                       size_t *ret_n)
+{
+	size_t n = m ? m->n : 0;
+	const char **uids = calloc(n ? n : 1, sizeof(*uids));
+	const char **why = calloc(n ? n : 1, sizeof(*why));
+	if (!uids || !why) {
+		free(uids);
+		free(why);
+		return -ENOMEM;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const memo_entry *e = &m->e[i];
+		if (e->done)
+			why[k] = "evicted already (no process left)";
+		else if (e->retry_at > now)
+			why[k] = "its eviction failed; waiting before the next try";
+		else
+			continue;
+		uids[k++] = e->uid;
+	}
+	*ret_uids = uids;
+	*ret_why = why;
+	*ret_n = k;
+	return 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the daemon remembers of finished evictions (podmemo.h): a failing pod backs off with a
+ * doubling, capped wait and is reported once; an evicted pod stays excluded while its cgroup is
+ * empty, even though its directory remains, and becomes a candidate again when processes come
+ * back; entries go with their pod. Fixture cgroup directories (cgroup.events written by hand).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "podmemo.h"
+
+#define SEC 1000000ULL
+
+static char dir[64];
+
+static void events(const char *text)
+{
+	char p[128];
+	snprintf(p, sizeof(p), "%s/cgroup.events", dir);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static evict_info info(evict_outcome o)
+{
+	return (evict_info){ .uid = "u1", .namespace_ = "ns", .name = "p", .cgroup_path = dir,
+	                     .signal = "memory.available", .outcome = o };
+}
+
+static bool skipped(const pod_memo *m, uint64_t now, const char **why)
+{
+	const char **uids, **whys;
+	size_t n;
+	assert_int_equal(pod_memo_skip_list(m, now, &uids, &whys, &n), 0);
+	bool found = false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(uids[i], "u1") == 0) {
+			found = true;
+			*why = whys[i];
+		}
+	free(uids);
+	free(whys);
+	return found;
+}
+
+static void test_failures_back_off_doubling_capped(void **state)
+{
+	(void)state;
+	pod_memo *m = pod_memo_new();
+	evict_info i = info(EVICT_FAILED);
+	uint64_t b = 0;
+	const char *why;
+	assert_int_equal(pod_memo_finished(m, &i, 100 * SEC, 10 * SEC, 35 * SEC, &b), MEMO_FIRST_FAILURE);
+	assert_int_equal(b, 10 * SEC);
+	assert_true(skipped(m, 109 * SEC, &why));
+	assert_non_null(strstr(why, "failed"));
+	assert_false(skipped(m, 110 * SEC, &why)); /* due again */
+	i.outcome = EVICT_TIMEOUT;
+	assert_int_equal(pod_memo_finished(m, &i, 110 * SEC, 10 * SEC, 35 * SEC, &b), MEMO_REPEATED_FAILURE);
+	assert_int_equal(b, 20 * SEC);
+	assert_int_equal(pod_memo_finished(m, &i, 130 * SEC, 10 * SEC, 35 * SEC, &b), MEMO_REPEATED_FAILURE);
+	assert_int_equal(b, 35 * SEC); /* capped */
+	assert_int_equal(pod_memo_finished(m, &i, 165 * SEC, 10 * SEC, 35 * SEC, &b), MEMO_REPEATED_FAILURE);
+	assert_int_equal(b, 35 * SEC);
+	/* dry runs and hand-overs are not remembered */
+	evict_info d = info(EVICT_DRY);
+	d.dry_run = true;
+	assert_int_equal(pod_memo_finished(m, &d, 0, SEC, SEC, &b), MEMO_IGNORED);
+	pod_memo_free(m);
+}
+
+static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
+{
+	(void)state;
+	pod_memo *m = pod_memo_new();
+	evict_info i = info(EVICT_DONE);
+	const char *why;
+	events("populated 0\nfrozen 0\n");
+	assert_int_equal(pod_memo_finished(m, &i, 0, SEC, SEC, NULL), MEMO_DONE);
+	pod_info pods[1] = { { .cgroup = "x" } };
+	snprintf(pods[0].uid, sizeof(pods[0].uid), "u1");
+	snapshot snap = { .pods = pods, .n_pods = 1 };
+	pod_memo_prune(m, &snap);
+	assert_true(skipped(m, 1000 * SEC, &why)); /* never due while empty */
+	assert_non_null(strstr(why, "no process left"));
+	events("populated 1\nfrozen 0\n"); /* a container restarted in the pod */
+	pod_memo_prune(m, &snap);
+	assert_false(skipped(m, 0, &why));
+	assert_int_equal(pod_memo_count(m), 0);
+	/* a failure then success: done */
+	i.outcome = EVICT_FAILED;
+	(void)pod_memo_finished(m, &i, 0, SEC, SEC, NULL);
+	i.outcome = EVICT_EMPTY;
+	assert_int_equal(pod_memo_finished(m, &i, 0, SEC, SEC, NULL), MEMO_DONE);
+	snapshot none = { .pods = NULL, .n_pods = 0 };
+	pod_memo_prune(m, &none); /* the pod is gone: so is its entry */
+	assert_int_equal(pod_memo_count(m), 0);
+	pod_memo_free(m);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/evictd-podmemo-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_failures_back_off_doubling_capped),
+		cmocka_unit_test(test_done_pod_excluded_until_repopulated_or_gone),
+	};
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	char p[128];
+	snprintf(p, sizeof(p), "%s/cgroup.events", dir);
+	unlink(p);
+	rmdir(dir);
+	return r;
+}
