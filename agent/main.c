@@ -255,8 +255,11 @@ static int status_or_reload(const options *o)
 	config_error err;
 	int r = config_load(o->config_path, o->config_explicit, &c, &err);
 	if (r < 0 && o->reload) {
-		/* Refused before the signal: `systemctl reload` fails with the reason, nothing changes. */
-		fprintf(stderr, "evictd: not reloading: %s\n", err.text[0] ? err.text : strerror(-r));
+		/*
+		 * Refused before the signal: `systemctl reload` fails, nothing changes, and the journal
+		 * gets the same "configuration rejected" entry (file, line) the daemon would have logged.
+		 */
+		events_log_config_rejected(&err, "not reloading: the running configuration stays in force");
 		return EXIT_FAILURE;
 	}
 	if (r < 0 && config_new_default(&c) < 0)

@@ -51,7 +51,7 @@ reload_refused() {
 	st --reload; local rc=$?
 	cp "$tmp/good.conf" "$tmp/evictd.conf"
 	sleep 0.3
-	[ "$rc" -eq 1 ] && grep -q "not reloading: $tmp/evictd.conf:10: " "$tmp/err" &&
+	[ "$rc" -eq 1 ] && grep -q "Configuration rejected: $tmp/evictd.conf:10: .*; not reloading" "$tmp/err" &&
 		[ "$(grep -c "Configuration" "$tmp/log")" -eq "$before" ] || { echo "# rc=$rc"; sed 's/^/# /' "$tmp/err"; return 1; }
 }
 ok "--reload with a bad file: exit 1 with file:line, the daemon is not signalled" reload_refused
