@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts that build a Debian root tree with mmdebstrap (tests/e2e/image/mkimage.sh,
 # tests/fresh/mkrootfs.sh): the package mirror and proxies are whatever this machine's apt uses.
 

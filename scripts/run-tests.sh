@@ -14,7 +14,8 @@
 set -u
 pass=0 fail=0 skip=0
 failed_names=()
-export EVICTD_TEST_RUN=run$$x$(date +%s%N)
+EVICTD_TEST_RUN=run$$x$(date +%s%N)
+export EVICTD_TEST_RUN
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/evictd-tests.XXXXXX")
 out=$(mktemp); trap 'rm -f "$out"; rm -rf --one-file-system "$TEST_TMP"' EXIT
 export CMOCKA_MESSAGE_OUTPUT=TAP
@@ -44,7 +45,8 @@ others_active() {	# another test run has processes right now (its mark, or an un
 	return 1
 }
 mounts_before=$(mount_points)
-tmp_before=$(ls -A /tmp | grep '^evictd')
+tmp_evictd() { local f; for f in /tmp/evictd*; do [ -e "$f" ] && echo "${f#/tmp/}"; done | sort; }
+tmp_before=$(tmp_evictd)
 concurrent=no
 others_active && concurrent=yes
 export TMPDIR=$TEST_TMP
@@ -103,7 +105,7 @@ done < <(find "$TEST_TMP" -mindepth 1 -maxdepth 1 2> /dev/null | sort)
 if [ $concurrent = no ]; then
 	while read -r f; do
 		[ -n "$f" ] && [ "/tmp/$f" != "$TEST_TMP" ] && left+=("file /tmp/$f")
-	done < <(comm -13 <(echo "$tmp_before") <(ls -A /tmp | grep '^evictd'))
+	done < <(comm -13 <(echo "$tmp_before") <(tmp_evictd))
 fi
 if [ ${#left[@]} -gt 0 ]; then
 	printf 'left behind: %s\n' "${left[@]}"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scratch paths for the C tests: under $TMPDIR, the directory scripts/run-tests.sh gives each run
- * so that it can tell what a test left behind (/tmp when a test runs by hand).
+ * Scratch paths and names for the C tests, by which scripts/run-tests.sh tells what a test left
+ * behind: files under $TMPDIR, the directory it gives each run (/tmp when a test runs by hand);
+ * cgroups named with the run's id.
  */
 #pragma once
 
@@ -14,4 +15,11 @@ static inline char *scratch_template(char *buf, size_t size, const char *name)
 	const char *t = getenv("TMPDIR");
 	snprintf(buf, size, "%s/%s-XXXXXX", t && t[0] == '/' ? t : "/tmp", name);
 	return buf;
+}
+
+/* The test run's id (EVICTD_TEST_RUN), in the name of every cgroup a test creates. */
+static inline const char *test_run_id(void)
+{
+	const char *r = getenv("EVICTD_TEST_RUN");
+	return r && r[0] ? r : "norun";
 }

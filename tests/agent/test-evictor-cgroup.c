@@ -344,9 +344,7 @@ int main(void)
 		printf("skipped: no cgroup2 hierarchy mounted\n");
 		return 77;
 	}
-	/* the run's id in the name: scripts/run-tests.sh finds a cgroup left behind by it */
-	const char *run = getenv("EVICTD_TEST_RUN");
-	snprintf(base, sizeof(base), "%s/evictd-test-%s-%d", root, run ? run : "norun", (int)getpid());
+	snprintf(base, sizeof(base), "%s/evictd-test-%s-%d", root, test_run_id(), (int)getpid());
 	snprintf(pod, sizeof(pod), "%s/pod", base);
 	snprintf(ctr, sizeof(ctr), "%s/ctr", pod);
 	snprintf(other, sizeof(other), "%s/other", base);
