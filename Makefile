@@ -10,6 +10,8 @@
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
 #   agent/*.c         -> build/agent.a (agent/main.c is evictd's main)
+#   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
+#                        the node service share it)
 #   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
 #   tests/lib/test-*.c, tests/agent/test-*.c, tests/controller/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
@@ -67,7 +69,8 @@ endif
 endif
 
 AGENT_PKGS := libsystemd libcgroup inih
-CTL_PKGS   := libfyaml
+KUBE_PKGS  := libfyaml yajl
+CTL_PKGS   := $(KUBE_PKGS)
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
 CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
@@ -81,17 +84,21 @@ AGENT_SRCS := $(filter-out agent/main.c,$(sort $(wildcard agent/*.c)))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
+KUBE_SRCS  := $(sort $(wildcard kube/*.c))
+KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
 
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 AGENT_A    := $(B)/agent.a
 CTL_A      := $(B)/controller.a
+KUBE_A     := $(B)/kube.a
 EVICTD     := $(B)/evictd
 PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/agent/test-*.c)))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
@@ -127,18 +134,27 @@ $(AGENT_A): $(AGENT_OBJS)
 $(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
+# --- kube: Kubernetes client and object decoder (preemptctl, evictd-kube) ----------------------
+$(B)/kube/%.o: kube/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
+
+$(KUBE_A): $(KUBE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -MMD -MP -c -o $@ $<
 
 $(CTL_A): $(CTL_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
 
 # --- tests ------------------------------------------------------------------------------------
 # Unit tests link the static archives, so they can reach internal (non-exported) functions.
@@ -150,16 +166,20 @@ $(B)/tests/agent/%: tests/agent/%.c $(AGENT_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(AGENT_CFLAGS) -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(LIB_A)
+$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+
+$(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
 
-TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL)
+TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE)
 
 tests: all $(TEST_PROGS) $(TEST_HELPERS)
 
@@ -168,8 +188,8 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller \
-	  lib agent controller
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube \
+	  lib agent controller kube
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
@@ -205,7 +225,7 @@ install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
-	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten.
