@@ -102,13 +102,23 @@ static void add_classes(struct build *b)
 		pp_err err;
 		int r = 0;
 
+		const pp_priority_class *def = pp_pcset_default(b->m->classes);
+
 		if (pc->preemption_policy)
 			r = pp_preemption_policy_parse(pc->preemption_policy, &policy, &err);
 		if (r < 0)
 			diag_error(b->d, &pc->loc, NULL, "priorityclasses/%s: preemptionPolicy: %s", pc->name, err.msg);
-		else if ((r = pp_pcset_add_full(b->m->classes, pc->name, pc->value, pc->global_default, policy,
-		                                pc->description, &err)) < 0)
+		else if ((r = (pc->existing ? pp_pcset_add_existing : pp_pcset_add_full)(
+		                  b->m->classes, pc->name, pc->value, pc->global_default, policy, pc->description, &err)) < 0)
 			diag_error(b->d, &pc->loc, NULL, "%s", err.msg);
+		else if (pc->global_default && def) {
+			/* the API server checks its cache only: a cluster can hold two (TestDefaultPriority) */
+			const pp_priority_class *low = pp_pcset_default(b->m->classes);
+			diag_warn(b->d, &pc->loc, NULL,
+			          "priorityclasses/%s: globalDefault: PriorityClass %s is also marked as default; pods "
+			          "without a priorityClassName get the lowest value, %s's %d", pc->name, def->name,
+			          low->name, (int)low->value);
+		}
 		if (r == -ENOMEM)
 			b->oom = true;
 		if (r < 0)

@@ -86,6 +86,9 @@ struct k8s_priority_class {
 	bool global_default;
 	const char *preemption_policy; /* NULL when absent */
 	const char *description;       /* NULL when absent */
+	/* read back from a cluster (metadata.creationTimestamp, uid or resourceVersion set), not a
+	 * manifest to create: a second globalDefault is then a fact to warn about, not an error */
+	bool existing;
 };
 
 struct k8s_node {

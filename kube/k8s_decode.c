@@ -737,6 +737,7 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj
 	struct diag_loc loc = { .file = file, .line = yv_line(obj) };
 	if (ki->kind[0] == 'P' && ki->kind[1] == 'r') {
 		struct k8s_priority_class pc = { .loc = loc, .name = mname };
+		pc.existing = yv_get(meta, "creationTimestamp") || yv_get(meta, "uid") || yv_get(meta, "resourceVersion");
 		r = decode_priority_class(&v, obj, &pc);
 		struct k8s_priority_class *e = NULL;
 		const char **rej = NULL;
