@@ -12,7 +12,8 @@ struct build {
 	model *m;
 	const k8s_cluster *c;
 	diag *d;
-	karena scratch; /* conversion arrays: the library copies what it keeps */
+	karena scratch; /* one object's conversion arrays: the library copies what it keeps */
+	karena keep;    /* what lives through the whole build */
 	bool oom;
 	/* classes that were rejected: pods naming them get one error, not a misleading "not found" */
 	const char **bad_classes;
@@ -95,7 +96,8 @@ static bool has_node(const k8s_cluster *c, const char *name)
 
 static void add_classes(struct build *b)
 {
-	b->bad_classes = scratch(b, b->c->nclasses, sizeof(*b->bad_classes));
+	b->bad_classes = karena_calloc(&b->keep, b->c->nclasses, sizeof(*b->bad_classes));
+	b->oom |= !b->bad_classes;
 	for (size_t i = 0; b->bad_classes && i < b->c->nclasses; i++) {
 		const struct k8s_priority_class *pc = &b->c->classes[i];
 		pp_preemption_policy policy = PP_PREEMPT_LOWER_PRIORITY;
@@ -173,6 +175,7 @@ static void add_nodes(struct build *b)
 			snprintf(label, sizeof(label), "nodes/%s", n->name);
 			diag_error(b->d, &n->loc, label, "%s", strip_label(err.msg, label));
 		}
+		karena_reset(&b->scratch);
 	}
 }
 
@@ -392,10 +395,13 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	}
 	add_classes(&b);
 	add_nodes(&b);
-	for (size_t i = 0; i < c->npods && !b.oom; i++)
+	for (size_t i = 0; i < c->npods && !b.oom; i++) {
 		add_pod(&b, &c->pods[i]);
+		karena_reset(&b.scratch);
+	}
 	add_pdbs(&b);
 	karena_free(&b.scratch);
+	karena_free(&b.keep);
 	if (b.oom) {
 		diag_error(d, NULL, NULL, "out of memory");
 		return -ENOMEM;
@@ -411,6 +417,7 @@ int model_load(model *m, k8s_cluster *c, const char *const *files, size_t nfiles
 		r = k8s_load_file(c, files[i], d);
 	if (r != -ENOMEM)
 		r = model_build(m, c, d);
+	diag_flush(d);
 	return r == -ENOMEM ? r : d->nerrors ? -EINVAL : 0;
 }
 
