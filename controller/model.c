@@ -110,8 +110,10 @@ static void add_classes(struct build *b)
 			r = pp_preemption_policy_parse(pc->preemption_policy, &policy, &err);
 		if (r < 0)
 			diag_error(b->d, &pc->loc, NULL, "priorityclasses/%s: preemptionPolicy: %s", pc->name, err.msg);
-		else if ((r = (pc->existing ? pp_pcset_add_existing : pp_pcset_add_full)(
-		                  b->m->classes, pc->name, pc->value, pc->global_default, policy, pc->description, &err)) < 0)
+		else if ((r = pc->existing ? pp_pcset_add_existing(b->m->classes, pc->name, pc->value, pc->global_default,
+		                                                   policy, pc->description, &err)
+		                           : pp_pcset_add_full(b->m->classes, pc->name, pc->value, pc->global_default,
+		                                               policy, pc->description, &err)) < 0)
 			diag_error(b->d, &pc->loc, NULL, "%s", err.msg);
 		else if (pc->global_default && def) {
 			/* the API server checks its cache only: a cluster can hold two (TestDefaultPriority) */

@@ -73,6 +73,8 @@ struct kstream {
 	bool keeping;               /* AUTO chose JSON: keep bytes until an item is out */
 	char *keep;
 	size_t nkeep, cap_keep;
+	char *pre;                  /* AUTO: the blanks before the first byte that decides */
+	size_t npre, cap_pre;
 
 	/* YAML */
 	char *ybuf;

@@ -67,6 +67,7 @@ kstream *kstream_free(kstream *s)
 	kjson_free(s);
 	kb_done(s);
 	free(s->keep);
+	free(s->pre);
 	free(s->ybuf);
 	free(s->list_rv);
 	free(s->list_continue);
@@ -161,10 +162,31 @@ int kstream_feed(kstream *s, const void *buf, size_t len)
 		return 0;
 	if ((r = kgate_feed(&s->gate, buf, len)) < 0)
 		return s->err = r;
-	if (s->fmt == KSTREAM_AUTO)
+	if (s->fmt == KSTREAM_AUTO) {
 		sniff(s, buf, len);
-	if (s->fmt == KSTREAM_AUTO)
-		return 0; /* blanks only so far */
+		if (s->fmt == KSTREAM_AUTO) {
+			/* blanks only so far: kept, they count for lines and YAML indentation */
+			if (append(&s->pre, &s->npre, &s->cap_pre, buf, len) < 0)
+				return s->err = -ENOMEM;
+			return 0;
+		}
+		if (s->npre) {
+			char *pre = s->pre;
+			size_t npre = s->npre;
+			s->pre = NULL;
+			s->npre = s->cap_pre = 0;
+			r = s->fmt == KSTREAM_JSON ? feed_json(s, pre, npre, &fell_back)
+			                           : append(&s->ybuf, &s->ylen, &s->ycap, pre, npre);
+			free(pre);
+			if (r < 0)
+				return s->err = r;
+			if (fell_back) {
+				if (append(&s->ybuf, &s->ylen, &s->ycap, buf, len) < 0)
+					return s->err = -ENOMEM;
+				return 0;
+			}
+		}
+	}
 	if (s->fmt == KSTREAM_JSON) {
 		r = feed_json(s, buf, len, &fell_back);
 		if (r < 0 || !fell_back)

@@ -170,9 +170,10 @@ static const pp_priority_class *default_class(const pp_pcset *s, const pp_priori
 {
 	const pp_priority_class *d = NULL;
 	for (size_t i = 0; i < s->n; i++) {
-		const pp_priority_class *c = &s->classes[i];
-		if (c->global_default && c != except && (!d || c->value < d->value))
-			d = c;
+		if (&s->classes[i] == except || !s->classes[i].global_default)
+			continue;
+		if (!d || s->classes[i].value < d->value)
+			d = &s->classes[i];
 	}
 	return d;
 }

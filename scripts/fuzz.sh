@@ -7,6 +7,9 @@
 #   FUZZ_SECONDS=10 make fuzz            the CI smoke run
 #   FUZZ_TARGETS="quantity config" ...   only these targets
 #   FUZZ_JOBS=1                          parallel targets (default 1: the machine is shared)
+#   FUZZ_MAX_LEN=16384                   input size of the main run
+#   FUZZ_BIG_MAX_LEN=1048576             a second run per target with inputs this large, for
+#   FUZZ_BIG_SECONDS=FUZZ_SECONDS/3      size-driven paths (limits, buffers, chunking); 0: none
 #
 # A target declares which archives it needs with a comment line "fuzz-links: lib agent controller"
 # ("kube": the Kubernetes decoder alone; "controller" implies it).
@@ -117,6 +120,21 @@ for n in "${targets[@]}"; do
 	else
 		echo "fuzz-$n: FAILED (exit $rc) after ${execs:-?} execs; input in $art (log $log)"
 		grep -m5 -E 'ERROR|invariant|runtime error|SUMMARY' "$log" | sed 's/^/    /'
+		failed=1
+		continue
+	fi
+	# Large inputs: the main run's max_len never reaches size bounds and multi-chunk paths.
+	big=${FUZZ_BIG_MAX_LEN:-1048576} bigsec=${FUZZ_BIG_SECONDS:-$(( SECONDS_PER / 3 > 5 ? SECONDS_PER / 3 : 5 ))}
+	[ "$big" -gt 0 ] && [ "$bigsec" -gt 0 ] || continue
+	"$bin" "${opts[@]}" -max_len="$big" -len_control=0 -max_total_time="$bigsec" -print_final_stats=1 \
+		"$work" "${seeds[@]}" >"$log.big" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log.big" | tail -1)
+	if [ $rc -eq 0 ]; then
+		echo "fuzz-$n: ok at -max_len=$big, ${execs:-?} execs in ${bigsec}s"
+	else
+		echo "fuzz-$n: FAILED at -max_len=$big (exit $rc) after ${execs:-?} execs; input in $art (log $log.big)"
+		grep -m5 -E 'ERROR|invariant|runtime error|SUMMARY' "$log.big" | sed 's/^/    /'
 		failed=1
 	fi
 done
