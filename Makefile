@@ -197,7 +197,8 @@ $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES)
-	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done
+	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \
+	for s in tests/bench/bench-*.sh; do echo "== $$s"; BUILD=$(B) $$s; done
 
 fuzz:
 	@scripts/fuzz.sh
