@@ -72,6 +72,9 @@ AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
 CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
+KUBE_PKGS    := libcurl yajl libfyaml libsystemd
+KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KUBE_PKGS) 2>/dev/null)
+KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KUBE_PKGS) 2>/dev/null)
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -82,21 +85,30 @@ AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
 
+KUBE_SRCS  := $(sort $(wildcard kube/*.c))
+KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
+KAGENT_SRCS := $(filter-out kubeagent/main.c,$(sort $(wildcard kubeagent/*.c)))
+KAGENT_OBJS := $(KAGENT_SRCS:%.c=$(B)/%.o)
+
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 AGENT_A    := $(B)/agent.a
 CTL_A      := $(B)/controller.a
 EVICTD     := $(B)/evictd
+KUBE_A     := $(B)/kube.a
+KAGENT_A   := $(B)/kubeagent.a
+EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/agent/test-*.c)))
+TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL)
+all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE)
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -127,6 +139,27 @@ $(AGENT_A): $(AGENT_OBJS)
 $(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
+# --- kube/ (the Kubernetes client) and evictd-kube -------------------------------------------
+$(B)/kube/%.o: kube/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
+
+$(KUBE_A): $(KUBE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/kubeagent/%.o: kubeagent/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -MMD -MP -c -o $@ $<
+
+$(KAGENT_A): $(KAGENT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Statically linked against libpreempt like evictd, for the same reason.
+$(EVICTD_KUBE): $(B)/kubeagent/main.o $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
+
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
 	@mkdir -p $(@D)
@@ -154,12 +187,16 @@ $(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
+$(B)/tests/kube/%: tests/kube/%.c $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -Itests -MMD -MP -o $@ $< $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(AGENT_LIBS) $(TEST_LIBS) -lm
+
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
 
-TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL)
+TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE)
 
 tests: all $(TEST_PROGS) $(TEST_HELPERS)
 
@@ -168,8 +205,8 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller \
-	  lib agent controller
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube -Ikubeagent \
+	  lib agent controller kube kubeagent
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
