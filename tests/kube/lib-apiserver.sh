@@ -14,6 +14,7 @@
 #   kube_pod_json NS NAME NODE [PRIORITY] [MEMORY-REQUEST] [CPU-REQUEST]   a Pod to kube_apply
 # Variables for identities: $KUBE_DIR/kubeconfig-{admin,node,node-data,node-token,admin-token,
 # expired,rogue,exec,anonymous}.
+# shellcheck disable=SC2034  # KUBE_URL, KUBE_CTL, KUBE_PORT are for the sourcing test
 KUBE_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KUBE_NODE=${KUBE_NODE:-node-1}
 KUBE_PID=""
@@ -25,8 +26,8 @@ _kube_spawn() {	# _kube_spawn PORT OPTIONS...
 	python3 "$KUBE_HERE/apiserver.py" --dir "$KUBE_DIR" --port "$port" "$@" \
 		2>>"$KUBE_DIR/apiserver.stderr" &
 	KUBE_PID=$!
-	local i
-	for i in $(seq 1 200); do
+
+	for _ in $(seq 1 200); do
 		[ -s "$KUBE_DIR/ports.json" ] && break
 		if ! kill -0 "$KUBE_PID" 2>/dev/null; then
 			echo "apiserver.py exited at startup:" >&2; cat "$KUBE_DIR/apiserver.stderr" >&2
@@ -54,7 +55,7 @@ _kube_kill() {
 	if [ -n "$KUBE_PID" ]; then
 		kill -TERM "$KUBE_PID" 2>/dev/null
 		local i
-		for i in $(seq 1 100); do kill -0 "$KUBE_PID" 2>/dev/null || break; sleep 0.05; done
+		for _ in $(seq 1 100); do kill -0 "$KUBE_PID" 2>/dev/null || break; sleep 0.05; done
 		kill -KILL "$KUBE_PID" 2>/dev/null
 		wait "$KUBE_PID" 2>/dev/null
 		KUBE_PID=""
