@@ -242,6 +242,7 @@ install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
+	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
@@ -251,6 +252,11 @@ install: all install-lib
 	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
+	install -d $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants
+	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
 
 clean:

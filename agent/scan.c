@@ -600,7 +600,7 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 	if (s->meta_fd < 0)
 		s->meta_fd = open(s->cfg->pod_metadata_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	int meta_fd = trusted_dir_fd(s->meta_fd, s->cfg->pod_metadata_dir, &s->meta_untrusted);
-	if (s->kube_meta_fd < 0)
+	if (s->kube_meta_fd < 0 && s->cfg->kube.enable)
 		s->kube_meta_fd = open(s->cfg->kube.descriptor_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	int kube_meta_fd = trusted_dir_fd(s->kube_meta_fd, s->cfg->kube.descriptor_dir, &s->kube_meta_untrusted);
 

@@ -223,7 +223,9 @@ int kubeconfig_load(const char *path, kube_config **ret, char *err, size_t err_s
 	r = read_file(path, KUBECONFIG_MAX, true, &text, &len, err, err_size);
 	if (r < 0)
 		return r;
-	doc = fy_document_build_from_string(NULL, text, len);
+	/* quiet: libfyaml would print to stderr; the one-line error below is ours */
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET };
+	doc = fy_document_build_from_string(&pcfg, text, len);
 	if (!doc) {
 		r = kfail(err, err_size, -EINVAL, path, "not valid YAML");
 		goto out;

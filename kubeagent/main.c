@@ -141,6 +141,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
+	log_set_identifier("evictd-kube");
 	log_setup(o.log);
 	r = config_load(o.config_path, o.config_explicit, &cfg, &cerr);
 	if (r < 0) {
