@@ -360,7 +360,10 @@ static int load_metadata(scanner *s, int meta_fd, int pod_fd, pod_info *p)
 		log_entry_add(&e, FIELD_CGROUP, "%s", p->cgroup);
 		log_entry_add(&e, FIELD_REASON, "%s", why);
 		log_entry_send(&e, "Ignoring metadata of pod %s: %s", p->uid, why);
-	}
+	} else if (r == 0 && s->cfg->kube.enable)
+		/* once per pod: an unchanged absence takes the previous scan's metadata */
+		log_msg(LOG_NOTICE, "Pod %s has no metadata yet (no descriptor from evictd-kube or the operator): "
+		        "ranked with cgroup-derived requests and the default priority", p->uid);
 	return podmeta_defaults(pod_fd, s->cfg->pcset, p);
 }
 
