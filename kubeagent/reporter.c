@@ -17,6 +17,7 @@
 #include "jsonbuf.h"
 #include "kagent-log.h"
 #include "kpod.h"
+#include "spool.h"
 
 #define RECORD_MAX (64 * 1024)
 
@@ -212,14 +213,7 @@ static void body_event(reporter *r, jsonbuf *j, bool node)
 			if (!cn || uv < 0 || uv <= rv || ln >= sizeof(names) || lu >= sizeof(usage))
 				continue;
 			ln += (size_t)snprintf(names + ln, sizeof(names) - ln, "%s%s", ln ? "," : "", cn);
-			int64_t v = uv;
-			int unit = -1;
-			static const char *const sfx[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-			while (unit < 5 && v % 1024 == 0 && v) {
-				v /= 1024;
-				unit++;
-			}
-			snprintf(q, sizeof(q), "%" PRId64 "%s", v, unit >= 0 ? sfx[unit] : "");
+			spool_quantity(uv, q, sizeof(q));
 			lu += (size_t)snprintf(usage + lu, sizeof(usage) - lu, "%s%s", lu ? "," : "", q);
 		}
 		jb_key(j, "annotations");
