@@ -10,6 +10,8 @@
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
 #   agent/*.c         -> build/agent.a (agent/main.c is evictd's main)
+#   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
+#                        the node service share it)
 #   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
 #   tests/lib/test-*.c, tests/agent/test-*.c, tests/controller/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
@@ -67,14 +69,16 @@ endif
 endif
 
 AGENT_PKGS := libsystemd libcgroup inih
-CTL_PKGS   := libfyaml
+KUBE_PKGS  := libfyaml yajl
+CTL_PKGS   := $(KUBE_PKGS)
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
 CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
-KUBE_PKGS    := libcurl yajl libfyaml libsystemd
-KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KUBE_PKGS) 2>/dev/null)
-KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KUBE_PKGS) 2>/dev/null)
+# kube/'s HTTPS client and its sd-event driver (evictd-kube) need more than the decoder.
+KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
+KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
+KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -84,7 +88,6 @@ AGENT_SRCS := $(filter-out agent/main.c,$(sort $(wildcard agent/*.c)))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
-
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
 KAGENT_SRCS := $(filter-out kubeagent/main.c,$(sort $(wildcard kubeagent/*.c)))
@@ -102,8 +105,8 @@ PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/agent/test-*.c)))
-TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
@@ -139,10 +142,10 @@ $(AGENT_A): $(AGENT_OBJS)
 $(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
-# --- kube/ (the Kubernetes client) and evictd-kube -------------------------------------------
+# --- kube/ (the Kubernetes client and object decoder) and evictd-kube ------------------------
 $(B)/kube/%.o: kube/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
 
 $(KUBE_A): $(KUBE_OBJS)
 	@rm -f $@
@@ -163,15 +166,15 @@ $(EVICTD_KUBE): $(B)/kubeagent/main.o $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -MMD -MP -c -o $@ $<
 
 $(CTL_A): $(CTL_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
 
 # --- tests ------------------------------------------------------------------------------------
 # Unit tests link the static archives, so they can reach internal (non-exported) functions.
@@ -183,13 +186,13 @@ $(B)/tests/agent/%: tests/agent/%.c $(AGENT_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(AGENT_CFLAGS) -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(LIB_A)
+$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 $(B)/tests/kube/%: tests/kube/%.c $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -Itests -MMD -MP -o $@ $< $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(AGENT_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -Ilib -Itests -MMD -MP -o $@ $< $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(AGENT_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
@@ -243,7 +246,7 @@ install: all install-lib
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
-	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten.

@@ -12,7 +12,7 @@ struct build {
 	model *m;
 	const k8s_cluster *c;
 	diag *d;
-	ctl_arena scratch; /* conversion arrays: the library copies what it keeps */
+	karena scratch; /* conversion arrays: the library copies what it keeps */
 	bool oom;
 	/* classes that were rejected: pods naming them get one error, not a misleading "not found" */
 	const char **bad_classes;
@@ -21,7 +21,7 @@ struct build {
 
 static void *scratch(struct build *b, size_t n, size_t size)
 {
-	void *p = ctl_arena_calloc(&b->scratch, n, size);
+	void *p = karena_calloc(&b->scratch, n, size);
 	if (!p)
 		b->oom = true;
 	return p;
@@ -168,45 +168,17 @@ static void add_nodes(struct build *b)
 
 /* --- pods ------------------------------------------------------------------------------------ */
 
-static const pp_quantity_kv *quantities(struct build *b, const k8s_rlist *l)
-{
-	pp_quantity_kv *q = scratch(b, l->n, sizeof(*q));
-	for (size_t i = 0; q && i < l->n; i++)
-		q[i] = (pp_quantity_kv){ l->v[i].key, l->v[i].value };
-	return q;
-}
-
 static int pod_requests(struct build *b, const struct k8s_pod *p, const char *label, pp_resource **ret,
                         size_t *ret_n)
 {
-	size_t nc = p->ncontainers + p->ninit_containers, max = p->overhead.n + p->pod_requests.n + 1;
-	pp_container_requests *cr = scratch(b, nc, sizeof(*cr));
 	pp_err err;
+	int r = k8s_pod_requests(p, &b->scratch, ret, ret_n, &err);
 
-	for (size_t i = 0; cr && i < p->ncontainers; i++) {
-		cr[i] = (pp_container_requests){ PP_CONTAINER, quantities(b, &p->containers[i].requests),
-		                                 p->containers[i].requests.n };
-		max += p->containers[i].requests.n;
-	}
-	for (size_t i = 0; cr && i < p->ninit_containers; i++) {
-		const struct k8s_container *c = &p->init_containers[i];
-		cr[p->ncontainers + i] = (pp_container_requests){ c->restartable ? PP_SIDECAR : PP_INIT_CONTAINER,
-		                                                  quantities(b, &c->requests), c->requests.n };
-		max += c->requests.n;
-	}
-	pp_resource *res = scratch(b, max, sizeof(*res));
-	if (b->oom)
-		return -ENOMEM;
-	int r = pp_pod_requests(cr, nc, quantities(b, &p->pod_requests), p->pod_requests.n,
-	                        quantities(b, &p->overhead), p->overhead.n, res, max, ret_n, &err);
 	if (r == -ENOMEM)
 		b->oom = true;
 	else if (r < 0)
 		diag_error(b->d, &p->loc, label, "spec.%s", err.msg);
-	if (r < 0)
-		return r;
-	*ret = res;
-	return 0;
+	return r;
 }
 
 static bool class_is_bad(const struct build *b, const char *name)
@@ -413,7 +385,7 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	for (size_t i = 0; i < c->npods && !b.oom; i++)
 		add_pod(&b, &c->pods[i]);
 	add_pdbs(&b);
-	ctl_arena_free(&b.scratch);
+	karena_free(&b.scratch);
 	if (b.oom) {
 		diag_error(d, NULL, NULL, "out of memory");
 		return -ENOMEM;

@@ -8,7 +8,7 @@
 
 #include "preempt.h"
 
-yajl_val kjson_get(yajl_val v, const char *a, const char *b, const char *c)
+yajl_val ytree_get(yajl_val v, const char *a, const char *b, const char *c)
 {
 	const char *path[] = { a, b, c, NULL };
 
@@ -17,9 +17,9 @@ yajl_val kjson_get(yajl_val v, const char *a, const char *b, const char *c)
 	return yajl_tree_get(v, path, yajl_t_any);
 }
 
-const char *kjson_str(yajl_val v, const char *a, const char *b, const char *c)
+const char *ytree_str(yajl_val v, const char *a, const char *b, const char *c)
 {
-	return YAJL_GET_STRING(kjson_get(v, a, b, c));
+	return YAJL_GET_STRING(ytree_get(v, a, b, c));
 }
 
 static int copy(char *dst, size_t size, const char *s, const char *field, char *err, size_t err_size)
@@ -69,7 +69,7 @@ static int64_t request(const pp_quantity_kv *kv, size_t n, const char *name, boo
 
 int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
 {
-	yajl_val meta = kjson_get(obj, "metadata", NULL, NULL), spec = kjson_get(obj, "spec", NULL, NULL);
+	yajl_val meta = ytree_get(obj, "metadata", NULL, NULL), spec = ytree_get(obj, "spec", NULL, NULL);
 	yajl_val v, ann, conts, inits, statuses;
 	pp_container_requests cr[2 * KPOD_CONTAINERS_MAX];
 	pp_quantity_kv kv[2 * KPOD_CONTAINERS_MAX][REQ_MAX], podlevel[REQ_MAX], overhead[REQ_MAX];
@@ -84,26 +84,26 @@ int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
 		snprintf(err, err_size, "not a Pod object (no metadata)");
 		return -EINVAL;
 	}
-	const char *kind = kjson_str(obj, "kind", NULL, NULL);
+	const char *kind = ytree_str(obj, "kind", NULL, NULL);
 	if (kind && strcmp(kind, "Pod") != 0) {
 		snprintf(err, err_size, "kind \"%.40s\" is not Pod", kind);
 		return -EINVAL;
 	}
-	if ((r = copy(p->uid, sizeof(p->uid), kjson_str(meta, "uid", NULL, NULL), "metadata.uid", err, err_size)) < 0 ||
-	    (r = copy(p->namespace_, sizeof(p->namespace_), kjson_str(meta, "namespace", NULL, NULL), "metadata.namespace",
+	if ((r = copy(p->uid, sizeof(p->uid), ytree_str(meta, "uid", NULL, NULL), "metadata.uid", err, err_size)) < 0 ||
+	    (r = copy(p->namespace_, sizeof(p->namespace_), ytree_str(meta, "namespace", NULL, NULL), "metadata.namespace",
 	              err, err_size)) < 0 ||
-	    (r = copy(p->name, sizeof(p->name), kjson_str(meta, "name", NULL, NULL), "metadata.name", err, err_size)) < 0 ||
-	    (r = copy(p->resource_version, sizeof(p->resource_version), kjson_str(meta, "resourceVersion", NULL, NULL),
+	    (r = copy(p->name, sizeof(p->name), ytree_str(meta, "name", NULL, NULL), "metadata.name", err, err_size)) < 0 ||
+	    (r = copy(p->resource_version, sizeof(p->resource_version), ytree_str(meta, "resourceVersion", NULL, NULL),
 	              "metadata.resourceVersion", err, err_size)) < 0 ||
-	    (r = copy(p->node_name, sizeof(p->node_name), kjson_str(spec, "nodeName", NULL, NULL), "spec.nodeName", err,
+	    (r = copy(p->node_name, sizeof(p->node_name), ytree_str(spec, "nodeName", NULL, NULL), "spec.nodeName", err,
 	              err_size)) < 0 ||
-	    (r = copy(p->priority_class, sizeof(p->priority_class), kjson_str(spec, "priorityClassName", NULL, NULL),
+	    (r = copy(p->priority_class, sizeof(p->priority_class), ytree_str(spec, "priorityClassName", NULL, NULL),
 	              "spec.priorityClassName", err, err_size)) < 0 ||
-	    (r = copy(p->preemption_policy, sizeof(p->preemption_policy), kjson_str(spec, "preemptionPolicy", NULL, NULL),
+	    (r = copy(p->preemption_policy, sizeof(p->preemption_policy), ytree_str(spec, "preemptionPolicy", NULL, NULL),
 	              "spec.preemptionPolicy", err, err_size)) < 0 ||
-	    (r = copy(p->qos, sizeof(p->qos), kjson_str(obj, "status", "qosClass", NULL), "status.qosClass", err,
+	    (r = copy(p->qos, sizeof(p->qos), ytree_str(obj, "status", "qosClass", NULL), "status.qosClass", err,
 	              err_size)) < 0 ||
-	    (r = copy(p->phase, sizeof(p->phase), kjson_str(obj, "status", "phase", NULL), "status.phase", err, err_size)) < 0)
+	    (r = copy(p->phase, sizeof(p->phase), ytree_str(obj, "status", "phase", NULL), "status.phase", err, err_size)) < 0)
 		return r;
 	if (!p->uid[0] || !p->name[0]) {
 		snprintf(err, err_size, "metadata.uid or metadata.name missing");
@@ -131,45 +131,45 @@ int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
 	if (p->qos[0] && strcmp(p->qos, "Guaranteed") != 0 && strcmp(p->qos, "Burstable") != 0 &&
 	    strcmp(p->qos, "BestEffort") != 0)
 		p->qos[0] = '\0';
-	p->deleting = kjson_get(meta, "deletionTimestamp", NULL, NULL) &&
-	              !YAJL_IS_NULL(kjson_get(meta, "deletionTimestamp", NULL, NULL));
-	v = kjson_get(spec, "priority", NULL, NULL);
+	p->deleting = ytree_get(meta, "deletionTimestamp", NULL, NULL) &&
+	              !YAJL_IS_NULL(ytree_get(meta, "deletionTimestamp", NULL, NULL));
+	v = ytree_get(spec, "priority", NULL, NULL);
 	if (YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) >= INT32_MIN && YAJL_GET_INTEGER(v) <= INT32_MAX) {
 		p->has_priority = true;
 		p->priority = (int32_t)YAJL_GET_INTEGER(v);
 	}
-	v = kjson_get(spec, "terminationGracePeriodSeconds", NULL, NULL);
+	v = ytree_get(spec, "terminationGracePeriodSeconds", NULL, NULL);
 	if (YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) >= 0) {
 		p->has_grace = true;
 		p->grace_seconds = YAJL_GET_INTEGER(v);
 	}
 	/* pkg/kubelet/types: IsStaticPod (config.source != "api") || IsMirrorPod (config.mirror) */
-	ann = kjson_get(meta, "annotations", NULL, NULL);
+	ann = ytree_get(meta, "annotations", NULL, NULL);
 	if (YAJL_IS_OBJECT(ann)) {
-		const char *src = kjson_str(ann, "kubernetes.io/config.source", NULL, NULL);
-		if ((src && strcmp(src, "api") != 0) || kjson_get(ann, "kubernetes.io/config.mirror", NULL, NULL))
+		const char *src = ytree_str(ann, "kubernetes.io/config.source", NULL, NULL);
+		if ((src && strcmp(src, "api") != 0) || ytree_get(ann, "kubernetes.io/config.mirror", NULL, NULL))
 			p->static_or_mirror = true;
 	}
 
-	conts = kjson_get(spec, "containers", NULL, NULL);
-	inits = kjson_get(spec, "initContainers", NULL, NULL);
-	statuses = kjson_get(obj, "status", "containerStatuses", NULL);
+	conts = ytree_get(spec, "containers", NULL, NULL);
+	inits = ytree_get(spec, "initContainers", NULL, NULL);
+	statuses = ytree_get(obj, "status", "containerStatuses", NULL);
 	for (int pass = 0; pass < 2; pass++) {
 		yajl_val arr = pass == 0 ? inits : conts;
 		if (!YAJL_IS_ARRAY(arr))
 			continue;
 		for (size_t i = 0; i < arr->u.array.len && ncr < 2 * KPOD_CONTAINERS_MAX; i++) {
 			yajl_val c = arr->u.array.values[i];
-			yajl_val reqs = kjson_get(c, "resources", "requests", NULL);
+			yajl_val reqs = ytree_get(c, "resources", "requests", NULL);
 			size_t n = requests_of(reqs, kv[ncr], REQ_MAX);
-			const char *rp = kjson_str(c, "restartPolicy", NULL, NULL);
+			const char *rp = ytree_str(c, "restartPolicy", NULL, NULL);
 			cr[ncr] = (pp_container_requests){
 				.kind = pass == 1 ? PP_CONTAINER : rp && strcmp(rp, "Always") == 0 ? PP_SIDECAR : PP_INIT_CONTAINER,
 				.requests = kv[ncr], .n_requests = n,
 			};
 			if (pass == 1 && p->n_containers < KPOD_CONTAINERS_MAX) {
 				kpod_container *k = &p->containers[p->n_containers];
-				const char *nm = kjson_str(c, "name", NULL, NULL);
+				const char *nm = ytree_str(c, "name", NULL, NULL);
 				if (nm && strlen(nm) < sizeof(k->name) && !strpbrk(nm, " \t\n")) {
 					snprintf(k->name, sizeof(k->name), "%s", nm);
 					k->memory = request(kv[ncr], n, "memory", false);
@@ -177,8 +177,8 @@ int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
 					k->cpu_milli = request(kv[ncr], n, "cpu", true);
 					for (size_t s = 0; YAJL_IS_ARRAY(statuses) && s < statuses->u.array.len; s++) {
 						yajl_val st = statuses->u.array.values[s];
-						const char *sn = kjson_str(st, "name", NULL, NULL);
-						const char *id = kjson_str(st, "containerID", NULL, NULL);
+						const char *sn = ytree_str(st, "name", NULL, NULL);
+						const char *id = ytree_str(st, "containerID", NULL, NULL);
 						if (sn && id && strcmp(sn, nm) == 0 && strlen(id) < sizeof(k->id) &&
 						    !strpbrk(id, " \t\n\r"))
 							snprintf(k->id, sizeof(k->id), "%s", id);
@@ -189,8 +189,8 @@ int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
 			ncr++;
 		}
 	}
-	npl = requests_of(kjson_get(spec, "resources", "requests", NULL), podlevel, REQ_MAX);
-	noh = requests_of(kjson_get(spec, "overhead", NULL, NULL), overhead, REQ_MAX);
+	npl = requests_of(ytree_get(spec, "resources", "requests", NULL), podlevel, REQ_MAX);
+	noh = requests_of(ytree_get(spec, "overhead", NULL, NULL), overhead, REQ_MAX);
 	p->req_memory = p->req_cpu_milli = p->req_storage = -1;
 	r = pp_pod_requests(cr, ncr, podlevel, npl, overhead, noh, res, sizeof(res) / sizeof(res[0]), &nres, &e);
 	if (r < 0) {

@@ -49,5 +49,5 @@ bool kpod_critical(const kpod *p);
 int kpod_descriptor(const kpod *p, char *buf, size_t size);
 
 /* Small JSON helpers over yajl trees. */
-yajl_val kjson_get(yajl_val v, const char *a, const char *b, const char *c);
-const char *kjson_str(yajl_val v, const char *a, const char *b, const char *c);
+yajl_val ytree_get(yajl_val v, const char *a, const char *b, const char *c);
+const char *ytree_str(yajl_val v, const char *a, const char *b, const char *c);

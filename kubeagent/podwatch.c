@@ -192,7 +192,7 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 		return;
 	}
 	root = yajl_tree_parse(body, perr, sizeof(perr));
-	items = kjson_get(root, "items", NULL, NULL);
+	items = ytree_get(root, "items", NULL, NULL);
 	if (!root || !YAJL_IS_ARRAY(items)) {
 		log_api(LOG_WARNING, "LIST", "pods", status, -EBADMSG, root ? "not a PodList" : "response is not JSON");
 		yajl_tree_free(root);
@@ -203,9 +203,9 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 	}
 	for (size_t i = 0; i < items->u.array.len; i++)
 		apply_pod(w, items->u.array.values[i], false);
-	s = kjson_str(root, "metadata", "continue", NULL);
+	s = ytree_str(root, "metadata", "continue", NULL);
 	snprintf(w->cont, sizeof(w->cont), "%s", s && strlen(s) < sizeof(w->cont) ? s : "");
-	s = kjson_str(root, "metadata", "resourceVersion", NULL);
+	s = ytree_str(root, "metadata", "resourceVersion", NULL);
 	if (s && strlen(s) < sizeof(w->list_rv))
 		snprintf(w->list_rv, sizeof(w->list_rv), "%s", s);
 	yajl_tree_free(root);
@@ -254,9 +254,9 @@ static void watch_event(podwatch *w, const char *line)
 {
 	char perr[256];
 	yajl_val root = yajl_tree_parse(line, perr, sizeof(perr));
-	const char *type = kjson_str(root, "type", NULL, NULL);
-	yajl_val obj = kjson_get(root, "object", NULL, NULL);
-	const char *rv = kjson_str(obj, "metadata", "resourceVersion", NULL);
+	const char *type = ytree_str(root, "type", NULL, NULL);
+	yajl_val obj = ytree_get(root, "object", NULL, NULL);
+	const char *rv = ytree_str(obj, "metadata", "resourceVersion", NULL);
 
 	if (!root || !type || !YAJL_IS_OBJECT(obj)) {
 		log_msg(LOG_WARNING, "Ignoring a malformed watch event from the API server (%s)",
@@ -265,8 +265,8 @@ static void watch_event(podwatch *w, const char *line)
 		return;
 	}
 	if (strcmp(type, "ERROR") == 0) {
-		yajl_val code = kjson_get(obj, "code", NULL, NULL);
-		const char *m = kjson_str(obj, "message", NULL, NULL);
+		yajl_val code = ytree_get(obj, "code", NULL, NULL);
+		const char *m = ytree_str(obj, "message", NULL, NULL);
 		if (YAJL_IS_INTEGER(code) && YAJL_GET_INTEGER(code) == 410) {
 			log_msg(LOG_INFO, "Watch resourceVersion %s expired (410 Gone): relisting", w->rv);
 			w->relist = true;

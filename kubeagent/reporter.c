@@ -50,13 +50,13 @@ static void next(reporter *r);
 
 static const char *rstr(const reporter *r, const char *key)
 {
-	const char *s = kjson_str(r->rec, key, NULL, NULL);
+	const char *s = ytree_str(r->rec, key, NULL, NULL);
 	return s ? s : "";
 }
 
 static int64_t rint64(const reporter *r, const char *key)
 {
-	yajl_val v = kjson_get(r->rec, key, NULL, NULL);
+	yajl_val v = ytree_get(r->rec, key, NULL, NULL);
 	return YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : -1;
 }
 
@@ -133,7 +133,7 @@ static yajl_val load_record(reporter *r, const char *name)
 		return NULL;
 	buf[n] = '\0';
 	v = yajl_tree_parse(buf, perr, sizeof(perr));
-	if (!v || !YAJL_IS_OBJECT(v) || !kjson_str(v, "kind", NULL, NULL)) {
+	if (!v || !YAJL_IS_OBJECT(v) || !ytree_str(v, "kind", NULL, NULL)) {
 		log_msg(LOG_WARNING, "Spool record %s is not a valid record (%s): dropped", name, v ? "no kind" : "bad JSON");
 		yajl_tree_free(v);
 		(void)unlinkat(r->dirfd, name, 0);
@@ -201,13 +201,13 @@ static void body_event(reporter *r, jsonbuf *j, bool node)
 	jb_string(j, ns);
 	if (!node) {
 		/* the kubelet's annotations on its Evicted event */
-		yajl_val cs = kjson_get(r->rec, "containers", NULL, NULL);
+		yajl_val cs = ytree_get(r->rec, "containers", NULL, NULL);
 		char names[1024] = "", usage[1024] = "", q[32];
 		size_t ln = 0, lu = 0;
 		for (size_t i = 0; YAJL_IS_ARRAY(cs) && i < cs->u.array.len; i++) {
 			yajl_val c = cs->u.array.values[i];
-			yajl_val u = kjson_get(c, "usage", NULL, NULL), rq = kjson_get(c, "request", NULL, NULL);
-			const char *cn = kjson_str(c, "name", NULL, NULL);
+			yajl_val u = ytree_get(c, "usage", NULL, NULL), rq = ytree_get(c, "request", NULL, NULL);
+			const char *cn = ytree_str(c, "name", NULL, NULL);
 			int64_t uv = YAJL_IS_INTEGER(u) ? YAJL_GET_INTEGER(u) : -1;
 			int64_t rv = YAJL_IS_INTEGER(rq) && YAJL_GET_INTEGER(rq) > 0 ? YAJL_GET_INTEGER(rq) : 0;
 			if (!cn || uv < 0 || uv <= rv || ln >= sizeof(names) || lu >= sizeof(usage))
@@ -398,7 +398,7 @@ static void step_done(kube_call *call, int error, long status, const char *body,
 		/* the Status message of an error answer, else nothing */
 		char perr[64];
 		yajl_val st = status >= 300 ? yajl_tree_parse(body, perr, sizeof(perr)) : NULL;
-		const char *m = kjson_str(st, "message", NULL, NULL);
+		const char *m = ytree_str(st, "message", NULL, NULL);
 		snprintf(what, sizeof(what), "HTTP %ld%s%.300s", status, m ? ": " : "", m ? m : "");
 		yajl_tree_free(st);
 	}

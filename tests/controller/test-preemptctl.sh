@@ -75,7 +75,7 @@ $F/bad-missing-fields.yaml:27: pods/default/nameless-container: spec.containers[
 preemptctl: 4 problems found" \
 	"$PCTL" check $F/bad-missing-fields.yaml
 ok "check: truncated JSON" expect 1 "" \
-"$F/bad-truncated.json:317: syntax error: did not find expected node content
+"$F/bad-truncated.json:316: syntax error: premature EOF
 preemptctl: 1 problem found" \
 	"$PCTL" check $F/bad-truncated.json
 ok "check: YAML syntax error" expect 1 "" \
@@ -190,7 +190,7 @@ ok "preempt: an invalid quantity anywhere rejects the input" expect 1 "" \
 "$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
 preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
 	"$PCTL" preempt $F/cluster.json $F/bad-quantity.json --pod default/preemptor
-ok "preempt: truncated JSON" expect 1 "" "~$F/bad-truncated.json:317: syntax error:" \
+ok "preempt: truncated JSON" expect 1 "" "~$F/bad-truncated.json:316: syntax error:" \
 	"$PCTL" preempt $F/bad-truncated.json --pod default/preemptor
 ok "preempt: no such pod" expect 1 "" "preemptctl: pods/default/nope: no such pod in the input" \
 	"$PCTL" preempt $F/cluster.json --pod default/nope

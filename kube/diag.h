@@ -6,8 +6,8 @@
  *   FILE:LINE: OBJECT: FIELD: message          (errors; FILE:LINE:COLUMN: for byte-level ones)
  *   FILE:LINE: warning: OBJECT: message        (warnings)
  */
-#ifndef CTL_DIAG_H
-#define CTL_DIAG_H
+#ifndef KUBE_DIAG_H
+#define KUBE_DIAG_H
 
 #include <stdio.h>
 

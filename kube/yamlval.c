@@ -9,105 +9,11 @@
 #include <string.h>
 
 #include "preempt.h"
+#include "kval.h"
 
-enum scalar_kind { SK_STRING, SK_NULL, SK_BOOL, SK_INT, SK_FLOAT };
-
-/* YAML 1.2 core schema resolution of a plain scalar; quoted/block scalars are strings. */
-static enum scalar_kind classify(struct fy_node *n, const char *s, size_t len)
+int yv_line(const kval *n)
 {
-	if (fy_node_get_style(n) != FYNS_PLAIN)
-		return SK_STRING;
-#define IS(lit) (len == sizeof(lit) - 1 && memcmp(s, lit, len) == 0)
-	if (len == 0 || IS("~") || IS("null") || IS("Null") || IS("NULL"))
-		return SK_NULL;
-	if (IS("true") || IS("True") || IS("TRUE") || IS("false") || IS("False") || IS("FALSE"))
-		return SK_BOOL;
-	if (IS(".inf") || IS(".Inf") || IS(".INF") || IS("-.inf") || IS("+.inf") || IS(".nan") ||
-	    IS(".NaN") || IS(".NAN"))
-		return SK_FLOAT;
-#undef IS
-	size_t i = 0;
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
-		for (i = 2; i < len; i++)
-			if (!(s[1] == 'x' ? strchr("0123456789abcdefABCDEF", s[i]) != NULL
-			                  : (s[i] >= '0' && s[i] <= '7')))
-				return SK_STRING;
-		return SK_INT;
-	}
-	if (s[i] == '+' || s[i] == '-')
-		i++;
-	size_t digits = 0, frac = 0;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-		digits++;
-	bool is_float = false;
-	if (i < len && s[i] == '.') {
-		is_float = true;
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-			frac++;
-	}
-	if (digits + frac == 0)
-		return SK_STRING;
-	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		size_t e = 0;
-		i++;
-		if (i < len && (s[i] == '+' || s[i] == '-'))
-			i++;
-		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-			e++;
-		if (!e)
-			return SK_STRING;
-		is_float = true;
-	}
-	if (i != len)
-		return SK_STRING;
-	return is_float ? SK_FLOAT : SK_INT;
-}
-
-static const char *kind_name(struct fy_node *n)
-{
-	size_t len;
-	const char *s;
-
-	switch (fy_node_get_type(n)) {
-	case FYNT_MAPPING:
-		return "an object";
-	case FYNT_SEQUENCE:
-		return "a list";
-	default:
-		s = fy_node_get_scalar(n, &len);
-		switch (classify(n, s ? s : "", s ? len : 0)) {
-		case SK_NULL: return "null";
-		case SK_BOOL: return "a boolean";
-		case SK_INT:
-		case SK_FLOAT: return "a number";
-		default: return "a string";
-		}
-	}
-}
-
-int yv_line(struct fy_node *n)
-{
-	for (int depth = 0; n && depth < 64; depth++) {
-		void *it = NULL;
-		switch (fy_node_get_type(n)) {
-		case FYNT_SCALAR: {
-			struct fy_token *t = fy_node_get_scalar_token(n);
-			const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
-			return m ? m->line + 1 : 0;
-		}
-		case FYNT_MAPPING: {
-			struct fy_node_pair *p = fy_node_mapping_iterate(n, &it);
-			n = p ? fy_node_pair_key(p) : NULL;
-			break;
-		}
-		case FYNT_SEQUENCE:
-			n = fy_node_sequence_iterate(n, &it);
-			break;
-		default:
-			return 0;
-		}
-	}
-	return 0;
+	return (int)kval_line(n);
 }
 
 static size_t push(yv *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -147,7 +53,7 @@ void yv_pop(yv *v, size_t mark)
 	}
 }
 
-static void report(yv *v, bool warning, struct fy_node *n, const char *fmt, va_list ap)
+static void report(yv *v, bool warning, const kval *n, const char *fmt, va_list ap)
 {
 	char msg[768];
 	struct diag_loc loc = { .file = v->file, .line = yv_line(n) };
@@ -167,7 +73,7 @@ static void report(yv *v, bool warning, struct fy_node *n, const char *fmt, va_l
 		diag_error(v->diag, &loc, v->object[0] ? v->object : NULL, "%s", msg);
 }
 
-void yv_error(yv *v, struct fy_node *n, const char *fmt, ...)
+void yv_error(yv *v, const kval *n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -175,7 +81,7 @@ void yv_error(yv *v, struct fy_node *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-void yv_warn(yv *v, struct fy_node *n, const char *fmt, ...)
+void yv_warn(yv *v, const kval *n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -185,98 +91,73 @@ void yv_warn(yv *v, struct fy_node *n, const char *fmt, ...)
 
 void *yv_calloc(yv *v, size_t n, size_t size)
 {
-	void *p = ctl_arena_calloc(v->arena, n, size);
+	void *p = karena_calloc(v->arena, n, size);
 	if (!p)
 		v->oom = true;
 	return p;
 }
 
-bool yv_is_null(struct fy_node *n)
+bool yv_is_null(const kval *n)
 {
-	size_t len;
-	const char *s;
-
-	if (!n)
-		return true;
-	if (fy_node_get_type(n) != FYNT_SCALAR)
-		return false;
-	s = fy_node_get_scalar(n, &len);
-	return classify(n, s ? s : "", s ? len : 0) == SK_NULL;
+	return kval_type_of(n) == KVAL_NULL;
 }
 
-bool yv_is_int(struct fy_node *n)
+bool yv_is_int(const kval *n)
 {
-	size_t len;
-	const char *s;
-
-	if (!n || fy_node_get_type(n) != FYNT_SCALAR)
-		return false;
-	s = fy_node_get_scalar(n, &len);
-	return classify(n, s ? s : "", s ? len : 0) == SK_INT;
+	return kval_type_of(n) == KVAL_INT;
 }
 
-struct fy_node *yv_get(struct fy_node *map, const char *key)
+const kval *yv_get(const kval *map, const char *key)
 {
-	struct fy_node *n;
-
-	if (!map || fy_node_get_type(map) != FYNT_MAPPING)
-		return NULL;
-	n = fy_node_mapping_lookup_value_by_simple_key(map, key, strlen(key));
+	const kval *n = kval_get(map, key);
 	return yv_is_null(n) ? NULL : n;
 }
 
-bool yv_expect_map(yv *v, struct fy_node *n)
+bool yv_expect_map(yv *v, const kval *n)
 {
-	if (fy_node_get_type(n) == FYNT_MAPPING)
+	if (kval_type_of(n) == KVAL_MAP)
 		return true;
-	yv_error(v, n, "expected an object, got %s", kind_name(n));
+	yv_error(v, n, "expected an object, got %s", kval_kind_name(n));
 	return false;
 }
 
-bool yv_expect_seq(yv *v, struct fy_node *n)
+bool yv_expect_seq(yv *v, const kval *n)
 {
-	if (fy_node_get_type(n) == FYNT_SEQUENCE)
+	if (kval_type_of(n) == KVAL_SEQ)
 		return true;
-	yv_error(v, n, "expected a list, got %s", kind_name(n));
+	yv_error(v, n, "expected a list, got %s", kval_kind_name(n));
 	return false;
 }
 
 /* The scalar's text, or NULL (error reported) when n is not a scalar. */
-static const char *scalar(yv *v, struct fy_node *n, size_t *len, enum scalar_kind *kind,
-                          const char *want)
+static const char *scalar(yv *v, const kval *n, size_t *len, kval_type *kind, const char *want)
 {
-	const char *s;
-
-	if (fy_node_get_type(n) != FYNT_SCALAR) {
-		yv_error(v, n, "expected %s, got %s", want, kind_name(n));
+	if (!kval_is_scalar(n)) {
+		yv_error(v, n, "expected %s, got %s", want, kval_kind_name(n));
 		return NULL;
 	}
-	s = fy_node_get_scalar(n, len);
-	if (!s) {
-		s = "";
-		*len = 0;
-	}
-	*kind = classify(n, s, *len);
-	return s;
+	*len = kval_len(n);
+	*kind = kval_type_of(n);
+	return kval_str(n);
 }
 
-int yv_node_string(yv *v, struct fy_node *n, const char **ret)
+int yv_node_string(yv *v, const kval *n, const char **ret)
 {
-	enum scalar_kind k;
+	kval_type k;
 	size_t len;
 	const char *s = scalar(v, n, &len, &k, "a string");
 
 	if (!s)
 		return -1;
-	if (k != SK_STRING) {
-		yv_error(v, n, "expected a string, got %s (quote it)", kind_name(n));
+	if (k != KVAL_STRING) {
+		yv_error(v, n, "expected a string, got %s (quote it)", kval_kind_name(n));
 		return -1;
 	}
 	if (memchr(s, '\0', len)) {
 		yv_error(v, n, "string contains a NUL character");
 		return -1;
 	}
-	char *c = ctl_arena_strndup(v->arena, s, len);
+	char *c = karena_strndup(v->arena, s, len);
 	if (!c) {
 		v->oom = true;
 		return -1;
@@ -286,7 +167,7 @@ int yv_node_string(yv *v, struct fy_node *n, const char **ret)
 }
 
 #define FIELD_BEGIN(required)                                         \
-	struct fy_node *n = yv_get(map, key);                         \
+	const kval *n = yv_get(map, key);                         \
 	size_t mark = yv_push_key(v, key);                            \
 	int result = 1;                                               \
 	if (!n) {                                                     \
@@ -300,7 +181,7 @@ int yv_node_string(yv *v, struct fy_node *n, const char **ret)
 	yv_pop(v, mark);     \
 	return result;
 
-int yv_string(yv *v, struct fy_node *map, const char *key, bool required, const char **ret)
+int yv_string(yv *v, const kval *map, const char *key, bool required, const char **ret)
 {
 	FIELD_BEGIN(required);
 	if (yv_node_string(v, n, ret) < 0)
@@ -308,18 +189,18 @@ int yv_string(yv *v, struct fy_node *map, const char *key, bool required, const 
 	FIELD_END();
 }
 
-static int parse_int(yv *v, struct fy_node *n, int64_t min, int64_t max, int64_t *ret)
+static int parse_int(yv *v, const kval *n, int64_t min, int64_t max, int64_t *ret)
 {
-	enum scalar_kind k;
+	kval_type k;
 	size_t len;
 	const char *s = scalar(v, n, &len, &k, "an integer");
 	char buf[32];
 
 	if (!s)
 		return -1;
-	if (k != SK_INT || len >= sizeof(buf) || (len > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o'))) {
-		if (k == SK_STRING || k == SK_BOOL)
-			yv_error(v, n, "expected an integer, got %s", kind_name(n));
+	if (k != KVAL_INT || len >= sizeof(buf) || (len > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o'))) {
+		if (k == KVAL_STRING || k == KVAL_BOOL)
+			yv_error(v, n, "expected an integer, got %s", kval_kind_name(n));
 		else
 			yv_error(v, n, "expected an integer, got \"%.*s\"", (int)(len > 40 ? 40 : len), s);
 		return -1;
@@ -337,7 +218,7 @@ static int parse_int(yv *v, struct fy_node *n, int64_t min, int64_t max, int64_t
 	return 0;
 }
 
-int yv_int32(yv *v, struct fy_node *map, const char *key, bool required, int32_t *ret)
+int yv_int32(yv *v, const kval *map, const char *key, bool required, int32_t *ret)
 {
 	int64_t x;
 	FIELD_BEGIN(required);
@@ -348,7 +229,7 @@ int yv_int32(yv *v, struct fy_node *map, const char *key, bool required, int32_t
 	FIELD_END();
 }
 
-int yv_int64(yv *v, struct fy_node *map, const char *key, int64_t *ret)
+int yv_int64(yv *v, const kval *map, const char *key, int64_t *ret)
 {
 	FIELD_BEGIN(false);
 	if (parse_int(v, n, INT64_MIN, INT64_MAX, ret) < 0)
@@ -356,16 +237,16 @@ int yv_int64(yv *v, struct fy_node *map, const char *key, int64_t *ret)
 	FIELD_END();
 }
 
-int yv_bool(yv *v, struct fy_node *map, const char *key, bool *ret)
+int yv_bool(yv *v, const kval *map, const char *key, bool *ret)
 {
-	enum scalar_kind k;
+	kval_type k;
 	size_t len;
 	FIELD_BEGIN(false);
 	const char *s = scalar(v, n, &len, &k, "a boolean");
 	if (!s) {
 		result = -1;
-	} else if (k != SK_BOOL) {
-		yv_error(v, n, "expected a boolean, got %s", kind_name(n));
+	} else if (k != KVAL_BOOL) {
+		yv_error(v, n, "expected a boolean, got %s", kval_kind_name(n));
 		result = -1;
 	} else {
 		*ret = s[0] == 't' || s[0] == 'T';
@@ -373,7 +254,7 @@ int yv_bool(yv *v, struct fy_node *map, const char *key, bool *ret)
 	FIELD_END();
 }
 
-int yv_time(yv *v, struct fy_node *map, const char *key, int64_t *ret_ns)
+int yv_time(yv *v, const kval *map, const char *key, int64_t *ret_ns)
 {
 	const char *s;
 	FIELD_BEGIN(false);
@@ -390,23 +271,21 @@ int yv_time(yv *v, struct fy_node *map, const char *key, int64_t *ret_ns)
  * A mapping of string keys whose values decode(), called with the key pushed on the path, turns
  * into strings: 0 with *ret set, or -1 once it has reported why.
  */
-typedef int kv_decode_fn(yv *v, const char *key, struct fy_node *k, struct fy_node *val, const char **ret);
+typedef int kv_decode_fn(yv *v, const char *key, const kval *k, const kval *val, const char **ret);
 
-static int kv_map(yv *v, struct fy_node *map, const char *key, kv_decode_fn *decode, struct k8s_map *ret)
+static int kv_map(yv *v, const kval *map, const char *key, kv_decode_fn *decode, struct k8s_map *ret)
 {
 	FIELD_BEGIN(false);
 	if (!yv_expect_map(v, n)) {
 		result = -1;
 	} else {
-		size_t count = (size_t)fy_node_mapping_item_count(n), i = 0;
+		size_t count = kval_count(n), i = 0;
 		struct k8s_kv *kv = yv_calloc(v, count, sizeof(*kv));
-		void *it = NULL;
-		struct fy_node_pair *p;
 
 		if (!kv)
 			result = -1;
-		while (kv && (p = fy_node_mapping_iterate(n, &it))) {
-			struct fy_node *k = fy_node_pair_key(p), *val = fy_node_pair_value(p);
+		for (size_t j = 0; kv && j < count; j++) {
+			const kval *k = kval_key_at(n, j), *val = kval_val_at(n, j);
 			const char *ks, *vs;
 			if (!k || yv_node_string(v, k, &ks) < 0) {
 				if (!k)
@@ -427,7 +306,7 @@ static int kv_map(yv *v, struct fy_node *map, const char *key, kv_decode_fn *dec
 	FIELD_END();
 }
 
-static int string_value(yv *v, const char *key, struct fy_node *k, struct fy_node *val, const char **ret)
+static int string_value(yv *v, const char *key, const kval *k, const kval *val, const char **ret)
 {
 	(void)key;
 	(void)k;
@@ -436,25 +315,24 @@ static int string_value(yv *v, const char *key, struct fy_node *k, struct fy_nod
 	return !yv_is_null(val) && yv_node_string(v, val, ret) < 0 ? -1 : 0;
 }
 
-int yv_string_map(yv *v, struct fy_node *map, const char *key, struct k8s_map *ret)
+int yv_string_map(yv *v, const kval *map, const char *key, struct k8s_map *ret)
 {
 	return kv_map(v, map, key, string_value, ret);
 }
 
-int yv_string_list(yv *v, struct fy_node *map, const char *key, size_t *ret_n, const char ***ret)
+int yv_string_list(yv *v, const kval *map, const char *key, size_t *ret_n, const char ***ret)
 {
 	FIELD_BEGIN(false);
 	if (!yv_expect_seq(v, n)) {
 		result = -1;
 	} else {
-		size_t count = (size_t)fy_node_sequence_item_count(n), i = 0;
+		size_t count = kval_count(n), i = 0;
 		const char **list = yv_calloc(v, count, sizeof(*list));
-		void *it = NULL;
-		struct fy_node *e;
+		const kval *e;
 
 		if (!list)
 			result = -1;
-		while (list && (e = fy_node_sequence_iterate(n, &it))) {
+		while (list && (e = kval_at(n, i))) {
 			size_t m2 = yv_push_index(v, i);
 			if (yv_node_string(v, e, &list[i]) < 0)
 				result = -1;
@@ -476,16 +354,16 @@ static const char *trim(yv *v, const char *s, size_t len)
 	}
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' || s[len - 1] == '\r'))
 		len--;
-	char *c = ctl_arena_strndup(v->arena, s, len);
+	char *c = karena_strndup(v->arena, s, len);
 	if (!c)
 		v->oom = true;
 	return c;
 }
 
-static int quantity_value(yv *v, const char *name, struct fy_node *k, struct fy_node *val, const char **ret)
+static int quantity_value(yv *v, const char *name, const kval *k, const kval *val, const char **ret)
 {
 	const char *q, *raw;
-	enum scalar_kind sk;
+	kval_type sk;
 	size_t len;
 	int64_t x;
 	pp_err err;
@@ -496,7 +374,7 @@ static int quantity_value(yv *v, const char *name, struct fy_node *k, struct fy_
 	}
 	if ((raw = scalar(v, val, &len, &sk, "a quantity")) == NULL)
 		return -1;
-	if (sk == SK_BOOL) {
+	if (sk == KVAL_BOOL) {
 		yv_error(v, val, "expected a quantity, got a boolean");
 		return -1;
 	}
@@ -518,7 +396,7 @@ static int quantity_value(yv *v, const char *name, struct fy_node *k, struct fy_
 	return 0;
 }
 
-int yv_rlist(yv *v, struct fy_node *map, const char *key, k8s_rlist *ret)
+int yv_rlist(yv *v, const kval *map, const char *key, k8s_rlist *ret)
 {
 	return kv_map(v, map, key, quantity_value, ret);
 }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Decoding one object node (k8s_decode.c), used by the file loader (k8s_load.c). */
-#ifndef CTL_K8S_DECODE_H
-#define CTL_K8S_DECODE_H
+#ifndef KUBE_K8S_DECODE_H
+#define KUBE_K8S_DECODE_H
 
-#include <libfyaml.h>
 
 #include "k8s.h"
+#include "kval.h"
 
 /* 0, -EINVAL (errors reported through d), -ENOMEM. Lists are expanded (depth: nesting). */
-int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node *obj, int depth);
+int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth);
 
 #endif
