@@ -49,17 +49,17 @@ ctl() {	# ctl METHOD PATH [JSON]: the stand-in's control endpoint
 	else curl -sS -X "$1" "$CTL$2"; fi
 }
 api_pod() {	# api_pod NS NAME UID [PRIORITY|CLASS] MEM-REQ [CONTAINER-ID]
-	local prio
+	local prio status=""
 	case "$4" in [0-9]*) prio="\"priority\": $4" ;; *) prio="\"priorityClassName\": \"$4\"" ;; esac
+	[ -n "${6:-}" ] && status=", \"status\": {\"containerStatuses\": [{\"name\": \"main\", \"containerID\": \"containerd://$6\", \"ready\": true, \"restartCount\": 0, \"image\": \"pause\", \"imageID\": \"\"}]}"
 	ctl POST /objects "{\"apiVersion\": \"v1\", \"kind\": \"Pod\",
 	  \"metadata\": {\"namespace\": \"$1\", \"name\": \"$2\", \"uid\": \"$3\"},
 	  \"spec\": {\"nodeName\": \"$NODE\", $prio, \"containers\": [{\"name\": \"main\", \"image\": \"pause\",
-	    \"resources\": {\"requests\": {\"memory\": \"$5\"}}}]}
-	  ${6:+, \"status\": {\"containerStatuses\": [{\"name\": \"main\", \"containerID\": \"containerd://$6\", \"ready\": true, \"restartCount\": 0, \"image\": \"pause\", \"imageID\": \"\"}]}}}" >/dev/null
+	    \"resources\": {\"requests\": {\"memory\": \"$5\"}}}]}$status}" | jq -e .metadata.uid >/dev/null
 }
-api_pod e2e hog $HOG 1000 64Mi "$HOG_CTR"
-api_pod e2e low $LOW 0 256Mi
-api_pod kube-system critical $CRIT system-node-critical 8Mi
+ok "API pod e2e/hog" api_pod e2e hog $HOG 1000 64Mi "$HOG_CTR"
+ok "API pod e2e/low" api_pod e2e low $LOW 0 256Mi
+ok "API pod kube-system/critical" api_pod kube-system critical $CRIT system-node-critical 8Mi
 requests() { ctl GET /requests; }
 # req JQ: some request in the stand-in's record matches
 req() { requests | jq -e -s "any(.[]; $1)" >/dev/null 2>&1; }
