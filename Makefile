@@ -75,6 +75,10 @@ AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
 CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
+# kube/'s HTTPS client and its sd-event driver (evictd-kube) need more than the decoder.
+KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
+KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
+KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -86,13 +90,17 @@ CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
+KAGENT_SRCS := $(filter-out kubeagent/main.c,$(sort $(wildcard kubeagent/*.c)))
+KAGENT_OBJS := $(KAGENT_SRCS:%.c=$(B)/%.o)
 
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 AGENT_A    := $(B)/agent.a
 CTL_A      := $(B)/controller.a
-KUBE_A     := $(B)/kube.a
 EVICTD     := $(B)/evictd
+KUBE_A     := $(B)/kube.a
+KAGENT_A   := $(B)/kubeagent.a
+EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
@@ -103,7 +111,7 @@ TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL)
+all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE)
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -134,14 +142,26 @@ $(AGENT_A): $(AGENT_OBJS)
 $(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
-# --- kube: Kubernetes client and object decoder (preemptctl, evictd-kube) ----------------------
+# --- kube/ (the Kubernetes client and object decoder) and evictd-kube ------------------------
 $(B)/kube/%.o: kube/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
 
 $(KUBE_A): $(KUBE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(B)/kubeagent/%.o: kubeagent/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -MMD -MP -c -o $@ $<
+
+$(KAGENT_A): $(KAGENT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Statically linked against libpreempt like evictd, for the same reason.
+$(EVICTD_KUBE): $(B)/kubeagent/main.o $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
@@ -170,9 +190,9 @@ $(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
-$(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(LIB_A)
+$(B)/tests/kube/%: tests/kube/%.c $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -Ilib -Itests -MMD -MP -o $@ $< $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(AGENT_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
@@ -188,8 +208,8 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube \
-	  lib agent controller kube
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube -Ikubeagent \
+	  lib agent controller kube kubeagent
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
@@ -226,6 +246,7 @@ install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
+	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
@@ -235,6 +256,11 @@ install: all install-lib
 	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
+	install -d $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants
+	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
 
 clean:

@@ -6,8 +6,8 @@ set -eu
 
 pkgs_for() {
 	case "$1" in
-	build) echo "make gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev" ;;
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 python3 jq" ;;
+	build) echo "make gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libcurl4-openssl-dev libyajl-dev" ;;
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 python3 jq curl openssl" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;
