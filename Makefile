@@ -70,7 +70,7 @@ endif
 
 AGENT_PKGS := libsystemd libcgroup inih
 KUBE_PKGS  := libfyaml yajl
-CTL_PKGS   := $(KUBE_PKGS)
+CTL_PKGS   := $(KUBE_PKGS) libcurl
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
 CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)

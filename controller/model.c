@@ -411,10 +411,13 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	return d->nerrors > errors_before ? -EINVAL : 0;
 }
 
-int model_load(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d)
+int model_load(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files, size_t nfiles,
+               diag *d)
 {
 	int r = 0;
 
+	if (kubeconfig)
+		r = k8s_load_api(c, kubeconfig, d);
 	for (size_t i = 0; i < nfiles && r != -ENOMEM; i++)
 		r = k8s_load_file(c, files[i], d);
 	if (r != -ENOMEM)
@@ -423,9 +426,10 @@ int model_load(model *m, k8s_cluster *c, const char *const *files, size_t nfiles
 	return r == -ENOMEM ? r : d->nerrors ? -EINVAL : 0;
 }
 
-int model_load_to_decide(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d)
+int model_load_to_decide(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files,
+                         size_t nfiles, diag *d)
 {
-	int r = model_load(m, c, files, nfiles, d);
+	int r = model_load(m, c, kubeconfig, files, nfiles, d);
 	if (r == -EINVAL)
 		fprintf(d->out, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d->nerrors,
 		        d->nerrors == 1 ? "problem" : "problems");

@@ -203,6 +203,14 @@ void k8s_cluster_done(k8s_cluster *c);
  */
 int k8s_load_file(k8s_cluster *c, const char *path, diag *d);
 
+/*
+ * Lists PriorityClasses, Nodes, Pods and PodDisruptionBudgets from the API server of a kubeconfig
+ * (current context; CA, client certificate/key or token; an exec plugin is refused), paginated,
+ * streamed into c. Errors through d: the kubeconfig's, HTTP status with the server's message,
+ * TLS or connection failures, bad objects (located at URL:LINE). 0, -EINVAL, -ENOMEM.
+ */
+int k8s_load_api(k8s_cluster *c, const char *kubeconfig, diag *d);
+
 /* The same over a string (tests); name is used in messages. */
 int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d);
 

@@ -682,7 +682,7 @@ static int object_meta(yv *v, const kval *obj, const struct kind_info *ki, const
 	return 0;
 }
 
-int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth)
+static int decode(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth, const char *list_kind)
 {
 	yv v = { .arena = &c->arena, .diag = d, .file = file };
 	const char *kind = NULL, *mname = NULL, *ns = NULL;
@@ -694,7 +694,9 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj
 		return 0; /* an empty document ("---" twice) */
 	if (!yv_expect_map(&v, obj))
 		return -EINVAL;
-	if (yv_string(&v, obj, "kind", true, &kind) < 0)
+	if (list_kind && !yv_get(obj, "kind"))
+		kind = list_kind;
+	else if (yv_string(&v, obj, "kind", true, &kind) < 0)
 		return v.oom ? -ENOMEM : -EINVAL;
 
 	/* A List inside a List (kstream splits the top-level one). */
@@ -714,7 +716,7 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj
 		}
 		yv_pop(&v, mark);
 		while ((e = kval_at(items, i++))) {
-			r = k8s_decode_object(c, d, file, e, depth + 1);
+			r = decode(c, d, file, e, depth + 1, NULL);
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0)
@@ -776,6 +778,16 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj
 	if (v.oom)
 		return -ENOMEM;
 	return r < 0 || v.errors ? -EINVAL : 0;
+}
+
+int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth)
+{
+	return decode(c, d, file, obj, depth, NULL);
+}
+
+int k8s_decode_list_item(k8s_cluster *c, diag *d, const char *file, const kval *obj, const char *kind)
+{
+	return decode(c, d, file, obj, 0, kind);
 }
 
 int k8s_decode_pod(karena *a, diag *d, const char *file, const kval *obj, struct k8s_pod *ret)

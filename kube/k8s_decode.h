@@ -10,4 +10,7 @@
 /* 0, -EINVAL (errors reported through d), -ENOMEM. Lists are expanded (depth: nesting). */
 int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth);
 
+/* An item of an API server list (PodList...): items carry no kind, the list's is given. */
+int k8s_decode_list_item(k8s_cluster *c, diag *d, const char *file, const kval *obj, const char *kind);
+
 #endif

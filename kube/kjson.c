@@ -162,8 +162,18 @@ int kjson_feed(kstream *s, const unsigned char *buf, size_t len)
 		return s->err ? s->err : -EINVAL;
 	}
 	if (st == yajl_status_error) {
-		uint32_t line = line_now(s);
-		syntax_error(s, line);
+		/* yajl stops at the end of the last good token: the error is at the next non-blank byte
+		 * (whatever the chunking) */
+		size_t off = yajl_get_bytes_consumed(s->yajl);
+		if (off > len)
+			off = len;
+		if (off > s->cur_off) {
+			s->cur_line += count_newlines(buf + s->cur_off, off - s->cur_off);
+			s->cur_off = off;
+		}
+		for (; off < len && (buf[off] == ' ' || buf[off] == '\t' || buf[off] == '\r' || buf[off] == '\n'); off++)
+			s->cur_line += buf[off] == '\n';
+		syntax_error(s, s->cur_line > UINT32_MAX ? 0 : (uint32_t)s->cur_line);
 		s->chunk = NULL;
 		return s->err = -EINVAL;
 	}

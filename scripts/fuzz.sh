@@ -73,6 +73,7 @@ fi
 pkglibs=""
 grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih)"
 grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)"
+grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl)"
 pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml yajl 2>/dev/null)"
 
 if grep -qw kube <<<"$need"; then
