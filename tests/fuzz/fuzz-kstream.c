@@ -7,7 +7,10 @@
  * is a well-formed tree (walked in full, with lines); and chunking changes nothing: the same
  * return, the same items, the same messages — except after a bad byte (invalid UTF-8, NUL, too
  * large): the gate checks each chunk before it is parsed, so whole input stops there at once,
- * while input in pieces lets out the items before it, or meets a syntax error first.
+ * while input in pieces lets out the items before it, or meets a syntax error first. And a JSON
+ * syntax error's line may differ by the blank lines around the bad byte: yajl reports where it
+ * stopped, which is sometimes the end of the last good token, sometimes past the bad byte, and the
+ * reader sees only the chunk at hand (messages are compared with syntax error lines masked).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +80,31 @@ static int run(const uint8_t *data, size_t size, size_t chunk, struct seen *seen
 	return r;
 }
 
+/* "NAME:LINE: syntax error: ..." -> "NAME:#: syntax error: ...", in place; returns the length. */
+static size_t mask_syntax_lines(char *m, size_t len)
+{
+	char *out = m, *line = m, *end = m + len;
+
+	while (line < end) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		char *stop = nl ? nl + 1 : end;
+		char *colon = memchr(line, ':', (size_t)(stop - line));
+		char *colon2 = colon ? memchr(colon + 1, ':', (size_t)(stop - colon - 1)) : NULL;
+		if (colon2 && (size_t)(stop - colon2) > 15 && !memcmp(colon2, ": syntax error:", 15)) {
+			size_t head = (size_t)(colon - line) + 1;
+			memmove(out, line, head);
+			out[head] = '#';
+			out += head + 1;
+			line = colon2;
+		}
+		size_t rest = (size_t)(stop - line);
+		memmove(out, line, rest);
+		out += rest;
+		line = stop;
+	}
+	return (size_t)(out - m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct seen a = { 0 }, b = { 0 };
@@ -99,7 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK((a.items == b.items && a.nodes == b.nodes && a.sum == b.sum),
 		           "whole: %lu items %lu nodes, in %zu-byte chunks: %lu items %lu nodes (or other lines)",
 		           a.items, a.nodes, chunk, b.items, b.nodes);
-		FUZZ_CHECK(la == lb && (la == 0 || memcmp(ma, mb, la) == 0), "messages differ:\n%s---\n%s", ma, mb);
+		size_t ka = mask_syntax_lines(ma, la), kb = mask_syntax_lines(mb, lb);
+		FUZZ_CHECK(ka == kb && (ka == 0 || memcmp(ma, mb, ka) == 0), "messages differ:\n%.*s---\n%.*s", (int)ka,
+		           ma, (int)kb, mb);
 	}
 	free(ma);
 	free(mb);
