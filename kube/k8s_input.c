@@ -90,7 +90,7 @@ int kgate_feed(kgate *g, const void *buf, size_t len)
 			if (!special) {
 				nl = zero_bytes(x ^ (ONES * '\n'));
 				if (nl) {
-					g->line += (uint64_t)__builtin_popcountll(nl);
+					g->line += flagged_bytes(nl);
 					/* little endian: the last newline is the highest flagged byte */
 					g->col = 7 - (unsigned)(63 - __builtin_clzll(nl)) / 8;
 				} else {

@@ -23,7 +23,7 @@ static inline uint64_t count_newlines(const unsigned char *p, size_t n)
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&x, p + i, 8);
 		x ^= ONES * '\n';
-		count += (uint64_t)__builtin_popcountll(~(((x & LOW7) + LOW7) | x | LOW7));
+		count += flagged_bytes(~(((x & LOW7) + LOW7) | x | LOW7));
 	}
 	for (; i < n; i++)
 		count += p[i] == '\n';

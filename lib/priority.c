@@ -16,6 +16,7 @@ struct pp_pcset {
 	pp_priority_class *classes; /* name and description are owned copies */
 	size_t n, cap;
 	struct strmap by_name; /* name (borrowed from classes[i]) -> i + 1 */
+	size_t def;            /* index + 1 of the lowest-valued globalDefault class, 0 = none */
 };
 
 static const struct {
@@ -123,6 +124,8 @@ static int append(pp_pcset *s, const char *name, int32_t value, bool global_defa
 		free(d);
 		return r;
 	}
+	if (global_default && (!s->def || value < s->classes[s->def - 1].value))
+		s->def = s->n + 1;
 	s->n++;
 	return 0;
 }
@@ -164,9 +167,9 @@ pp_pcset *pp_pcset_free(pp_pcset *s)
  * The globalDefault class with the lowest value (the first of equals), except `except`. The API
  * server checks "only one default" against its cache only, so a cluster can hold several; the
  * priority admission plugin (getDefaultPriorityClass) then picks the lowest value. A set holds
- * several only through pp_pcset_add_existing(); a handful of classes: a scan is enough.
+ * several only through pp_pcset_add_existing().
  */
-static const pp_priority_class *default_class(const pp_pcset *s, const pp_priority_class *except)
+static const pp_priority_class *scan_default(const pp_pcset *s, const pp_priority_class *except)
 {
 	const pp_priority_class *d = NULL;
 	for (size_t i = 0; i < s->n; i++) {
@@ -176,6 +179,20 @@ static const pp_priority_class *default_class(const pp_pcset *s, const pp_priori
 			d = &s->classes[i];
 	}
 	return d;
+}
+
+/* Admission asks for every class-less pod: cached (s->def), kept by add, update and remove. */
+static const pp_priority_class *default_class(const pp_pcset *s, const pp_priority_class *except)
+{
+	if (except)
+		return scan_default(s, except);
+	return s->def ? &s->classes[s->def - 1] : NULL;
+}
+
+static void refresh_default(pp_pcset *s)
+{
+	const pp_priority_class *d = scan_default(s, NULL);
+	s->def = d ? (size_t)(d - s->classes) + 1 : 0;
 }
 
 static int validate(const pp_pcset *s, const char *name, int32_t value, bool global_default,
@@ -281,6 +298,7 @@ int pp_pcset_update(pp_pcset *s, const char *name, int32_t value, bool global_de
 		c->description = d;
 	}
 	c->global_default = global_default;
+	refresh_default(s);
 	return 0;
 }
 
@@ -306,6 +324,7 @@ int pp_pcset_remove(pp_pcset *s, const char *name, pp_err *err)
 		if (v > i + 1)
 			s->by_name.slots[j].value = (void *)(v - 1);
 	}
+	refresh_default(s);
 	return 0;
 }
 
