@@ -11,6 +11,8 @@
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
 #   agent/*.c         -> build/agent.a (agent/main.c is evictd's main)
+#   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
+#                        the node service share it)
 #   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
 #   tests/lib/test-*.c, tests/agent/test-*.c, tests/controller/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
@@ -69,11 +71,16 @@ endif
 endif
 
 AGENT_PKGS := libsystemd libcgroup inih yajl
-CTL_PKGS   := libfyaml
+KUBE_PKGS  := libfyaml yajl
+CTL_PKGS   := $(KUBE_PKGS) libcurl
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
 AGENT_LIBS   := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) 2>/dev/null)
 CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
+# kube/'s HTTPS client and its sd-event driver (evictd-kube) need more than the decoder.
+KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
+KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
+KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -83,22 +90,30 @@ AGENT_SRCS := $(filter-out agent/main.c,$(sort $(wildcard agent/*.c)))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
+KUBE_SRCS  := $(sort $(wildcard kube/*.c))
+KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
+KAGENT_SRCS := $(filter-out kubeagent/main.c,$(sort $(wildcard kubeagent/*.c)))
+KAGENT_OBJS := $(KAGENT_SRCS:%.c=$(B)/%.o)
 
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 AGENT_A    := $(B)/agent.a
 CTL_A      := $(B)/controller.a
 EVICTD     := $(B)/evictd
+KUBE_A     := $(B)/kube.a
+KAGENT_A   := $(B)/kubeagent.a
+EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/agent/test-*.c)))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -134,18 +149,39 @@ $(AGENT_A): $(AGENT_OBJS)
 $(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
+# --- kube/ (the Kubernetes client and object decoder) and evictd-kube ------------------------
+$(B)/kube/%.o: kube/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
+
+$(KUBE_A): $(KUBE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/kubeagent/%.o: kubeagent/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -MMD -MP -c -o $@ $<
+
+$(KAGENT_A): $(KAGENT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Statically linked against libpreempt like evictd, for the same reason.
+$(EVICTD_KUBE): $(B)/kubeagent/main.o $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
+
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -MMD -MP -c -o $@ $<
 
 $(CTL_A): $(CTL_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
 
 # --- tests ------------------------------------------------------------------------------------
 # Unit tests link the static archives, so they can reach internal (non-exported) functions.
@@ -157,16 +193,20 @@ $(B)/tests/agent/%: tests/agent/%.c $(AGENT_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(AGENT_CFLAGS) -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(LIB_A)
+$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+
+$(B)/tests/kube/%: tests/kube/%.c $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -Ilib -Itests -MMD -MP -o $@ $< $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(AGENT_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
 
-TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL)
+TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE)
 
 tests: all $(TEST_PROGS) $(TEST_HELPERS)
 
@@ -175,8 +215,8 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller \
-	  lib agent controller
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube -Ikubeagent \
+	  lib agent controller kube kubeagent
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
@@ -184,7 +224,8 @@ $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES)
-	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done
+	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \
+	for s in tests/bench/bench-*.sh; do echo "== $$s"; BUILD=$(B) $$s; done
 
 fuzz:
 	@scripts/fuzz.sh
@@ -225,7 +266,8 @@ install: all install-lib
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 	  $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
-	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) \
+	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten.
@@ -234,6 +276,11 @@ install: all install-lib
 	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
+	install -d $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants
+	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/

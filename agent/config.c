@@ -121,6 +121,16 @@ static const config_key keys[] = {
 	{ "eviction", "psi-memory-full" },
 	{ "eviction", "retry-backoff" },
 	{ "eviction", "retry-backoff-max" },
+	{ "kubernetes", "enable" },
+	{ "kubernetes", "kubeconfig" },
+	{ "kubernetes", "node-name" },
+	{ "kubernetes", "eviction-api" },
+	{ "kubernetes", "descriptor-dir" },
+	{ "kubernetes", "spool-dir" },
+	{ "kubernetes", "spool-max" },
+	{ "kubernetes", "request-timeout" },
+	{ "kubernetes", "watch-timeout" },
+	{ "kubernetes", "retry-max-interval" },
 	{ CONFIG_SECTION_CLASS, "value" },
 	{ CONFIG_SECTION_CLASS, "global-default" },
 	{ CONFIG_SECTION_CLASS, "preemption-policy" },
@@ -527,6 +537,54 @@ static int handle_eviction(parse_state *p, const char *name, const char *v)
 	return fail(p, "unknown key \"%s\" in section [eviction]", name);
 }
 
+static int handle_kubernetes(parse_state *p, const char *name, const char *v)
+{
+	evictd_config *c = p->c;
+
+	if (strcmp(name, "enable") == 0) {
+		if (!parse_bool(v, &c->kube.enable))
+			return fail(p, "[kubernetes] enable: expected yes or no, not \"%s\"", v);
+	} else if (strcmp(name, "kubeconfig") == 0 || strcmp(name, "descriptor-dir") == 0 ||
+	           strcmp(name, "spool-dir") == 0) {
+		char **dst = name[0] == 'k' ? &c->kube.kubeconfig : name[0] == 'd' ? &c->kube.descriptor_dir
+		                                                                  : &c->kube.spool_dir;
+		if (v[0] != '/')
+			return fail(p, "[kubernetes] %s \"%s\" must be an absolute path", name, v);
+		return replace_str(p, dst, v);
+	} else if (strcmp(name, "node-name") == 0) {
+		if (!pp_is_dns_subdomain(v))
+			return fail(p, "[kubernetes] node-name \"%s\" is not a valid node name (lower-case DNS subdomain)", v);
+		return replace_str(p, &c->kube.node_name, v);
+	} else if (strcmp(name, "eviction-api") == 0) {
+		if (strcmp(v, "delete") == 0)
+			c->kube.eviction_api = false;
+		else if (strcmp(v, "eviction") == 0)
+			c->kube.eviction_api = true;
+		else
+			return fail(p, "[kubernetes] eviction-api: expected delete or eviction, not \"%s\"", v);
+	} else if (strcmp(name, "spool-max") == 0) {
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(v, &end, 10);
+		if (errno || end == v || *end || n < 1 || n > 100000)
+			return fail(p, "[kubernetes] spool-max \"%s\" out of range (1-100000)", v);
+		c->kube.spool_max = (unsigned)n;
+	} else if (strcmp(name, "request-timeout") == 0 || strcmp(name, "watch-timeout") == 0 ||
+	           strcmp(name, "retry-max-interval") == 0) {
+		uint64_t *dst = name[0] == 'r' && name[2] == 'q' ? &c->kube.request_timeout_usec
+		              : name[0] == 'w'                   ? &c->kube.watch_timeout_usec
+		                                                 : &c->kube.retry_max_usec;
+		uint64_t u = 0;
+		if (!parse_duration_usec(p, name, v, &u))
+			return 0;
+		if (u < USEC_PER_SEC || u > 3600 * USEC_PER_SEC)
+			return fail(p, "[kubernetes] %s \"%s\" out of range (1s-1h)", name, v);
+		*dst = u;
+	} else
+		return fail(p, "unknown key \"%s\" in section [kubernetes]", name);
+	return 1;
+}
+
 static priority_class_def *find_class(evictd_config *c, const char *name)
 {
 	for (size_t i = 0; i < c->n_classes; i++)
@@ -617,6 +675,8 @@ static int handler(void *user, const char *section, const char *name, const char
 
 	if (strcmp(section, "agent") == 0)
 		return handle_agent(p, name, value, continuation);
+	if (strcmp(section, "kubernetes") == 0)
+		return handle_kubernetes(p, name, value);
 	if (strcmp(section, "eviction") == 0)
 		return handle_eviction(p, name, value);
 	if (strncmp(section, "priority-class ", 15) == 0) {
@@ -803,8 +863,16 @@ int config_new_default(evictd_config **ret)
 	c->pod_disk_walk_limit = 100000;
 	c->status_file = strdup("/run/evictd/status.json");
 	c->sources = strdup("");
+	c->kube.kubeconfig = strdup("/etc/kubernetes/kubelet.conf");
+	c->kube.descriptor_dir = strdup("/run/evictd/kube-pods");
+	c->kube.spool_dir = strdup("/run/evictd/evictions");
+	c->kube.spool_max = 1000;
+	c->kube.request_timeout_usec = 10 * USEC_PER_SEC;
+	c->kube.watch_timeout_usec = 300 * USEC_PER_SEC;
+	c->kube.retry_max_usec = 30 * USEC_PER_SEC;
 	if (!c->pods || !c->exec_argv || !c->pod_metadata_dir || !c->proc_root || !c->nodefs_path ||
-	    !c->imagefs_path || !c->kubelet_root_dir || !c->pod_logs_dir || !c->status_file || !c->sources) {
+	    !c->imagefs_path || !c->kubelet_root_dir || !c->pod_logs_dir || !c->status_file || !c->sources ||
+	    !c->kube.kubeconfig || !c->kube.descriptor_dir || !c->kube.spool_dir) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -1035,6 +1103,10 @@ evictd_config *config_free(evictd_config *c)
 	free(c->classes);
 	pp_pcset_free(c->pcset);
 	free(c->sources);
+	free(c->kube.kubeconfig);
+	free(c->kube.node_name);
+	free(c->kube.descriptor_dir);
+	free(c->kube.spool_dir);
 	free(c);
 	return NULL;
 }

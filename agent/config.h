@@ -88,6 +88,20 @@ typedef struct evictd_config {
 	uint64_t retry_backoff_usec;          /* a pod whose eviction failed waits this, doubling */
 	uint64_t retry_backoff_max_usec;      /* ... up to this */
 
+	/* [kubernetes]: shared by evictd (spool, descriptor dir) and evictd-kube (the rest) */
+	struct {
+		bool enable;               /* evictd writes the eviction spool; evictd-kube runs */
+		char *kubeconfig;
+		char *node_name;           /* NULL: the lower-cased hostname, as the kubelet */
+		bool eviction_api;         /* POST pods/eviction instead of DELETE */
+		char *descriptor_dir;      /* evictd-kube's pod descriptors; pod-metadata-dir wins */
+		char *spool_dir;           /* eviction records evictd → evictd-kube */
+		unsigned spool_max;        /* records kept at most; the oldest are dropped (logged) */
+		uint64_t request_timeout_usec;
+		uint64_t watch_timeout_usec;
+		uint64_t retry_max_usec;   /* cap of the jittered exponential backoff */
+	} kube;
+
 	/* [priority-class NAME] */
 	priority_class_def *classes;
 	size_t n_classes;

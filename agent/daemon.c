@@ -21,6 +21,7 @@
 #include "evict-log.h"
 #include "evictor.h"
 #include "heartbeat.h"
+#include "kube-spool.h"
 #include "jsonbuf.h"
 #include "log.h"
 #include "metrics.h"
@@ -845,6 +846,8 @@ static void start_evictions(evictd_daemon *d, const decision *dec, const snapsho
 			.expected_reclaim = c->expected_reclaim > 0 ? c->expected_reclaim : 0,
 		};
 		int r = evictor_start(d->ev, &rq);
+		if (r == 0)
+			kube_spool_eviction(d->cfg, path, p, c, rq.usage);
 		if (r < 0 && r != -EALREADY && r != -ESHUTDOWN)
 			d->dirty = true; /* the failure was logged by the evictor callback */
 	}
@@ -898,6 +901,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		if (anything_changed(&ev)) {
 			snapshot node_only = { .timestamp_usec = now, .node = d->node };
 			events_log_evaluation(&ev, &node_only, d->cfg);
+			kube_spool_thresholds(d->cfg, &ev, &node_only);
 			d->dirty = true;
 		}
 		d->eval = ev;
@@ -948,6 +952,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	d->eval = dec.eval;
 	metrics_observe_decision(d->metrics, mono_usec() - now);
 	events_log_decision(&dec, snap, d->cfg);
+	kube_spool_thresholds(d->cfg, &dec.eval, snap);
 	if (anything_changed(&dec.eval) || dec.n_evict)
 		d->dirty = true;
 	start_evictions(d, &dec, snap);

@@ -20,6 +20,7 @@ static log_target target = LOG_TARGET_STDERR;
 static int max_priority = LOG_INFO;
 static const char *journal_path = LOG_JOURNAL_SOCKET;
 static int journal_fd = -1;
+static const char *log_identifier = "evictd";
 /* Entries journald did not take (they went to stderr); reported once the socket accepts again. */
 static unsigned long journal_dropped;
 static unsigned long stderr_lost; /* entries neither destination took (both stalled) */
@@ -119,6 +120,11 @@ void log_entry_add(log_entry *e, const char *key, const char *fmt, ...)
 	e->n++;
 }
 
+void log_set_identifier(const char *ident)
+{
+	log_identifier = ident;
+}
+
 static const char *prio_name(int p)
 {
 	static const char *const n[] = { "emerg", "alert", "crit", "error", "warning", "notice", "info", "debug" };
@@ -134,7 +140,7 @@ static const char *prio_name(int p)
  */
 static int journal_send(const char *message, int priority, const char *message_id, const log_entry *e)
 {
-	char prio[16], id[64];
+	char prio[16], id[64], ident[64];
 	uint64_t msg_len = strlen(message);
 	uint8_t le[8];
 	struct iovec iov[2 * LOG_FIELDS_MAX + 8]; /* each field: its text, then "\n" */
@@ -155,7 +161,8 @@ static int journal_send(const char *message, int priority, const char *message_i
 	iov[n++] = (struct iovec){ "\n", 1 };
 	int k = snprintf(prio, sizeof(prio), "PRIORITY=%d\n", priority);
 	iov[n++] = (struct iovec){ prio, (size_t)k };
-	iov[n++] = (struct iovec){ "SYSLOG_IDENTIFIER=evictd\n", 25 };
+	k = snprintf(ident, sizeof(ident), "SYSLOG_IDENTIFIER=%.40s\n", log_identifier);
+	iov[n++] = (struct iovec){ ident, (size_t)k };
 	if (message_id) {
 		k = snprintf(id, sizeof(id), "MESSAGE_ID=%.40s\n", message_id);
 		iov[n++] = (struct iovec){ id, (size_t)k };
@@ -244,7 +251,7 @@ static void stderr_line(const log_entry *e, int priority, const char *message)
 		} \
 	} while (0)
 	/* One line per entry: the message, then the structured fields for grep and post-mortems. */
-	APPEND("evictd: %s: %s", prio_name(priority), message);
+	APPEND("%s: %s: %s", log_identifier, prio_name(priority), message);
 	/* Fields the message already says (the reason, the signal name) would only double the line. */
 	bool any = false;
 	for (size_t i = 0; e && i < e->n; i++) {

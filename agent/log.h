@@ -104,6 +104,8 @@ unsigned long log_journal_dropped(void);
 /* Sends the pending "N journal entries dropped" entry if the journal takes it now (the daemon's
  * tick calls it, so the report does not wait for the next decision). Cheap when nothing is pending. */
 void log_flush_dropped(void);
+/* SYSLOG_IDENTIFIER and the stderr prefix (default "evictd"); a static string. */
+void log_set_identifier(const char *ident);
 /* Entries above this syslog priority are dropped (default LOG_INFO). */
 void log_set_max_priority(int prio);
 /* Parses "auto", "journal", "stderr"; -EINVAL otherwise. */

@@ -21,6 +21,12 @@ typedef struct desc_parse {
 	char err[300];
 	char ns[64], name[254], klass[254];
 	bool has_ns, has_name, has_class, has_prio, has_mem, has_cpu, has_storage, has_grace;
+	bool has_policy, has_qos, critical;
+	const char *uid; /* the file's: a uid key must match it */
+	pp_preemption_policy policy;
+	pod_qos qos;
+	pod_container containers[POD_CONTAINERS_MAX];
+	size_t n_containers;
 	int32_t prio;
 	int64_t mem, cpu, storage;
 	uint64_t grace;
@@ -68,6 +74,53 @@ static int dfail(desc_parse *d, const char *fmt, ...)
 static bool is_dns_label(const char *s)
 {
 	return strlen(s) <= 63 && !strchr(s, '.') && pp_is_dns_subdomain(s);
+}
+
+/* "NAME [ID|-] [memory=Q] [ephemeral-storage=Q] [cpu=Q]" (cpu is accepted and not kept). */
+static int parse_container(desc_parse *d, const char *v)
+{
+	char buf[512], *save = NULL, *w;
+	pod_container *c;
+	int i = 0;
+	pp_err e;
+
+	if (d->n_containers >= POD_CONTAINERS_MAX)
+		return dfail(d, "more than %d containers", POD_CONTAINERS_MAX);
+	if (strlen(v) >= sizeof(buf))
+		return dfail(d, "container: line too long");
+	snprintf(buf, sizeof(buf), "%s", v);
+	c = &d->containers[d->n_containers];
+	*c = (pod_container){ .memory_request = -1, .storage_request = -1 };
+	for (w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save), i++) {
+		const char *eq = strchr(w, '=');
+		if (i == 0) {
+			if (!is_dns_label(w))
+				return dfail(d, "container name \"%s\" is not a valid DNS label", w);
+			snprintf(c->name, sizeof(c->name), "%s", w);
+		} else if (!eq) {
+			if (i != 1 || strlen(w) >= sizeof(c->id))
+				return dfail(d, "container %s: unexpected \"%s\" (expected KEY=QUANTITY)", c->name, w);
+			if (strcmp(w, "-") != 0)
+				snprintf(c->id, sizeof(c->id), "%s", w);
+		} else {
+			int64_t q;
+			size_t kl = (size_t)(eq - w);
+			int64_t *dst = kl == 6 && strncmp(w, "memory", 6) == 0              ? &c->memory_request
+			             : kl == 17 && strncmp(w, "ephemeral-storage", 17) == 0 ? &c->storage_request
+			                                                                    : NULL;
+			bool cpu = kl == 3 && strncmp(w, "cpu", 3) == 0;
+			if (!dst && !cpu)
+				return dfail(d, "container %s: unknown resource \"%.*s\"", c->name, (int)kl, w);
+			if ((cpu ? pp_quantity_parse_milli(eq + 1, &q, &e) : pp_quantity_parse(eq + 1, &q, &e)) < 0 || q < 0)
+				return dfail(d, "container %s: invalid quantity \"%s\"", c->name, eq + 1);
+			if (dst)
+				*dst = q;
+		}
+	}
+	if (i == 0)
+		return dfail(d, "container: missing name");
+	d->n_containers++;
+	return 1;
 }
 
 static int desc_handler(void *user, const char *section, const char *key, const char *v)
@@ -119,6 +172,32 @@ static int desc_handler(void *user, const char *section, const char *key, const 
 			return dfail(d, "cpu-request: invalid quantity \"%s\"", v);
 		d->cpu = q;
 		d->has_cpu = true;
+	} else if (strcmp(key, "uid") == 0) {
+		if (strcmp(v, d->uid) != 0)
+			return dfail(d, "uid \"%s\" does not match the file name", v);
+	} else if (strcmp(key, "preemption-policy") == 0) {
+		if (strcmp(v, "PreemptLowerPriority") == 0)
+			d->policy = PP_PREEMPT_LOWER_PRIORITY;
+		else if (strcmp(v, "Never") == 0)
+			d->policy = PP_PREEMPT_NEVER;
+		else
+			return dfail(d, "preemption-policy: expected PreemptLowerPriority or Never, not \"%s\"", v);
+		d->has_policy = true;
+	} else if (strcmp(key, "qos-class") == 0) {
+		d->qos = strcmp(v, "Guaranteed") == 0 ? QOS_GUARANTEED : strcmp(v, "Burstable") == 0 ? QOS_BURSTABLE
+		       : strcmp(v, "BestEffort") == 0 ? QOS_BESTEFFORT : QOS_UNKNOWN;
+		if (d->qos == QOS_UNKNOWN)
+			return dfail(d, "qos-class: expected Guaranteed, Burstable or BestEffort, not \"%s\"", v);
+		d->has_qos = true;
+	} else if (strcmp(key, "critical") == 0) {
+		if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0)
+			d->critical = true;
+		else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0)
+			d->critical = false;
+		else
+			return dfail(d, "critical: expected yes or no, not \"%s\"", v);
+	} else if (strcmp(key, "container") == 0) {
+		return parse_container(d, v);
 	} else if (strcmp(key, "termination-grace-period") == 0) {
 		int64_t ns;
 		if (pp_duration_parse(v, &ns, &e) < 0)
@@ -289,6 +368,7 @@ int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset 
 		return -EINVAL;
 	}
 	d.text = buf;
+	d.uid = pod->uid;
 	r = ini_parse_stream(desc_reader, &d, desc_handler, &d);
 	if (r != 0 && !d.err[0])
 		snprintf(d.err, sizeof(d.err), "line %d: syntax error", r);
@@ -322,6 +402,18 @@ int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset 
 	}
 	if (d.has_storage)
 		pod->storage_request = d.storage;
+	if (d.n_containers) {
+		pod_container *pc = malloc(d.n_containers * sizeof(*pc));
+		if (!pc)
+			return -ENOMEM;
+		memcpy(pc, d.containers, d.n_containers * sizeof(*pc));
+		free(pod->containers);
+		pod->containers = pc;
+		pod->n_containers = d.n_containers;
+	}
+	if (d.has_qos && pod->qos == QOS_UNKNOWN)
+		pod->qos = d.qos;
+	pod->declared_critical = d.critical;
 	if (d.has_grace)
 		pod->termination_grace_usec = d.grace;
 	pod->has_descriptor = true;
@@ -369,6 +461,6 @@ int podmeta_defaults(int pod_dirfd, const pp_pcset *pcset, pod_info *pod)
 		return -ENOMEM;
 	if (!pod->namespace_ && replace(&pod->namespace_, "") < 0)
 		return -ENOMEM;
-	pod->critical = pp_priority_is_critical(pod->priority);
+	pod->critical = pod->declared_critical || pp_priority_is_critical(pod->priority);
 	return 0;
 }

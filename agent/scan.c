@@ -42,6 +42,8 @@ struct scanner {
 	cg_info cg;
 	int root_fd, proc_fd, meta_fd;
 	bool meta_untrusted; /* the metadata directory failed podmeta_dir_check() at the last scan */
+	int kube_meta_fd;    /* evictd-kube's descriptors ([kubernetes] descriptor-dir); the operator's win */
+	bool kube_meta_untrusted;
 	/* symlinks discovery refused, this scan and the last: each is warned about once while it stays */
 	char *links[SYMLINKS_TRACKED], *prev_links[SYMLINKS_TRACKED];
 	size_t n_links, n_prev_links;
@@ -58,7 +60,10 @@ static void pod_free_strings(pod_info *p)
 	free(p->namespace_);
 	free(p->name);
 	free(p->priority_class);
+	free(p->containers);
 	p->cgroup = p->namespace_ = p->name = p->priority_class = NULL;
+	p->containers = NULL;
+	p->n_containers = 0;
 }
 
 void pod_info_done(pod_info *p)
@@ -131,6 +136,7 @@ static int open_fds(scanner *s)
 	close_fd(&s->root_fd);
 	close_fd(&s->proc_fd);
 	close_fd(&s->meta_fd);
+	close_fd(&s->kube_meta_fd);
 	if (s->cg.root[0]) {
 		s->root_fd = open(s->cg.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (s->root_fd < 0)
@@ -184,7 +190,7 @@ int scanner_new(const evictd_config *cfg, const cg_info *cg, scanner **ret)
 	s->fd_budget = fd_budget();
 	s->cfg = cfg;
 	s->cg = *cg;
-	s->root_fd = s->proc_fd = s->meta_fd = -1;
+	s->root_fd = s->proc_fd = s->meta_fd = s->kube_meta_fd = -1;
 	r = open_fds(s);
 	if (r < 0) {
 		scanner_free(s);
@@ -201,6 +207,7 @@ scanner *scanner_free(scanner *s)
 	close_fd(&s->root_fd);
 	close_fd(&s->proc_fd);
 	close_fd(&s->meta_fd);
+	close_fd(&s->kube_meta_fd);
 	fds_close(s, s->fds, s->snap.n_pods);
 	fds_close(s, s->prev_fds, s->prev.n_pods);
 	free(s->fds);
@@ -320,6 +327,13 @@ static void take_metadata(pod_info *p, pod_info *old)
 	p->name = old->name;
 	p->priority_class = old->priority_class;
 	old->namespace_ = old->name = old->priority_class = NULL;
+	p->containers = old->containers;
+	p->n_containers = old->n_containers;
+	old->containers = NULL;
+	old->n_containers = 0;
+	p->declared_critical = old->declared_critical;
+	if (old->qos != QOS_UNKNOWN && p->qos == QOS_UNKNOWN)
+		p->qos = old->qos;
 	p->priority = old->priority;
 	p->priority_src = old->priority_src;
 	p->memory_request = old->memory_request;
@@ -347,7 +361,10 @@ static int load_metadata(scanner *s, int meta_fd, int pod_fd, pod_info *p)
 		log_entry_add(&e, FIELD_CGROUP, "%s", p->cgroup);
 		log_entry_add(&e, FIELD_REASON, "%s", why);
 		log_entry_send(&e, "Ignoring metadata of pod %s: %s", p->uid, why);
-	}
+	} else if (r == 0 && s->cfg->kube.enable)
+		/* once per pod: an unchanged absence takes the previous scan's metadata */
+		log_msg(LOG_NOTICE, "Pod %s has no metadata yet (no descriptor from evictd-kube or the operator): "
+		        "ranked with cgroup-derived requests and the default priority", p->uid);
 	return podmeta_defaults(pod_fd, s->cfg->pcset, p);
 }
 
@@ -355,24 +372,24 @@ static int load_metadata(scanner *s, int meta_fd, int pod_fd, pod_info *p)
  * The metadata directory's fd when descriptors in it may be trusted, else -1 (pods then get
  * cgroup-derived defaults). Checked every scan, logged when the verdict changes.
  */
-static int trusted_meta_fd(scanner *s)
+static int trusted_dir_fd(int fd, const char *path, bool *untrusted)
 {
 	char why[PATH_MAX + 128];
 	int r;
 
-	if (s->meta_fd < 0)
+	if (fd < 0)
 		return -1;
-	r = podmeta_dir_check(s->meta_fd, why, sizeof(why));
-	if (r < 0 && !s->meta_untrusted) {
+	r = podmeta_dir_check(fd, why, sizeof(why));
+	if (r < 0 && !*untrusted) {
 		log_entry e;
 		log_entry_init(&e, LOG_WARNING, MSGID_POD_METADATA_REJECTED);
 		log_entry_add(&e, FIELD_REASON, "%s", why);
 		log_entry_send(&e, "Pod metadata directory %s is not trusted: %s; all descriptors in it are ignored",
-		               s->cfg->pod_metadata_dir, why);
-	} else if (r == 0 && s->meta_untrusted)
-		log_msg(LOG_INFO, "Pod metadata directory %s is trusted again", s->cfg->pod_metadata_dir);
-	s->meta_untrusted = r < 0;
-	return r < 0 ? -1 : s->meta_fd;
+		               path, why);
+	} else if (r == 0 && *untrusted)
+		log_msg(LOG_INFO, "Pod metadata directory %s is trusted again", path);
+	*untrusted = r < 0;
+	return r < 0 ? -1 : fd;
 }
 
 /* Reads one of the pod's files through its kept fd, (re)opening it from the pod directory. */
@@ -589,7 +606,10 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 
 	if (s->meta_fd < 0)
 		s->meta_fd = open(s->cfg->pod_metadata_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-	int meta_fd = trusted_meta_fd(s);
+	int meta_fd = trusted_dir_fd(s->meta_fd, s->cfg->pod_metadata_dir, &s->meta_untrusted);
+	if (s->kube_meta_fd < 0 && s->cfg->kube.enable)
+		s->kube_meta_fd = open(s->cfg->kube.descriptor_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	int kube_meta_fd = trusted_dir_fd(s->kube_meta_fd, s->cfg->kube.descriptor_dir, &s->kube_meta_untrusted);
 
 	if (s->root_fd >= 0) {
 		r = pods_discover(s->root_fd, s->cfg->pods, symlink_refused, s, &pods, &n);
@@ -613,7 +633,13 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 		ssize_t oi = find_prev(&s->prev, p->cgroup);
 		pod_info *old = oi >= 0 ? &s->prev.pods[oi] : NULL;
 		struct stat st;
+		/* The operator's descriptor wins whole over evictd-kube's (README: which source wins). */
 		bool present = podmeta_stat(meta_fd, p->uid, &st) == 0;
+		int pod_meta_fd = meta_fd;
+		if (!present && kube_meta_fd >= 0) {
+			present = podmeta_stat(kube_meta_fd, p->uid, &st) == 0;
+			pod_meta_fd = present ? kube_meta_fd : meta_fd;
+		}
 
 		/* the kept fds move to the new snapshot */
 		if (old) {
@@ -638,7 +664,7 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 				p->descriptor_id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 				p->descriptor_id.ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 			}
-			r = load_metadata(s, meta_fd, dirfd, p);
+			r = load_metadata(s, pod_meta_fd, dirfd, p);
 			if (dirfd >= 0)
 				close(dirfd);
 			if (r < 0) {

@@ -38,6 +38,15 @@ typedef enum meta_source {
 } meta_source;
 
 #define POD_UID_MAX 64
+#define POD_CONTAINERS_MAX 32
+
+/* One container as the descriptor lists it (evictd-kube writes them from the Pod). */
+typedef struct pod_container {
+	char name[64];
+	char id[128];            /* "containerd://<hex>", "" when not yet known */
+	int64_t memory_request;  /* bytes, -1 when none */
+	int64_t storage_request; /* ephemeral-storage bytes, -1 when none */
+} pod_container;
 
 typedef struct pod_info {
 	char *cgroup;            /* relative to the cgroup root, e.g. "kubepods/burstable/pod1234" */
@@ -62,7 +71,10 @@ typedef struct pod_info {
 		uint64_t dev, ino, size;
 		int64_t mtime_ns, ctime_ns;
 	} descriptor_id;
-	bool critical;           /* priority >= 2,000,000,000: ranked, never evicted */
+	bool critical;           /* priority >= 2,000,000,000 or declared: ranked, never evicted */
+	bool declared_critical;  /* descriptor "critical = yes": a static or mirror pod */
+	pod_container *containers; /* from the descriptor; NULL when it lists none */
+	size_t n_containers;
 	bool is_self;            /* evictd runs in this cgroup: never evicted */
 
 	/* usage */

@@ -10,7 +10,7 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-int cmd_check(const char *const *files, size_t nfiles, FILE *out, FILE *err)
+int cmd_check(const char *kubeconfig, const char *const *files, size_t nfiles, FILE *out, FILE *err)
 {
 	k8s_cluster c;
 	model m = { 0 };
@@ -19,7 +19,7 @@ int cmd_check(const char *const *files, size_t nfiles, FILE *out, FILE *err)
 
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	r = model_load(&m, &c, files, nfiles, &d);
+	r = model_load(&m, &c, kubeconfig, files, nfiles, &d);
 	if (r < 0) {
 		if (r != -ENOMEM)
 			fprintf(err, "preemptctl: %u %s found\n", d.nerrors, plural(d.nerrors, "problem", "problems"));

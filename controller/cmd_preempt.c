@@ -136,7 +136,7 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	r = model_load_to_decide(&m, &c, a->files, a->nfiles, &d);
+	r = model_load_to_decide(&m, &c, a->kubeconfig, a->files, a->nfiles, &d);
 	if (r < 0)
 		goto out;
 

@@ -41,7 +41,7 @@ struct out_ctx {
 static void usage(FILE *f)
 {
 	fputs("Usage: preemptctl schedule CLUSTER [MORE_FILES...] [--until-idle] [--max-time DURATION]\n"
-	      "                           [--now TIME]\n"
+	      "                           [--now TIME] [--kubeconfig FILE]\n"
 	      "\n"
 	      "Runs kube-scheduler's queue and scheduling cycle over every pending pod, in simulated\n"
 	      "time: binds, preemptions (victims terminate for their terminationGracePeriodSeconds,\n"
@@ -57,6 +57,7 @@ static void usage(FILE *f)
 	      "                       terminating, no backoff running); default: stop after 10m of\n"
 	      "                       simulated time if still busy\n"
 	      "  --max-time DURATION  stop after this much simulated time (\"90s\", \"1h\")\n"
+	      "  --kubeconfig FILE    read the cluster from its API server (files add to it)\n"
 	      "  --now TIME           RFC 3339 time the simulation starts at, which pods without\n"
 	      "                       status.startTime count as started (default: the current time)\n"
 	      "\n"
@@ -143,6 +144,7 @@ static void on_event(const pp_sched_event *ev, void *ud)
 }
 
 struct sched_args {
+	const char *kubeconfig;
 	const char **files;
 	size_t nfiles;
 	bool until_idle;
@@ -162,9 +164,10 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_args(int argc, char **argv, struct sched_args *a)
 {
-	enum { OPT_UNTIL_IDLE = 0x100, OPT_MAX_TIME, OPT_NOW };
+	enum { OPT_UNTIL_IDLE = 0x100, OPT_MAX_TIME, OPT_NOW, OPT_KUBECONFIG };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "until-idle", no_argument, NULL, OPT_UNTIL_IDLE },
 		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 		{ "now", required_argument, NULL, OPT_NOW },
@@ -188,6 +191,9 @@ static int parse_args(int argc, char **argv, struct sched_args *a)
 				return usage_error("--max-time: %s", perr.msg);
 			a->has_max_time = true;
 			break;
+		case OPT_KUBECONFIG:
+			a->kubeconfig = optarg;
+			break;
 		case OPT_NOW:
 			if (k8s_parse_time(optarg, &a->now) < 0)
 				return usage_error("--now '%s': expected an RFC 3339 time such as 2024-05-01T10:00:00Z", optarg);
@@ -204,8 +210,8 @@ static int parse_args(int argc, char **argv, struct sched_args *a)
 	}
 	for (; optind < argc; optind++)
 		a->files[a->nfiles++] = argv[optind];
-	if (!a->nfiles)
-		return usage_error("%s", "missing CLUSTER file");
+	if (!a->nfiles && !a->kubeconfig)
+		return usage_error("%s", "missing CLUSTER file (or --kubeconfig)");
 	return -1; /* go on */
 }
 
@@ -228,7 +234,7 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	r = model_load_to_decide(&m, &c, a->files, a->nfiles, &d);
+	r = model_load_to_decide(&m, &c, a->kubeconfig, a->files, a->nfiles, &d);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			fputs("preemptctl: out of memory\n", err);

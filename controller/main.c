@@ -19,7 +19,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: preemptctl COMMAND [OPTIONS] CLUSTER [MORE_FILES...]\n"
+	fputs("Usage: preemptctl COMMAND [OPTIONS] [--kubeconfig FILE] CLUSTER [MORE_FILES...]\n"
 	      "\n"
 	      "Kubernetes pod priority and preemption on a snapshot of a cluster: the output of\n"
 	      "`kubectl get priorityclasses,nodes,pods,pdb -A -o json` (or -o yaml), or manifests\n"
@@ -41,6 +41,11 @@ static void usage(FILE *f)
 	      "  check CLUSTER [MORE_FILES...]\n"
 	      "      Validate every object (quantities, PriorityClass rules, priority admission of\n"
 	      "      every pod, references) and report every problem.\n"
+	      "\n"
+	      "  --kubeconfig FILE  (every command) read the cluster from the API server of FILE's\n"
+	      "                     current context instead of, or before, CLUSTER files: its\n"
+	      "                     PriorityClasses, Nodes, Pods and PodDisruptionBudgets, listed\n"
+	      "                     page by page (CA, client certificate/key or token; no exec plugin)\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h, --help     this text\n"
@@ -67,8 +72,9 @@ static int64_t now_ns(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW };
+	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW, OPT_KUBECONFIG };
 	static const struct option options[] = {
+		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "pod", required_argument, NULL, OPT_POD },
@@ -76,7 +82,7 @@ int main(int argc, char **argv)
 		{ "now", required_argument, NULL, OPT_NOW },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *command = NULL, *pod = NULL, *now = NULL;
+	const char *command = NULL, *pod = NULL, *now = NULL, *kubeconfig = NULL;
 	bool explain = false;
 	int c;
 	/* every non-option argument after the command is a file */
@@ -114,6 +120,9 @@ int main(int argc, char **argv)
 		case OPT_NOW:
 			now = optarg;
 			break;
+		case OPT_KUBECONFIG:
+			kubeconfig = optarg;
+			break;
 		case 1:
 			if (!command)
 				command = optarg;
@@ -142,17 +151,17 @@ int main(int argc, char **argv)
 	if (!strcmp(command, "check")) {
 		if (pod || explain || now)
 			status = usage_error("%s", "check takes no --pod, --explain or --now");
-		else if (!nfiles)
-			status = usage_error("%s", "check needs a CLUSTER file");
+		else if (!nfiles && !kubeconfig)
+			status = usage_error("%s", "check needs a CLUSTER file (or --kubeconfig)");
 		else
-			status = cmd_check(files, nfiles, stdout, stderr);
+			status = cmd_check(kubeconfig, files, nfiles, stdout, stderr);
 	} else if (!strcmp(command, "preempt")) {
-		struct preempt_args a = { .files = files, .nfiles = nfiles, .explain = explain };
+		struct preempt_args a = { .kubeconfig = kubeconfig, .files = files, .nfiles = nfiles, .explain = explain };
 		char *ns = NULL;
 		const char *slash = pod ? strchr(pod, '/') : NULL;
 
-		if (!nfiles) {
-			status = usage_error("%s", "preempt needs a CLUSTER file");
+		if (!nfiles && !kubeconfig) {
+			status = usage_error("%s", "preempt needs a CLUSTER file (or --kubeconfig)");
 		} else if (!pod || !*pod) {
 			status = usage_error("%s", "preempt needs --pod NAMESPACE/NAME");
 		} else if (slash && (slash == pod || !slash[1] || strchr(slash + 1, '/'))) {

@@ -12,7 +12,8 @@ struct build {
 	model *m;
 	const k8s_cluster *c;
 	diag *d;
-	ctl_arena scratch; /* conversion arrays: the library copies what it keeps */
+	karena scratch; /* one object's conversion arrays: the library copies what it keeps */
+	karena keep;    /* what lives through the whole build */
 	bool oom;
 	/* classes that were rejected: pods naming them get one error, not a misleading "not found" */
 	const char **bad_classes;
@@ -21,7 +22,7 @@ struct build {
 
 static void *scratch(struct build *b, size_t n, size_t size)
 {
-	void *p = ctl_arena_calloc(&b->scratch, n, size);
+	void *p = karena_calloc(&b->scratch, n, size);
 	if (!p)
 		b->oom = true;
 	return p;
@@ -95,20 +96,33 @@ static bool has_node(const k8s_cluster *c, const char *name)
 
 static void add_classes(struct build *b)
 {
-	b->bad_classes = scratch(b, b->c->nclasses, sizeof(*b->bad_classes));
+	b->bad_classes = karena_calloc(&b->keep, b->c->nclasses, sizeof(*b->bad_classes));
+	b->oom |= !b->bad_classes;
 	for (size_t i = 0; b->bad_classes && i < b->c->nclasses; i++) {
 		const struct k8s_priority_class *pc = &b->c->classes[i];
 		pp_preemption_policy policy = PP_PREEMPT_LOWER_PRIORITY;
 		pp_err err;
 		int r = 0;
 
+		const pp_priority_class *def = pp_pcset_default(b->m->classes);
+
 		if (pc->preemption_policy)
 			r = pp_preemption_policy_parse(pc->preemption_policy, &policy, &err);
 		if (r < 0)
 			diag_error(b->d, &pc->loc, NULL, "priorityclasses/%s: preemptionPolicy: %s", pc->name, err.msg);
-		else if ((r = pp_pcset_add_full(b->m->classes, pc->name, pc->value, pc->global_default, policy,
-		                                pc->description, &err)) < 0)
+		else if ((r = pc->existing ? pp_pcset_add_existing(b->m->classes, pc->name, pc->value, pc->global_default,
+		                                                   policy, pc->description, &err)
+		                           : pp_pcset_add_full(b->m->classes, pc->name, pc->value, pc->global_default,
+		                                               policy, pc->description, &err)) < 0)
 			diag_error(b->d, &pc->loc, NULL, "%s", err.msg);
+		else if (pc->global_default && def) {
+			/* the API server checks its cache only: a cluster can hold two (TestDefaultPriority) */
+			const pp_priority_class *low = pp_pcset_default(b->m->classes);
+			diag_warn(b->d, &pc->loc, NULL,
+			          "priorityclasses/%s: globalDefault: PriorityClass %s is also marked as default; pods "
+			          "without a priorityClassName get the lowest value, %s's %d", pc->name, def->name,
+			          low->name, (int)low->value);
+		}
 		if (r == -ENOMEM)
 			b->oom = true;
 		if (r < 0)
@@ -163,50 +177,23 @@ static void add_nodes(struct build *b)
 			snprintf(label, sizeof(label), "nodes/%s", n->name);
 			diag_error(b->d, &n->loc, label, "%s", strip_label(err.msg, label));
 		}
+		karena_reset(&b->scratch);
 	}
 }
 
 /* --- pods ------------------------------------------------------------------------------------ */
 
-static const pp_quantity_kv *quantities(struct build *b, const k8s_rlist *l)
-{
-	pp_quantity_kv *q = scratch(b, l->n, sizeof(*q));
-	for (size_t i = 0; q && i < l->n; i++)
-		q[i] = (pp_quantity_kv){ l->v[i].key, l->v[i].value };
-	return q;
-}
-
 static int pod_requests(struct build *b, const struct k8s_pod *p, const char *label, pp_resource **ret,
                         size_t *ret_n)
 {
-	size_t nc = p->ncontainers + p->ninit_containers, max = p->overhead.n + p->pod_requests.n + 1;
-	pp_container_requests *cr = scratch(b, nc, sizeof(*cr));
 	pp_err err;
+	int r = k8s_pod_requests(p, &b->scratch, ret, ret_n, &err);
 
-	for (size_t i = 0; cr && i < p->ncontainers; i++) {
-		cr[i] = (pp_container_requests){ PP_CONTAINER, quantities(b, &p->containers[i].requests),
-		                                 p->containers[i].requests.n };
-		max += p->containers[i].requests.n;
-	}
-	for (size_t i = 0; cr && i < p->ninit_containers; i++) {
-		const struct k8s_container *c = &p->init_containers[i];
-		cr[p->ncontainers + i] = (pp_container_requests){ c->restartable ? PP_SIDECAR : PP_INIT_CONTAINER,
-		                                                  quantities(b, &c->requests), c->requests.n };
-		max += c->requests.n;
-	}
-	pp_resource *res = scratch(b, max, sizeof(*res));
-	if (b->oom)
-		return -ENOMEM;
-	int r = pp_pod_requests(cr, nc, quantities(b, &p->pod_requests), p->pod_requests.n,
-	                        quantities(b, &p->overhead), p->overhead.n, res, max, ret_n, &err);
 	if (r == -ENOMEM)
 		b->oom = true;
 	else if (r < 0)
 		diag_error(b->d, &p->loc, label, "spec.%s", err.msg);
-	if (r < 0)
-		return r;
-	*ret = res;
-	return 0;
+	return r;
 }
 
 static bool class_is_bad(const struct build *b, const char *name)
@@ -410,10 +397,13 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	}
 	add_classes(&b);
 	add_nodes(&b);
-	for (size_t i = 0; i < c->npods && !b.oom; i++)
+	for (size_t i = 0; i < c->npods && !b.oom; i++) {
 		add_pod(&b, &c->pods[i]);
+		karena_reset(&b.scratch);
+	}
 	add_pdbs(&b);
-	ctl_arena_free(&b.scratch);
+	karena_free(&b.scratch);
+	karena_free(&b.keep);
 	if (b.oom) {
 		diag_error(d, NULL, NULL, "out of memory");
 		return -ENOMEM;
@@ -421,20 +411,25 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	return d->nerrors > errors_before ? -EINVAL : 0;
 }
 
-int model_load(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d)
+int model_load(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files, size_t nfiles,
+               diag *d)
 {
 	int r = 0;
 
+	if (kubeconfig)
+		r = k8s_load_api(c, kubeconfig, d);
 	for (size_t i = 0; i < nfiles && r != -ENOMEM; i++)
 		r = k8s_load_file(c, files[i], d);
 	if (r != -ENOMEM)
 		r = model_build(m, c, d);
+	diag_flush(d);
 	return r == -ENOMEM ? r : d->nerrors ? -EINVAL : 0;
 }
 
-int model_load_to_decide(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d)
+int model_load_to_decide(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files,
+                         size_t nfiles, diag *d)
 {
-	int r = model_load(m, c, files, nfiles, d);
+	int r = model_load(m, c, kubeconfig, files, nfiles, d);
 	if (r == -EINVAL)
 		fprintf(d->out, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d->nerrors,
 		        d->nerrors == 1 ? "problem" : "problems");

@@ -26,14 +26,16 @@ typedef struct model {
 int model_build(model *m, const k8s_cluster *c, diag *d);
 
 /*
- * Loads every file into c (an initialised cluster) and builds m from it, going on after errors so
+ * Loads the live cluster of kubeconfig (NULL: none), then every file, into c (an initialised cluster) and builds m from it, going on after errors so
  * that d reports every problem at once. Returns 0 (maybe with warnings), -EINVAL when d received
  * errors, -ENOMEM. m must be zeroed first; model_done it (and k8s_cluster_done c) on every path.
  */
-int model_load(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d);
+int model_load(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files, size_t nfiles,
+               diag *d);
 
 /* model_load for the commands that decide (preempt, schedule): a rejected input is also said so. */
-int model_load_to_decide(model *m, k8s_cluster *c, const char *const *files, size_t nfiles, diag *d);
+int model_load_to_decide(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files,
+                         size_t nfiles, diag *d);
 void model_done(model *m);
 
 #endif

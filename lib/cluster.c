@@ -564,7 +564,10 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		}
 	}
 	p->n_tolerations = spec->n_tolerations;
-	snprintf(what, sizeof(what), "%s: spec.nodeSelector", id);
+	/* the messages' prefixes cost a printf each: only for fields that are there (most pods have
+	 * no selector or affinity, and a snapshot has tens of thousands of pods) */
+	if (spec->n_node_selector)
+		snprintf(what, sizeof(what), "%s: spec.nodeSelector", id);
 	r = pp__copy_labels(&p->arena, spec->node_selector, spec->n_node_selector, &p->node_selector, what, err);
 	if (r < 0)
 		goto fail;
@@ -601,13 +604,16 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		}
 		p->n_node_affinity = spec->n_node_affinity;
 	}
-	snprintf(what, sizeof(what), "%s: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution", id);
+	if (spec->n_affinity)
+		snprintf(what, sizeof(what), "%s: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+		         id);
 	r = pp__copy_affinity_terms(&p->arena, spec->affinity, spec->n_affinity, &p->affinity, what, err);
 	if (r < 0)
 		goto fail;
 	p->n_affinity = spec->n_affinity;
-	snprintf(what, sizeof(what), "%s: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-	         id);
+	if (spec->n_anti_affinity)
+		snprintf(what, sizeof(what), "%s: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+		         id);
 	r = pp__copy_affinity_terms(&p->arena, spec->anti_affinity, spec->n_anti_affinity, &p->anti_affinity, what, err);
 	if (r < 0)
 		goto fail;

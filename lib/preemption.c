@@ -870,9 +870,13 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	char *post = NULL, *msg = NULL;
 	int r = 0;
 
-	if (not_eligible)
+	/* No node at all: schedulePod returns ErrNoNodesAvailable, which is no FitError, so the
+	 * PostFilter (preemption) never runs and the message is that alone. */
+	if (c->n_nodes == 0) {
+		/* nothing to explain */
+	} else if (not_eligible)
 		r = concat("preemption:", not_eligible, &post);
-	else if (c->n_nodes) {
+	else {
 		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
 			const struct node *n = c->nodes[i];
 			struct fail f;
@@ -897,7 +901,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	pp__sfit_reasons_clear(&h);
 	h.n_nodes = c->n_nodes;
 	if (r >= 0 && c->n_nodes == 0)
-		r = concat("no nodes available to schedule pods", post ? post : "", &msg);
+		r = concat(NULL, "no nodes available to schedule pods", &msg);
 	else if (r >= 0) {
 		for (size_t i = 0; i < c->n_nodes; i++) {
 			struct fail f;

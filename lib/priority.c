@@ -16,7 +16,7 @@ struct pp_pcset {
 	pp_priority_class *classes; /* name and description are owned copies */
 	size_t n, cap;
 	struct strmap by_name; /* name (borrowed from classes[i]) -> i + 1 */
-	size_t def;            /* index + 1 of the globalDefault class, 0 = none (never more than one) */
+	size_t def;            /* index + 1 of the lowest-valued globalDefault class, 0 = none */
 };
 
 static const struct {
@@ -124,7 +124,7 @@ static int append(pp_pcset *s, const char *name, int32_t value, bool global_defa
 		free(d);
 		return r;
 	}
-	if (global_default)
+	if (global_default && (!s->def || value < s->classes[s->def - 1].value))
 		s->def = s->n + 1;
 	s->n++;
 	return 0;
@@ -163,12 +163,36 @@ pp_pcset *pp_pcset_free(pp_pcset *s)
 	return NULL;
 }
 
+/*
+ * The globalDefault class with the lowest value (the first of equals), except `except`. The API
+ * server checks "only one default" against its cache only, so a cluster can hold several; the
+ * priority admission plugin (getDefaultPriorityClass) then picks the lowest value. A set holds
+ * several only through pp_pcset_add_existing().
+ */
+static const pp_priority_class *scan_default(const pp_pcset *s, const pp_priority_class *except)
+{
+	const pp_priority_class *d = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		if (&s->classes[i] == except || !s->classes[i].global_default)
+			continue;
+		if (!d || s->classes[i].value < d->value)
+			d = &s->classes[i];
+	}
+	return d;
+}
+
+/* Admission asks for every class-less pod: cached (s->def), kept by add, update and remove. */
 static const pp_priority_class *default_class(const pp_pcset *s, const pp_priority_class *except)
 {
-	/* Admission is racy in Kubernetes, so two defaults can exist there (the lowest value wins);
-	 * add and update refuse a second one here, so the set holds at most one. */
-	const pp_priority_class *d = s->def ? &s->classes[s->def - 1] : NULL;
-	return d != except ? d : NULL;
+	if (except)
+		return scan_default(s, except);
+	return s->def ? &s->classes[s->def - 1] : NULL;
+}
+
+static void refresh_default(pp_pcset *s)
+{
+	const pp_priority_class *d = scan_default(s, NULL);
+	s->def = d ? (size_t)(d - s->classes) + 1 : 0;
 }
 
 static int validate(const pp_pcset *s, const char *name, int32_t value, bool global_default,
@@ -199,8 +223,9 @@ static int validate(const pp_pcset *s, const char *name, int32_t value, bool glo
 	return 0;
 }
 
-int pp_pcset_add_full(pp_pcset *s, const char *name, int32_t value, bool global_default,
-                      pp_preemption_policy policy, const char *description, pp_err *err)
+/* existing: the class is in a cluster already (several defaults possible), not being created */
+static int add(pp_pcset *s, const char *name, int32_t value, bool global_default, pp_preemption_policy policy,
+               const char *description, bool existing, pp_err *err)
 {
 	if (!s)
 		return -EINVAL;
@@ -214,7 +239,7 @@ int pp_pcset_add_full(pp_pcset *s, const char *name, int32_t value, bool global_
 			return 0;
 		return pp_fail(err, -EEXIST, "priorityclasses/%s: already exists", name);
 	}
-	if (global_default) {
+	if (global_default && !existing) {
 		const pp_priority_class *d = default_class(s, NULL);
 		if (d)
 			return pp_fail(err, -EEXIST,
@@ -222,6 +247,18 @@ int pp_pcset_add_full(pp_pcset *s, const char *name, int32_t value, bool global_
 			               "default. Only one default can exist", name, d->name);
 	}
 	return append(s, name, value, global_default, policy, description);
+}
+
+int pp_pcset_add_full(pp_pcset *s, const char *name, int32_t value, bool global_default,
+                      pp_preemption_policy policy, const char *description, pp_err *err)
+{
+	return add(s, name, value, global_default, policy, description, false, err);
+}
+
+int pp_pcset_add_existing(pp_pcset *s, const char *name, int32_t value, bool global_default,
+                          pp_preemption_policy policy, const char *description, pp_err *err)
+{
+	return add(s, name, value, global_default, policy, description, true, err);
 }
 
 int pp_pcset_add(pp_pcset *s, const char *name, int32_t value, bool global_default,
@@ -261,10 +298,7 @@ int pp_pcset_update(pp_pcset *s, const char *name, int32_t value, bool global_de
 		c->description = d;
 	}
 	c->global_default = global_default;
-	if (global_default)
-		s->def = (size_t)(c - s->classes) + 1;
-	else if (s->def == (size_t)(c - s->classes) + 1)
-		s->def = 0;
+	refresh_default(s);
 	return 0;
 }
 
@@ -283,10 +317,6 @@ int pp_pcset_remove(pp_pcset *s, const char *name, pp_err *err)
 	free((char *)c->description);
 	memmove(c, c + 1, (s->n - i - 1) * sizeof(*c));
 	s->n--;
-	if (s->def == i + 1)
-		s->def = 0;
-	else if (s->def > i + 1)
-		s->def--;
 	/* The classes after it moved down by one. O(n) like the memmove (insertion order is the
 	 * iteration order), but a plain pass over the slots: no hashing, no allocation. */
 	for (size_t j = 0; j < s->by_name.cap; j++) {
@@ -294,6 +324,7 @@ int pp_pcset_remove(pp_pcset *s, const char *name, pp_err *err)
 		if (v > i + 1)
 			s->by_name.slots[j].value = (void *)(v - 1);
 	}
+	refresh_default(s);
 	return 0;
 }
 

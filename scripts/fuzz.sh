@@ -7,8 +7,12 @@
 #   FUZZ_SECONDS=10 make fuzz            the CI smoke run
 #   FUZZ_TARGETS="quantity config" ...   only these targets
 #   FUZZ_JOBS=1                          parallel targets (default 1: the machine is shared)
+#   FUZZ_MAX_LEN=16384                   input size of the main run
+#   FUZZ_BIG_MAX_LEN=1048576             a second run per target with inputs this large, for
+#   FUZZ_BIG_SECONDS=FUZZ_SECONDS/3      size-driven paths (limits, buffers, chunking); 0: none
 #
-# A target declares which archives it needs with a comment line "fuzz-links: lib agent controller".
+# A target declares which archives it needs with a comment line "fuzz-links: lib agent controller"
+# ("kube": the Kubernetes decoder alone; "controller" implies it).
 # Crashing inputs land in build-fuzz/fuzz/artifacts/<target>/; copy them into
 # tests/fuzz/regressions/<target>/ once fixed, so `make check` replays them forever.
 set -uo pipefail
@@ -18,7 +22,7 @@ SECONDS_PER=${FUZZ_SECONDS:-60}
 BF=${FUZZ_BUILD:-build-fuzz}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 OBJ_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN"
-FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Itests/fuzz"
+FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube -Itests/fuzz"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -40,13 +44,15 @@ need=""
 for n in "${targets[@]}"; do
 	need="$need $(sed -n 's/.*fuzz-links:\(.*\)\*\/.*/\1/p' "tests/fuzz/fuzz-$n.c" | head -1)"
 done
+grep -qw controller <<<"$need" && need="$need kube"
 archives=()
-for a in lib agent controller; do
+for a in lib agent controller kube; do
 	if grep -qw "$a" <<<"$need"; then
 		case $a in
 		lib) archives+=("$BF/libpreempt.a") ;;
 		agent) archives+=("$BF/agent.a") ;;
 		controller) archives+=("$BF/controller.a") ;;
+		kube) archives+=("$BF/kube.a") ;;
 		esac
 	fi
 done
@@ -54,7 +60,7 @@ done
 # targets do the same; the rest link the static archive, which reaches internal functions.
 # (The Makefile's .so rule links with --no-undefined, which an ASan-instrumented shared object
 # cannot satisfy: the runtime lives in the executable. So it is linked here.)
-if grep -qw controller <<<"$need" && ! grep -qw lib <<<"${archives[*]##*/}"; then
+if grep -qw kube <<<"$need" && ! grep -qw lib <<<"${archives[*]##*/}"; then
 	archives+=("$BF/libpreempt.a")
 fi
 mkdir -p "$BF/fuzz"
@@ -66,10 +72,11 @@ if ! make -s B="$BF" FUZZ=1 CC=clang CFLAGS="$OBJ_CFLAGS" LDFLAGS="$SAN" "${arch
 fi
 pkglibs=""
 grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih)"
-grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml)"
-pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml 2>/dev/null)"
+grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)"
+grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl)"
+pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml yajl 2>/dev/null)"
 
-if grep -qw controller <<<"$need"; then
+if grep -qw kube <<<"$need"; then
 	# shellcheck disable=SC2046
 	clang -shared $SAN -fsanitize=fuzzer-no-link -Wl,-soname,libpreempt.so.0 -Wl,--version-script=lib/libpreempt.map \
 		-o "$BF/fuzz/libpreempt.so.0" $(ar t "$BF/libpreempt.a" | sed "s|^|$BF/lib/|") >>"$blog" 2>&1 \
@@ -85,9 +92,10 @@ for n in "${targets[@]}"; do
 	# Link order: controller/agent before libpreempt.
 	links=$(sed -n 's/.*fuzz-links:\(.*\)\*\/.*/\1/p' "$src" | head -1)
 	link=()
-	grep -qw controller <<<"$links" && link+=("$BF/controller.a" -L"$BF/fuzz" -lpreempt -Wl,-rpath,"$PWD/$BF/fuzz")
+	grep -qw controller <<<"$links" && link+=("$BF/controller.a")
+	grep -qwE 'controller|kube' <<<"$links" && link+=("$BF/kube.a" -L"$BF/fuzz" -lpreempt -Wl,-rpath,"$PWD/$BF/fuzz")
 	grep -qw agent <<<"$links" && link+=("$BF/agent.a")
-	grep -qw controller <<<"$links" || link+=("$BF/libpreempt.a")
+	grep -qwE 'controller|kube' <<<"$links" || link+=("$BF/libpreempt.a")
 	# shellcheck disable=SC2086
 	if ! clang $FUZZ_CFLAGS $pkgcflags -o "$bin" "$src" "${link[@]}" $pkglibs -lm >"$log" 2>&1; then
 		echo "fuzz-$n: BUILD FAILED (see $log)"; tail -n 20 "$log" | sed 's/^/    /'
@@ -113,6 +121,21 @@ for n in "${targets[@]}"; do
 	else
 		echo "fuzz-$n: FAILED (exit $rc) after ${execs:-?} execs; input in $art (log $log)"
 		grep -m5 -E 'ERROR|invariant|runtime error|SUMMARY' "$log" | sed 's/^/    /'
+		failed=1
+		continue
+	fi
+	# Large inputs: the main run's max_len never reaches size bounds and multi-chunk paths.
+	big=${FUZZ_BIG_MAX_LEN:-1048576} bigsec=${FUZZ_BIG_SECONDS:-$(( SECONDS_PER / 3 > 5 ? SECONDS_PER / 3 : 5 ))}
+	[ "$big" -gt 0 ] && [ "$bigsec" -gt 0 ] || continue
+	"$bin" "${opts[@]}" -max_len="$big" -len_control=0 -max_total_time="$bigsec" -print_final_stats=1 \
+		"$work" "${seeds[@]}" >"$log.big" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log.big" | tail -1)
+	if [ $rc -eq 0 ]; then
+		echo "fuzz-$n: ok at -max_len=$big, ${execs:-?} execs in ${bigsec}s"
+	else
+		echo "fuzz-$n: FAILED at -max_len=$big (exit $rc) after ${execs:-?} execs; input in $art (log $log.big)"
+		grep -m5 -E 'ERROR|invariant|runtime error|SUMMARY' "$log.big" | sed 's/^/    /'
 		failed=1
 	fi
 done

@@ -117,6 +117,16 @@ PP_EXPORT int pp_pcset_add_full(pp_pcset *s, const char *name, int32_t value, bo
                                 pp_preemption_policy policy, const char *description, pp_err *err);
 
 /*
+ * pp_pcset_add_full() for a class that exists already in a cluster (read back from the API server
+ * or a snapshot of it), not one being created: the same validation, but a second globalDefault is
+ * accepted — the API server checks "only one default" against its cache only, so real clusters
+ * can hold several, and admission then uses the one with the lowest value (pp_pcset_default()).
+ * -EEXIST only for a duplicate name. Check pp_pcset_default() before adding to warn about it.
+ */
+PP_EXPORT int pp_pcset_add_existing(pp_pcset *s, const char *name, int32_t value, bool global_default,
+                                    pp_preemption_policy policy, const char *description, pp_err *err);
+
+/*
  * Updates a class as ValidatePriorityClassUpdate allows: value and preemptionPolicy are immutable
  * (-EINVAL when they differ), globalDefault may change (-EEXIST if another default exists),
  * description is replaced unless NULL. -ENOENT for an unknown class.

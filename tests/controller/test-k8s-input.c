@@ -1,6 +1,7 @@
-/* preemptctl's input gate (controller/k8s_input.c): files are read whole within a size bound and
- * must be well-formed UTF-8, reported as FILE:LINE:COLUMN, before libfyaml sees them — libfyaml
- * 0.7.12 hangs on invalid UTF-8 in a directive line (tests/fuzz/FINDINGS.md, k8s-libfyaml-hang). */
+/* The input gate (kube/k8s_input.c): input streams through it chunk by chunk, within a size bound,
+ * and must be well-formed UTF-8 without NUL bytes, reported as FILE:LINE:COLUMN, before a parser
+ * sees it — libfyaml 0.7.12 hangs on invalid UTF-8 in a directive line (tests/fuzz/FINDINGS.md,
+ * k8s-libfyaml-hang), and a NUL used to end a YAML document silently (issue 12). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include "k8s.h"
 #include "k8s_input.h"
+#include "kstream.h"
 
 /* Runs the UTF-8 check over len bytes; returns its result and the message it printed. */
 static int utf8(const char *s, size_t len, char **msg)
@@ -60,8 +62,6 @@ static void test_utf8_accepts_every_well_formed_sequence(void **state)
 	static const char all[] = "\xc2\x80\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf"
 	                          "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\xef\xbb\xbf";
 	expect_good(all, sizeof(all) - 1);
-	/* a NUL byte is valid UTF-8; libfyaml gets the length, not a C string */
-	GOOD("a\0b");
 	GOOD("%YAML 1.2\n---\ndescription: caf\xc3\xa9\n");
 }
 
@@ -88,14 +88,55 @@ static void test_utf8_rejects_with_line_and_column(void **state)
 	BAD("\xe2\x82z", "in.yaml:1:1: invalid UTF-8 (byte 0xe2): Kubernetes objects are UTF-8 text\n");
 	/* the check must not read past len: the valid continuation lies outside it */
 	expect_bad("\xc3\xa9", 1, "in.yaml:1:1: invalid UTF-8 (byte 0xc3): Kubernetes objects are UTF-8 text\n");
+	/* NUL bytes: valid UTF-8, but no Kubernetes text holds one; in and after an 8-byte block */
+	BAD("a\0b", "in.yaml:1:2: NUL byte: Kubernetes objects are UTF-8 text without NUL bytes\n");
+	BAD("kind: Pod\nmetadata:\0", "in.yaml:2:10: NUL byte: Kubernetes objects are UTF-8 text without NUL bytes\n");
+	BAD("0123456789abcdef\n0123456789abcdef\0",
+	    "in.yaml:2:17: NUL byte: Kubernetes objects are UTF-8 text without NUL bytes\n");
 }
 
-/* Reads text through a pipe (no size known in advance) with the given bound. */
-static int read_pipe(const char *text, size_t len, size_t max, char **out, size_t *outlen, char **msg)
+/* A sequence cut between two chunks is whole again; a bad byte in the second is found where the
+ * sequence started. */
+static void test_utf8_across_chunks(void **state)
+{
+	static const char text[] = "name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n";
+	char *msg = NULL;
+	size_t size = 0;
+	(void)state;
+
+	for (size_t cut = 0; cut <= sizeof(text) - 1; cut++) {
+		FILE *f = open_memstream(&msg, &size);
+		diag d;
+		kgate g;
+		diag_init(&d, f);
+		kgate_init(&g, "in.yaml", 0, &d);
+		assert_int_equal(kgate_feed(&g, text, cut), 0);
+		assert_int_equal(kgate_feed(&g, text + cut, sizeof(text) - 1 - cut), 0);
+		assert_int_equal(kgate_end(&g), 0);
+		assert_int_equal(g.line, 2);
+		fclose(f);
+		assert_string_equal(msg, "");
+		free(msg);
+	}
+	FILE *f = open_memstream(&msg, &size);
+	diag d;
+	kgate g;
+	diag_init(&d, f);
+	kgate_init(&g, "in.yaml", 0, &d);
+	assert_int_equal(kgate_feed(&g, "ab\xe2\x82", 4), 0);
+	assert_int_equal(kgate_feed(&g, "z", 1), -EILSEQ);
+	fclose(f);
+	assert_string_equal(msg, "in.yaml:1:3: invalid UTF-8 (byte 0xe2): Kubernetes objects are UTF-8 text\n");
+	free(msg);
+}
+
+/* Streams text through a pipe (no size known in advance) with the given bound. */
+static int read_pipe(const char *text, size_t len, size_t max, uint64_t *items, char **msg)
 {
 	int fds[2];
 	size_t size = 0;
-	FILE *f = open_memstream(msg, &size), *in;
+	FILE *f = open_memstream(msg, &size);
+	kstream *s = NULL;
 	diag d;
 	int r;
 
@@ -105,57 +146,59 @@ static int read_pipe(const char *text, size_t len, size_t max, char **out, size_
 	assert_true(len < 4096);
 	assert_int_equal(write(fds[1], text, len), (ssize_t)len);
 	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	assert_non_null(in);
 	diag_init(&d, f);
-	r = k8s_input_read(in, "pipe.json", max, out, outlen, &d);
-	fclose(in);
+	assert_int_equal(kstream_new(&s, KSTREAM_AUTO, "pipe.json", &d, NULL, NULL), 0);
+	kstream_set_limits(s, max, 0);
+	r = kstream_read_fd(s, fds[0]);
+	*items = kstream_items(s);
+	kstream_free(s);
+	close(fds[0]);
 	fclose(f);
 	return r;
 }
 
 static void test_read_bounded(void **state)
 {
-	char *buf = NULL, *msg = NULL;
-	size_t len = 0;
-	static const char text[] = "{\"kind\": \"List\", \"items\": []}\n";
+	char *msg = NULL;
+	uint64_t items = 0;
+	static const char text[] = "{\"kind\": \"List\", \"items\": [{}]}\n";
 
 	(void)state;
-	/* exactly at the bound: read whole, NUL-terminated */
-	assert_int_equal(read_pipe(text, sizeof(text) - 1, sizeof(text) - 1, &buf, &len, &msg), 0);
-	assert_int_equal(len, sizeof(text) - 1);
-	assert_string_equal(buf, text);
+	/* exactly at the bound: read whole */
+	assert_int_equal(read_pipe(text, sizeof(text) - 1, sizeof(text) - 1, &items, &msg), 0);
+	assert_int_equal(items, 1);
 	assert_string_equal(msg, "");
-	free(buf);
 	free(msg);
 
-	/* one byte over: refused, naming the file; nothing returned */
-	buf = NULL;
+	/* one byte over: refused, naming the file */
 	msg = NULL;
-	assert_int_equal(read_pipe(text, sizeof(text) - 1, sizeof(text) - 2, &buf, &len, &msg), -EFBIG);
-	assert_null(buf);
-	assert_string_equal(msg, "preemptctl: pipe.json: larger than 29 bytes, refusing to read it\n");
+	assert_int_equal(read_pipe(text, sizeof(text) - 1, sizeof(text) - 2, &items, &msg), -EFBIG);
+	assert_string_equal(msg, "preemptctl: pipe.json: larger than 31 bytes, refusing to read it\n");
 	free(msg);
 
-	/* growth past the first 64 KiB chunk in steps, through a regular file of unknown use */
+	/* past the first 64 KiB chunk, YAML pulling from a regular file */
 	FILE *tmp = tmpfile();
 	assert_non_null(tmp);
 	for (int i = 0; i < 20000; i++)
 		fputs("# padding line\n", tmp);
+	fputs("kind: Pod\n", tmp);
+	fflush(tmp);
 	rewind(tmp);
 	size_t size = 0;
 	FILE *f = open_memstream(&msg, &size);
 	diag d;
+	kstream *s = NULL;
 	diag_init(&d, f);
-	assert_int_equal(k8s_input_read(tmp, "big.yaml", K8S_INPUT_MAX, &buf, &len, &d), 0);
-	assert_int_equal(len, 20000 * 15);
-	assert_memory_equal(buf + len - 15, "# padding line\n", 15);
-	free(buf);
-	/* a regular file larger than the bound is refused by its size, before reading */
+	assert_int_equal(kstream_new(&s, KSTREAM_AUTO, "big.yaml", &d, NULL, NULL), 0);
+	assert_int_equal(kstream_read_fd(s, fileno(tmp)), 0);
+	assert_int_equal(kstream_items(s), 1);
+	kstream_free(s);
+	/* a bound below the file's size: refused once the bound is passed */
 	rewind(tmp);
-	buf = NULL;
-	assert_int_equal(k8s_input_read(tmp, "big.yaml", 1000, &buf, &len, &d), -EFBIG);
-	assert_null(buf);
+	assert_int_equal(kstream_new(&s, KSTREAM_AUTO, "big.yaml", &d, NULL, NULL), 0);
+	kstream_set_limits(s, 1000, 0);
+	assert_int_equal(kstream_read_fd(s, fileno(tmp)), -EFBIG);
+	kstream_free(s);
 	fclose(tmp);
 	fclose(f);
 	assert_string_equal(msg, "preemptctl: big.yaml: larger than 1000 bytes, refusing to read it\n");
@@ -190,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8_accepts_every_well_formed_sequence),
 		cmocka_unit_test(test_utf8_rejects_with_line_and_column),
+		cmocka_unit_test(test_utf8_across_chunks),
 		cmocka_unit_test(test_read_bounded),
 		cmocka_unit_test(test_loader_rejects_before_parsing),
 	};

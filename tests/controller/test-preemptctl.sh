@@ -50,6 +50,21 @@ ok "check: the same List in YAML" expect 0 \
 ok "check: the documentation's examples load as written" expect 0 \
 	"ok: 2 PriorityClasses, 0 nodes, 1 pod (0 bound, 1 pending, 0 finished), 0 PodDisruptionBudgets" "" \
 	"$PCTL" check $F/docs-priorityclass.yaml $F/docs-priorityclass-nonpreempting.yaml $F/docs-pod.yaml
+ok "preempt: no node at all is Kubernetes' ErrNoNodesAvailable alone, no preemption attempted" expect 0 \
+	'{"pod":"default/nginx","node":null,"reason":"no nodes available to schedule pods"}' "" \
+	"$PCTL" preempt $F/docs-priorityclass.yaml $F/docs-pod.yaml --pod default/nginx $NOW
+ok "preempt: two globalDefault classes read back from a cluster load with a warning; the lowest wins" expect 0 \
+	'{"pod":"default/classless","node":"n1","victims":[]}' \
+"$F/two-defaults-snapshot.yaml:10: warning: priorityclasses/also-standard: globalDefault: PriorityClass standard is also marked as default; pods without a priorityClassName get the lowest value, also-standard's 500
+pod default/classless: priority 500, preemptionPolicy PreemptLowerPriority
+node n1: fits
+decision: fits on n1 without preemption (the feasible node with the smallest name)" \
+	"$PCTL" preempt $F/two-defaults-snapshot.yaml --pod classless --explain $NOW
+ok "check: a namespace on a cluster-scoped object is rejected as the API server does" expect 1 "" \
+"$F/bad-cluster-scoped-namespace.yaml:5: priorityclasses/tier1: metadata.namespace: Forbidden: not allowed on this type
+$F/bad-cluster-scoped-namespace.yaml:12: nodes/n1: metadata.namespace: Forbidden: not allowed on this type
+preemptctl: 2 problems found" \
+	"$PCTL" check $F/bad-cluster-scoped-namespace.yaml
 ok "check: standard input" expect 0 \
 	"ok: 1 PriorityClass, 0 nodes, 0 pods (0 bound, 0 pending, 0 finished), 0 PodDisruptionBudgets" "" \
 	bash -c "$PCTL check - < $F/docs-priorityclass.yaml"
@@ -75,7 +90,7 @@ $F/bad-missing-fields.yaml:27: pods/default/nameless-container: spec.containers[
 preemptctl: 4 problems found" \
 	"$PCTL" check $F/bad-missing-fields.yaml
 ok "check: truncated JSON" expect 1 "" \
-"$F/bad-truncated.json:317: syntax error: did not find expected node content
+"$F/bad-truncated.json:316: syntax error: premature EOF
 preemptctl: 1 problem found" \
 	"$PCTL" check $F/bad-truncated.json
 ok "check: YAML syntax error" expect 1 "" \
@@ -190,7 +205,7 @@ ok "preempt: an invalid quantity anywhere rejects the input" expect 1 "" \
 "$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
 preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
 	"$PCTL" preempt $F/cluster.json $F/bad-quantity.json --pod default/preemptor
-ok "preempt: truncated JSON" expect 1 "" "~$F/bad-truncated.json:317: syntax error:" \
+ok "preempt: truncated JSON" expect 1 "" "~$F/bad-truncated.json:316: syntax error:" \
 	"$PCTL" preempt $F/bad-truncated.json --pod default/preemptor
 ok "preempt: no such pod" expect 1 "" "preemptctl: pods/default/nope: no such pod in the input" \
 	"$PCTL" preempt $F/cluster.json --pod default/nope

@@ -80,6 +80,9 @@ if ! "${make_q[@]}" install DESTDIR="$SHARE/stage" PREFIX=/usr > "$RESULTS/insta
 fi
 cp "$HERE/runner.sh" "$SHARE/entry"
 cp -r "$HERE/scenarios" "$SHARE/scenarios"
+# the stand-in API server for the Kubernetes scenario (a test double; tests/kube/README.md)
+mkdir -p "$SHARE/kube"
+cp "$ROOT/tests/kube/apiserver.py" "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
 printf 'E2E_ONLY=%q\n' "${E2E_ONLY:-}" > "$SHARE/env"
 
 # ---- accelerator --------------------------------------------------------------------------------

@@ -151,6 +151,37 @@ static void test_global_default(void **state)
 	assert_string_equal(pp_pcset_find(s, "other")->description, "now default");
 }
 
+/* TestDefaultPriority "multiple default classes resolves to the minimum value among them": a
+ * cluster can hold two defaults (the API server checks its cache only); admission takes the
+ * lowest. Creating a second one stays forbidden. */
+static void test_several_existing_defaults(void **state)
+{
+	pp_pcset *s = *state;
+	int32_t prio = 0;
+	const char *cls = NULL;
+	pp_err err = { "" };
+
+	assert_int_equal(pp_pcset_add_existing(s, "high", 2000, true, PP_PREEMPT_LOWER_PRIORITY, NULL, &err), 0);
+	assert_int_equal(pp_pcset_add_existing(s, "low", 1000, true, PP_PREEMPT_LOWER_PRIORITY, NULL, &err), 0);
+	assert_int_equal(pp_pcset_add_existing(s, "low-too", 1000, true, PP_PREEMPT_LOWER_PRIORITY, NULL, &err), 0);
+	assert_string_equal(pp_pcset_default(s)->name, "low");
+	assert_int_equal(pp_pcset_admit(s, NULL, NULL, NULL, &prio, NULL, &cls, NULL), 0);
+	assert_int_equal(prio, 1000);
+	assert_string_equal(cls, "low");
+	/* duplicates and invalid classes are still refused */
+	assert_int_equal(pp_pcset_add_existing(s, "low", 5, false, PP_PREEMPT_LOWER_PRIORITY, NULL, &err), -EEXIST);
+	assert_int_equal(pp_pcset_add_existing(s, "Bad_Name", 5, false, PP_PREEMPT_LOWER_PRIORITY, NULL, &err), -EINVAL);
+	/* admission of a new default is refused, naming the lowest */
+	assert_int_equal(pp_pcset_add(s, "new", 1, true, PP_PREEMPT_LOWER_PRIORITY, &err), -EEXIST);
+	assert_string_equal(err.msg, "priorityclasses/new: globalDefault: Forbidden: PriorityClass low is already "
+	                             "marked as default. Only one default can exist");
+	/* removing the lowest hands the default to the next */
+	assert_int_equal(pp_pcset_remove(s, "low", NULL), 0);
+	assert_string_equal(pp_pcset_default(s)->name, "low-too");
+	assert_int_equal(pp_pcset_remove(s, "low-too", NULL), 0);
+	assert_string_equal(pp_pcset_default(s)->name, "high");
+}
+
 static void test_unknown_class_and_spec_priority(void **state)
 {
 	pp_pcset *s = *state;
@@ -248,6 +279,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_docs_non_preempting, setup, teardown),
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test_setup_teardown(test_global_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_several_existing_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_class_and_spec_priority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_and_delete, setup, teardown),

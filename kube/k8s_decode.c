@@ -36,15 +36,14 @@ static bool one_of(const char *s, const char *const *list)
 }
 
 /* Iterates a list field: calls fn for every element with the index pushed on the path. */
-typedef int (*elem_fn)(yv *v, struct fy_node *e, void *elem);
+typedef int (*elem_fn)(yv *v, const kval *e, void *elem);
 
-static int list_field(yv *v, struct fy_node *map, const char *key, size_t elem_size, size_t *ret_n,
+static int list_field(yv *v, const kval *map, const char *key, size_t elem_size, size_t *ret_n,
                       void **ret, elem_fn fn)
 {
-	struct fy_node *n = yv_get(map, key), *e;
+	const kval *n = yv_get(map, key), *e;
 	size_t mark = yv_push_key(v, key), i = 0;
 	int result = 0;
-	void *it = NULL;
 
 	if (!n)
 		goto out;
@@ -52,13 +51,13 @@ static int list_field(yv *v, struct fy_node *map, const char *key, size_t elem_s
 		result = -1;
 		goto out;
 	}
-	size_t count = (size_t)fy_node_sequence_item_count(n);
+	size_t count = kval_count(n);
 	char *arr = yv_calloc(v, count, elem_size);
 	if (!arr) {
 		result = -1;
 		goto out;
 	}
-	while ((e = fy_node_sequence_iterate(n, &it))) {
+	while ((e = kval_at(n, i))) {
 		size_t m2 = yv_push_index(v, i);
 		if (yv_is_null(e) || !yv_expect_map(v, e) || fn(v, e, arr + i * elem_size) < 0)
 			result = -1;
@@ -77,9 +76,9 @@ out:
 }
 
 /* Sub-object: returns the mapping with key pushed, or NULL (absent, or error reported). */
-static struct fy_node *sub(yv *v, struct fy_node *map, const char *key, size_t *mark, bool *bad)
+static const kval *sub(yv *v, const kval *map, const char *key, size_t *mark, bool *bad)
 {
-	struct fy_node *n = yv_get(map, key);
+	const kval *n = yv_get(map, key);
 	if (!n)
 		return NULL;
 	*mark = yv_push_key(v, key);
@@ -93,7 +92,7 @@ static struct fy_node *sub(yv *v, struct fy_node *map, const char *key, size_t *
 
 /* --- selectors -------------------------------------------------------------------------------- */
 
-static int requirement(yv *v, struct fy_node *e, struct k8s_req *r, const char *const *ops,
+static int requirement(yv *v, const kval *e, struct k8s_req *r, const char *const *ops,
                        bool node_selector)
 {
 	int bad = 0;
@@ -136,21 +135,21 @@ static int requirement(yv *v, struct fy_node *e, struct k8s_req *r, const char *
 static const char *const label_ops[] = { "In", "NotIn", "Exists", "DoesNotExist", NULL };
 static const char *const node_ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL };
 
-static int label_req(yv *v, struct fy_node *e, void *elem)
+static int label_req(yv *v, const kval *e, void *elem)
 {
 	return requirement(v, e, elem, label_ops, false);
 }
 
-static int node_req(yv *v, struct fy_node *e, void *elem)
+static int node_req(yv *v, const kval *e, void *elem)
 {
 	return requirement(v, e, elem, node_ops, true);
 }
 
-static int label_selector(yv *v, struct fy_node *map, const char *key, struct k8s_label_selector *ret)
+static int label_selector(yv *v, const kval *map, const char *key, struct k8s_label_selector *ret)
 {
 	bool bad = false;
 	size_t mark;
-	struct fy_node *n = sub(v, map, key, &mark, &bad);
+	const kval *n = sub(v, map, key, &mark, &bad);
 	if (!n)
 		return bad ? -1 : 0;
 	ret->present = true;
@@ -161,7 +160,7 @@ static int label_selector(yv *v, struct fy_node *map, const char *key, struct k8
 	return bad ? -1 : 1;
 }
 
-static int node_term(yv *v, struct fy_node *e, void *elem)
+static int node_term(yv *v, const kval *e, void *elem)
 {
 	struct k8s_node_selector_term *t = elem;
 	int bad = 0;
@@ -180,7 +179,7 @@ static int node_term(yv *v, struct fy_node *e, void *elem)
 	return bad ? -1 : 0;
 }
 
-static int pod_affinity_term(yv *v, struct fy_node *e, void *elem)
+static int pod_affinity_term(yv *v, const kval *e, void *elem)
 {
 	struct k8s_pod_affinity_term *t = elem;
 	int bad = 0;
@@ -195,7 +194,7 @@ static int pod_affinity_term(yv *v, struct fy_node *e, void *elem)
 
 static const char *const taint_effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
 
-static int taint(yv *v, struct fy_node *e, void *elem)
+static int taint(yv *v, const kval *e, void *elem)
 {
 	struct k8s_taint *t = elem;
 	int bad = 0;
@@ -214,11 +213,11 @@ static int taint(yv *v, struct fy_node *e, void *elem)
 	return bad ? -1 : 0;
 }
 
-static int decode_node(yv *v, struct fy_node *obj, struct fy_node *meta, struct k8s_node *nd)
+static int decode_node(yv *v, const kval *obj, const kval *meta, struct k8s_node *nd)
 {
 	bool bad = false;
 	size_t mark;
-	struct fy_node *n;
+	const kval *n;
 
 	mark = yv_push_key(v, "metadata");
 	bad |= yv_string_map(v, meta, "labels", &nd->labels) < 0;
@@ -246,12 +245,12 @@ static int decode_node(yv *v, struct fy_node *obj, struct fy_node *meta, struct 
 
 /* --- pods --------------------------------------------------------------------------------------- */
 
-static int container(yv *v, struct fy_node *e, void *elem)
+static int container(yv *v, const kval *e, void *elem)
 {
 	struct k8s_container *c = elem;
 	bool bad = false;
 	size_t mark;
-	struct fy_node *res;
+	const kval *res;
 	const char *restart = NULL;
 
 	bad |= yv_string(v, e, "name", true, &c->name) < 0;
@@ -277,7 +276,7 @@ static int container(yv *v, struct fy_node *e, void *elem)
 static const char *const toleration_ops[] = { "", "Exists", "Equal", NULL };
 static const char *const toleration_effects[] = { "", "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
 
-static int toleration(yv *v, struct fy_node *e, void *elem)
+static int toleration(yv *v, const kval *e, void *elem)
 {
 	struct k8s_toleration *t = elem;
 	int bad = 0, r;
@@ -319,12 +318,12 @@ static int toleration(yv *v, struct fy_node *e, void *elem)
 	return bad ? -1 : 0;
 }
 
-static int pod_affinity(yv *v, struct fy_node *aff, const char *key, size_t *ret_n,
+static int pod_affinity(yv *v, const kval *aff, const char *key, size_t *ret_n,
                         struct k8s_pod_affinity_term **ret)
 {
 	bool bad = false;
 	size_t mark;
-	struct fy_node *n = sub(v, aff, key, &mark, &bad);
+	const kval *n = sub(v, aff, key, &mark, &bad);
 	if (!n)
 		return bad ? -1 : 0;
 	bad |= list_field(v, n, "requiredDuringSchedulingIgnoredDuringExecution",
@@ -333,11 +332,11 @@ static int pod_affinity(yv *v, struct fy_node *aff, const char *key, size_t *ret
 	return bad ? -1 : 0;
 }
 
-static int affinity(yv *v, struct fy_node *spec, struct k8s_pod *p)
+static int affinity(yv *v, const kval *spec, struct k8s_pod *p)
 {
 	bool bad = false;
 	size_t mark, m2, m3;
-	struct fy_node *aff = sub(v, spec, "affinity", &mark, &bad), *na, *req;
+	const kval *aff = sub(v, spec, "affinity", &mark, &bad), *na, *req;
 	if (!aff)
 		return bad ? -1 : 0;
 	if ((na = sub(v, aff, "nodeAffinity", &m2, &bad))) {
@@ -360,7 +359,7 @@ static int affinity(yv *v, struct fy_node *spec, struct k8s_pod *p)
 	return bad ? -1 : 0;
 }
 
-static int pod_status(yv *v, struct fy_node *st, struct k8s_pod *p)
+static int pod_status(yv *v, const kval *st, struct k8s_pod *p)
 {
 	static const char *const phases[] = { "Pending", "Running", "Succeeded", "Failed", "Unknown", "", NULL };
 	static const enum k8s_pod_phase phase_values[] = { K8S_PHASE_PENDING, K8S_PHASE_RUNNING,
@@ -387,14 +386,13 @@ static int pod_status(yv *v, struct fy_node *st, struct k8s_pod *p)
 	bad |= (r = yv_time(v, st, "startTime", &p->start_ns)) < 0;
 	p->has_start = r > 0;
 
-	struct fy_node *conds = yv_get(st, "conditions"), *c;
+	const kval *conds = yv_get(st, "conditions"), *c;
 	if (conds) {
 		size_t mark = yv_push_key(v, "conditions"), i = 0;
-		void *it = NULL;
 		if (!yv_expect_seq(v, conds))
 			bad = true;
 		else
-			while ((c = fy_node_sequence_iterate(conds, &it))) {
+			while ((c = kval_at(conds, i))) {
 				size_t m2 = yv_push_index(v, i++);
 				const char *type = NULL, *status = NULL, *reason = NULL;
 				if (!yv_expect_map(v, c) || yv_string(v, c, "type", true, &type) < 0 ||
@@ -413,15 +411,29 @@ static int pod_status(yv *v, struct fy_node *st, struct k8s_pod *p)
 	return bad ? -1 : 0;
 }
 
-static int decode_pod(yv *v, struct fy_node *obj, struct fy_node *meta, struct k8s_pod *p)
+static int container_status(yv *v, const kval *e, void *elem)
+{
+	struct k8s_container_status *cs = elem;
+	int bad = 0;
+	bad |= yv_string(v, e, "name", true, &cs->name) < 0;
+	bad |= yv_string(v, e, "containerID", false, &cs->container_id) < 0;
+	return bad ? -1 : 0;
+}
+
+/* node: also the fields only the node agent needs */
+static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *p, bool node)
 {
 	bool bad = false;
 	size_t mark;
-	struct fy_node *spec, *n;
+	const kval *spec, *n;
 	int r;
 
 	mark = yv_push_key(v, "metadata");
 	bad |= yv_string_map(v, meta, "labels", &p->labels) < 0;
+	if (node) {
+		bad |= yv_string(v, meta, "uid", false, &p->uid) < 0;
+		bad |= yv_string_map(v, meta, "annotations", &p->annotations) < 0;
+	}
 	bad |= (r = yv_time(v, meta, "creationTimestamp", &p->creation_ns)) < 0;
 	p->has_creation = r > 0;
 	bad |= (r = yv_time(v, meta, "deletionTimestamp", &p->deletion_ns)) < 0;
@@ -486,6 +498,11 @@ static int decode_pod(yv *v, struct fy_node *obj, struct fy_node *meta, struct k
 
 	if ((n = sub(v, obj, "status", &mark, &bad))) {
 		bad |= pod_status(v, n, p) < 0;
+		if (node) {
+			bad |= yv_string(v, n, "qosClass", false, &p->qos_class) < 0;
+			bad |= list_field(v, n, "containerStatuses", sizeof(struct k8s_container_status),
+			                  &p->ncontainer_statuses, (void **)&p->container_statuses, container_status) < 0;
+		}
 		yv_pop(v, mark);
 	}
 	return bad ? -1 : 0;
@@ -493,9 +510,9 @@ static int decode_pod(yv *v, struct fy_node *obj, struct fy_node *meta, struct k
 
 /* --- PDBs and PriorityClasses ----------------------------------------------------------------- */
 
-static int intstr(yv *v, struct fy_node *map, const char *key, struct k8s_intstr *ret)
+static int intstr(yv *v, const kval *map, const char *key, struct k8s_intstr *ret)
 {
-	struct fy_node *n = yv_get(map, key);
+	const kval *n = yv_get(map, key);
 	size_t mark = yv_push_key(v, key);
 	int result = 0;
 
@@ -537,11 +554,11 @@ out:
 	return result;
 }
 
-static int decode_pdb(yv *v, struct fy_node *obj, struct k8s_pdb *b)
+static int decode_pdb(yv *v, const kval *obj, struct k8s_pdb *b)
 {
 	bool bad = false;
 	size_t mark;
-	struct fy_node *n;
+	const kval *n;
 	int r;
 
 	if ((n = sub(v, obj, "spec", &mark, &bad))) {
@@ -557,18 +574,16 @@ static int decode_pdb(yv *v, struct fy_node *obj, struct k8s_pdb *b)
 	if ((n = sub(v, obj, "status", &mark, &bad))) {
 		bad |= (r = yv_int32(v, n, "disruptionsAllowed", false, &b->disruptions_allowed)) < 0;
 		b->has_disruptions_allowed = r > 0;
-		struct fy_node *dp = yv_get(n, "disruptedPods");
+		const kval *dp = yv_get(n, "disruptedPods");
 		if (dp) {
 			size_t m2 = yv_push_key(v, "disruptedPods");
 			if (!yv_expect_map(v, dp)) {
 				bad = true;
 			} else {
-				size_t count = (size_t)fy_node_mapping_item_count(dp);
-				void *it = NULL;
-				struct fy_node_pair *pr;
+				size_t count = kval_count(dp);
 				b->disrupted_pods = yv_calloc(v, count, sizeof(*b->disrupted_pods));
-				while (b->disrupted_pods && (pr = fy_node_mapping_iterate(dp, &it))) {
-					struct fy_node *k = fy_node_pair_key(pr);
+				for (size_t j = 0; b->disrupted_pods && j < count; j++) {
+					const kval *k = kval_key_at(dp, j);
 					if (k && yv_node_string(v, k, &b->disrupted_pods[b->ndisrupted]) == 0)
 						b->ndisrupted++;
 					else
@@ -582,7 +597,7 @@ static int decode_pdb(yv *v, struct fy_node *obj, struct k8s_pdb *b)
 	return bad ? -1 : 0;
 }
 
-static int decode_priority_class(yv *v, struct fy_node *obj, struct k8s_priority_class *pc)
+static int decode_priority_class(yv *v, const kval *obj, struct k8s_priority_class *pc)
 {
 	bool bad = false;
 	bad |= yv_int32(v, obj, "value", true, &pc->value) < 0;
@@ -604,26 +619,91 @@ static const struct kind_info {
 	{ "PodDisruptionBudget", "poddisruptionbudgets", true },
 };
 
-int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node *obj, int depth)
+static const struct kind_info *kind_info(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kinds[i].kind, kind) == 0)
+			return &kinds[i];
+	return NULL;
+}
+
+/*
+ * Names the object (v->object: "pods/ns/name") and checks its metadata as the API server's
+ * ValidateObjectMeta does for what matters here: a name, and no namespace on a cluster-scoped
+ * kind. Returns 0, or -1 once reported. *ret_meta is the metadata mapping.
+ */
+static int object_meta(yv *v, const kval *obj, const struct kind_info *ki, const kval **ret_meta,
+                       const char **ret_name, const char **ret_ns)
+{
+	const kval *meta = yv_get(obj, "metadata");
+	const char *name = NULL, *ns = NULL;
+
+	if (kval_type_of(meta) == KVAL_MAP) {
+		/* read quietly here: errors are reported below, once the object has a label */
+		const kval *nn = yv_get(meta, "name"), *nsn = yv_get(meta, "namespace");
+		if (kval_is_scalar(nn))
+			name = kval_str(nn);
+		if (kval_is_scalar(nsn))
+			ns = kval_str(nsn);
+	}
+	if (ki->namespaced)
+		snprintf(v->object, sizeof(v->object), "%s/%s/%s", ki->resource, ns && *ns ? ns : "default",
+		         name ? name : "(unnamed)");
+	else
+		snprintf(v->object, sizeof(v->object), "%s/%s", ki->resource, name ? name : "(unnamed)");
+
+	/* metadata and its name are required for every kind */
+	size_t mark = yv_push_key(v, "metadata");
+	if (!meta) {
+		yv_error(v, obj, "required field is missing");
+		yv_pop(v, mark);
+		return -1;
+	}
+	if (!yv_expect_map(v, meta)) {
+		yv_pop(v, mark);
+		return -1;
+	}
+	const char *mname = NULL, *mns = NULL;
+	yv_string(v, meta, "name", true, &mname);
+	if (mname && !*mname)
+		yv_error(v, meta, "name: must not be empty");
+	int r = yv_string(v, meta, "namespace", false, &mns);
+	if (r > 0 && !ki->namespaced && *mns) {
+		size_t m2 = yv_push_key(v, "namespace");
+		yv_error(v, yv_get(meta, "namespace"), "Forbidden: not allowed on this type");
+		yv_pop(v, m2);
+	}
+	yv_pop(v, mark);
+	if (v->errors || v->oom)
+		return -1;
+	*ret_meta = meta;
+	*ret_name = mname;
+	*ret_ns = ki->namespaced && mns && *mns ? mns : "default";
+	return 0;
+}
+
+static int decode(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth, const char *list_kind)
 {
 	yv v = { .arena = &c->arena, .diag = d, .file = file };
-	const char *kind = NULL, *name = NULL, *ns = NULL;
-	struct fy_node *meta;
-	const struct kind_info *ki = NULL;
+	const char *kind = NULL, *mname = NULL, *ns = NULL;
+	const kval *meta = NULL;
+	const struct kind_info *ki;
 	int r = 0;
 
 	if (yv_is_null(obj))
 		return 0; /* an empty document ("---" twice) */
 	if (!yv_expect_map(&v, obj))
 		return -EINVAL;
-	if (yv_string(&v, obj, "kind", true, &kind) < 0)
+	if (list_kind && !yv_get(obj, "kind"))
+		kind = list_kind;
+	else if (yv_string(&v, obj, "kind", true, &kind) < 0)
 		return v.oom ? -ENOMEM : -EINVAL;
 
-	/* kubectl prints "List"; the API returns "PodList" and friends. */
+	/* A List inside a List (kstream splits the top-level one). */
 	size_t klen = strlen(kind);
 	if (klen >= 4 && strcmp(kind + klen - 4, "List") == 0 && yv_get(obj, "items")) {
-		struct fy_node *items = yv_get(obj, "items"), *e;
-		void *it = NULL;
+		const kval *items = yv_get(obj, "items"), *e;
+		size_t i = 0;
 		int ret = 0;
 		if (depth > 8) {
 			yv_error(&v, obj, "Lists nested too deeply");
@@ -635,8 +715,8 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node 
 			return -EINVAL;
 		}
 		yv_pop(&v, mark);
-		while ((e = fy_node_sequence_iterate(items, &it))) {
-			r = k8s_decode_object(c, d, file, e, depth + 1);
+		while ((e = kval_at(items, i++))) {
+			r = decode(c, d, file, e, depth + 1, NULL);
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0)
@@ -645,59 +725,21 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node 
 		return ret;
 	}
 
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(kinds[i].kind, kind) == 0)
-			ki = &kinds[i];
-
-	meta = yv_get(obj, "metadata");
-	if (meta && fy_node_get_type(meta) == FYNT_MAPPING) {
-		/* read quietly here: errors are reported below, once the object has a label */
-		struct fy_node *nn = yv_get(meta, "name"), *nsn = yv_get(meta, "namespace");
-		size_t len;
-		const char *s;
-		if (nn && fy_node_get_type(nn) == FYNT_SCALAR && (s = fy_node_get_scalar(nn, &len)))
-			name = ctl_arena_strndup(&c->arena, s, len);
-		if (nsn && fy_node_get_type(nsn) == FYNT_SCALAR && (s = fy_node_get_scalar(nsn, &len)))
-			ns = ctl_arena_strndup(&c->arena, s, len);
-	}
-	if (!ns || !*ns)
-		ns = "default";
+	ki = kind_info(kind);
 	if (!ki) {
-		snprintf(v.object, sizeof(v.object), "%s/%s", kind, name ? name : "(unnamed)");
+		const kval *nn = yv_get(yv_get(obj, "metadata"), "name");
+		snprintf(v.object, sizeof(v.object), "%s/%s", kind, kval_is_scalar(nn) ? kval_str(nn) : "(unnamed)");
 		yv_warn(&v, obj, "kind %s is not used by preemptctl, ignored", kind);
 		c->nignored++;
 		return 0;
 	}
-	if (ki->namespaced)
-		snprintf(v.object, sizeof(v.object), "%s/%s/%s", ki->resource, ns, name ? name : "(unnamed)");
-	else
-		snprintf(v.object, sizeof(v.object), "%s/%s", ki->resource, name ? name : "(unnamed)");
-
-	/* metadata and its name are required for every kind */
-	if (!meta) {
-		size_t mark = yv_push_key(&v, "metadata");
-		yv_error(&v, obj, "required field is missing");
-		yv_pop(&v, mark);
-		return -EINVAL;
-	}
-	size_t mark = yv_push_key(&v, "metadata");
-	if (!yv_expect_map(&v, meta)) {
-		yv_pop(&v, mark);
-		return -EINVAL;
-	}
-	const char *mname = NULL, *mns = NULL;
-	yv_string(&v, meta, "name", true, &mname);
-	if (ki->namespaced)
-		yv_string(&v, meta, "namespace", false, &mns);
-	if (mname && !*mname)
-		yv_error(&v, meta, "name: must not be empty");
-	yv_pop(&v, mark);
-	if (v.errors || v.oom)
+	if (object_meta(&v, obj, ki, &meta, &mname, &ns) < 0)
 		return v.oom ? -ENOMEM : -EINVAL;
 
 	struct diag_loc loc = { .file = file, .line = yv_line(obj) };
 	if (ki->kind[0] == 'P' && ki->kind[1] == 'r') {
 		struct k8s_priority_class pc = { .loc = loc, .name = mname };
+		pc.existing = yv_get(meta, "creationTimestamp") || yv_get(meta, "uid") || yv_get(meta, "resourceVersion");
 		r = decode_priority_class(&v, obj, &pc);
 		struct k8s_priority_class *e = NULL;
 		const char **rej = NULL;
@@ -726,7 +768,7 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node 
 		}
 	} else {
 		struct k8s_pod p = { .loc = loc, .namespace_ = ns, .name = mname };
-		r = decode_pod(&v, obj, meta, &p);
+		r = decode_pod(&v, obj, meta, &p, false);
 		struct k8s_pod *e = NULL;
 		if (r == 0 && !v.oom) {
 			APPEND(c, pods, p, e);
@@ -736,4 +778,37 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, struct fy_node 
 	if (v.oom)
 		return -ENOMEM;
 	return r < 0 || v.errors ? -EINVAL : 0;
+}
+
+int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth)
+{
+	return decode(c, d, file, obj, depth, NULL);
+}
+
+int k8s_decode_list_item(k8s_cluster *c, diag *d, const char *file, const kval *obj, const char *kind)
+{
+	return decode(c, d, file, obj, 0, kind);
+}
+
+int k8s_decode_pod(karena *a, diag *d, const char *file, const kval *obj, struct k8s_pod *ret)
+{
+	yv v = { .arena = a, .diag = d, .file = file };
+	const kval *meta = NULL, *kind = kval_get(obj, "kind");
+	const char *name = NULL, *ns = NULL;
+	int r;
+
+	if (kval_type_of(kind) == KVAL_STRING && strcmp(kval_str(kind), "Pod") != 0)
+		return -EMEDIUMTYPE;
+	if (!yv_expect_map(&v, obj))
+		return -EINVAL;
+	if (object_meta(&v, obj, kind_info("Pod"), &meta, &name, &ns) < 0)
+		return v.oom ? -ENOMEM : -EINVAL;
+	struct k8s_pod p = { .loc = { .file = file, .line = yv_line(obj) }, .namespace_ = ns, .name = name };
+	r = decode_pod(&v, obj, meta, &p, true);
+	if (v.oom)
+		return -ENOMEM;
+	if (r < 0 || v.errors)
+		return -EINVAL;
+	*ret = p;
+	return 0;
 }

@@ -6,8 +6,8 @@
  *   FILE:LINE: OBJECT: FIELD: message          (errors; FILE:LINE:COLUMN: for byte-level ones)
  *   FILE:LINE: warning: OBJECT: message        (warnings)
  */
-#ifndef CTL_DIAG_H
-#define CTL_DIAG_H
+#ifndef KUBE_DIAG_H
+#define KUBE_DIAG_H
 
 #include <stdio.h>
 
@@ -17,12 +17,20 @@ struct diag_loc {
 	int column;       /* 1-based, in characters; 0: unknown (printed only with a line) */
 };
 
+/* Messages printed at most: a hostile input (3 million empty objects) must not turn into hundreds
+ * of megabytes of text. The rest are counted, and diag_flush() says how many. */
+#define DIAG_SHOWN_MAX 100
+
 typedef struct diag {
 	FILE *out;
 	unsigned nerrors, nwarnings;
+	unsigned max_shown; /* 0: no limit */
+	unsigned shown, hidden;
 } diag;
 
 void diag_init(diag *d, FILE *out);
+/* "... and N more problems (not shown)" when messages were held back; then counts afresh. */
+void diag_flush(diag *d);
 
 /* object may be NULL; loc may be NULL. */
 __attribute__((format(printf, 4, 5)))

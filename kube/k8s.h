@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kubernetes objects as preemptctl reads them: PriorityClasses, Nodes, Pods and
+ * Kubernetes objects as preemptctl and the node agent read them: PriorityClasses, Nodes, Pods and
  * PodDisruptionBudgets, decoded from JSON or YAML (kubectl output, `List`s, multi-document
- * manifests) into plain structs. Only the fields that matter for priority and preemption are
+ * manifests, API server lists and watch events, streamed by kstream.h) into plain structs. Only the fields that matter for priority and preemption are
  * kept; everything else is ignored, as the API server's decoder would ignore unknown fields.
  *
  * Quantities are kept as the strings the user wrote (validated, blanks trimmed) so that the
  * library can sum them exactly before rounding, as Kubernetes does.
  */
-#ifndef CTL_K8S_H
-#define CTL_K8S_H
+#ifndef KUBE_K8S_H
+#define KUBE_K8S_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <preempt.h>
+
 #include "arena.h"
 #include "diag.h"
+#include "kval.h"
 
 struct k8s_kv {
 	const char *key, *value;
@@ -83,6 +86,9 @@ struct k8s_priority_class {
 	bool global_default;
 	const char *preemption_policy; /* NULL when absent */
 	const char *description;       /* NULL when absent */
+	/* read back from a cluster (metadata.creationTimestamp, uid or resourceVersion set), not a
+	 * manifest to create: a second globalDefault is then a fact to warn about, not an error */
+	bool existing;
 };
 
 struct k8s_node {
@@ -103,10 +109,23 @@ enum k8s_pod_phase {
 	K8S_PHASE_FAILED,
 };
 
+/* status.containerStatuses[] (k8s_decode_pod only) */
+struct k8s_container_status {
+	const char *name;
+	const char *container_id; /* "containerd://<id>"; NULL before the container was created */
+};
+
 struct k8s_pod {
 	struct diag_loc loc;
 	const char *namespace_, *name; /* namespace_ is "default" when absent */
 	struct k8s_map labels;
+	/* k8s_decode_pod only (the node agent's fields; preemptctl's cluster loader skips them) */
+	const char *uid;                 /* NULL when absent */
+	struct k8s_map annotations;      /* kubernetes.io/config.mirror, config.source... */
+	const char *qos_class;           /* status.qosClass: Guaranteed, Burstable, BestEffort; NULL */
+	size_t ncontainer_statuses;
+	struct k8s_container_status *container_statuses;
+
 	bool has_creation, has_deletion, has_start;
 	int64_t creation_ns, deletion_ns, start_ns; /* Unix time in nanoseconds */
 
@@ -163,7 +182,7 @@ struct k8s_pdb {
 	type *name
 
 typedef struct k8s_cluster {
-	ctl_arena arena;
+	karena arena;
 	K8S_ARRAY(struct k8s_priority_class, classes);
 	K8S_ARRAY(struct k8s_node, nodes);
 	K8S_ARRAY(struct k8s_pod, pods);
@@ -184,11 +203,36 @@ void k8s_cluster_done(k8s_cluster *c);
  */
 int k8s_load_file(k8s_cluster *c, const char *path, diag *d);
 
+/*
+ * Lists PriorityClasses, Nodes, Pods and PodDisruptionBudgets from the API server of a kubeconfig
+ * (current context; CA, client certificate/key or token; an exec plugin is refused), paginated,
+ * streamed into c. Errors through d: the kubeconfig's, HTTP status with the server's message,
+ * TLS or connection failures, bad objects (located at URL:LINE). 0, -EINVAL, -ENOMEM.
+ */
+int k8s_load_api(k8s_cluster *c, const char *kubeconfig, diag *d);
+
 /* The same over a string (tests); name is used in messages. */
 int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d);
 
 /* Whether a PriorityClass of that name was in the input but rejected. */
 bool k8s_class_rejected(const k8s_cluster *c, const char *name);
+
+/*
+ * One Pod object (an item from kstream.h: a Pod, or a watch event's "object") into *ret, with the
+ * node agent's fields too (uid, annotations, qosClass, containerStatuses). Strings and arrays are
+ * allocated in a; file names the source in locations and messages (it must outlive *ret). Errors
+ * are reported through d naming the pod and the field. Returns 0, -EINVAL (reported), -ENOMEM,
+ * -EMEDIUMTYPE when obj is not a Pod (kind set to something else; nothing reported).
+ */
+int k8s_decode_pod(karena *a, diag *d, const char *file, const kval *obj, struct k8s_pod *ret);
+
+/*
+ * The pod's resource requests exactly as kube-scheduler computes them (containers, init
+ * containers and sidecars, pod-level resources, overhead: libpreempt's pp_pod_requests), as a
+ * pp_resource array in a. Returns 0, -EINVAL (err says why; quantities were validated by the
+ * decoder, so this is about their sums), -ENOMEM.
+ */
+int k8s_pod_requests(const struct k8s_pod *p, karena *a, pp_resource **ret, size_t *ret_n, pp_err *err);
 
 /* The pod named ns/name, or NULL. */
 const struct k8s_pod *k8s_cluster_find_pod(const k8s_cluster *c, const char *namespace_,

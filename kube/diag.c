@@ -8,6 +8,16 @@ void diag_init(diag *d, FILE *out)
 {
 	d->out = out;
 	d->nerrors = d->nwarnings = 0;
+	d->max_shown = DIAG_SHOWN_MAX;
+	d->shown = d->hidden = 0;
+}
+
+void diag_flush(diag *d)
+{
+	if (d->hidden)
+		fprintf(d->out ? d->out : stderr, "preemptctl: \xe2\x80\xa6 and %u more %s (not shown)\n", d->hidden,
+		        d->hidden == 1 ? "message" : "messages");
+	d->shown = d->hidden = 0;
 }
 
 static void emit(diag *d, bool warning, const struct diag_loc *loc, const char *object,
@@ -15,6 +25,11 @@ static void emit(diag *d, bool warning, const struct diag_loc *loc, const char *
 {
 	FILE *f = d->out ? d->out : stderr;
 
+	if (d->max_shown && d->shown >= d->max_shown) {
+		d->hidden++;
+		return;
+	}
+	d->shown++;
 	if (loc && loc->file) {
 		fputs(loc->file, f);
 		if (loc->line > 0)

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#include "kube-spool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "spool.h"
+
+static uint64_t real_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The spool directory, created root 0755 when missing (its parent is evictd's RuntimeDirectory). */
+static int open_spool(const evictd_config *c)
+{
+	int fd = open(c->kube.spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT && mkdir(c->kube.spool_dir, 0755) == 0)
+		fd = open(c->kube.spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		log_msg(LOG_WARNING, "Eviction spool %s unavailable, the API server will not hear of it: %s",
+		        c->kube.spool_dir, strerror(errno));
+	return fd;
+}
+
+void kube_spool_eviction(const evictd_config *c, const char *cgroup_path, const pod_info *p,
+                         const eviction_choice *ch, int64_t usage)
+{
+	spool_container ctr[POD_CONTAINERS_MAX];
+	char why[512];
+	int dirfd, podfd, r;
+
+	if (!c->kube.enable || c->dry_run)
+		return;
+	dirfd = open_spool(c);
+	if (dirfd < 0)
+		return;
+	bool memory = strcmp(spool_signal_resource(signal_name(ch->signal)), "memory") == 0;
+	podfd = open(cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	spool_container_usage(podfd, p, memory, ctr);
+	if (podfd >= 0)
+		close(podfd);
+	spool_eviction ev = {
+		.pod = p, .signal = signal_name(ch->signal), .hard = ch->kind == THRESHOLD_HARD,
+		.threshold = ch->threshold, .observed = ch->observed, .usage = usage,
+		.grace_usec = ch->grace_usec, .started_real_usec = real_usec(),
+		.containers = ctr, .n_containers = p->n_containers,
+	};
+	r = spool_write_eviction(dirfd, c->kube.spool_max, &ev, why, sizeof(why));
+	if (r < 0) {
+		log_entry e;
+		log_entry_init(&e, LOG_WARNING, NULL);
+		log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
+		log_entry_add(&e, FIELD_REASON, "%s", why);
+		log_entry_send(&e, "Eviction of %s not queued for the API server: %s", p->uid, why);
+	}
+	close(dirfd);
+}
+
+void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const snapshot *s)
+{
+	int dirfd = -1;
+
+	if (!c->kube.enable || c->dry_run)
+		return;
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int sig = 0; sig < _SIGNAL_MAX; sig++) {
+			const threshold_eval *te = &ev->t[k][sig];
+			char why[512];
+			if (!te->newly_met || !s->node.s[sig].known || signal_is_psi((evictd_signal)sig))
+				continue;
+			if (dirfd < 0 && (dirfd = open_spool(c)) < 0)
+				return;
+			if (spool_write_threshold(dirfd, c->kube.spool_max, signal_name((evictd_signal)sig),
+			                          k == THRESHOLD_HARD, te->threshold, s->node.s[sig].available, real_usec(),
+			                          why, sizeof(why)) < 0)
+				log_msg(LOG_WARNING, "Node event for %s not queued: %s", signal_name((evictd_signal)sig), why);
+		}
+	if (dirfd >= 0)
+		close(dirfd);
+}

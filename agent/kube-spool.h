@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * evictd's side of the Kubernetes reporting ([kubernetes] enable = yes): writes the spool
+ * records (spool.h) for evictions it starts and thresholds first met. Never in dry-run mode.
+ * Failures are logged and never stop an eviction: the local kill is the fast path.
+ */
+
+#include "config.h"
+#include "decide.h"
+#include "snapshot.h"
+
+void kube_spool_eviction(const evictd_config *c, const char *cgroup_path, const pod_info *p,
+                         const eviction_choice *ch, int64_t usage);
+
+void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const snapshot *s);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The eviction spool: evictd → evictd-kube. One JSON file per eviction evictd starts, in
+ * [kubernetes] spool-dir, named "<start-realtime-usec, 20 digits>-<uid>.json" so that a sorted
+ * listing is the order of the evictions; written to a temporary name and renamed (a reader never
+ * sees half a record); root 0644; at most spool-max records (the oldest undelivered are dropped,
+ * logged). evictd-kube reports each to the API server and removes it once delivered.
+ *
+ * A second kind, "<usec>-node-<signal>.json", asks for the node Event EvictionThresholdMet when
+ * a threshold is first met.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+#define SPOOL_RECORD_MAX (64 * 1024)
+
+typedef struct spool_container {
+	const char *name;
+	int64_t usage;   /* -1 unknown */
+	int64_t request; /* -1 none */
+} spool_container;
+
+typedef struct spool_eviction {
+	const pod_info *pod;
+	const char *signal;    /* "memory.available" */
+	bool hard;
+	int64_t threshold, observed; /* in the signal's unit; resolved threshold and available */
+	int64_t usage;         /* the pod's usage for the signal, -1 unknown */
+	uint64_t grace_usec;
+	uint64_t started_real_usec;
+	const spool_container *containers; /* per-container figures (memory/disk signals) */
+	size_t n_containers;
+} spool_eviction;
+
+/* "memory", "ephemeral-storage", "inodes", "pids": what the kubelet names as starved. */
+const char *spool_signal_resource(const char *signal);
+
+/* A Kubernetes canonical quantity for a BinarySI value: "100Mi", "80Mi", "1288490188", "0". */
+const char *spool_quantity(int64_t v, char *buf, size_t size);
+
+/*
+ * The kubelet's eviction message (pkg/kubelet/eviction/helpers.go evictionMessage), byte for
+ * byte, trailing space included:
+ * "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. Container
+ * web was using 1258291Ki, request is 512Mi, has larger consumption of memory. "
+ * Containers are listed only when their usage exceeds their request, as the kubelet does.
+ */
+int spool_message(const spool_eviction *ev, char *buf, size_t size);
+
+/* Writes the record into dirfd. Returns 0, or -errno with why[] set. */
+int spool_write_eviction(int dirfd, unsigned max_records, const spool_eviction *ev, char *why, size_t why_size);
+
+/* The node event request for a newly met threshold. */
+int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, bool hard, int64_t threshold,
+                          int64_t observed, uint64_t real_usec, char *why, size_t why_size);
+
+/*
+ * Per-container memory working sets under the pod cgroup (fd pod_fd), for containers whose
+ * runtime id is known: "<runtime>://<id>" → cri-containerd-<id>.scope, crio-<id>.scope,
+ * docker-<id>.scope or <id> (cgroupfs driver). out[i].usage = -1 when not found.
+ */
+void spool_container_usage(int pod_fd, const pod_info *pod, bool memory, spool_container *out);

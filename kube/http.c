@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+#include "http.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kube_client {
+	char *server;
+	char *ca_path, *cert_path, *key_path, *token;
+	struct curl_blob ca, cert, key; /* .data owned here */
+	long connect_timeout_ms, request_timeout_ms;
+	char *user_agent;
+};
+
+static int dup_blob(const kube_blob *in, char **path, struct curl_blob *b)
+{
+	if (in->path && !(*path = strdup(in->path)))
+		return -ENOMEM;
+	if (in->data) {
+		b->data = malloc(in->len);
+		if (!b->data)
+			return -ENOMEM;
+		memcpy(b->data, in->data, in->len);
+		b->len = in->len;
+		b->flags = CURL_BLOB_NOCOPY;
+	}
+	return 0;
+}
+
+int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_client **ret)
+{
+	static bool global_done;
+	kube_client *c;
+
+	if (!cfg || !cfg->server)
+		return -EINVAL;
+	if (!global_done) {
+		/* Once, before any handle; evictd-kube is single-threaded. */
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return -EIO;
+		global_done = true;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->connect_timeout_ms = opts && opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms : 5000;
+	c->request_timeout_ms = opts && opts->request_timeout_ms > 0 ? opts->request_timeout_ms : 30000;
+	if (!(c->server = strdup(cfg->server)) ||
+	    !(c->user_agent = strdup(opts && opts->user_agent ? opts->user_agent : "evictd")) ||
+	    dup_blob(&cfg->ca, &c->ca_path, &c->ca) < 0 || dup_blob(&cfg->cert, &c->cert_path, &c->cert) < 0 ||
+	    dup_blob(&cfg->key, &c->key_path, &c->key) < 0 || (cfg->token && !(c->token = strdup(cfg->token)))) {
+		kube_client_free(c);
+		return -ENOMEM;
+	}
+	*ret = c;
+	return 0;
+}
+
+static void wipe_blob(struct curl_blob *b)
+{
+	if (b->data)
+		explicit_bzero(b->data, b->len);
+	free(b->data);
+}
+
+kube_client *kube_client_free(kube_client *c)
+{
+	if (!c)
+		return NULL;
+	free(c->server);
+	free(c->ca_path);
+	free(c->cert_path);
+	free(c->key_path);
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
+	free(c->token);
+	wipe_blob(&c->ca);
+	wipe_blob(&c->cert);
+	wipe_blob(&c->key);
+	free(c->user_agent);
+	free(c);
+	return NULL;
+}
+
+const char *kube_client_server(const kube_client *c)
+{
+	return c->server;
+}
+
+int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,
+                    const char *content_type, long timeout_ms, struct curl_slist **headers)
+{
+	struct curl_slist *hl = NULL, *t;
+	char *url = NULL;
+	char ct[128];
+	CURLcode cc = CURLE_OK;
+
+	*headers = NULL;
+	if (asprintf(&url, "%s%s", c->server, path) < 0)
+		return -ENOMEM;
+	/* every option below is set on every use: handles are reused across requests */
+	cc |= curl_easy_setopt(h, CURLOPT_URL, url);
+	free(url); /* curl copies strings */
+	cc |= curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https");
+	cc |= curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cc |= curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	cc |= curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	cc |= curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
+	cc |= curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+	cc |= curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms < 0 ? 0L : timeout_ms ? timeout_ms
+	                                                                              : c->request_timeout_ms);
+	if (c->ca.data) {
+		cc |= curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &c->ca);
+		cc |= curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+	} else if (c->ca_path) {
+		cc |= curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_path);
+		cc |= curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+	}
+	if (c->cert.data)
+		cc |= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &c->cert);
+	else if (c->cert_path)
+		cc |= curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_path);
+	if (c->key.data)
+		cc |= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &c->key);
+	else if (c->key_path)
+		cc |= curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_path);
+	if (c->token) {
+		cc |= curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+		cc |= curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, c->token);
+	}
+	if (strcmp(method, "GET") == 0)
+		cc |= curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	else {
+		cc |= curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+		if (body) {
+			cc |= curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+			cc |= curl_easy_setopt(h, CURLOPT_COPYPOSTFIELDS, body);
+		}
+	}
+	if (!(t = curl_slist_append(hl, "Accept: application/json")))
+		goto nomem;
+	hl = t;
+	if (content_type) {
+		snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
+		if (!(t = curl_slist_append(hl, ct)))
+			goto nomem;
+		hl = t;
+	}
+	cc |= curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+	if (cc != CURLE_OK) {
+		curl_slist_free_all(hl);
+		return -EINVAL;
+	}
+	*headers = hl;
+	return 0;
+nomem:
+	curl_slist_free_all(hl);
+	return -ENOMEM;
+}
+
+size_t kube_body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	kube_body *b = userdata;
+	size_t n = size * nmemb;
+
+	if (b->len + n > b->max) {
+		b->overflow = true;
+		return 0; /* aborts the transfer */
+	}
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(b->buf, cap);
+		if (!nb)
+			return 0;
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, ptr, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+	return n;
+}
+
+void kube_body_free(kube_body *b)
+{
+	free(b->buf);
+	*b = (kube_body){ 0 };
+}
+
+int kube_curl_errno(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_OK:
+		return 0;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return -EHOSTUNREACH;
+	case CURLE_OUT_OF_MEMORY:
+		return -ENOMEM;
+	case CURLE_WRITE_ERROR:
+		return -EFBIG;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CONNECT_ERROR:
+		return -EKEYREJECTED;
+	default:
+		return -EIO;
+	}
+}
+
+int kube_request(kube_client *c, const char *method, const char *path, const char *body,
+                 const char *content_type, size_t max_body, long *ret_status, char **ret_body,
+                 size_t *ret_len, char *err, size_t err_size)
+{
+	kube_body b = { .max = max_body };
+	struct curl_slist *hl = NULL;
+	char cerr[CURL_ERROR_SIZE] = "";
+	CURL *h = curl_easy_init();
+	long status = 0;
+	CURLcode cc;
+	int r;
+
+	if (!h)
+		return -ENOMEM;
+	r = kube_easy_setup(c, h, method, path, body, content_type, 0, &hl);
+	if (r < 0)
+		goto out;
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kube_body_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	cc = curl_easy_perform(h);
+	if (cc != CURLE_OK) {
+		r = b.overflow ? -EFBIG : kube_curl_errno(cc);
+		snprintf(err, err_size, "%s %s: %s", method, path,
+		         b.overflow ? "response too large" : cerr[0] ? cerr : curl_easy_strerror(cc));
+		goto out;
+	}
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	*ret_status = status;
+	if (ret_body) {
+		*ret_body = b.buf ? b.buf : strdup("");
+		if (!*ret_body) {
+			r = -ENOMEM;
+			goto out;
+		}
+		b.buf = NULL;
+	}
+	if (ret_len)
+		*ret_len = b.len;
+	r = 0;
+out:
+	kube_body_free(&b);
+	curl_slist_free_all(hl);
+	curl_easy_cleanup(h);
+	return r;
+}
+
+typedef struct list_ctx {
+	const kube_list_ops *ops;
+	void *userdata;
+	int error;
+	long status;
+	kube_body errbody; /* a non-200 answer's body, for the message */
+} list_ctx;
+
+static size_t list_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	list_ctx *l = userdata;
+
+	if (l->status != 200)
+		return kube_body_write(ptr, size, nmemb, &l->errbody);
+	int r = l->ops->chunk(l->userdata, ptr, size * nmemb);
+	if (r < 0) {
+		l->error = r;
+		return 0;
+	}
+	return size * nmemb;
+}
+
+static size_t list_header(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	list_ctx *l = userdata;
+	size_t n = size * nmemb;
+	int code;
+
+	/* "HTTP/1.1 200 OK" / "HTTP/2 200": the status line of each response */
+	if (n > 5 && memcmp(ptr, "HTTP/", 5) == 0) {
+		const char *sp = memchr(ptr, ' ', n);
+		if (sp && sscanf(sp, " %d", &code) == 1)
+			l->status = code;
+	}
+	return n;
+}
+
+int kube_list(kube_client *c, const char *path, unsigned limit, const kube_list_ops *ops, void *userdata,
+              char *err, size_t err_size)
+{
+	char cont[4096] = "";
+	char cerr[CURL_ERROR_SIZE];
+	CURL *h = curl_easy_init();
+	int r = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (;;) {
+		list_ctx l = { .ops = ops, .userdata = userdata, .errbody = { .max = 4096 } };
+		struct curl_slist *hl = NULL;
+		char *url = NULL, *esc = NULL;
+		CURLcode cc;
+
+		if (cont[0] && !(esc = kube_escape(cont))) {
+			r = -ENOMEM;
+			break;
+		}
+		if (asprintf(&url, "%s%climit=%u%s%s", path, strchr(path, '?') ? '&' : '?', limit,
+		             esc ? "&continue=" : "", esc ? esc : "") < 0) {
+			free(esc);
+			r = -ENOMEM;
+			break;
+		}
+		free(esc);
+		r = kube_easy_setup(c, h, "GET", url, NULL, NULL, -1, &hl);
+		free(url);
+		if (r < 0)
+			break;
+		cerr[0] = '\0';
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L);
+		/* a stalled server fails the list instead of hanging it */
+		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (c->request_timeout_ms + 999) / 1000);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, list_write);
+		curl_easy_setopt(h, CURLOPT_WRITEDATA, &l);
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, list_header);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, &l);
+		curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+		cc = curl_easy_perform(h);
+		curl_slist_free_all(hl);
+		if (l.error < 0) {
+			r = l.error;
+			snprintf(err, err_size, "GET %s: reading the list failed", path);
+			kube_body_free(&l.errbody);
+			break;
+		}
+		if (cc != CURLE_OK) {
+			r = kube_curl_errno(cc);
+			snprintf(err, err_size, "GET %s: %s", path, cerr[0] ? cerr : curl_easy_strerror(cc));
+			kube_body_free(&l.errbody);
+			break;
+		}
+		if (l.status != 200) {
+			r = l.status == 403 ? -EACCES : l.status == 410 ? -ESTALE : l.status == 404 ? -ENOENT : -EIO;
+			snprintf(err, err_size, "GET %s: HTTP %ld: %.300s", path, l.status,
+			         l.errbody.buf ? l.errbody.buf : "");
+			kube_body_free(&l.errbody);
+			break;
+		}
+		kube_body_free(&l.errbody);
+		cont[0] = '\0';
+		r = ops->page_end(userdata, cont, sizeof(cont));
+		if (r < 0) {
+			snprintf(err, err_size, "GET %s: reading the list failed", path);
+			break;
+		}
+		if (!cont[0])
+			break;
+	}
+	curl_easy_cleanup(h);
+	return r;
+}
+
+char *kube_escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0), *r;
+
+	if (!e)
+		return NULL;
+	r = strdup(e);
+	curl_free(e);
+	return r;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * HTTPS to the API server with libcurl: TLS always verified against the kubeconfig's CA (file
+ * or blob), client certificate and key from files or blobs, or a bearer token. Credentials
+ * never reach a log: curl's verbose mode is never enabled and messages carry only the method,
+ * the path and curl's error text.
+ */
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kubeconfig.h"
+
+typedef struct kube_client kube_client;
+
+typedef struct kube_client_opts {
+	long connect_timeout_ms; /* 0: 5 s */
+	long request_timeout_ms; /* 0: 30 s; watches use their own bound (see kube_watch_path) */
+	const char *user_agent;  /* NULL: "evictd" */
+} kube_client_opts;
+
+/* Takes nothing from cfg (copies what it needs). Returns 0 or -ENOMEM / -EINVAL. */
+int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_client **ret);
+kube_client *kube_client_free(kube_client *c);
+
+const char *kube_client_server(const kube_client *c);
+
+/*
+ * Prepares an easy handle for METHOD server+path with an optional body (copied by curl) and
+ * content type. *headers receives the list to free after the transfer (curl_slist_free_all).
+ * timeout_ms 0: the client's request timeout; < 0: none (watches, bounded by low-speed limits).
+ */
+int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,
+                    const char *content_type, long timeout_ms, struct curl_slist **headers);
+
+/* Bounded response body collection for curl's write callback. */
+typedef struct kube_body {
+	char *buf;
+	size_t len, cap, max;
+	bool overflow;
+} kube_body;
+
+size_t kube_body_write(char *ptr, size_t size, size_t nmemb, void *userdata);
+void kube_body_free(kube_body *b);
+
+/*
+ * Synchronous request (preemptctl, tests; never from an event loop). Returns 0 with the HTTP
+ * status in *ret_status and the body (NUL-terminated, at most max_body) in *ret_body, or
+ * -EIO / -ETIMEDOUT / -ECONNREFUSED / -EFBIG with err[] saying "METHOD path: what".
+ */
+int kube_request(kube_client *c, const char *method, const char *path, const char *body,
+                 const char *content_type, size_t max_body, long *ret_status, char **ret_body,
+                 size_t *ret_len, char *err, size_t err_size);
+
+/* A page-by-page list reader (limit/continue), synchronous. */
+typedef struct kube_list_ops {
+	/* Bytes of the current page's body, in any chunking; < 0 aborts. */
+	int (*chunk)(void *userdata, const void *buf, size_t len);
+	/* The page ended (HTTP 200): copy its metadata.continue into cont ("" for the last page). */
+	int (*page_end)(void *userdata, char *cont, size_t cont_size);
+} kube_list_ops;
+
+/*
+ * GET path?limit=N[&continue=...] until the last page. path may hold a query already. A non-200
+ * answer stops with -EIO (403: -EACCES, 410: -ESTALE: the continue token expired, relist) and
+ * err[] holding the status and the Status message.
+ */
+int kube_list(kube_client *c, const char *path, unsigned limit, const kube_list_ops *ops, void *userdata,
+              char *err, size_t err_size);
+
+/* Maps a finished transfer's CURLcode to -errno. */
+int kube_curl_errno(CURLcode cc);
+
+/* URL query escaping for a value (field selectors, continue tokens). Returns malloc'ed or NULL. */
+char *kube_escape(const char *s);

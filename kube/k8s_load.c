@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Files -> objects, streamed (kstream.h): each object is decoded as it is read and its tree
+ * freed, so a cluster dump costs the decoded cluster, not the document.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s.h"
+#include "k8s_decode.h"
+#include "kstream.h"
+#include <unistd.h>
+
+void k8s_cluster_init(k8s_cluster *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void k8s_cluster_done(k8s_cluster *c)
+{
+	free(c->classes);
+	free(c->nodes);
+	free(c->pods);
+	free(c->pdbs);
+	free(c->rejected_classes);
+	karena_free(&c->arena);
+	memset(c, 0, sizeof(*c));
+}
+
+struct load {
+	k8s_cluster *c;
+	diag *d;
+	const char *file; /* in the cluster's arena: objects keep it in their locations */
+	bool bad;
+};
+
+static int on_item(void *userdata, const kval *item)
+{
+	struct load *l = userdata;
+	int r = k8s_decode_object(l->c, l->d, l->file, item, 0);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		l->bad = true;
+	return 0;
+}
+
+/* fd >= 0: read it; else text[0..len). */
+static int load(k8s_cluster *c, const char *name, int fd, const char *text, size_t len, diag *d)
+{
+	struct load l = { .c = c, .d = d };
+	kstream *s = NULL;
+	int r;
+
+	l.file = karena_strdup(&c->arena, name);
+	if (!l.file)
+		return -ENOMEM;
+	r = kstream_new(&s, KSTREAM_AUTO, l.file, d, on_item, &l);
+	if (r < 0)
+		return r;
+	if (fd >= 0)
+		r = kstream_read_fd(s, fd);
+	else if ((r = kstream_feed(s, text, len)) == 0)
+		r = kstream_end(s);
+	kstream_free(s);
+	if (r == -ENOMEM)
+		return r;
+	return r < 0 || l.bad ? -EINVAL : 0;
+}
+
+int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0) {
+		r = -errno;
+		diag_error(d, NULL, NULL, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = load(c, is_stdin ? "<stdin>" : path, fd, NULL, 0, d);
+	if (!is_stdin)
+		close(fd);
+	if (r == -ENOMEM)
+		diag_error(d, NULL, NULL, "%s: out of memory", path);
+	return r;
+}
+
+int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d)
+{
+	return load(c, name, -1, text, len, d);
+}
+
+const struct k8s_pod *k8s_cluster_find_pod(const k8s_cluster *c, const char *namespace_, const char *name)
+{
+	for (size_t i = 0; i < c->npods; i++)
+		if (strcmp(c->pods[i].namespace_, namespace_) == 0 && strcmp(c->pods[i].name, name) == 0)
+			return &c->pods[i];
+	return NULL;
+}
+
+bool k8s_class_rejected(const k8s_cluster *c, const char *name)
+{
+	for (size_t i = 0; name && i < c->nrejected_classes; i++)
+		if (strcmp(c->rejected_classes[i], name) == 0)
+			return true;
+	return false;
+}
+
+int k8s_pod_label(const struct k8s_pod *p, char *buf, size_t size)
+{
+	int r = snprintf(buf, size, "pods/%s/%s", p->namespace_, p->name);
+	return r < 0 || (size_t)r >= size ? -ENAMETOOLONG : 0;
+}

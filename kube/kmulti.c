@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+#include "kmulti.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_BODY (16u * 1024 * 1024)
+
+struct kube_call {
+	kube_multi *m;
+	kube_call *prev, *next;
+	CURL *h;
+	struct curl_slist *headers;
+	kube_body body;
+	kube_data_fn data;
+	kube_done_fn done;
+	void *userdata;
+	long status;
+	int error; /* from the data callback */
+	char cerr[CURL_ERROR_SIZE];
+};
+
+struct kube_multi {
+	sd_event *event;
+	kube_client *client;
+	CURLM *multi;
+	sd_event_source *timer;
+	kube_call *calls;
+	unsigned n_calls;
+	bool in_check;
+};
+
+static void check_done(kube_multi *m);
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	kube_multi *m = userdata;
+	int flags = 0, running;
+
+	(void)s;
+	if (revents & EPOLLIN)
+		flags |= CURL_CSELECT_IN;
+	if (revents & EPOLLOUT)
+		flags |= CURL_CSELECT_OUT;
+	if (revents & (EPOLLERR | EPOLLHUP))
+		flags |= CURL_CSELECT_ERR;
+	curl_multi_socket_action(m->multi, fd, flags, &running);
+	check_done(m);
+	return 0;
+}
+
+static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+	kube_multi *m = userp;
+	sd_event_source *src = socketp;
+	uint32_t ev = 0;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (src) {
+			sd_event_source_disable_unref(src);
+			curl_multi_assign(m->multi, fd, NULL);
+		}
+		return 0;
+	}
+	if (what & CURL_POLL_IN)
+		ev |= EPOLLIN;
+	if (what & CURL_POLL_OUT)
+		ev |= EPOLLOUT;
+	if (src)
+		return sd_event_source_set_io_events(src, ev) < 0 ? -1 : 0;
+	if (sd_event_add_io(m->event, &src, fd, ev, on_io, m) < 0)
+		return -1;
+	(void)sd_event_source_set_description(src, "kube-http");
+	curl_multi_assign(m->multi, fd, src);
+	return 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	kube_multi *m = userdata;
+	int running;
+
+	(void)s;
+	(void)usec;
+	curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_done(m);
+	return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	kube_multi *m = userp;
+	uint64_t now;
+
+	(void)multi;
+	if (timeout_ms < 0)
+		return sd_event_source_set_enabled(m->timer, SD_EVENT_OFF) < 0 ? -1 : 0;
+	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+		return -1;
+	/* 0 means "now": a 1 µs timer runs from the loop, never from inside curl */
+	if (sd_event_source_set_time(m->timer, now + (uint64_t)timeout_ms * 1000 + 1) < 0 ||
+	    sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT) < 0)
+		return -1;
+	return 0;
+}
+
+int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret)
+{
+	kube_multi *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	m->event = sd_event_ref(e);
+	m->client = c;
+	m->multi = curl_multi_init();
+	if (!m->multi) {
+		kube_multi_free(m);
+		return -ENOMEM;
+	}
+	r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, m);
+	if (r < 0) {
+		kube_multi_free(m);
+		return r;
+	}
+	(void)sd_event_source_set_enabled(m->timer, SD_EVENT_OFF);
+	(void)sd_event_source_set_description(m->timer, "kube-http-timer");
+	curl_multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+	curl_multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
+	curl_multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(m->multi, CURLMOPT_TIMERDATA, m);
+	*ret = m;
+	return 0;
+}
+
+static void call_free(kube_multi *m, kube_call *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		m->calls = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	m->n_calls--;
+	curl_multi_remove_handle(m->multi, c->h);
+	curl_easy_cleanup(c->h);
+	curl_slist_free_all(c->headers);
+	kube_body_free(&c->body);
+	free(c);
+}
+
+kube_multi *kube_multi_free(kube_multi *m)
+{
+	if (!m)
+		return NULL;
+	while (m->calls)
+		call_free(m, m->calls);
+	if (m->multi)
+		curl_multi_cleanup(m->multi); /* removes the sockets: socket_cb unrefs their sources */
+	sd_event_source_disable_unref(m->timer);
+	sd_event_unref(m->event);
+	free(m);
+	return NULL;
+}
+
+static size_t call_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	kube_call *c = userdata;
+	size_t n = size * nmemb;
+
+	if (c->status == 0)
+		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->status);
+	/* a streamed call passes on only a 200's body; errors are buffered for the message */
+	if (c->data && c->status == 200) {
+		int r = c->data(c, ptr, n, c->userdata);
+		if (r < 0) {
+			c->error = r;
+			return 0;
+		}
+		return n;
+	}
+	return kube_body_write(ptr, size, nmemb, &c->body);
+}
+
+int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
+{
+	kube_call *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->m = m;
+	c->h = curl_easy_init();
+	if (!c->h) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->data = o->data;
+	c->done = o->done;
+	c->userdata = o->userdata;
+	c->body.max = o->data ? 64 * 1024 : o->max_body ? o->max_body : DEFAULT_MAX_BODY;
+	r = kube_easy_setup(m->client, c->h, o->method, o->path, o->body, o->content_type, o->timeout_ms, &c->headers);
+	if (r < 0) {
+		curl_easy_cleanup(c->h);
+		free(c);
+		return r;
+	}
+	if (o->low_speed_time_s > 0) {
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+	}
+	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, call_write);
+	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->cerr);
+	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
+	if (curl_multi_add_handle(m->multi, c->h) != CURLM_OK) {
+		curl_slist_free_all(c->headers);
+		curl_easy_cleanup(c->h);
+		free(c);
+		return -ENOMEM;
+	}
+	c->next = m->calls;
+	if (m->calls)
+		m->calls->prev = c;
+	m->calls = c;
+	m->n_calls++;
+	if (ret)
+		*ret = c;
+	return 0;
+}
+
+void kube_call_cancel(kube_multi *m, kube_call *call)
+{
+	if (call)
+		call_free(m, call);
+}
+
+long kube_call_status(const kube_call *call)
+{
+	return call->status;
+}
+
+unsigned kube_multi_count(const kube_multi *m)
+{
+	return m->n_calls;
+}
+
+static void check_done(kube_multi *m)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(m->multi, &left))) {
+		kube_call *c = NULL;
+		long status = 0;
+		int error;
+		char text[CURL_ERROR_SIZE + 64];
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&c);
+		if (!c)
+			continue;
+		CURLcode cc = msg->data.result;
+		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
+		if (c->error < 0)
+			error = c->error;
+		else if (cc == CURLE_WRITE_ERROR && c->body.overflow)
+			error = -EFBIG;
+		else
+			error = kube_curl_errno(cc);
+		/* a streamed call's end by timeout after a 200 is a normal watch end */
+		if (error == -ETIMEDOUT && c->data && status == 200)
+			error = 0;
+		snprintf(text, sizeof(text), "%s", error == 0 ? "" : c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
+		if (error == -EFBIG)
+			snprintf(text, sizeof(text), "response larger than %zu bytes", c->body.max);
+		if (c->done)
+			c->done(c, error, error == 0 || status ? status : 0, c->body.buf ? c->body.buf : "", c->body.len,
+			        text, c->userdata);
+		call_free(m, c);
+	}
+}

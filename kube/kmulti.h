@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Asynchronous API calls on an sd-event loop: libcurl's multi interface driven by sd-event io
+ * and timer sources (CURLMOPT_SOCKETFUNCTION / CURLMOPT_TIMERFUNCTION), no threads. A slow or
+ * absent API server never blocks the loop; every call ends exactly once in its done callback.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <systemd/sd-event.h>
+
+#include "http.h"
+
+typedef struct kube_multi kube_multi;
+typedef struct kube_call kube_call;
+
+/* Streamed body bytes (watches); < 0 aborts the call (done gets that error). NULL: buffered. */
+typedef int (*kube_data_fn)(kube_call *call, const char *buf, size_t len, void *userdata);
+
+/*
+ * The call ended. error: 0 when an HTTP answer came (status set; body holds it when buffered,
+ * NUL-terminated, possibly truncated to max_body with error -EFBIG), else -errno (-ETIMEDOUT,
+ * -ECONNREFUSED, -EKEYREJECTED for TLS failures, -EIO...) with msg saying what curl saw. The
+ * call is freed after the callback returns.
+ */
+typedef void (*kube_done_fn)(kube_call *call, int error, long status, const char *body, size_t len,
+                             const char *msg, void *userdata);
+
+int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret);
+/* Aborts calls in flight without calling their callbacks. */
+kube_multi *kube_multi_free(kube_multi *m);
+
+typedef struct kube_call_opts {
+	const char *method, *path, *body, *content_type;
+	long timeout_ms;          /* 0: the client's; < 0: none (watches) */
+	long low_speed_time_s;    /* > 0: abort when fewer than 1 byte/s for that long (watches) */
+	size_t max_body;          /* buffered answers; 0: 16 MiB */
+	kube_data_fn data;        /* NULL: buffered */
+	kube_done_fn done;
+	void *userdata;
+} kube_call_opts;
+
+/* Starts a call. Returns 0 (*ret may be NULL) or -errno; on failure done is not called. */
+int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret);
+
+/* Aborts one call; its done callback is not called. */
+void kube_call_cancel(kube_multi *m, kube_call *call);
+
+/* HTTP status of a streamed call once headers are in (0 before). */
+long kube_call_status(const kube_call *call);
+
+unsigned kube_multi_count(const kube_multi *m);

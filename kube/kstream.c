@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stream front: bytes through the gate (k8s_input.c), the format chosen, then to the JSON
+ * reader as they come or (YAML fed by push) kept for kstream_end.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kstream-internal.h"
+
+#define CHUNK (64 * 1024)
+
+int ks_error(kstream *s, uint32_t line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_error(s->d, &(struct diag_loc){ .file = s->name, .line = line > INT32_MAX ? 0 : (int)line }, NULL,
+	           "%s", msg);
+	return -EINVAL;
+}
+
+int kstream_new(kstream **ret, kstream_format fmt, const char *name, diag *d, kstream_item_fn fn,
+                void *userdata)
+{
+	kstream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->name = strdup(name ? name : "<input>");
+	if (!s->name) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->d = d;
+	s->fn = fn;
+	s->userdata = userdata;
+	s->fmt = fmt;
+	s->fd = -1;
+	s->item_max = KSTREAM_ITEM_MAX;
+	s->diag_mark = d->nerrors + d->nwarnings;
+	kgate_init(&s->gate, s->name, KSTREAM_TOTAL_MAX, d);
+	kb_init(s);
+	*ret = s;
+	return 0;
+}
+
+void kstream_set_limits(kstream *s, size_t total_max, size_t item_max)
+{
+	s->gate.max = total_max;
+	if (item_max)
+		s->item_max = item_max;
+}
+
+kstream *kstream_free(kstream *s)
+{
+	if (!s)
+		return NULL;
+	kjson_free(s);
+	kb_done(s);
+	free(s->keep);
+	free(s->pre);
+	free(s->ybuf);
+	free(s->list_rv);
+	free(s->list_continue);
+	free(s->name);
+	free(s);
+	return NULL;
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
+{
+	if (*len + n > *cap) {
+		size_t ncap = *cap ? *cap : CHUNK;
+		while (ncap < *len + n)
+			ncap *= 2;
+		char *nb = realloc(*buf, ncap);
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = ncap;
+	}
+	memcpy(*buf + *len, p, n);
+	*len += n;
+	return 0;
+}
+
+/* Picks JSON or YAML on the first non-blank byte. */
+static void sniff(kstream *s, const unsigned char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')
+			continue;
+		if (p[i] == '{' || p[i] == '[') {
+			s->fmt = KSTREAM_JSON;
+			s->keeping = true;
+		} else {
+			s->fmt = KSTREAM_YAML;
+		}
+		return;
+	}
+}
+
+/* JSON failed before any item: start over as YAML with what was kept. */
+static int fall_back_to_yaml(kstream *s)
+{
+	kjson_free(s);
+	kb_reset(s);
+	s->err = 0;
+	s->fmt = KSTREAM_YAML;
+	s->keeping = false;
+	free(s->ybuf);
+	s->ybuf = s->keep;
+	s->ylen = s->nkeep;
+	s->ycap = s->cap_keep;
+	s->yoff = 0;
+	s->keep = NULL;
+	s->nkeep = s->cap_keep = 0;
+	return 0;
+}
+
+static int feed_json(kstream *s, const void *buf, size_t len, bool *fell_back)
+{
+	int r;
+
+	if (!s->yajl && (r = kjson_new(s)) < 0)
+		return s->err = r;
+	if (s->keeping && append(&s->keep, &s->nkeep, &s->cap_keep, buf, len) < 0)
+		return s->err = -ENOMEM;
+	r = kjson_feed(s, buf, len);
+	if (r < 0 && r != -ENOMEM && kjson_may_fall_back(s)) {
+		fall_back_to_yaml(s);
+		*fell_back = true;
+		return 0;
+	}
+	if (!s->keeping && s->keep) {
+		free(s->keep);
+		s->keep = NULL;
+		s->nkeep = s->cap_keep = 0;
+	}
+	return r;
+}
+
+int kstream_feed(kstream *s, const void *buf, size_t len)
+{
+	bool fell_back = false;
+	int r;
+
+	if (s->err)
+		return s->err;
+	if (s->ended)
+		return -EINVAL;
+	if (len == 0)
+		return 0;
+	if ((r = kgate_feed(&s->gate, buf, len)) < 0)
+		return s->err = r;
+	if (s->fmt == KSTREAM_AUTO) {
+		sniff(s, buf, len);
+		if (s->fmt == KSTREAM_AUTO) {
+			/* blanks only so far: kept, they count for lines and YAML indentation */
+			if (append(&s->pre, &s->npre, &s->cap_pre, buf, len) < 0)
+				return s->err = -ENOMEM;
+			return 0;
+		}
+		if (s->npre) {
+			char *pre = s->pre;
+			size_t npre = s->npre;
+			s->pre = NULL;
+			s->npre = s->cap_pre = 0;
+			r = s->fmt == KSTREAM_JSON ? feed_json(s, pre, npre, &fell_back)
+			                           : append(&s->ybuf, &s->ylen, &s->ycap, pre, npre);
+			free(pre);
+			if (r < 0)
+				return s->err = r;
+			if (fell_back) {
+				if (append(&s->ybuf, &s->ylen, &s->ycap, buf, len) < 0)
+					return s->err = -ENOMEM;
+				return 0;
+			}
+		}
+	}
+	if (s->fmt == KSTREAM_JSON) {
+		r = feed_json(s, buf, len, &fell_back);
+		if (r < 0 || !fell_back)
+			return r;
+		return 0; /* the kept bytes (this chunk included) are in ybuf now */
+	}
+	if (append(&s->ybuf, &s->ylen, &s->ycap, buf, len) < 0)
+		return s->err = -ENOMEM;
+	return 0;
+}
+
+static int end_common(kstream *s)
+{
+	int r;
+
+	/* YAML pulling from a descriptor ends the gate itself, at the descriptor's end */
+	if ((s->fmt != KSTREAM_YAML || s->fd < 0) && (r = kgate_end(&s->gate)) < 0)
+		return s->err = r;
+	if (s->fmt == KSTREAM_JSON) {
+		r = kjson_end(s);
+		if (r < 0 && r != -ENOMEM && kjson_may_fall_back(s))
+			fall_back_to_yaml(s);
+		else
+			return r;
+	}
+	if (s->fmt == KSTREAM_YAML)
+		return kyaml_run(s);
+	return 0; /* empty input */
+}
+
+int kstream_end(kstream *s)
+{
+	if (s->err)
+		return s->err;
+	if (s->ended)
+		return 0;
+	s->ended = true;
+	return end_common(s);
+}
+
+int kstream_read_fd(kstream *s, int fd)
+{
+	unsigned char *buf;
+	struct stat st;
+	int r = 0;
+
+	if (s->err)
+		return s->err;
+	/* a regular file's size tells "too large" before reading a byte */
+	if (s->gate.max && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > s->gate.max) {
+		diag_error(s->d, NULL, NULL, "%s: larger than %zu bytes, refusing to read it", s->name, s->gate.max);
+		return s->err = -EFBIG;
+	}
+	buf = malloc(CHUNK);
+	if (!buf)
+		return s->err = -ENOMEM;
+	/* JSON is pushed chunk by chunk; YAML (chosen or fallen back to) pulls the rest itself */
+	while (s->fmt != KSTREAM_YAML) {
+		ssize_t n = read(fd, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			diag_error(s->d, NULL, NULL, "%s: %s", s->name, strerror(-r));
+			s->err = r;
+			break;
+		}
+		if (n == 0)
+			break;
+		if ((r = kstream_feed(s, buf, (size_t)n)) < 0)
+			break;
+	}
+	free(buf);
+	if (r < 0)
+		return r;
+	s->fd = fd;
+	r = kstream_end(s);
+	s->fd = -1;
+	return r;
+}
+
+const char *kstream_name(const kstream *s)
+{
+	return s->name;
+}
+
+kstream_format kstream_format_of(const kstream *s)
+{
+	return s->fmt;
+}
+
+uint64_t kstream_items(const kstream *s)
+{
+	return s->nitems;
+}
+
+const char *kstream_list_resource_version(const kstream *s)
+{
+	return s->list_rv;
+}
+
+const char *kstream_list_continue(const kstream *s)
+{
+	return s->list_continue;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+#include "kubeconfig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libfyaml.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TOKEN_MAX 16384
+
+static int kfail(char *err, size_t size, int r, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int kfail(char *err, size_t size, int r, const char *path, const char *fmt, ...)
+{
+	char m[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	snprintf(err, size, "%s: %s", path, m);
+	return r;
+}
+
+int kube_base64_decode(const char *s, size_t n, unsigned char **ret, size_t *ret_len)
+{
+	unsigned char *out = malloc(n / 4 * 3 + 4);
+	uint32_t acc = 0;
+	size_t len = 0;
+	int bits = 0, pad = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		int v;
+		if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
+			continue;
+		if (ch == '=') {
+			pad++;
+			continue;
+		}
+		if (pad)
+			goto bad; /* data after padding */
+		if (ch >= 'A' && ch <= 'Z')
+			v = ch - 'A';
+		else if (ch >= 'a' && ch <= 'z')
+			v = ch - 'a' + 26;
+		else if (ch >= '0' && ch <= '9')
+			v = ch - '0' + 52;
+		else if (ch == '+')
+			v = 62;
+		else if (ch == '/')
+			v = 63;
+		else
+			goto bad;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[len++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	if (pad > 2 || bits >= 6)
+		goto bad;
+	*ret = out;
+	*ret_len = len;
+	return 0;
+bad:
+	free(out);
+	return -EINVAL;
+}
+
+/* Reads a whole small file through an fd opened without following a final symlink's tricks. */
+static int read_file(const char *path, size_t max, bool check_mode, char **ret, size_t *ret_len, char *err,
+                     size_t err_size)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT)
+			return kfail(err, err_size, r, path, "no such file (is this a Kubernetes node? set "
+			             "[kubernetes] kubeconfig)");
+		return kfail(err, err_size, r, path, "cannot open: %s", strerror(-r));
+	}
+	if (fstat(fd, &st) < 0) {
+		r = kfail(err, err_size, -errno, path, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = kfail(err, err_size, -EINVAL, path, "not a regular file");
+		goto out;
+	}
+	if (check_mode && (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH))) {
+		r = kfail(err, err_size, -EPERM, path,
+		          "refused: it holds credentials and is accessible by %s (mode %04o; chmod 600 it)",
+		          st.st_mode & (S_IROTH | S_IWOTH) ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	if (check_mode && st.st_uid != 0 && st.st_uid != geteuid()) {
+		r = kfail(err, err_size, -EPERM, path, "refused: owned by uid %u, neither root nor us",
+		          (unsigned)st.st_uid);
+		goto out;
+	}
+	if ((size_t)st.st_size > max) {
+		r = kfail(err, err_size, -EFBIG, path, "larger than %zu bytes", max);
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = kfail(err, err_size, -errno, path, "cannot read: %s", strerror(errno));
+			free(buf);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+static const char *scalar(struct fy_node *map, const char *key)
+{
+	struct fy_node *v;
+
+	if (!map || !fy_node_is_mapping(map))
+		return NULL;
+	v = fy_node_mapping_lookup_value_by_simple_key(map, key, strlen(key));
+	if (!v || !fy_node_is_scalar(v))
+		return NULL;
+	return fy_node_get_scalar0(v);
+}
+
+/* The entry of a named list (clusters, users, contexts) whose name is `name`: its inner map. */
+static struct fy_node *named(struct fy_node *root, const char *list, const char *name, const char *inner)
+{
+	struct fy_node *seq = fy_node_mapping_lookup_value_by_simple_key(root, list, strlen(list));
+	struct fy_node *item;
+	void *it = NULL;
+
+	if (!seq || !fy_node_is_sequence(seq))
+		return NULL;
+	while ((item = fy_node_sequence_iterate(seq, &it))) {
+		const char *n = scalar(item, "name");
+		if (n && strcmp(n, name) == 0) {
+			struct fy_node *v = fy_node_mapping_lookup_value_by_simple_key(item, inner, strlen(inner));
+			return v && fy_node_is_mapping(v) ? v : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* A path in a kubeconfig is relative to the kubeconfig's directory. */
+static char *resolve_path(const char *kubeconfig, const char *p)
+{
+	char *r;
+	const char *slash;
+
+	if (p[0] == '/')
+		return strdup(p);
+	slash = strrchr(kubeconfig, '/');
+	if (!slash)
+		return strdup(p);
+	if (asprintf(&r, "%.*s/%s", (int)(slash - kubeconfig), kubeconfig, p) < 0)
+		return NULL;
+	return r;
+}
+
+static int load_blob(const char *path, struct fy_node *map, const char *file_key, const char *data_key,
+                     kube_blob *b, char *err, size_t err_size)
+{
+	const char *f = scalar(map, file_key), *d = scalar(map, data_key);
+
+	if (d && *d) {
+		if (kube_base64_decode(d, strlen(d), &b->data, &b->len) < 0 || b->len == 0)
+			return kfail(err, err_size, -EINVAL, path, "%s: not valid base64", data_key);
+	} else if (f && *f) {
+		b->path = resolve_path(path, f);
+		if (!b->path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int kubeconfig_load(const char *path, kube_config **ret, char *err, size_t err_size)
+{
+	struct fy_document *doc = NULL;
+	struct fy_node *root, *ctx, *cluster, *user;
+	kube_config *c = NULL;
+	char *text = NULL;
+	size_t len;
+	const char *cur, *v;
+	int r;
+
+	r = read_file(path, KUBECONFIG_MAX, true, &text, &len, err, err_size);
+	if (r < 0)
+		return r;
+	/* quiet: libfyaml would print to stderr; the one-line error below is ours */
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET };
+	doc = fy_document_build_from_string(&pcfg, text, len);
+	if (!doc) {
+		r = kfail(err, err_size, -EINVAL, path, "not valid YAML");
+		goto out;
+	}
+	root = fy_document_root(doc);
+	if (!root || !fy_node_is_mapping(root)) {
+		r = kfail(err, err_size, -EINVAL, path, "not a kubeconfig (expected a mapping)");
+		goto out;
+	}
+	cur = scalar(root, "current-context");
+	if (!cur || !*cur) {
+		r = kfail(err, err_size, -EINVAL, path, "current-context is not set");
+		goto out;
+	}
+	ctx = named(root, "contexts", cur, "context");
+	if (!ctx) {
+		r = kfail(err, err_size, -EINVAL, path, "current-context \"%s\" is not in contexts", cur);
+		goto out;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		r = -ENOMEM;
+		goto out;
+	}
+	c->context = strdup(cur);
+	c->cluster = strdup((v = scalar(ctx, "cluster")) ? v : "");
+	c->user = strdup((v = scalar(ctx, "user")) ? v : "");
+	if (!c->context || !c->cluster || !c->user) {
+		r = -ENOMEM;
+		goto out;
+	}
+	cluster = named(root, "clusters", c->cluster, "cluster");
+	if (!cluster) {
+		r = kfail(err, err_size, -EINVAL, path, "context \"%s\": cluster \"%s\" is not in clusters", cur,
+		          c->cluster);
+		goto out;
+	}
+	v = scalar(cluster, "server");
+	if (!v || strncmp(v, "https://", 8) != 0 || !v[8]) {
+		r = kfail(err, err_size, -EINVAL, path, "cluster \"%s\": server must be an https:// URL, not \"%s\"",
+		          c->cluster, v ? v : "");
+		goto out;
+	}
+	c->server = strdup(v);
+	if (!c->server) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (strlen(c->server) > 8 && c->server[strlen(c->server) - 1] == '/')
+		c->server[strlen(c->server) - 1] = '\0';
+	v = scalar(cluster, "insecure-skip-tls-verify");
+	if (v && strcmp(v, "true") == 0) {
+		r = kfail(err, err_size, -EINVAL, path,
+		          "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified)", c->cluster);
+		goto out;
+	}
+	if ((v = scalar(cluster, "tls-server-name")) && *v && !(c->tls_server_name = strdup(v))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = load_blob(path, cluster, "certificate-authority", "certificate-authority-data", &c->ca, err, err_size);
+	if (r < 0)
+		goto out;
+
+	user = named(root, "users", c->user, "user");
+	if (!user) {
+		r = kfail(err, err_size, -EINVAL, path, "context \"%s\": user \"%s\" is not in users", cur, c->user);
+		goto out;
+	}
+	if (fy_node_mapping_lookup_value_by_simple_key(user, "exec", 4) ||
+	    fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13)) {
+		r = kfail(err, err_size, -EINVAL, path,
+		          "user \"%s\": credential plugins (exec/auth-provider) are not supported; use the "
+		          "kubelet's client certificate or a token", c->user);
+		goto out;
+	}
+	r = load_blob(path, user, "client-certificate", "client-certificate-data", &c->cert, err, err_size);
+	if (r < 0)
+		goto out;
+	r = load_blob(path, user, "client-key", "client-key-data", &c->key, err, err_size);
+	if (r < 0)
+		goto out;
+	if ((v = scalar(user, "token")) && *v) {
+		if (!(c->token = strdup(v))) {
+			r = -ENOMEM;
+			goto out;
+		}
+	} else if ((v = scalar(user, "tokenFile")) && *v) {
+		char *tp = resolve_path(path, v), *tok = NULL;
+		size_t tl;
+		if (!tp) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = read_file(tp, TOKEN_MAX, true, &tok, &tl, err, err_size);
+		free(tp);
+		if (r < 0)
+			goto out;
+		while (tl > 0 && (tok[tl - 1] == '\n' || tok[tl - 1] == '\r' || tok[tl - 1] == ' '))
+			tok[--tl] = '\0';
+		c->token = tok;
+	}
+	if (!(c->cert.path || c->cert.data) != !(c->key.path || c->key.data)) {
+		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": a client certificate needs its key and vice versa",
+		          c->user);
+		goto out;
+	}
+	if (!c->cert.path && !c->cert.data && !c->token) {
+		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": no client certificate and no token", c->user);
+		goto out;
+	}
+	*ret = c;
+	c = NULL;
+	r = 0;
+out:
+	if (text) {
+		explicit_bzero(text, len);
+		free(text);
+	}
+	if (doc)
+		fy_document_destroy(doc);
+	kubeconfig_free(c);
+	return r;
+}
+
+static void blob_done(kube_blob *b)
+{
+	free(b->path);
+	if (b->data)
+		explicit_bzero(b->data, b->len);
+	free(b->data);
+}
+
+kube_config *kubeconfig_free(kube_config *c)
+{
+	if (!c)
+		return NULL;
+	free(c->server);
+	free(c->tls_server_name);
+	blob_done(&c->ca);
+	blob_done(&c->cert);
+	blob_done(&c->key);
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
+	free(c->token);
+	free(c->context);
+	free(c->cluster);
+	free(c->user);
+	free(c);
+	return NULL;
+}

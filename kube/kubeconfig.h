@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The kubelet's kubeconfig (/etc/kubernetes/kubelet.conf): the current context's cluster (server,
+ * certificate authority) and user (client certificate and key, or a bearer token). Only what a
+ * node identity uses is supported; an `exec` or `auth-provider` plugin is refused with one clear
+ * line (evictd-kube runs no programs), so is insecure-skip-tls-verify (TLS is always verified).
+ *
+ * The file holds the node's private key: one readable by group or others is refused.
+ */
+
+#include <stddef.h>
+
+#define KUBECONFIG_DEFAULT "/etc/kubernetes/kubelet.conf"
+#define KUBECONFIG_MAX (1024 * 1024)
+
+/* One credential or CA: a file path, or the decoded bytes of a *-data field. */
+typedef struct kube_blob {
+	char *path;
+	unsigned char *data;
+	size_t len;
+} kube_blob;
+
+typedef struct kube_config {
+	char *server;      /* "https://host:port", without a trailing '/' */
+	char *tls_server_name; /* clusters[].cluster.tls-server-name, NULL when absent */
+	kube_blob ca;      /* no path and no data: the system's trust store */
+	kube_blob cert, key;
+	char *token;       /* users[].user.token or the content of tokenFile; never logged */
+	char *context, *cluster, *user; /* names, for messages */
+} kube_config;
+
+/*
+ * Loads path. Returns 0, or -errno with err[] holding "path: what is wrong" (one line; never a
+ * credential): -ENOENT missing, -EPERM readable by group/others or not owned by root or us,
+ * -EINVAL malformed or unsupported (exec plugin, no current context, http://...), -EFBIG.
+ */
+int kubeconfig_load(const char *path, kube_config **ret, char *err, size_t err_size);
+
+kube_config *kubeconfig_free(kube_config *c);
+
+/* Standard base64 (whitespace ignored). Returns 0 with a malloc'ed buffer, or -EINVAL / -ENOMEM. */
+int kube_base64_decode(const char *s, size_t n, unsigned char **ret, size_t *ret_len);

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+#include "reporter.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backoff.h"
+#include "jsonbuf.h"
+#include "kagent-log.h"
+#include "kpod.h"
+#include "spool.h"
+
+#define RECORD_MAX (64 * 1024)
+
+typedef enum step {
+	STEP_EVENT,
+	STEP_CONDITION,
+	STEP_DELETE, /* or the Eviction API */
+	STEP_NODE_EVENT,
+	STEP_DONE,
+} step;
+
+struct reporter {
+	sd_event *event;
+	kube_multi *multi;
+	char *dir, *node;
+	bool eviction_api;
+	uint64_t retry_max_usec, backoff_usec;
+	sd_event_source *inotify, *timer, *defer;
+	int dirfd;
+
+	/* the record in progress */
+	char name[256];
+	yajl_val rec;
+	step step;
+	kube_call *call;
+	bool waiting; /* backoff timer armed */
+};
+
+static void next(reporter *r);
+
+static const char *rstr(const reporter *r, const char *key)
+{
+	const char *s = ytree_str(r->rec, key, NULL, NULL);
+	return s ? s : "";
+}
+
+static int64_t rint64(const reporter *r, const char *key)
+{
+	yajl_val v = ytree_get(r->rec, key, NULL, NULL);
+	return YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : -1;
+}
+
+static const char *step_name(const reporter *r, step s)
+{
+	switch (s) {
+	case STEP_EVENT:
+		return "event";
+	case STEP_CONDITION:
+		return "condition";
+	case STEP_DELETE:
+		return r->eviction_api ? "eviction" : "delete";
+	case STEP_NODE_EVENT:
+		return "node-event";
+	default:
+		return "done";
+	}
+}
+
+/* --- spool files ---------------------------------------------------------------------------- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The oldest record's name into out; returns the number of records, or -errno. */
+static int oldest(reporter *r, char *out, size_t size)
+{
+	int fd = openat(r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	int n = 0;
+
+	out[0] = '\0';
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l < 6 || l >= size || strcmp(de->d_name + l - 5, ".json") != 0)
+			continue;
+		n++;
+		const char *nm = de->d_name;
+		if (!out[0] || name_cmp(&nm, &(const char *){ out }) < 0)
+			snprintf(out, size, "%s", de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static yajl_val load_record(reporter *r, const char *name)
+{
+	char buf[RECORD_MAX + 1], perr[256];
+	struct stat st;
+	ssize_t n;
+	int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	yajl_val v;
+
+	if (fd < 0)
+		return NULL;
+	/* only evictd (root) writes the spool: anything else is not believed */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		log_msg(LOG_WARNING, "Spool record %s is not a root-owned regular file: dropped", name);
+		(void)unlinkat(r->dirfd, name, 0);
+		return NULL;
+	}
+	n = read(fd, buf, RECORD_MAX);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	v = yajl_tree_parse(buf, perr, sizeof(perr));
+	if (!v || !YAJL_IS_OBJECT(v) || !ytree_str(v, "kind", NULL, NULL)) {
+		log_msg(LOG_WARNING, "Spool record %s is not a valid record (%s): dropped", name, v ? "no kind" : "bad JSON");
+		yajl_tree_free(v);
+		(void)unlinkat(r->dirfd, name, 0);
+		return NULL;
+	}
+	return v;
+}
+
+static void finish_record(reporter *r, const char *why)
+{
+	log_entry e;
+
+	log_entry_init(&e, LOG_INFO, MSGID_KUBE_REPORTED);
+	if (strcmp(rstr(r, "kind"), "eviction") == 0) {
+		log_entry_add(&e, FIELD_POD, "%s/%s", rstr(r, "namespace"), rstr(r, "name"));
+		log_entry_add(&e, FIELD_POD_UID, "%s", rstr(r, "uid"));
+		log_entry_add(&e, FIELD_NAMESPACE, "%s", rstr(r, "namespace"));
+	}
+	log_entry_add(&e, FIELD_SIGNAL, "%s", rstr(r, "signal"));
+	log_entry_add(&e, FIELD_FILE, "%s", r->name);
+	log_entry_send(&e, "Eviction report %s: %s", r->name, why);
+	(void)unlinkat(r->dirfd, r->name, 0);
+	yajl_tree_free(r->rec);
+	r->rec = NULL;
+	r->name[0] = '\0';
+	r->backoff_usec = 0;
+}
+
+/* --- request bodies ------------------------------------------------------------------------- */
+
+static void now_rfc3339(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A stable event name: "<object>.<start usec in hex>" as client-go's "%v.%x" of a timestamp. */
+static void event_name(const reporter *r, const char *obj, char *buf, size_t size)
+{
+	const char *ts = strrchr(r->name, '/') ? strrchr(r->name, '/') + 1 : r->name;
+	unsigned long long usec = strtoull(ts, NULL, 10);
+	snprintf(buf, size, "%.200s.%llx", obj, usec * 1000ULL);
+}
+
+static void body_event(reporter *r, jsonbuf *j, bool node)
+{
+	char name[300], now[40];
+	const char *ns = node ? "default" : rstr(r, "namespace");
+	const char *when = rstr(r, "startedAt");
+
+	now_rfc3339(now, sizeof(now));
+	event_name(r, node ? r->node : rstr(r, "name"), name, sizeof(name));
+	jb_begin_object(j);
+	jb_key(j, "apiVersion");
+	jb_string(j, "v1");
+	jb_key(j, "kind");
+	jb_string(j, "Event");
+	jb_key(j, "metadata");
+	jb_begin_object(j);
+	jb_key(j, "name");
+	jb_string(j, name);
+	jb_key(j, "namespace");
+	jb_string(j, ns);
+	if (!node) {
+		/* the kubelet's annotations on its Evicted event */
+		yajl_val cs = ytree_get(r->rec, "containers", NULL, NULL);
+		char names[1024] = "", usage[1024] = "", q[32];
+		size_t ln = 0, lu = 0;
+		for (size_t i = 0; YAJL_IS_ARRAY(cs) && i < cs->u.array.len; i++) {
+			yajl_val c = cs->u.array.values[i];
+			yajl_val u = ytree_get(c, "usage", NULL, NULL), rq = ytree_get(c, "request", NULL, NULL);
+			const char *cn = ytree_str(c, "name", NULL, NULL);
+			int64_t uv = YAJL_IS_INTEGER(u) ? YAJL_GET_INTEGER(u) : -1;
+			int64_t rv = YAJL_IS_INTEGER(rq) && YAJL_GET_INTEGER(rq) > 0 ? YAJL_GET_INTEGER(rq) : 0;
+			if (!cn || uv < 0 || uv <= rv || ln >= sizeof(names) || lu >= sizeof(usage))
+				continue;
+			ln += (size_t)snprintf(names + ln, sizeof(names) - ln, "%s%s", ln ? "," : "", cn);
+			spool_quantity(uv, q, sizeof(q));
+			lu += (size_t)snprintf(usage + lu, sizeof(usage) - lu, "%s%s", lu ? "," : "", q);
+		}
+		jb_key(j, "annotations");
+		jb_begin_object(j);
+		jb_key(j, "offending_containers");
+		jb_string(j, names);
+		jb_key(j, "offending_containers_usage");
+		jb_string(j, usage);
+		jb_key(j, "starved_resource");
+		jb_string(j, rstr(r, "resource"));
+		jb_end_object(j);
+	}
+	jb_end_object(j);
+	jb_key(j, "involvedObject");
+	jb_begin_object(j);
+	jb_key(j, "apiVersion");
+	jb_string(j, "v1");
+	jb_key(j, "kind");
+	jb_string(j, node ? "Node" : "Pod");
+	jb_key(j, "name");
+	jb_string(j, node ? r->node : rstr(r, "name"));
+	if (!node) {
+		jb_key(j, "namespace");
+		jb_string(j, ns);
+	}
+	jb_key(j, "uid");
+	jb_string(j, node ? r->node : rstr(r, "uid")); /* the kubelet's node reference uses the name */
+	jb_end_object(j);
+	jb_key(j, "reason");
+	jb_string(j, node ? "EvictionThresholdMet" : "Evicted");
+	jb_key(j, "message");
+	jb_string(j, rstr(r, "message"));
+	jb_key(j, "type");
+	jb_string(j, "Warning");
+	jb_key(j, "source");
+	jb_begin_object(j);
+	jb_key(j, "component");
+	jb_string(j, "evictd");
+	jb_key(j, "host");
+	jb_string(j, r->node);
+	jb_end_object(j);
+	jb_key(j, "reportingComponent");
+	jb_string(j, "evictd");
+	jb_key(j, "reportingInstance");
+	jb_string(j, r->node);
+	jb_key(j, "firstTimestamp");
+	jb_string(j, *when ? when : now);
+	jb_key(j, "lastTimestamp");
+	jb_string(j, *when ? when : now);
+	jb_key(j, "count");
+	jb_int(j, 1);
+	jb_end_object(j);
+}
+
+static void body_condition(reporter *r, jsonbuf *j)
+{
+	char now[40];
+
+	now_rfc3339(now, sizeof(now));
+	jb_begin_object(j);
+	jb_key(j, "metadata"); /* metadata.uid in a patch is a precondition: 409 for another pod */
+	jb_begin_object(j);
+	jb_key(j, "uid");
+	jb_string(j, rstr(r, "uid"));
+	jb_end_object(j);
+	jb_key(j, "status");
+	jb_begin_object(j);
+	jb_key(j, "conditions");
+	jb_begin_array(j);
+	jb_begin_object(j);
+	jb_key(j, "type");
+	jb_string(j, "DisruptionTarget");
+	jb_key(j, "status");
+	jb_string(j, "True");
+	jb_key(j, "reason");
+	jb_string(j, "TerminationByKubelet");
+	jb_key(j, "message");
+	jb_string(j, rstr(r, "message"));
+	jb_key(j, "lastTransitionTime");
+	jb_string(j, now);
+	jb_end_object(j);
+	jb_end_array(j);
+	jb_end_object(j);
+	jb_end_object(j);
+}
+
+static void delete_options(reporter *r, jsonbuf *j)
+{
+	int64_t g = rint64(r, "gracePeriodSeconds");
+
+	jb_begin_object(j);
+	jb_key(j, "apiVersion");
+	jb_string(j, "v1");
+	jb_key(j, "kind");
+	jb_string(j, "DeleteOptions");
+	/* 0 would be a forced deletion; the kubelet's immediate eviction uses 1 s as well */
+	jb_key(j, "gracePeriodSeconds");
+	jb_int(j, g < 1 ? 1 : g);
+	jb_key(j, "preconditions");
+	jb_begin_object(j);
+	jb_key(j, "uid");
+	jb_string(j, rstr(r, "uid"));
+	jb_end_object(j);
+	jb_end_object(j);
+}
+
+static void body_eviction(reporter *r, jsonbuf *j)
+{
+	jb_begin_object(j);
+	jb_key(j, "apiVersion");
+	jb_string(j, "policy/v1");
+	jb_key(j, "kind");
+	jb_string(j, "Eviction");
+	jb_key(j, "metadata");
+	jb_begin_object(j);
+	jb_key(j, "name");
+	jb_string(j, rstr(r, "name"));
+	jb_key(j, "namespace");
+	jb_string(j, rstr(r, "namespace"));
+	jb_end_object(j);
+	jb_key(j, "deleteOptions");
+	delete_options(r, j);
+	jb_end_object(j);
+}
+
+/* --- steps ---------------------------------------------------------------------------------- */
+
+typedef enum verdict { V_OK, V_SKIP_REST, V_REFUSED, V_RETRY } verdict;
+
+static verdict classify(const reporter *r, step s, int error, long status)
+{
+	if (error < 0 || status == 0)
+		return V_RETRY;
+	if (status >= 200 && status < 300)
+		return V_OK;
+	if (status == 409 && (s == STEP_EVENT || s == STEP_NODE_EVENT))
+		return V_OK; /* AlreadyExists: reported before a restart */
+	if (status == 404 || (status == 409 && (s == STEP_CONDITION || s == STEP_DELETE)))
+		return s == STEP_EVENT ? V_REFUSED : V_SKIP_REST; /* gone, or another pod by that name */
+	if (status == 429 && s == STEP_DELETE && r->eviction_api)
+		return V_SKIP_REST; /* a PodDisruptionBudget said no; the local kill goes on */
+	if (status == 401 || status == 429 || status >= 500)
+		return V_RETRY;
+	return V_REFUSED; /* 400, 403, 422: will not get better by retrying */
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	reporter *r = userdata;
+	(void)s;
+	(void)usec;
+	r->waiting = false;
+	next(r);
+	return 0;
+}
+
+static void step_done(kube_call *call, int error, long status, const char *body, size_t len, const char *msg,
+                      void *userdata)
+{
+	reporter *r = userdata;
+	verdict v = classify(r, r->step, error, status);
+	const char *sn = step_name(r, r->step);
+	log_entry e;
+
+	(void)call;
+	(void)len;
+	r->call = NULL;
+	log_entry_init(&e, v == V_OK ? LOG_INFO : v == V_RETRY ? LOG_WARNING : LOG_NOTICE, MSGID_KUBE_API_CALL);
+	log_entry_add(&e, FIELD_KUBE_STEP, "%s", sn);
+	log_entry_add(&e, FIELD_KUBE_STATUS, "%ld", error < 0 ? 0L : status);
+	if (r->step != STEP_NODE_EVENT) {
+		log_entry_add(&e, FIELD_POD, "%s/%s", rstr(r, "namespace"), rstr(r, "name"));
+		log_entry_add(&e, FIELD_POD_UID, "%s", rstr(r, "uid"));
+		log_entry_add(&e, FIELD_NAMESPACE, "%s", rstr(r, "namespace"));
+		log_entry_add(&e, FIELD_PRIORITY, "%" PRId64, rint64(r, "priority"));
+	}
+	log_entry_add(&e, FIELD_SIGNAL, "%s", rstr(r, "signal"));
+	char what[400];
+	if (error < 0)
+		snprintf(what, sizeof(what), "%s", msg && *msg ? msg : strerror(-error));
+	else {
+		/* the Status message of an error answer, else nothing */
+		char perr[64];
+		yajl_val st = status >= 300 ? yajl_tree_parse(body, perr, sizeof(perr)) : NULL;
+		const char *m = ytree_str(st, "message", NULL, NULL);
+		snprintf(what, sizeof(what), "HTTP %ld%s%.300s", status, m ? ": " : "", m ? m : "");
+		yajl_tree_free(st);
+	}
+	log_entry_add(&e, FIELD_REASON, "%s", what);
+	if (r->step == STEP_NODE_EVENT)
+		log_entry_send(&e, "Node event EvictionThresholdMet (%s): %s%s", rstr(r, "signal"), what,
+		               v == V_RETRY ? "; will retry" : "");
+	else if (v == V_SKIP_REST && r->step == STEP_DELETE && r->eviction_api && status == 429)
+		log_entry_send(&e, "Eviction API refused pod %s/%s (429, a PodDisruptionBudget): the local kill goes on",
+		               rstr(r, "namespace"), rstr(r, "name"));
+	else
+		log_entry_send(&e, "Pod %s/%s %s: %s%s", rstr(r, "namespace"), rstr(r, "name"), sn, what,
+		               v == V_RETRY ? "; will retry" : v == V_SKIP_REST ? "; nothing more to report" : "");
+
+	switch (v) {
+	case V_RETRY: {
+		uint64_t now, delay = backoff_next(&r->backoff_usec, r->retry_max_usec);
+		r->waiting = true;
+		if (sd_event_now(r->event, CLOCK_MONOTONIC, &now) >= 0 &&
+		    sd_event_source_set_time(r->timer, now + delay) >= 0)
+			(void)sd_event_source_set_enabled(r->timer, SD_EVENT_ONESHOT);
+		return;
+	}
+	case V_SKIP_REST:
+		finish_record(r, "reported (the pod is gone or was replaced)");
+		break;
+	case V_OK:
+	case V_REFUSED:
+		r->backoff_usec = 0;
+		if (r->step == STEP_EVENT)
+			r->step = STEP_CONDITION;
+		else if (r->step == STEP_CONDITION)
+			r->step = STEP_DELETE;
+		else
+			r->step = STEP_DONE;
+		if (r->step == STEP_DONE)
+			finish_record(r, "reported");
+		break;
+	}
+	next(r);
+}
+
+static void start_step(reporter *r)
+{
+	char path[1024], *ns = NULL, *nm = NULL;
+	const char *method = "POST", *ctype = "application/json";
+	jsonbuf j;
+	int q;
+
+	jb_init(&j, 2 * RECORD_MAX);
+	if (r->step == STEP_NODE_EVENT) {
+		snprintf(path, sizeof(path), "/api/v1/namespaces/default/events");
+		body_event(r, &j, true);
+	} else {
+		ns = kube_escape(rstr(r, "namespace"));
+		nm = kube_escape(rstr(r, "name"));
+		if (!ns || !nm) {
+			free(ns);
+			free(nm);
+			jb_free(&j);
+			return;
+		}
+		switch (r->step) {
+		case STEP_EVENT:
+			snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns);
+			body_event(r, &j, false);
+			break;
+		case STEP_CONDITION:
+			snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/status", ns, nm);
+			method = "PATCH";
+			ctype = "application/strategic-merge-patch+json";
+			body_condition(r, &j);
+			break;
+		default:
+			if (r->eviction_api) {
+				snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/eviction", ns, nm);
+				body_eviction(r, &j);
+			} else {
+				snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, nm);
+				method = "DELETE";
+				delete_options(r, &j);
+			}
+			break;
+		}
+		free(ns);
+		free(nm);
+	}
+	if (jb_error(&j) < 0 || !j.buf) { /* jsonbuf keeps buf NUL-terminated */
+		jb_free(&j);
+		finish_record(r, "dropped: the request could not be built");
+		return;
+	}
+	kube_call_opts o = { .method = method, .path = path, .body = j.buf, .content_type = ctype,
+	                     .max_body = 256 * 1024, .done = step_done, .userdata = r };
+	q = kube_multi_start(r->multi, &o, &r->call);
+	jb_free(&j);
+	if (q < 0) {
+		log_msg(LOG_ERR, "Cannot start an API call: %s", strerror(-q));
+		r->waiting = true;
+		uint64_t now;
+		if (sd_event_now(r->event, CLOCK_MONOTONIC, &now) >= 0 &&
+		    sd_event_source_set_time(r->timer, now + backoff_next(&r->backoff_usec, r->retry_max_usec)) >= 0)
+			(void)sd_event_source_set_enabled(r->timer, SD_EVENT_ONESHOT);
+	}
+}
+
+/* Takes the oldest record when idle, and runs its next step. */
+static void next(reporter *r)
+{
+	if (r->call || r->waiting)
+		return;
+	while (!r->rec) {
+		char name[256];
+		if (oldest(r, name, sizeof(name)) <= 0)
+			return;
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		r->rec = load_record(r, name);
+		if (!r->rec)
+			continue;
+		const char *kind = rstr(r, "kind");
+		if (strcmp(kind, "threshold") == 0)
+			r->step = STEP_NODE_EVENT;
+		else if (strcmp(kind, "eviction") == 0 && *rstr(r, "uid") && *rstr(r, "name") && *rstr(r, "namespace"))
+			r->step = STEP_EVENT;
+		else {
+			/* a pod whose metadata never arrived has no namespace: nothing to tell the API */
+			finish_record(r, "not reportable (no namespace/name: the pod's metadata never arrived)");
+			continue;
+		}
+	}
+	start_step(r);
+}
+
+static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	(void)s;
+	(void)ev;
+	next(userdata);
+	return 0;
+}
+
+static int on_defer(sd_event_source *s, void *userdata)
+{
+	(void)s;
+	next(userdata);
+	return 0;
+}
+
+int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **ret)
+{
+	reporter *r = calloc(1, sizeof(*r));
+	int q;
+
+	if (!r)
+		return -ENOMEM;
+	r->dirfd = -1;
+	r->event = sd_event_ref(e);
+	r->multi = m;
+	r->eviction_api = o->eviction_api;
+	r->retry_max_usec = o->retry_max_usec ? o->retry_max_usec : 30000000ULL;
+	if (!(r->dir = strdup(o->spool_dir)) || !(r->node = strdup(o->node_name))) {
+		reporter_free(r);
+		return -ENOMEM;
+	}
+	if (mkdir(r->dir, 0755) < 0 && errno != EEXIST) {
+		q = -errno;
+		reporter_free(r);
+		return q;
+	}
+	r->dirfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->dirfd < 0) {
+		q = -errno;
+		reporter_free(r);
+		return q;
+	}
+	q = sd_event_add_inotify(e, &r->inotify, r->dir, IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR, on_inotify, r);
+	if (q >= 0)
+		q = sd_event_add_time(e, &r->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_retry, r);
+	if (q >= 0)
+		q = sd_event_add_defer(e, &r->defer, on_defer, r); /* the backlog left by a previous run */
+	if (q < 0) {
+		reporter_free(r);
+		return q;
+	}
+	(void)sd_event_source_set_enabled(r->timer, SD_EVENT_OFF);
+	*ret = r;
+	return 0;
+}
+
+reporter *reporter_free(reporter *r)
+{
+	if (!r)
+		return NULL;
+	if (r->call)
+		kube_call_cancel(r->multi, r->call);
+	sd_event_source_disable_unref(r->inotify);
+	sd_event_source_disable_unref(r->timer);
+	sd_event_source_disable_unref(r->defer);
+	sd_event_unref(r->event);
+	yajl_tree_free(r->rec);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->dir);
+	free(r->node);
+	free(r);
+	return NULL;
+}
+
+void reporter_kick(reporter *r)
+{
+	next(r);
+}
+
+unsigned reporter_pending(reporter *r)
+{
+	char name[256];
+	int n = oldest(r, name, sizeof(name));
+	return n > 0 ? (unsigned)n : 0;
+}
