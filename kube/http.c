@@ -142,6 +142,10 @@ int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *pat
 	if (!(t = curl_slist_append(hl, "Accept: application/json")))
 		goto nomem;
 	hl = t;
+	/* no "Expect: 100-continue" round trip (up to 1 s) before a request body */
+	if (!(t = curl_slist_append(hl, "Expect:")))
+		goto nomem;
+	hl = t;
 	if (content_type) {
 		snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
 		if (!(t = curl_slist_append(hl, ct)))

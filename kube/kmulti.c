@@ -121,7 +121,8 @@ int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret)
 		kube_multi_free(m);
 		return -ENOMEM;
 	}
-	r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, m);
+	/* accuracy 1 µs: 0 would mean sd-event's default 250 ms slack on every curl timeout */
+	r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, UINT64_MAX, 1, on_timer, m);
 	if (r < 0) {
 		kube_multi_free(m);
 		return r;

@@ -324,6 +324,8 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 	w->call = NULL;
 	w->line_len = 0;
 	if (status == 410 || w->relist) {
+		if (!w->relist) /* the ERROR event logs it otherwise */
+			log_msg(LOG_INFO, "Watch resourceVersion %s expired (410 Gone): relisting", w->rv);
 		w->relist = false;
 		w->rv[0] = '\0';
 		w->backoff_usec = 0;
