@@ -125,9 +125,12 @@ start_pod "$LOW" "$T/low.rec"; LOWPID=${PIDS[-1]}
 "$EVICTD" --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target stderr 2>"$T/evictd.err" &
 DPID=$!
 sleep 1
-dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
+# The low pod fills nodefs through a file it holds open and unlinked, as a pod writes its emptyDir:
+# its eviction frees the space, so pressure ends with it and the next pod is never needed.
+sh -c 'echo $$ > "$1/cgroup.procs" && exec 3>"$2" && dd if=/dev/zero bs=1M count=6 status=none >&3 &&
+	rm -f "$2" && exec sleep 600' fill "$LOW" "$T/nodefs/fill" &
+PIDS+=($!)
 ok "the API's lowest-priority pod is evicted" wait_for 5 dead "$LOWPID"
-rm -f "$T/nodefs/fill"
 ok "the critical (static, priority 0) pod survives" alive "$CRITPID"
 ok "the higher-priority pod survives" alive "$HIGHPID"
 ok "evictd logged it under its API name" grep -q "Evicting default/low (nodefs.available, hard threshold)" "$T/evictd.err"
