@@ -259,7 +259,7 @@ $(B)/evictd.service: systemd/evictd.service Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $@
 
-MANPAGES := man/evictd.8 man/evictd.conf.5 man/preemptctl.1
+MANPAGES := man/evictd.8 man/evictd-kube.8 man/evictd.conf.5 man/preemptctl.1
 
 install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
@@ -285,6 +285,7 @@ install: all install-lib
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/evictd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/evictd-kube.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf build build-san build-fuzz
