@@ -312,6 +312,16 @@ static void test_pod_static_and_bad(void **state)
 	assert_int_equal(decode_json("{\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"spec\":{\"containers\":[{\"name\":\"c\","
 	                             "\"resources\":{\"requests\":{\"memory\":\"1x\"}}}]}}", &p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "invalid quantity"));
+	/* the decoder's message names the source, the pod and the field */
+	assert_non_null(strstr(err, "test:1: pods/default/x: spec.containers[0].resources.requests.memory"));
+	/* an ERROR watch event's Status is not a pod */
+	assert_int_equal(decode_json("{\"kind\":\"Status\",\"code\":410}", &p, err, sizeof(err)), -EMEDIUMTYPE);
+	/* no namespace in the object: none in the descriptor (the decoder's "default" is not written) */
+	char text[1024];
+	assert_int_equal(decode_json("{\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+	                             &p, err, sizeof(err)), 0);
+	assert_true(kpod_descriptor(&p, text, sizeof(text)) > 0);
+	assert_null(strstr(text, "namespace"));
 }
 
 int main(void)
