@@ -407,7 +407,7 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 	(void)call;
 	(void)len;
 	w->call = NULL;
-	/* a partial event at the end (the server cut the stream) is dropped: the watch resumes before it */
+	/* JSON cannot be resynchronised after a syntax error: the stream is given up */
 	if (w->bad_body) {
 		log_msg(LOG_WARNING, "Malformed watch stream from the API server (%s): watching again",
 		        diag_text(w));
@@ -415,6 +415,9 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 		retry_later(w);
 		return;
 	}
+	/* no kstream_end: a partial event at the end (the server cut the stream) is dropped, and the
+	 * watch resumes before it */
+	log_dropped(w);
 	stream_done(w);
 	if (status == 410 || w->relist) {
 		if (!w->relist) /* the ERROR event logs it otherwise */
