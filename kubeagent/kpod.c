@@ -6,20 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "k8s.h"
 #include "preempt.h"
 
-yajl_val ytree_get(yajl_val v, const char *a, const char *b, const char *c)
+void kpod_tidy_message(char *s)
 {
-	const char *path[] = { a, b, c, NULL };
+	size_t n = strlen(s);
 
-	if (!v || !a)
-		return v;
-	return yajl_tree_get(v, path, yajl_t_any);
-}
-
-const char *ytree_str(yajl_val v, const char *a, const char *b, const char *c)
-{
-	return YAJL_GET_STRING(ytree_get(v, a, b, c));
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+	for (char *nl; (nl = strchr(s, '\n'));)
+		*nl = ';';
 }
 
 static int copy(char *dst, size_t size, const char *s, const char *field, char *err, size_t err_size)
@@ -36,74 +33,88 @@ static int copy(char *dst, size_t size, const char *s, const char *field, char *
 	return 0;
 }
 
-#define REQ_MAX 16
-
-/* Collects resources.requests of one container (or a pod-level map) as quantity strings. */
-static size_t requests_of(yajl_val map, pp_quantity_kv *kv, size_t max)
-{
-	size_t n = 0;
-
-	if (!YAJL_IS_OBJECT(map))
-		return 0;
-	for (size_t i = 0; i < map->u.object.len && n < max; i++) {
-		const char *v = YAJL_GET_STRING(map->u.object.values[i]);
-		if (v)
-			kv[n++] = (pp_quantity_kv){ map->u.object.keys[i], v };
-	}
-	return n;
-}
-
-static int64_t request(const pp_quantity_kv *kv, size_t n, const char *name, bool milli)
+static int64_t request(const k8s_rlist *l, const char *name, bool milli)
 {
 	int64_t q;
 	pp_err e;
 
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(kv[i].name, name) == 0) {
-			if ((milli ? pp_quantity_parse_milli(kv[i].value, &q, &e) : pp_quantity_parse(kv[i].value, &q, &e)) < 0)
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].key, name) == 0) {
+			if ((milli ? pp_quantity_parse_milli(l->v[i].value, &q, &e) : pp_quantity_parse(l->v[i].value, &q, &e)) < 0)
 				return -1;
 			return q;
 		}
 	return -1;
 }
 
-int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
+static const char *annotation(const struct k8s_pod *kp, const char *key)
 {
-	yajl_val meta = ytree_get(obj, "metadata", NULL, NULL), spec = ytree_get(obj, "spec", NULL, NULL);
-	yajl_val v, ann, conts, inits, statuses;
-	pp_container_requests cr[2 * KPOD_CONTAINERS_MAX];
-	pp_quantity_kv kv[2 * KPOD_CONTAINERS_MAX][REQ_MAX], podlevel[REQ_MAX], overhead[REQ_MAX];
-	size_t ncr = 0, npl, noh;
-	pp_resource res[REQ_MAX * 2];
-	size_t nres = 0;
+	for (size_t i = 0; i < kp->annotations.n; i++)
+		if (strcmp(kp->annotations.v[i].key, key) == 0)
+			return kp->annotations.v[i].value;
+	return NULL;
+}
+
+/* k8s_decode_pod with its messages in err[] (bounded) rather than on stderr. */
+static int decode(const kval *obj, karena *a, const char *source, struct k8s_pod *kp, char *err, size_t err_size)
+{
+	FILE *f = fmemopen(err, err_size, "w");
+	diag d;
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	diag_init(&d, f);
+	r = k8s_decode_pod(a, &d, source, obj, kp);
+	fclose(f);
+	err[err_size - 1] = '\0';
+	kpod_tidy_message(err);
+	return r;
+}
+
+static void set_container(kpod *p, const struct k8s_pod *kp, const struct k8s_container *c)
+{
+	kpod_container *k = &p->containers[p->n_containers];
+
+	if (strlen(c->name) >= sizeof(k->name) || strpbrk(c->name, " \t\n"))
+		return;
+	snprintf(k->name, sizeof(k->name), "%s", c->name);
+	k->memory = request(&c->requests, "memory", false);
+	k->storage = request(&c->requests, "ephemeral-storage", false);
+	k->cpu_milli = request(&c->requests, "cpu", true);
+	for (size_t s = 0; s < kp->ncontainer_statuses; s++) {
+		const struct k8s_container_status *st = &kp->container_statuses[s];
+		if (st->container_id && strcmp(st->name, c->name) == 0 && strlen(st->container_id) < sizeof(k->id) &&
+		    !strpbrk(st->container_id, " \t\n\r"))
+			snprintf(k->id, sizeof(k->id), "%s", st->container_id);
+	}
+	p->n_containers++;
+}
+
+int kpod_decode(const kval *obj, karena *a, const char *source, kpod *p, char *err, size_t err_size)
+{
+	struct k8s_pod kp;
+	pp_resource *res;
+	size_t nres;
 	pp_err e;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	if (!YAJL_IS_OBJECT(obj) || !YAJL_IS_OBJECT(meta)) {
-		snprintf(err, err_size, "not a Pod object (no metadata)");
-		return -EINVAL;
-	}
-	const char *kind = ytree_str(obj, "kind", NULL, NULL);
-	if (kind && strcmp(kind, "Pod") != 0) {
-		snprintf(err, err_size, "kind \"%.40s\" is not Pod", kind);
-		return -EINVAL;
-	}
-	if ((r = copy(p->uid, sizeof(p->uid), ytree_str(meta, "uid", NULL, NULL), "metadata.uid", err, err_size)) < 0 ||
-	    (r = copy(p->namespace_, sizeof(p->namespace_), ytree_str(meta, "namespace", NULL, NULL), "metadata.namespace",
+	r = decode(obj, a, source, &kp, err, err_size);
+	if (r < 0)
+		return r;
+	/* the decoder says "default" for an absent namespace; the descriptor leaves it out then */
+	const kval *ns = kval_get(kval_get(obj, "metadata"), "namespace");
+	if ((r = copy(p->uid, sizeof(p->uid), kp.uid, "metadata.uid", err, err_size)) < 0 ||
+	    (r = copy(p->namespace_, sizeof(p->namespace_), kval_len(ns) ? kp.namespace_ : NULL, "metadata.namespace",
 	              err, err_size)) < 0 ||
-	    (r = copy(p->name, sizeof(p->name), ytree_str(meta, "name", NULL, NULL), "metadata.name", err, err_size)) < 0 ||
-	    (r = copy(p->resource_version, sizeof(p->resource_version), ytree_str(meta, "resourceVersion", NULL, NULL),
-	              "metadata.resourceVersion", err, err_size)) < 0 ||
-	    (r = copy(p->node_name, sizeof(p->node_name), ytree_str(spec, "nodeName", NULL, NULL), "spec.nodeName", err,
-	              err_size)) < 0 ||
-	    (r = copy(p->priority_class, sizeof(p->priority_class), ytree_str(spec, "priorityClassName", NULL, NULL),
-	              "spec.priorityClassName", err, err_size)) < 0 ||
-	    (r = copy(p->preemption_policy, sizeof(p->preemption_policy), ytree_str(spec, "preemptionPolicy", NULL, NULL),
-	              "spec.preemptionPolicy", err, err_size)) < 0 ||
-	    (r = copy(p->qos, sizeof(p->qos), ytree_str(obj, "status", "qosClass", NULL), "status.qosClass", err,
-	              err_size)) < 0 ||
-	    (r = copy(p->phase, sizeof(p->phase), ytree_str(obj, "status", "phase", NULL), "status.phase", err, err_size)) < 0)
+	    (r = copy(p->name, sizeof(p->name), kp.name, "metadata.name", err, err_size)) < 0 ||
+	    (r = copy(p->node_name, sizeof(p->node_name), kp.node_name, "spec.nodeName", err, err_size)) < 0 ||
+	    (r = copy(p->priority_class, sizeof(p->priority_class), kp.priority_class_name, "spec.priorityClassName",
+	              err, err_size)) < 0 ||
+	    (r = copy(p->preemption_policy, sizeof(p->preemption_policy), kp.preemption_policy, "spec.preemptionPolicy",
+	              err, err_size)) < 0 ||
+	    (r = copy(p->qos, sizeof(p->qos), kp.qos_class, "status.qosClass", err, err_size)) < 0)
 		return r;
 	if (!p->uid[0] || !p->name[0]) {
 		snprintf(err, err_size, "metadata.uid or metadata.name missing");
@@ -131,72 +142,25 @@ int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size)
 	if (p->qos[0] && strcmp(p->qos, "Guaranteed") != 0 && strcmp(p->qos, "Burstable") != 0 &&
 	    strcmp(p->qos, "BestEffort") != 0)
 		p->qos[0] = '\0';
-	p->deleting = ytree_get(meta, "deletionTimestamp", NULL, NULL) &&
-	              !YAJL_IS_NULL(ytree_get(meta, "deletionTimestamp", NULL, NULL));
-	v = ytree_get(spec, "priority", NULL, NULL);
-	if (YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) >= INT32_MIN && YAJL_GET_INTEGER(v) <= INT32_MAX) {
-		p->has_priority = true;
-		p->priority = (int32_t)YAJL_GET_INTEGER(v);
-	}
-	v = ytree_get(spec, "terminationGracePeriodSeconds", NULL, NULL);
-	if (YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) >= 0) {
-		p->has_grace = true;
-		p->grace_seconds = YAJL_GET_INTEGER(v);
-	}
+	p->deleting = kp.has_deletion;
+	p->has_priority = kp.has_priority;
+	p->priority = kp.priority;
+	p->has_grace = kp.has_grace;
+	p->grace_seconds = kp.grace_seconds;
 	/* pkg/kubelet/types: IsStaticPod (config.source != "api") || IsMirrorPod (config.mirror) */
-	ann = ytree_get(meta, "annotations", NULL, NULL);
-	if (YAJL_IS_OBJECT(ann)) {
-		const char *src = ytree_str(ann, "kubernetes.io/config.source", NULL, NULL);
-		if ((src && strcmp(src, "api") != 0) || ytree_get(ann, "kubernetes.io/config.mirror", NULL, NULL))
-			p->static_or_mirror = true;
-	}
+	const char *src = annotation(&kp, "kubernetes.io/config.source");
+	p->static_or_mirror = (src && strcmp(src, "api") != 0) || annotation(&kp, "kubernetes.io/config.mirror");
 
-	conts = ytree_get(spec, "containers", NULL, NULL);
-	inits = ytree_get(spec, "initContainers", NULL, NULL);
-	statuses = ytree_get(obj, "status", "containerStatuses", NULL);
-	for (int pass = 0; pass < 2; pass++) {
-		yajl_val arr = pass == 0 ? inits : conts;
-		if (!YAJL_IS_ARRAY(arr))
-			continue;
-		for (size_t i = 0; i < arr->u.array.len && ncr < 2 * KPOD_CONTAINERS_MAX; i++) {
-			yajl_val c = arr->u.array.values[i];
-			yajl_val reqs = ytree_get(c, "resources", "requests", NULL);
-			size_t n = requests_of(reqs, kv[ncr], REQ_MAX);
-			const char *rp = ytree_str(c, "restartPolicy", NULL, NULL);
-			cr[ncr] = (pp_container_requests){
-				.kind = pass == 1 ? PP_CONTAINER : rp && strcmp(rp, "Always") == 0 ? PP_SIDECAR : PP_INIT_CONTAINER,
-				.requests = kv[ncr], .n_requests = n,
-			};
-			if (pass == 1 && p->n_containers < KPOD_CONTAINERS_MAX) {
-				kpod_container *k = &p->containers[p->n_containers];
-				const char *nm = ytree_str(c, "name", NULL, NULL);
-				if (nm && strlen(nm) < sizeof(k->name) && !strpbrk(nm, " \t\n")) {
-					snprintf(k->name, sizeof(k->name), "%s", nm);
-					k->memory = request(kv[ncr], n, "memory", false);
-					k->storage = request(kv[ncr], n, "ephemeral-storage", false);
-					k->cpu_milli = request(kv[ncr], n, "cpu", true);
-					for (size_t s = 0; YAJL_IS_ARRAY(statuses) && s < statuses->u.array.len; s++) {
-						yajl_val st = statuses->u.array.values[s];
-						const char *sn = ytree_str(st, "name", NULL, NULL);
-						const char *id = ytree_str(st, "containerID", NULL, NULL);
-						if (sn && id && strcmp(sn, nm) == 0 && strlen(id) < sizeof(k->id) &&
-						    !strpbrk(id, " \t\n\r"))
-							snprintf(k->id, sizeof(k->id), "%s", id);
-					}
-					p->n_containers++;
-				}
-			}
-			ncr++;
-		}
-	}
-	npl = requests_of(ytree_get(spec, "resources", "requests", NULL), podlevel, REQ_MAX);
-	noh = requests_of(ytree_get(spec, "overhead", NULL, NULL), overhead, REQ_MAX);
+	for (size_t i = 0; i < kp.ncontainers && p->n_containers < KPOD_CONTAINERS_MAX; i++)
+		set_container(p, &kp, &kp.containers[i]);
 	p->req_memory = p->req_cpu_milli = p->req_storage = -1;
-	r = pp_pod_requests(cr, ncr, podlevel, npl, overhead, noh, res, sizeof(res) / sizeof(res[0]), &nres, &e);
-	if (r < 0) {
+	r = k8s_pod_requests(&kp, a, &res, &nres, &e);
+	if (r == -EINVAL) {
 		snprintf(err, err_size, "spec: %s", e.msg);
-		return -EINVAL;
+		return r;
 	}
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < nres; i++) {
 		if (strcmp(res[i].name, PP_RESOURCE_MEMORY) == 0)
 			p->req_memory = res[i].value;

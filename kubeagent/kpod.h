@@ -2,15 +2,17 @@
 #pragma once
 
 /*
- * A Pod as evictd-kube needs it, decoded from the API server's JSON (a yajl tree: watch events
- * are one small object per line, list pages are bounded by limit=), and the pod descriptor
- * evictd reads (podmeta.h) written from it.
+ * A Pod as evictd-kube needs it, decoded by kube/'s decoder (k8s_decode_pod, k8s_pod_requests:
+ * the one preemptctl uses) from an item of a streamed list page or watch event (kstream.h), and
+ * the pod descriptor evictd reads (podmeta.h) written from it.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <yajl/yajl_tree.h>
+
+#include "arena.h"
+#include "kval.h"
 
 #define KPOD_CONTAINERS_MAX 32
 
@@ -22,13 +24,11 @@ typedef struct kpod_container {
 
 typedef struct kpod {
 	char uid[64], namespace_[64], name[254], node_name[254];
-	char resource_version[64];
 	bool has_priority;
 	int32_t priority;
 	char priority_class[254];
 	char preemption_policy[32]; /* "" when unset */
 	char qos[16];               /* status.qosClass, "" when unset */
-	char phase[16];
 	bool deleting;              /* metadata.deletionTimestamp set */
 	bool static_or_mirror;      /* the kubelet's IsStaticPod || IsMirrorPod */
 	bool has_grace;
@@ -39,8 +39,13 @@ typedef struct kpod {
 	size_t n_containers;
 } kpod;
 
-/* Decodes a Pod object. Returns 0, or -EINVAL with err[] saying "field: what is wrong". */
-int kpod_decode(yajl_val obj, kpod *p, char *err, size_t err_size);
+/*
+ * Decodes a Pod object (a list item or a watch event's "object"); its strings are copied, a is
+ * scratch (reset it after the call). source names the input in messages (a URL). Returns 0,
+ * -EMEDIUMTYPE when kind is set and is not Pod (err unset), -ENOMEM, or -EINVAL with err[]
+ * saying "SOURCE:LINE: pods/NS/NAME: FIELD: what is wrong" (or "FIELD: what is wrong").
+ */
+int kpod_decode(const kval *obj, karena *a, const char *source, kpod *p, char *err, size_t err_size);
 
 /* Whether the kubelet would call it critical (never evicted): static/mirror, or priority >= 2e9. */
 bool kpod_critical(const kpod *p);
@@ -48,6 +53,5 @@ bool kpod_critical(const kpod *p);
 /* The descriptor text for evictd ([pod] ...). Returns the length, or -ENOBUFS. */
 int kpod_descriptor(const kpod *p, char *buf, size_t size);
 
-/* Small JSON helpers over yajl trees. */
-yajl_val ytree_get(yajl_val v, const char *a, const char *b, const char *c);
-const char *ytree_str(yajl_val v, const char *a, const char *b, const char *c);
+/* kube/'s diag messages (lines) as one journal line: newlines become "; ", the last is cut. */
+void kpod_tidy_message(char *s);

@@ -10,9 +10,13 @@
 #include "backoff.h"
 #include "kagent-log.h"
 #include "kpod.h"
+#include "kstream.h"
 #include "log.h"
 
-#define LINE_MAX_BYTES (4u * 1024 * 1024) /* one watch event; a Pod is far smaller */
+#define LIST_MAX_BYTES (64u << 20)   /* one list page (limit= bounds it far below) */
+#define EVENT_TREE_MAX (16u << 20)   /* one watch event's decoded tree; a Pod is far smaller */
+#define LIST_SOURCE "/api/v1/pods"  /* names the input in the decoder's messages */
+#define WATCH_SOURCE "/api/v1/pods?watch=1"
 
 typedef enum pw_state { PW_IDLE, PW_LISTING, PW_WATCHING, PW_BACKOFF } pw_state;
 
@@ -32,9 +36,13 @@ struct podwatch {
 	/* uids seen by the list in progress (prune afterwards), sorted at the end */
 	char **seen;
 	size_t n_seen, cap_seen;
-	/* the watch stream's partial line */
-	char *line;
-	size_t line_len, line_cap;
+	/* the body of the call in progress (list page or watch), decoded as it arrives */
+	kstream *stream;
+	karena arena;            /* one pod's decoded strings, reset after each */
+	FILE *diag_out;          /* the stream's messages, into diag_buf (bounded) */
+	diag diag;
+	char diag_buf[1024];
+	bool bad_body;           /* the decoder refused the body */
 	bool relist;             /* the stream said 410 */
 	bool warned_forbidden;
 };
@@ -117,19 +125,26 @@ static void log_api(int prio, const char *verb, const char *path, long status, i
 		log_entry_send(&e, "%s %s: HTTP %ld%s%.300s", verb, path, status, msg && *msg ? ": " : "", msg ? msg : "");
 }
 
-static void apply_pod(podwatch *w, yajl_val obj, bool deleted)
+static int apply_pod(podwatch *w, const kval *obj, bool deleted)
 {
-	char err[256], text[16384];
+	char err[512], text[16384];
 	kpod *p = malloc(sizeof(*p));
 	int r, n;
 
 	if (!p)
-		return;
-	r = kpod_decode(obj, p, err, sizeof(err));
+		return -ENOMEM;
+	r = kpod_decode(obj, &w->arena, kstream_name(w->stream), p, err, sizeof(err));
+	karena_reset(&w->arena);
+	if (r == -ENOMEM) {
+		free(p);
+		return r;
+	}
+	if (r == -EMEDIUMTYPE)
+		snprintf(err, sizeof(err), "kind \"%.40s\" is not Pod", kval_str(kval_get(obj, "kind")));
 	if (r < 0) {
 		log_msg(LOG_WARNING, "Ignoring a pod from the API server: %s", err);
 		free(p);
-		return;
+		return 0;
 	}
 	if (w->state == PW_LISTING)
 		(void)seen_add(w, p->uid);
@@ -142,13 +157,13 @@ static void apply_pod(podwatch *w, yajl_val obj, bool deleted)
 			log_entry_send(&e, "Pod %s/%s deleted: descriptor removed", p->namespace_, p->name);
 		}
 		free(p);
-		return;
+		return 0;
 	}
 	n = kpod_descriptor(p, text, sizeof(text));
 	if (n < 0) {
 		log_msg(LOG_WARNING, "Pod %s/%s: descriptor too large, skipped", p->namespace_, p->name);
 		free(p);
-		return;
+		return 0;
 	}
 	r = descdir_put(w->dir, p->uid, text, (size_t)n);
 	if (r < 0)
@@ -164,21 +179,122 @@ static void apply_pod(podwatch *w, yajl_val obj, bool deleted)
 		               kpod_critical(p) ? ", critical" : "");
 	}
 	free(p);
+	return 0;
+}
+
+/* --- the body decoder ---------------------------------------------------------------------- */
+
+/* What the decoder said since the last call, as one line ("" when nothing). */
+static const char *diag_text(podwatch *w)
+{
+	long n;
+	size_t end;
+
+	if (!w->diag_out)
+		return "";
+	fflush(w->diag_out);
+	n = ftell(w->diag_out);
+	end = n > 0 ? (size_t)n : 0;
+	w->diag_buf[end < sizeof(w->diag_buf) ? end : sizeof(w->diag_buf) - 1] = '\0';
+	rewind(w->diag_out);
+	diag_init(&w->diag, w->diag_out);
+	kpod_tidy_message(w->diag_buf);
+	return w->diag_buf;
+}
+
+/* Problems the stream went on after (an object with a duplicate key is dropped): logged. */
+static void log_dropped(podwatch *w)
+{
+	if (w->diag.nerrors || w->diag.nwarnings)
+		log_msg(LOG_WARNING, "Ignoring an object from the API server: %s", diag_text(w));
+}
+
+static void stream_done(podwatch *w)
+{
+	w->stream = kstream_free(w->stream);
+	if (w->diag_out) {
+		fclose(w->diag_out);
+		w->diag_out = NULL;
+	}
+	karena_reset(&w->arena);
+}
+
+static int stream_start(podwatch *w, const char *source, size_t total_max, size_t item_max, kstream_item_fn fn)
+{
+	int r;
+
+	stream_done(w);
+	w->bad_body = false;
+	w->diag_buf[0] = '\0';
+	if (!(w->diag_out = fmemopen(w->diag_buf, sizeof(w->diag_buf), "w")))
+		return -ENOMEM;
+	diag_init(&w->diag, w->diag_out);
+	r = kstream_new(&w->stream, KSTREAM_JSON, source, &w->diag, fn, w);
+	if (r < 0) {
+		stream_done(w);
+		return r;
+	}
+	kstream_set_limits(w->stream, total_max, item_max);
+	return 0;
+}
+
+/* Body bytes as curl hands them over (a 200's only). */
+static int stream_data(kube_call *call, const char *buf, size_t len, void *userdata)
+{
+	podwatch *w = userdata;
+	int r;
+
+	(void)call;
+	if (!w->stream)
+		return -EINVAL;
+	r = kstream_feed(w->stream, buf, len);
+	if (r < 0 && r != -ENOMEM)
+		w->bad_body = true;
+	return r;
 }
 
 /* --- list ---------------------------------------------------------------------------------- */
+
+/* One item of the list page: a Pod (API list items carry no kind). */
+static int list_item(void *userdata, const kval *item)
+{
+	podwatch *w = userdata;
+
+	log_dropped(w);
+	return apply_pod(w, item, false);
+}
+
+static void list_failed(podwatch *w)
+{
+	stream_done(w);
+	w->cont[0] = '\0';
+	seen_clear(w);
+	retry_later(w);
+}
 
 static void list_done(kube_call *call, int error, long status, const char *body, size_t len, const char *msg,
                       void *userdata)
 {
 	podwatch *w = userdata;
-	char perr[256];
-	yajl_val root, items;
+	char why[sizeof(w->diag_buf) + 32];
 	const char *s;
 
 	(void)call;
 	(void)len;
 	w->call = NULL;
+	if (error == 0 && status == 200 && !w->bad_body) {
+		int r = kstream_end(w->stream);
+		if (r < 0 && r != -ENOMEM)
+			w->bad_body = true;
+		else if (r < 0)
+			error = r;
+	}
+	if (w->bad_body) {
+		snprintf(why, sizeof(why), "response is not JSON (%s)", diag_text(w));
+		log_api(LOG_WARNING, "LIST", "pods", status, -EBADMSG, why);
+		list_failed(w);
+		return;
+	}
 	if (error < 0 || status != 200) {
 		if (status == 403 && !w->warned_forbidden) {
 			log_api(LOG_ERR, "LIST", "pods", status, 0, "forbidden: the node authorizer allows only "
@@ -186,29 +302,22 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 			w->warned_forbidden = true;
 		} else
 			log_api(LOG_WARNING, "LIST", "pods", status, error, error ? msg : body);
-		w->cont[0] = '\0';
-		seen_clear(w);
-		retry_later(w);
+		list_failed(w);
 		return;
 	}
-	root = yajl_tree_parse(body, perr, sizeof(perr));
-	items = ytree_get(root, "items", NULL, NULL);
-	if (!root || !YAJL_IS_ARRAY(items)) {
-		log_api(LOG_WARNING, "LIST", "pods", status, -EBADMSG, root ? "not a PodList" : "response is not JSON");
-		yajl_tree_free(root);
-		w->cont[0] = '\0';
-		seen_clear(w);
-		retry_later(w);
+	log_dropped(w);
+	/* a PodList always has metadata.resourceVersion: without it, this was some other object */
+	s = kstream_list_resource_version(w->stream);
+	if (!s) {
+		log_api(LOG_WARNING, "LIST", "pods", status, -EBADMSG, "not a PodList");
+		list_failed(w);
 		return;
 	}
-	for (size_t i = 0; i < items->u.array.len; i++)
-		apply_pod(w, items->u.array.values[i], false);
-	s = ytree_str(root, "metadata", "continue", NULL);
-	snprintf(w->cont, sizeof(w->cont), "%s", s && strlen(s) < sizeof(w->cont) ? s : "");
-	s = ytree_str(root, "metadata", "resourceVersion", NULL);
-	if (s && strlen(s) < sizeof(w->list_rv))
+	if (strlen(s) < sizeof(w->list_rv))
 		snprintf(w->list_rv, sizeof(w->list_rv), "%s", s);
-	yajl_tree_free(root);
+	s = kstream_list_continue(w->stream);
+	snprintf(w->cont, sizeof(w->cont), "%s", s && strlen(s) < sizeof(w->cont) ? s : "");
+	stream_done(w);
 	if (w->cont[0]) {
 		start_list_page(w);
 		return;
@@ -240,78 +349,54 @@ static void start_list_page(podwatch *w)
 	         esc ? "&continue=" : "", esc ? esc : "");
 	free(esc);
 	w->state = PW_LISTING;
-	kube_call_opts o = { .method = "GET", .path = path, .done = list_done, .userdata = w, .max_body = 64u << 20 };
-	r = kube_multi_start(w->multi, &o, &w->call);
+	/* items are decoded one at a time as the page arrives: memory is one pod, not the page */
+	r = stream_start(w, LIST_SOURCE, LIST_MAX_BYTES, 0, list_item);
+	if (r >= 0) {
+		kube_call_opts o = { .method = "GET", .path = path, .data = stream_data, .done = list_done,
+		                     .userdata = w };
+		r = kube_multi_start(w->multi, &o, &w->call);
+	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "Cannot start the pod list: %s", strerror(-r));
+		stream_done(w);
 		retry_later(w);
 	}
 }
 
 /* --- watch --------------------------------------------------------------------------------- */
 
-static void watch_event(podwatch *w, const char *line)
+/* One watch event: {"type": ..., "object": {...}}. */
+static int watch_event(void *userdata, const kval *ev)
 {
-	char perr[256];
-	yajl_val root = yajl_tree_parse(line, perr, sizeof(perr));
-	const char *type = ytree_str(root, "type", NULL, NULL);
-	yajl_val obj = ytree_get(root, "object", NULL, NULL);
-	const char *rv = ytree_str(obj, "metadata", "resourceVersion", NULL);
+	podwatch *w = userdata;
+	const kval *type = kval_get(ev, "type"), *obj = kval_get(ev, "object");
+	const kval *rv = kval_get(kval_get(obj, "metadata"), "resourceVersion");
+	const char *t = kval_str(type);
+	int r = 0;
 
-	if (!root || !type || !YAJL_IS_OBJECT(obj)) {
-		log_msg(LOG_WARNING, "Ignoring a malformed watch event from the API server (%s)",
-		        root ? "no type or object" : "not JSON");
-		yajl_tree_free(root);
-		return;
+	log_dropped(w);
+	if (kval_type_of(type) != KVAL_STRING || kval_type_of(obj) != KVAL_MAP) {
+		log_msg(LOG_WARNING, "Ignoring a malformed watch event from the API server (no type or object)");
+		return 0;
 	}
-	if (strcmp(type, "ERROR") == 0) {
-		yajl_val code = ytree_get(obj, "code", NULL, NULL);
-		const char *m = ytree_str(obj, "message", NULL, NULL);
-		if (YAJL_IS_INTEGER(code) && YAJL_GET_INTEGER(code) == 410) {
+	if (strcmp(t, "ERROR") == 0) {
+		const kval *code = kval_get(obj, "code"), *m = kval_get(obj, "message");
+		if (kval_type_of(code) == KVAL_INT && strcmp(kval_str(code), "410") == 0) {
 			log_msg(LOG_INFO, "Watch resourceVersion %s expired (410 Gone): relisting", w->rv);
 			w->relist = true;
 		} else
-			log_msg(LOG_WARNING, "Watch error from the API server: %.300s", m ? m : "(no message)");
-		yajl_tree_free(root);
-		return;
+			log_msg(LOG_WARNING, "Watch error from the API server: %.300s",
+			        kval_type_of(m) == KVAL_STRING ? kval_str(m) : "(no message)");
+		return 0;
 	}
-	if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
-		apply_pod(w, obj, false);
-	else if (strcmp(type, "DELETED") == 0)
-		apply_pod(w, obj, true);
+	if (strcmp(t, "ADDED") == 0 || strcmp(t, "MODIFIED") == 0)
+		r = apply_pod(w, obj, false);
+	else if (strcmp(t, "DELETED") == 0)
+		r = apply_pod(w, obj, true);
 	/* BOOKMARK: only the resourceVersion moves */
-	if (rv && strlen(rv) < sizeof(w->rv))
-		snprintf(w->rv, sizeof(w->rv), "%s", rv);
-	yajl_tree_free(root);
-}
-
-static int watch_data(kube_call *call, const char *buf, size_t len, void *userdata)
-{
-	podwatch *w = userdata;
-
-	(void)call;
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '\n') {
-			if (w->line_len) {
-				w->line[w->line_len] = '\0';
-				watch_event(w, w->line);
-				w->line_len = 0;
-			}
-			continue;
-		}
-		if (w->line_len + 2 > w->line_cap) {
-			if (w->line_cap >= LINE_MAX_BYTES)
-				return -EFBIG;
-			size_t nc = w->line_cap ? w->line_cap * 2 : 16384;
-			char *n = realloc(w->line, nc);
-			if (!n)
-				return -ENOMEM;
-			w->line = n;
-			w->line_cap = nc;
-		}
-		w->line[w->line_len++] = buf[i];
-	}
-	return 0;
+	if (kval_type_of(rv) == KVAL_STRING && kval_len(rv) < sizeof(w->rv))
+		snprintf(w->rv, sizeof(w->rv), "%s", kval_str(rv));
+	return r;
 }
 
 static void watch_done(kube_call *call, int error, long status, const char *body, size_t len, const char *msg,
@@ -322,7 +407,18 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 	(void)call;
 	(void)len;
 	w->call = NULL;
-	w->line_len = 0;
+	/* JSON cannot be resynchronised after a syntax error: the stream is given up */
+	if (w->bad_body) {
+		log_msg(LOG_WARNING, "Malformed watch stream from the API server (%s): watching again",
+		        diag_text(w));
+		stream_done(w);
+		retry_later(w);
+		return;
+	}
+	/* no kstream_end: a partial event at the end (the server cut the stream) is dropped, and the
+	 * watch resumes before it */
+	log_dropped(w);
+	stream_done(w);
 	if (status == 410 || w->relist) {
 		if (!w->relist) /* the ERROR event logs it otherwise */
 			log_msg(LOG_INFO, "Watch resourceVersion %s expired (410 Gone): relisting", w->rv);
@@ -352,14 +448,18 @@ static void start_watch(podwatch *w)
 	         w->selector, w->rv, (unsigned long long)(w->watch_timeout_usec / 1000000));
 	w->state = PW_WATCHING;
 	w->relist = false;
-	w->line_len = 0;
-	/* a server that goes silent (no event, no bookmark) for longer than the watch's own bound is gone */
-	kube_call_opts o = { .method = "GET", .path = path, .timeout_ms = -1,
-	                     .low_speed_time_s = (long)(w->watch_timeout_usec / 1000000) + 30,
-	                     .data = watch_data, .done = watch_done, .userdata = w };
-	r = kube_multi_start(w->multi, &o, &w->call);
+	/* events are concatenated JSON values; a watch never ends, so no total bound */
+	r = stream_start(w, WATCH_SOURCE, 0, EVENT_TREE_MAX, watch_event);
+	if (r >= 0) {
+		/* a server that goes silent (no event, no bookmark) for longer than the watch's own bound is gone */
+		kube_call_opts o = { .method = "GET", .path = path, .timeout_ms = -1,
+		                     .low_speed_time_s = (long)(w->watch_timeout_usec / 1000000) + 30,
+		                     .data = stream_data, .done = watch_done, .userdata = w };
+		r = kube_multi_start(w->multi, &o, &w->call);
+	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "Cannot start the pod watch: %s", strerror(-r));
+		stream_done(w);
 		retry_later(w);
 	}
 }
@@ -403,7 +503,8 @@ podwatch *podwatch_free(podwatch *w)
 	sd_event_unref(w->event);
 	seen_clear(w);
 	free(w->seen);
-	free(w->line);
+	stream_done(w);
+	karena_free(&w->arena);
 	free(w->node);
 	free(w->selector);
 	free(w);

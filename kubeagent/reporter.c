@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <yajl/yajl_tree.h>
 
 #include "backoff.h"
 #include "jsonbuf.h"
 #include "kagent-log.h"
-#include "kpod.h"
 #include "spool.h"
 
 #define RECORD_MAX (64 * 1024)
@@ -47,6 +47,21 @@ struct reporter {
 };
 
 static void next(reporter *r);
+
+/* Spool records (reporter.h) are small flat JSON objects of our own, read whole. */
+static yajl_val ytree_get(yajl_val v, const char *a, const char *b, const char *c)
+{
+	const char *path[] = { a, b, c, NULL };
+
+	if (!v || !a)
+		return v;
+	return yajl_tree_get(v, path, yajl_t_any);
+}
+
+static const char *ytree_str(yajl_val v, const char *a, const char *b, const char *c)
+{
+	return YAJL_GET_STRING(ytree_get(v, a, b, c));
+}
 
 static const char *rstr(const reporter *r, const char *key)
 {

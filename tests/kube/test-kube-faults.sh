@@ -1,6 +1,6 @@
 #!/bin/bash
 # evictd-kube when the API server misbehaves (stand-in faults): a garbage or failing list, a
-# watch dropped mid-stream, a 410 Gone, a slow answer, a 403 for everything, a server that goes
+# garbage in a watch stream, a watch dropped mid-stream, a 410 Gone, a slow answer, a 403 for everything, a server that goes
 # away and comes back empty. Each time it must keep running, say what happened, and converge to
 # the API's state (descriptors present for the node's pods, removed for the deleted ones).
 . "$(dirname "$0")/../lib.sh"
@@ -56,6 +56,14 @@ kube_ctl POST /faults '{"kind": "drop", "watch": true, "after": 0}' >/dev/null
 pod d
 ok "slow watch start: the pod arrives once it answers" wait_for 15 has_desc d
 ok "...evictd-kube never stopped" alive "$KPID"
+
+kube_ctl DELETE /faults >/dev/null	# a "gone" or "drop" left over would come first
+kube_fault '{"kind": "garbage", "watch": true}'
+kube_ctl POST /bookmark >/dev/null
+sleep 1
+pod e
+ok "garbage in the watch stream: logged" wait_for 10 logged "Malformed watch stream from the API server"
+ok "...watched again: the pod created meanwhile is seen" wait_for 15 has_desc e
 
 kube_ctl POST /forbid '{"on": true}' >/dev/null
 kube_fault '{"kind": "drop", "watch": true, "after": 0}'

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kpod.h"
+#include "kstream.h"
 #include "kubeconfig.h"
 #include "podmeta.h"
 #include "spool.h"
@@ -198,15 +199,47 @@ static const char *POD_JSON =
 	"\"status\":{\"qosClass\":\"Burstable\",\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"web\","
 	"\"containerID\":\"containerd://abc\"}]}}";
 
+struct decoding {
+	kpod *p;
+	char *err;
+	size_t err_size;
+	int r;
+	karena arena;
+};
+
+static int on_pod(void *userdata, const kval *item)
+{
+	struct decoding *dc = userdata;
+	dc->r = kpod_decode(item, &dc->arena, "test", dc->p, dc->err, dc->err_size);
+	karena_reset(&dc->arena);
+	return 0;
+}
+
+/* A pod as evictd-kube gets it: JSON streamed through kstream in small chunks, then kpod_decode. */
+static int decode_json(const char *json, kpod *p, char *err, size_t err_size)
+{
+	struct decoding dc = { p, err, err_size, -ENODATA, { 0 } };
+	diag d;
+	kstream *s;
+	size_t len = strlen(json);
+
+	diag_init(&d, NULL);
+	assert_int_equal(kstream_new(&s, KSTREAM_JSON, "test", &d, on_pod, &dc), 0);
+	for (size_t off = 0; off < len; off += 7)
+		assert_int_equal(kstream_feed(s, json + off, len - off < 7 ? len - off : 7), 0);
+	assert_int_equal(kstream_end(s), 0);
+	kstream_free(s);
+	karena_free(&dc.arena);
+	return dc.r;
+}
+
 static void test_pod_decode(void **state)
 {
 	char err[256], text[4096];
-	yajl_val v = yajl_tree_parse(POD_JSON, err, sizeof(err));
 	kpod p;
 	(void)state;
 
-	assert_non_null(v);
-	assert_int_equal(kpod_decode(v, &p, err, sizeof(err)), 0);
+	assert_int_equal(decode_json(POD_JSON, &p, err, sizeof(err)), 0);
 	assert_string_equal(p.uid, "u-1");
 	assert_true(p.has_priority);
 	assert_int_equal(p.priority, 1000);
@@ -262,7 +295,6 @@ static void test_pod_decode(void **state)
 	pod_info_done(&pb);
 	close(fd);
 	unlink(path);
-	yajl_tree_free(v);
 }
 
 static void test_pod_static_and_bad(void **state)
@@ -270,21 +302,26 @@ static void test_pod_static_and_bad(void **state)
 	char err[256];
 	kpod p;
 	(void)state;
-	yajl_val v = yajl_tree_parse("{\"metadata\":{\"name\":\"etcd-n1\",\"namespace\":\"kube-system\",\"uid\":\"m-1\","
-	                             "\"annotations\":{\"kubernetes.io/config.mirror\":\"x\"}},\"spec\":{\"priority\":0}}",
-	                             err, sizeof(err));
-	assert_int_equal(kpod_decode(v, &p, err, sizeof(err)), 0);
+	assert_int_equal(decode_json("{\"metadata\":{\"name\":\"etcd-n1\",\"namespace\":\"kube-system\",\"uid\":\"m-1\","
+	                             "\"annotations\":{\"kubernetes.io/config.mirror\":\"x\"}},\"spec\":{\"priority\":0,"
+	                             "\"containers\":[{\"name\":\"etcd\"}]}}", &p, err, sizeof(err)), 0);
 	assert_true(kpod_critical(&p));
-	yajl_tree_free(v);
-	v = yajl_tree_parse("{\"metadata\":{\"name\":\"x\",\"uid\":\"../../etc\"}}", err, sizeof(err));
-	assert_int_equal(kpod_decode(v, &p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(decode_json("{\"metadata\":{\"name\":\"x\",\"uid\":\"../../etc\"},"
+	                             "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}", &p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is not a UID"));
-	yajl_tree_free(v);
-	v = yajl_tree_parse("{\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"spec\":{\"containers\":[{\"name\":\"c\","
-	                    "\"resources\":{\"requests\":{\"memory\":\"1x\"}}}]}}", err, sizeof(err));
-	assert_int_equal(kpod_decode(v, &p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(decode_json("{\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+	                             "\"resources\":{\"requests\":{\"memory\":\"1x\"}}}]}}", &p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "invalid quantity"));
-	yajl_tree_free(v);
+	/* the decoder's message names the source, the pod and the field */
+	assert_non_null(strstr(err, "test:1: pods/default/x: spec.containers[0].resources.requests.memory"));
+	/* an ERROR watch event's Status is not a pod */
+	assert_int_equal(decode_json("{\"kind\":\"Status\",\"code\":410}", &p, err, sizeof(err)), -EMEDIUMTYPE);
+	/* no namespace in the object: none in the descriptor (the decoder's "default" is not written) */
+	char text[1024];
+	assert_int_equal(decode_json("{\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+	                             &p, err, sizeof(err)), 0);
+	assert_true(kpod_descriptor(&p, text, sizeof(text)) > 0);
+	assert_null(strstr(text, "namespace"));
 }
 
 int main(void)
