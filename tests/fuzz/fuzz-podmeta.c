@@ -83,8 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			           (int)pod.priority);
 		}
 	}
-	free(pod.namespace_);
-	free(pod.name);
-	free(pod.priority_class);
+	/* every field the descriptor may fill (containers came with evictd-kube's descriptors) */
+	pod_info_done(&pod);
 	return 0;
 }
