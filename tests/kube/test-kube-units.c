@@ -257,8 +257,21 @@ static void test_pod_decode(void **state)
 	assert_non_null(strstr(text, "\ncritical = no\n"));
 	assert_non_null(strstr(text, "\ntermination-grace-period = 45s\n"));
 	assert_non_null(strstr(text, "\ncontainer = web containerd://abc memory=536870912 cpu=250m\n"));
+}
 
-	/* evictd reads it back */
+/* What evictd-kube writes, evictd reads back: it trusts only root-owned descriptors. */
+static void test_descriptor_read_back(void **state)
+{
+	char err[256], text[4096];
+	kpod p;
+	(void)state;
+
+	if (geteuid() != 0) {
+		print_message("# skip test_descriptor_read_back: needs root: evictd trusts only root-owned descriptors\n");
+		skip();
+	}
+	assert_int_equal(decode_json(POD_JSON, &p, err, sizeof(err)), 0);
+	assert_true(kpod_descriptor(&p, text, sizeof(text)) > 0);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/u-1.conf", dir);
 	put("u-1.conf", text, 0644);
@@ -330,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_kubeconfig_files), cmocka_unit_test(test_kubeconfig_refusals),
 		cmocka_unit_test(test_base64),           cmocka_unit_test(test_quantity),
 		cmocka_unit_test(test_message),          cmocka_unit_test(test_pod_decode),
+		cmocka_unit_test(test_descriptor_read_back),
 		cmocka_unit_test(test_pod_static_and_bad),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
