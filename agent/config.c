@@ -845,15 +845,14 @@ int config_new_default(evictd_config **ret)
 		"kubepods/*/pod*",
 		"kubepods/pod*",
 	};
-	static const char *const exec_default[] = {
-		"/usr/libexec/evictd/k8s-evict", "{namespace}", "{name}", "{uid}", "{grace}",
-	};
 
 	if (!c)
 		return -ENOMEM;
 	c->interval_usec = USEC_PER_SEC;
 	c->pods = calloc(ELEMENTSOF(pods) + 1, sizeof(char *));
-	c->exec_argv = calloc(ELEMENTSOF(exec_default) + 1, sizeof(char *));
+	/* No default command: none is shipped (on Kubernetes, evictd-kube reports evictions), so
+	 * action = exec must name one. */
+	c->exec_argv = calloc(1, sizeof(char *));
 	c->pod_metadata_dir = strdup("/run/evictd/pods");
 	c->proc_root = strdup("/proc");
 	c->nodefs_path = strdup("/var/lib/kubelet");
@@ -878,11 +877,6 @@ int config_new_default(evictd_config **ret)
 	}
 	for (size_t i = 0; i < ELEMENTSOF(pods); i++)
 		if (!(c->pods[i] = strdup(pods[i]))) {
-			config_free(c);
-			return -ENOMEM;
-		}
-	for (size_t i = 0; i < ELEMENTSOF(exec_default); i++)
-		if (!(c->exec_argv[i] = strdup(exec_default[i]))) {
 			config_free(c);
 			return -ENOMEM;
 		}
@@ -930,6 +924,12 @@ static int finalize(parse_state *p)
 			          signal_name(s));
 			return -EINVAL;
 		}
+	}
+	if (c->action == ACTION_EXEC && (!c->exec_argv || !c->exec_argv[0])) {
+		set_error(p->err, c->sources ? c->sources : "", 0,
+		          "[agent] action = exec needs exec = COMMAND (no command is shipped; on a Kubernetes "
+		          "node evictd-kube reports evictions to the API server)");
+		return -EINVAL;
 	}
 	if (c->retry_backoff_max_usec < c->retry_backoff_usec) {
 		set_error(p->err, c->sources ? c->sources : "", 0,

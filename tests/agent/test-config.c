@@ -165,6 +165,25 @@ static void expect_error(const char *text, unsigned line, const char *what)
 	assert_int_equal(err.line, line);
 }
 
+/* No eviction command is shipped, so action = exec without one is an error, not a default path. */
+static void test_exec_action_needs_a_command(void **state)
+{
+	evictd_config *c = NULL;
+	config_error err;
+	(void)state;
+
+	assert_int_equal(config_load_string("[agent]\naction = exec\n", "test.conf", &c, &err), -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "action = exec needs exec = COMMAND"));
+	assert_int_equal(config_load_string("[agent]\naction = exec\nexec = /usr/local/bin/evict {uid}\n", "test.conf",
+	                                    &c, &err), 0);
+	assert_string_equal(c->exec_argv[0], "/usr/local/bin/evict");
+	config_free(c);
+	assert_int_equal(config_load_string("[agent]\naction = kill\n", "test.conf", &c, &err), 0);
+	assert_null(c->exec_argv[0]);
+	config_free(c);
+}
+
 static void test_errors_name_file_and_line(void **state)
 {
 	(void)state;
@@ -374,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_are_kubelet_linux_defaults),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_zero_and_hundred_percent_disable),
+		cmocka_unit_test(test_exec_action_needs_a_command),
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_dropins_in_strcmp_order_later_wins),
 		cmocka_unit_test(test_missing_main_file),
