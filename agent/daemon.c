@@ -845,9 +845,11 @@ static void start_evictions(evictd_daemon *d, const decision *dec, const snapsho
 			                            : (p->has_memory ? p->working_set : -1),
 			.expected_reclaim = c->expected_reclaim > 0 ? c->expected_reclaim : 0,
 		};
+		spool_container ctr[POD_CONTAINERS_MAX];
+		kube_spool_measure(d->cfg, path, p, c, ctr);
 		int r = evictor_start(d->ev, &rq);
 		if (r == 0)
-			kube_spool_eviction(d->cfg, path, p, c, rq.usage);
+			kube_spool_eviction(d->cfg, p, c, rq.usage, ctr);
 		if (r < 0 && r != -EALREADY && r != -ESHUTDOWN)
 			d->dirty = true; /* the failure was logged by the evictor callback */
 	}

@@ -32,23 +32,29 @@ static int open_spool(const evictd_config *c)
 	return fd;
 }
 
-void kube_spool_eviction(const evictd_config *c, const char *cgroup_path, const pod_info *p,
-                         const eviction_choice *ch, int64_t usage)
+void kube_spool_measure(const evictd_config *c, const char *cgroup_path, const pod_info *p,
+                        const eviction_choice *ch, spool_container ctr[POD_CONTAINERS_MAX])
 {
-	spool_container ctr[POD_CONTAINERS_MAX];
+	if (!c->kube.enable || c->dry_run)
+		return;
+	bool memory = strcmp(spool_signal_resource(signal_name(ch->signal)), "memory") == 0;
+	int podfd = open(cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	spool_container_usage(podfd, p, memory, ctr);
+	if (podfd >= 0)
+		close(podfd);
+}
+
+void kube_spool_eviction(const evictd_config *c, const pod_info *p, const eviction_choice *ch, int64_t usage,
+                         const spool_container *ctr)
+{
 	char why[512];
-	int dirfd, podfd, r;
+	int dirfd, r;
 
 	if (!c->kube.enable || c->dry_run)
 		return;
 	dirfd = open_spool(c);
 	if (dirfd < 0)
 		return;
-	bool memory = strcmp(spool_signal_resource(signal_name(ch->signal)), "memory") == 0;
-	podfd = open(cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	spool_container_usage(podfd, p, memory, ctr);
-	if (podfd >= 0)
-		close(podfd);
 	spool_eviction ev = {
 		.pod = p, .signal = signal_name(ch->signal), .hard = ch->kind == THRESHOLD_HARD,
 		.threshold = ch->threshold, .observed = ch->observed, .usage = usage,
