@@ -22,6 +22,7 @@
 #include "evictor.h"
 #include "heartbeat.h"
 #include "kube-spool.h"
+#include "spool.h"
 #include "jsonbuf.h"
 #include "log.h"
 #include "metrics.h"
@@ -156,24 +157,11 @@ static void log_config_rejected(evictd_daemon *d, int error, const config_error 
 	               err->text[0] ? err->text : strerror(-error));
 }
 
-/* "100Mi" where the value is a whole number of binary units, else the plain number. */
-static const char *format_amount(int64_t v, char *buf, size_t size)
-{
-	static const char *const suffix[] = { "Ki", "Mi", "Gi", "Ti" };
-	int unit = -1;
-	while (unit < 3 && v != 0 && v % 1024 == 0) {
-		v /= 1024;
-		unit++;
-	}
-	snprintf(buf, size, "%lld%s", (long long)v, unit >= 0 ? suffix[unit] : "");
-	return buf;
-}
-
 static const char *format_threshold(const threshold_value *t, char *buf, size_t size)
 {
 	if (t->percent)
 		return threshold_format(t, buf, size);
-	return format_amount(t->quantity, buf, size);
+	return spool_quantity(t->quantity, buf, size); /* "100Mi", Kubernetes' canonical form */
 }
 
 /*
