@@ -4,8 +4,8 @@
 # HELP and TYPE, the values a user would graph are right (memory.available observed and its
 # threshold, threshold met, MemoryPressure), the eviction counter rises as the dry-run evictions
 # finish, the file is 0644 with no temporary files left, and an idle daemon does not rewrite it.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 # Debian's python3 (python3-prometheus-client), not one earlier in PATH (pyenv, venv).

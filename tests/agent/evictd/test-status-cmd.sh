@@ -3,8 +3,8 @@
 # a running daemon (JSON, ending with a newline), a reload that waits for the daemon and one
 # refused for a bad file, then "not running" (exit 3, one line) once the daemon has stopped, when
 # the file is missing, and when its pid belongs to another program.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 command -v python3 >/dev/null || skip_all "python3 missing"

@@ -11,8 +11,8 @@
 # so every check here can fail. The exec action's "no shell, one argv entry per placeholder" is
 # covered by the fuzz target tests/fuzz/fuzz-exec-argv.c (replayed by tests/agent/test-fuzz-replay)
 # and end to end by tests/agent/test-evictor.c (a recorder command receiving hostile names).
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 once_env "needs root (root-owned descriptors, chown)"
 WEB=a1b2c3d4-0000-4000-8000-00000000000a   # default/web-1, the tenant
 DB=a1b2c3d4-0000-4000-8000-00000000000c    # prod/db-0, priority 1000000 via high-priority

@@ -4,8 +4,8 @@
 # fills. Asserts which pod dies, that SIGTERM comes first and the grace period is honoured, that
 # the higher-priority pod survives, the sd_notify protocol (READY, STATUS, RELOADING, STOPPING),
 # reload with a good and a bad file, status.json and a clean SIGTERM exit.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (creates cgroups, mounts a tmpfs)"
 find_cgroup2

@@ -7,8 +7,8 @@
 #   - kill -9 of evictd mid-grace, restart: the pod is killed at its original deadline, SIGTERM
 #     not sent again, with pressure still there and with pressure gone;
 #   - a second evictd on the node refuses to start and names the pid holding the lock.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (creates cgroups, mounts a tmpfs)"
 find_cgroup2

@@ -38,7 +38,7 @@ assert s["pid.available"]["threshold"] == 1000 and d["dry_run"] is False' "$tmp/
 
 catalog_covers_ids() {
 	local ids cat_ids
-	ids=$(grep -o '"[0-9a-f]\{32\}"' agent/log.h agent/*.h kubeagent/*.h | grep -o '[0-9a-f]\{32\}' | sort -u)
+	ids=$(grep -o '"[0-9a-f]\{32\}"' agent/*/*.h | grep -o '[0-9a-f]\{32\}' | sort -u)
 	cat_ids=$(grep -o '^-- [0-9a-f]\{32\}' systemd/evictd.catalog | cut -c4- | sort -u)
 	[ -n "$ids" ] && [ "$ids" = "$cat_ids" ] || { diff <(echo "$ids") <(echo "$cat_ids"); return 1; }
 }

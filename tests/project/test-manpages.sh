@@ -58,7 +58,7 @@ documented() {	# documented PAGE-TEXT OPTION...: each option appears as itself i
 	[ -z "$missing" ] || { echo "# missing:$missing"; return 1; }
 }
 "$EVICTD" --help >"$tmp/evictd.help"
-mapfile -t eopts < <(options_of "$tmp/evictd.help" agent/main.c)
+mapfile -t eopts < <(options_of "$tmp/evictd.help" agent/evictd/main.c)
 ok "evictd(8) documents every evictd option (${#eopts[@]})" documented "$tmp/evictd.8.txt" "${eopts[@]}"
 { "$PREEMPTCTL" --help; "$PREEMPTCTL" schedule --help; } >"$tmp/preemptctl.help" 2>&1
 mapfile -t popts < <(options_of "$tmp/preemptctl.help" controller/*.c)
@@ -66,7 +66,7 @@ ok "preemptctl(1) documents every preemptctl option (${#popts[@]})" documented "
 EKUBE=$BUILD/evictd-kube
 if [ -x "$EKUBE" ]; then
 	"$EKUBE" --help >"$tmp/evictd-kube.help" 2>&1
-	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" kubeagent/main.c)
+	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" kubeagent/evictd/main.c)
 	ok "evictd-kube(8) documents every evictd-kube option (${#kopts[@]})" documented "$tmp/evictd-kube.8.txt" "${kopts[@]}"
 else
 	skip "evictd-kube(8) documents every evictd-kube option" "evictd-kube not built"

@@ -5,18 +5,18 @@
  * without clang.
  */
 #define LLVMFuzzerTestOneInput fuzz_config_one
-#include "../fuzz/fuzz-config.c"
+#include "../../fuzz/fuzz-config.c"
 #undef LLVMFuzzerTestOneInput
 
 #define LLVMFuzzerTestOneInput fuzz_podmeta_one
-#include "../fuzz/fuzz-podmeta.c"
+#include "../../fuzz/fuzz-podmeta.c"
 #undef LLVMFuzzerTestOneInput
 
 #define LLVMFuzzerTestOneInput fuzz_exec_argv_one
-#include "../fuzz/fuzz-exec-argv.c"
+#include "../../fuzz/fuzz-exec-argv.c"
 #undef LLVMFuzzerTestOneInput
 
-#include "../fuzz/replay.h"
+#include "../../fuzz/replay.h"
 #include "scratch.h"
 
 static void test_config(void **state)

@@ -2,7 +2,7 @@
 # What `make run` says: one "evictd: monitoring ..." line (what is watched, thresholds, pods, dry
 # run) or "evictd: monitoring nothing: <why>", a heartbeat line on SIGUSR1, and a clean exit 0 on
 # SIGINT even when started in the background (where a shell leaves SIGINT ignored).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 FX=$PWD/tests/fixtures/cgroup/systemd

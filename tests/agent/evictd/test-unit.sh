@@ -2,7 +2,7 @@
 # The systemd unit as `make install` writes it: every command it runs is evictd itself (nothing
 # from procps, which a minimal system lacks), `systemd-analyze verify` accepts it with neither
 # /bin/kill nor man(1) on PATH, and its offline exposure rating stays at or below 2.0.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 UNIT=$BUILD/evictd.service
 [ -f "$UNIT" ] || skip_all "$UNIT not built"
 command -v systemd-analyze >/dev/null || skip_all "systemd-analyze missing (package systemd)"

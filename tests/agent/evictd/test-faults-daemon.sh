@@ -4,7 +4,7 @@
 # missing or full. Each: a clear log line, no crash, no wrong eviction, and the daemon keeps
 # monitoring (a pod created after the fault is still noticed and chosen).
 # Checks blocked by a known, reported finding are skips naming it (tests/fuzz/FINDINGS.md).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespace, root-owned descriptors)"

@@ -2,7 +2,7 @@
 # pid.available ranking on a host whose cgroup v2 tree has no pids controller: the fixture's pod
 # cgroups lose pids.current and get cgroup.threads instead; `evictd --once` must count each pod's
 # tasks over its subtree (pod + containers) and rank by them, not leave the pods unmeasured.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 EVICTD=$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
 command -v python3 >/dev/null || skip_all "python3 missing"

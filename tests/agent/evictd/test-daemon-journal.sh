@@ -4,8 +4,8 @@
 # from a real cgroup under a met hard threshold (nodefs.available on a small tmpfs), and the
 # entries are read back with `journalctl -o json`: MESSAGE_ID and EVICTD_* fields of "eviction
 # started" and "eviction finished".
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 
 JOURNALD=/lib/systemd/systemd-journald
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespace, cgroups)"

@@ -7,9 +7,9 @@
 # UID as precondition; the node gets EvictionThresholdMet; a pod deleted in the API loses its
 # descriptor. API away: 503s keep the report in the spool, in order, across a restart of
 # evictd-kube, until the API answers.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../agent/lib-agent.sh"
-. "$(dirname "$0")/lib-apiserver.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
+. "$(dirname "$0")/../../kube/lib-apiserver.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (creates cgroups, mounts a tmpfs)"
 command -v python3 >/dev/null || skip_all "python3 missing"

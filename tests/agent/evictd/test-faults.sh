@@ -7,8 +7,8 @@
 # message. Daemon-level faults (signals, journal, status directory) are in test-faults-daemon.sh.
 #
 # Findings fixed here (tests/fuzz/FINDINGS.md): config-fifo, agent-fifo-hang, agent-silent-stats.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 once_env "descriptors must be root-owned to be trusted and chown needs root"
 WEB=a1b2c3d4-0000-4000-8000-00000000000a   # default/web-1: first to go in the baseline
 

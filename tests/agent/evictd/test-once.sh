@@ -1,7 +1,7 @@
 #!/bin/bash
 # `evictd --once --json` on the fixture trees: the exact JSON shape of issue 5 and its values.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-agent.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 once_env "descriptors must be root-owned to be trusted; run as root"
 FX=$PWD/tests/fixtures/cgroup
 for l in systemd cgroupfs; do cp -r "$FX/$l/pods" "$tmp/$l-pods"; chmod 0644 "$tmp/$l-pods"/*; done

@@ -3,8 +3,8 @@
 # garbage in a watch stream, a watch dropped mid-stream, a 410 Gone, a slow answer, a 403 for everything, a server that goes
 # away and comes back empty. Each time it must keep running, say what happened, and converge to
 # the API's state (descriptors present for the node's pods, removed for the deleted ones).
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-apiserver.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../../kube/lib-apiserver.sh"
 
 command -v python3 >/dev/null || skip_all "python3 missing"
 command -v openssl >/dev/null || skip_all "openssl missing (test certificates)"
