@@ -91,29 +91,32 @@ LIB_OBJS   := $(LIB_SRCS:%.c=$(B)/%.o)
 # The node side, one folder per stage (agent/README.md). A folder's code sees only the headers of
 # the folders it may use, so an arrow against the pipeline is a compile error, not a review finding.
 AGENT_DIRS := common observe decide act report evictd evictd-kube
-AGENT_INC_common := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd
-AGENT_INC_observe := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd
-AGENT_INC_decide := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd
-AGENT_INC_act := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd
-AGENT_INC_report := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd
-AGENT_INC_evictd := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd
-AGENT_INC_evictd-kube := -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Ikube -Iagent/evictd-kube
+AGENT_INC_common      := -Iagent/common
+AGENT_INC_observe     := $(AGENT_INC_common) -Iagent/observe
+AGENT_INC_decide      := $(AGENT_INC_common) -Iagent/decide
+AGENT_INC_act         := $(AGENT_INC_common) -Iagent/act
+AGENT_INC_report      := $(AGENT_INC_common) -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report
+AGENT_INC_evictd      := $(AGENT_INC_report) -Iagent/evictd
+AGENT_INC_evictd-kube := $(AGENT_INC_common) -Ikube -Iagent/evictd-kube
 # What each folder links, itself first (archive order: users before what they use).
-AGENT_USES_common := evictd report act decide observe common
-AGENT_USES_observe := evictd report act decide observe common
-AGENT_USES_decide := evictd report act decide observe common
-AGENT_USES_act := evictd report act decide observe common
-AGENT_USES_report := evictd report act decide observe common
-AGENT_USES_evictd := evictd report act decide observe common
-AGENT_USES_evictd-kube := evictd-kube evictd report act decide observe common
-agent_archive_files = $(foreach d,$(AGENT_USES_$(1)),$(B)/agent-$(d).a)
-agent_archives = -Wl,--start-group $(call agent_archive_files,$(1)) -Wl,--end-group
+AGENT_USES_common      := common
+AGENT_USES_observe     := observe common
+AGENT_USES_decide      := decide common
+AGENT_USES_act         := act common
+AGENT_USES_report      := report act decide observe common
+AGENT_USES_evictd      := evictd report act decide observe common
+AGENT_USES_evictd-kube := evictd-kube common
+agent_archives = $(foreach d,$(AGENT_USES_$(1)),$(B)/agent-$(d).a)
 # A folder's unit tests link what the folder uses, with two stated exceptions: act's tests also
 # write the journal lines of what they evict (report/evict-log), as the daemon does; evictd-kube's
 # read the descriptors it writes back with evictd's own reader (observe/podmeta), the contract
 # between the two programs.
+AGENT_TEST_INC_act  := $(AGENT_INC_report)
+AGENT_TEST_USES_act := report act decide observe common
+AGENT_TEST_INC_evictd-kube  := $(AGENT_INC_evictd-kube) -Iagent/observe
+AGENT_TEST_USES_evictd-kube := evictd-kube observe common
 agent_test_inc = $(or $(AGENT_TEST_INC_$(1)),$(AGENT_INC_$(1)))
-agent_test_archives = $(call agent_archives,$(1))
+agent_test_archives = $(foreach d,$(or $(AGENT_TEST_USES_$(1)),$(AGENT_USES_$(1))),$(B)/agent-$(d).a)
 AGENT_MAINS := agent/evictd/main.c agent/evictd-kube/main.c
 AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent/%/*.c))))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
@@ -173,7 +176,7 @@ $(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sor
 	$$(AR) rcs $$@ $$^
 
 # A unit test of a folder links that folder and what it may use, nothing above it.
-$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_archive_files,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A)
+$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A)
 	@mkdir -p $$(@D)
 	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
 endef
@@ -181,8 +184,8 @@ $(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
 # evictd links libpreempt statically: a node agent must not break when the shared library on the
 # node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
-$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archive_files,evictd) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(call agent_archives,evictd) $(LIB_A) $(AGENT_LIBS) -lm
+$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
 # --- kube/ (the Kubernetes client and object decoder) ----------------------------------------
 $(B)/kube/%.o: kube/%.c
@@ -194,8 +197,8 @@ $(KUBE_A): $(KUBE_OBJS)
 	$(AR) rcs $@ $^
 
 # Statically linked against libpreempt like evictd, for the same reason.
-$(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archive_files,evictd-kube) $(KUBE_A) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $< $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A) $(KUBE_LIBS) $(AGENT_LIBS) -lm
+$(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
@@ -242,7 +245,7 @@ lint:
 	  lib agent controller kube
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
-$(B)/bench/%: tests/bench/%.c $(LIB_A) $(call agent_archive_files,evictd)
+$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
 

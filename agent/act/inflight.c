@@ -14,7 +14,7 @@
 
 #include "jsonbuf.h"
 #include "log.h"
-#include "status-file.h"
+#include "atomic-file.h"
 
 #define RECORD_MAX_BYTES 16384
 
@@ -92,9 +92,9 @@ int inflight_save(const char *dir, const inflight_record *r)
 	jb_end_object(&j);
 	k = jb_error(&j);
 	if (k == 0) {
-		k = status_write_atomic(path, j.buf, j.len);
+		k = atomic_write_file(path, j.buf, j.len);
 		if (k == -ENOENT && mkdir(dir, 0755) == 0)
-			k = status_write_atomic(path, j.buf, j.len);
+			k = atomic_write_file(path, j.buf, j.len);
 	}
 	jb_free(&j);
 	return k;

@@ -309,9 +309,9 @@ static void write_status(evictd_daemon *d, bool force)
 	jb_end_object(&j);
 	int r = jb_error(&j);
 	if (r == 0) {
-		r = status_write_atomic(d->status_path, j.buf, j.len);
+		r = atomic_write_file(d->status_path, j.buf, j.len);
 		if (r == -ENOENT && make_status_dir(d->status_path) == 0)
-			r = status_write_atomic(d->status_path, j.buf, j.len);
+			r = atomic_write_file(d->status_path, j.buf, j.len);
 		if (r == 0) {
 			d->status_written_usec = now;
 			d->dirty = false;

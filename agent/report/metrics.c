@@ -292,7 +292,7 @@ int metrics_update(metrics *m, const evictd_config *cfg, const node_signals *nod
 		return 0;
 	}
 	if (r == 0)
-		r = status_write_atomic(cfg->metrics_file, buf, (size_t)n);
+		r = atomic_write_file(cfg->metrics_file, buf, (size_t)n);
 	if (r < 0) {
 		free(buf);
 		if (!m->failed)

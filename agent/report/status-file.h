@@ -3,20 +3,18 @@
 
 /*
  * /run/evictd/status.json: node signals, conditions, evictions in progress and the last
- * decisions, for controllers and humans (`evictd --status`). Replaced atomically — written to a
- * temporary file in the same directory, fsync()ed, then rename()d over the old one — so a reader
- * never sees a half-written file.
+ * decisions, for controllers and humans (`evictd --status`). Replaced atomically (atomic-file.h),
+ * so a reader never sees a half-written file.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "atomic-file.h"
+
 #define STATUS_FILE_DEFAULT "/run/evictd/status.json"
 #define STATUS_MAX_BYTES (1024 * 1024)
-
-/* Writes text (len bytes) to path atomically. Returns 0 or -errno. */
-int status_write_atomic(const char *path, const char *text, size_t len);
 
 /* Copies path to fd (for `evictd --status`). Returns 0, -ENOENT when no daemon wrote it, or -errno. */
 int status_print(const char *path, int fd);

@@ -64,11 +64,11 @@ static void test_atomic_write_replaces_and_prints(void **state)
 	char path[128];
 	snprintf(path, sizeof(path), "%s/status.json", dir);
 	assert_int_equal(status_print(path, STDOUT_FILENO), -ENOENT);
-	assert_int_equal(status_write_atomic(path, "{\"a\":1}\n", 8), 0);
+	assert_int_equal(atomic_write_file(path, "{\"a\":1}\n", 8), 0);
 	/* a reader holding the old file keeps seeing it whole while it is replaced */
 	int old = open(path, O_RDONLY);
 	assert_true(old >= 0);
-	assert_int_equal(status_write_atomic(path, "{\"b\":22}\n", 9), 0);
+	assert_int_equal(atomic_write_file(path, "{\"b\":22}\n", 9), 0);
 	char buf[32] = "";
 	assert_int_equal(read(old, buf, sizeof(buf)), 8);
 	assert_string_equal(buf, "{\"a\":1}\n");
@@ -93,7 +93,7 @@ static void test_atomic_write_replaces_and_prints(void **state)
 	snprintf(cmd, sizeof(cmd), "test $(ls %s | wc -l) -eq 2", dir);
 	assert_int_equal(system(cmd), 0);
 	/* a directory that does not exist: an error, nothing written */
-	assert_int_equal(status_write_atomic("/nonexistent-dir/status.json", "x", 1), -ENOENT);
+	assert_int_equal(atomic_write_file("/nonexistent-dir/status.json", "x", 1), -ENOENT);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }
