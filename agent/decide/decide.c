@@ -124,8 +124,7 @@ out:
 	return r;
 }
 
-/* What evicting p gives back for signal s, or -1 when it cannot be estimated. */
-static int64_t reclaim_of(evictd_signal s, const pod_info *p)
+int64_t pod_expected_reclaim(evictd_signal s, const pod_info *p)
 {
 	switch (signal_rank_kind(s)) {
 	case RANK_MEMORY:
@@ -183,30 +182,45 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	bool estimable = !signal_is_psi(s) && rk != RANK_IMAGEFS;
 	bool disk = rk == RANK_DISK || rk == RANK_INODES;
 	int64_t need, pending = 0;
-	bool any_pending = false, unknown_pending = false;
+	bool inflight_any = false, inflight_unknown = false;
 
 	for (size_t i = 0; i < snap->n_pods; i++) {
 		const pod_info *p = &snap->pods[i];
 		if (is_inflight(in, p) || chosen_already(d, i)) {
-			any_pending = true;
-			int64_t r = reclaim_of(s, p);
+			inflight_any = true;
+			int64_t r = pod_expected_reclaim(s, p);
 			if (r > 0)
 				pending += r;
 			if (r < 0 || (disk && p->disk_partial))
-				unknown_pending = true;
+				inflight_unknown = true;
 		}
 	}
-	if (!estimable || unknown_pending) {
-		if (any_pending)
-			return 0; /* let what is in flight act first: its effect cannot be predicted */
-		need = 1;
-	} else {
-		/* back to threshold + minimum reclaim (PSI is not estimable, so "available < threshold" here) */
-		need = te->threshold + te->min_reclaim - o->available - pending;
+	const pending_reclaim *pr = in->pending;
+	bool worse = false;
+	if (pr && pr->pods[s]) {
+		pending += pr->amount[s];
+		worse = signal_is_psi(s) ? o->available > pr->bound[s] : o->available < pr->bound[s];
+		if (pr->unknown[s] && !worse)
+			return 0; /* an evicted pod's unknown reclaim may relieve this pressure: wait for it */
 	}
+	if (inflight_unknown)
+		return 0; /* let what is in flight act first: its effect cannot be predicted */
+	if (!estimable) {
+		if (inflight_any)
+			return 0;
+		need = 1; /* PSI, imagefs: one pod, then measure again */
+	} else {
+		/* back to threshold + minimum reclaim, less what evictions in flight or reclaiming will free */
+		need = te->threshold + te->min_reclaim - o->available - pending;
+		/* with an unknown reclaim pending, only the pressure that came since it was chosen */
+		if (worse && pr->unknown[s] && pr->bound[s] - o->available < need)
+			need = pr->bound[s] - o->available;
+	}
+	if (need <= 0)
+		return 0;
 
 	bool first_exceeds = false;
-	size_t taken = 0;
+	size_t taken = 0, first = d->n_evict;
 	for (size_t i = 0; i < d->n_ranked && need > 0; i++) {
 		const ranked_pod *rp = &rank[i];
 		if (!rp->candidate || chosen_already(d, rp->pod))
@@ -218,7 +232,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 				break; /* within-request pods only when no pod exceeds its requests */
 		}
 		const pod_info *p = &snap->pods[rp->pod];
-		int64_t r = reclaim_of(s, p);
+		int64_t r = pod_expected_reclaim(s, p);
 		eviction_choice c = {
 			.pod = rp->pod,
 			.signal = s,
@@ -242,6 +256,12 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 		else
 			need -= r;
 	}
+	/*
+	 * Not covered even by every pod the walk could take: evicting them all would not end the
+	 * pressure either (it comes from elsewhere), so one pod, then measure again after its reclaim.
+	 */
+	if (need > 0 && taken > 1)
+		d->n_evict = first + 1;
 	return 0;
 }
 

@@ -16,7 +16,10 @@
  * eviction: podmemo.h) are not chosen either, and their reclaim does not count, so the next pods
  * in the ranking are taken. Where a pod's reclaim cannot be estimated (imagefs.*: writable layers are the runtime's;
  * PSI; nodefs with no measurement) or is zero or only a lower bound, that pod ends the batch,
- * and no pod is chosen while an eviction of unpredictable effect is in flight.
+ * and no pod is chosen while an eviction of unpredictable effect is in flight. Pods evicted and
+ * still reclaiming (decide_input.pending) count the same way with what they were expected to give
+ * back when chosen. When even every candidate together cannot cover the need, one pod is chosen
+ * (the kubelet's step): a batch of more than one needs expected reclaim that covers the need.
  * nodefs.inodesFree ranks by inodes with no request (deviation from the kubelet, which
  * subtracts the byte request from the inode count): a pod "exceeds" when it uses any inode.
  * Pods within their requests are not taken in the same decision as pods exceeding them.
@@ -61,6 +64,19 @@ typedef struct decision {
 	size_t n_evict;
 } decision;
 
+/*
+ * What pods evicted already (their processes gone) but not reclaimed yet will give back, per
+ * signal (act/reclaim.h fills it; DESIGN §5 "Reclaim"). A known amount counts as if it were
+ * available already; an unknown one holds further evictions for that signal unless the signal is
+ * worse than it was when such a pod was chosen (new pressure: acted on at once).
+ */
+typedef struct pending_reclaim {
+	int64_t amount[_SIGNAL_MAX];  /* sum of the known expected reclaims, in the signal's unit */
+	unsigned pods[_SIGNAL_MAX];   /* reclaiming pods counted for the signal */
+	bool unknown[_SIGNAL_MAX];    /* one of them has an unknown reclaim for the signal... */
+	int64_t bound[_SIGNAL_MAX];   /* ...and the signal's worst value when such a pod was chosen */
+} pending_reclaim;
+
 typedef struct decide_input {
 	const snapshot *snap;
 	const evictd_config *cfg;
@@ -70,8 +86,12 @@ typedef struct decide_input {
 	const char *const *skip_uids;     /* pods not to choose (evicted already, in retry back-off)... */
 	const char *const *skip_why;      /* ...and why (static strings); their reclaim does not count */
 	size_t n_skip;
+	const pending_reclaim *pending;   /* NULL: nothing is reclaiming */
 	bool rank_all; /* compute every ranking, even with nothing actionable (--once, status) */
 } decide_input;
+
+/* What evicting p is expected to give back for signal s (its unit), or -1 when it cannot be estimated. */
+int64_t pod_expected_reclaim(evictd_signal s, const pod_info *p);
 
 /* Fills ret (free with decision_done) and updates st. Returns 0 or -ENOMEM (st unchanged then). */
 int decide(const decide_input *in, threshold_state *st, decision *ret);
