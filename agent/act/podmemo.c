@@ -19,6 +19,8 @@ typedef struct memo_entry {
 	char uid[POD_UID_MAX];
 	char cgroup[PATH_MAX]; /* absolute */
 	bool done;
+	bool dry;           /* "evicted" in a dry run: its processes run on, by design */
+	bool restart_said;  /* processes reappeared after the eviction: reported once */
 	unsigned failures;
 	uint64_t retry_at;
 } memo_entry;
@@ -80,8 +82,16 @@ static memo_entry *find_or_add(pod_memo *m, const evict_info *i)
 memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, uint64_t backoff_usec,
                                uint64_t backoff_max_usec, uint64_t *ret_retry_usec)
 {
-	if (!m || !i || i->dry_run)
+	if (!m || !i)
 		return MEMO_IGNORED;
+	if (i->dry_run) {
+		/* as if evicted: the dry run shows the real run's sequence, each victim once */
+		memo_entry *e = i->outcome == EVICT_DRY ? find_or_add(m, i) : NULL;
+		if (!e)
+			return MEMO_IGNORED;
+		e->done = e->dry = true;
+		return MEMO_DONE;
+	}
 	switch (i->outcome) {
 	case EVICT_DONE:
 	case EVICT_EMPTY:
@@ -89,6 +99,7 @@ memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, u
 		memo_entry *e = find_or_add(m, i);
 		if (e) {
 			e->done = true;
+			e->dry = false;
 			e->failures = 0;
 			e->retry_at = 0;
 		}
@@ -134,16 +145,21 @@ static bool repopulated(const memo_entry *e)
 	return r;
 }
 
-void pod_memo_prune(pod_memo *m, const snapshot *snap)
+void pod_memo_prune(pod_memo *m, const snapshot *snap, pod_memo_restarted_fn fn, void *userdata)
 {
 	if (!m || !snap)
 		return;
 	for (size_t i = 0; i < m->n;) {
 		memo_entry *e = &m->e[i];
-		if (!in_snapshot(snap, e->uid) || (e->done && repopulated(e)))
+		if (!in_snapshot(snap, e->uid)) {
 			m->e[i] = m->e[--m->n];
-		else
-			i++;
+			continue;
+		}
+		if (e->done && !e->dry && fn && repopulated(e)) {
+			fn(e->uid, e->cgroup, !e->restart_said, userdata);
+			e->restart_said = true;
+		}
+		i++;
 	}
 }
 
@@ -161,8 +177,10 @@ int pod_memo_skip_list(const pod_memo *m, uint64_t now, const char ***ret_uids, 
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		const memo_entry *e = &m->e[i];
-		if (e->done)
-			why[k] = "evicted already (no process left)";
+		if (e->done && e->dry)
+			why[k] = "evicted in this dry run";
+		else if (e->done)
+			why[k] = "evicted already";
 		else if (e->retry_at > now)
 			why[k] = "its eviction failed; waiting before the next try";
 		else

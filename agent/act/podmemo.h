@@ -6,8 +6,10 @@
  * repeat it: a pod evicted already (its cgroup has no process left, even if the directory stays
  * until the runtime removes it) is never chosen again, and a pod whose eviction failed waits a
  * growing back-off before it is tried again, while the next pod in the ranking is chosen. Entries
- * go when their pod's cgroup does; a "done" entry also goes when the cgroup has processes again
- * (a container restarted in the same pod: a new eviction is legitimate then).
+ * go when their pod's cgroup does. A victim stays a victim: processes that reappear in an evicted
+ * pod's cgroup (the kubelet restarting its containers before it sees the deletion) are reported
+ * to the caller to be killed again, never chosen anew. A dry run remembers its victims the same
+ * way (as if evicted; their processes run on, by design).
  */
 
 #include <stdbool.h>
@@ -19,7 +21,7 @@
 typedef struct pod_memo pod_memo;
 
 typedef enum memo_verdict {
-	MEMO_IGNORED,          /* dry run, handed over: nothing to remember */
+	MEMO_IGNORED,          /* handed over: nothing to remember */
 	MEMO_DONE,             /* never chosen again while its cgroup stays empty */
 	MEMO_FIRST_FAILURE,    /* report it, with the retry time */
 	MEMO_REPEATED_FAILURE, /* reported already: quiet */
@@ -32,10 +34,14 @@ pod_memo *pod_memo_free(pod_memo *m);
 memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, uint64_t backoff_usec,
                                uint64_t backoff_max_usec, uint64_t *ret_retry_usec);
 
+/* An evicted pod's cgroup has processes again: kill them (first: not reported yet for this pod). */
+typedef void (*pod_memo_restarted_fn)(const char *uid, const char *cgroup, bool first, void *userdata);
+
 /*
- * Drops entries of pods no longer in snap and "done" entries whose cgroup is populated again.
+ * Drops entries of pods no longer in snap; calls fn for "done" entries (not dry runs) whose cgroup
+ * is populated again.
  */
-void pod_memo_prune(pod_memo *m, const snapshot *snap);
+void pod_memo_prune(pod_memo *m, const snapshot *snap, pod_memo_restarted_fn fn, void *userdata);
 
 /*
  * The pods not to choose now, with why (static strings): arrays of n entries, freed by the caller

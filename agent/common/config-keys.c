@@ -43,6 +43,7 @@ static const config_key keys[] = {
 	{ "eviction", "psi-memory-full" },
 	{ "eviction", "retry-backoff" },
 	{ "eviction", "retry-backoff-max" },
+	{ "eviction", "reclaim-timeout" },
 	{ "kubernetes", "enable" },
 	{ "kubernetes", "kubeconfig" },
 	{ "kubernetes", "node-name" },

@@ -297,6 +297,15 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 		*(name[13] ? &c->retry_backoff_max_usec : &c->retry_backoff_usec) = u;
 		return 1;
 	}
+	if (strcmp(name, "reclaim-timeout") == 0) {
+		uint64_t u = 0;
+		if (!config_parse_duration_usec(p, name, v, &u))
+			return 0;
+		if (u > 3600 * USEC_PER_SEC)
+			return config_fail(p, "%s \"%s\" out of range (0-1h)", name, v);
+		c->reclaim_timeout_usec = u;
+		return 1;
+	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
 		return config_parse_threshold(p, "eviction", s, v, false, &c->hard[s]);
@@ -474,6 +483,7 @@ int config_new_default(evictd_config **ret)
 	c->pressure_transition_usec = 300 * USEC_PER_SEC;
 	c->retry_backoff_usec = 10 * USEC_PER_SEC;
 	c->retry_backoff_max_usec = 300 * USEC_PER_SEC;
+	c->reclaim_timeout_usec = 30 * USEC_PER_SEC; /* the kubelet's podCleanupTimeout */
 	*ret = c;
 	return 0;
 }

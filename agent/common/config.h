@@ -87,6 +87,7 @@ typedef struct evictd_config {
 	uint64_t pressure_transition_usec;
 	uint64_t retry_backoff_usec;          /* a pod whose eviction failed waits this, doubling */
 	uint64_t retry_backoff_max_usec;      /* ... up to this */
+	uint64_t reclaim_timeout_usec;        /* an evicted pod reclaims until its cgroup is gone or this passes; 0: no wait */
 
 	/* [kubernetes]: shared by evictd (spool, descriptor dir) and evictd-kube (the rest) */
 	struct {

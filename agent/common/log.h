@@ -30,8 +30,14 @@
 #define MSGID_POD_CHOSEN           "a303a0f905e14500a87462de5e5e36fb"
 /* The eviction action started (SIGTERM sent / command run / dry-run: what would be done). */
 #define MSGID_EVICTION_STARTED     "ddd52a80a54f4fc8ba4f5b6f851a0e41"
-/* The pod's cgroup is empty (or the command succeeded): duration and reclaim. */
+/* The pod's processes are gone (or the command succeeded): duration; its reclaim is pending. */
 #define MSGID_EVICTION_FINISHED    "0651b0dd2c3347a1a2bcdd650890bdf6"
+/* An evicted pod's resources are back: its pod cgroup is gone (the signal's measured change). */
+#define MSGID_EVICTION_RECLAIMED   "df4e95020acb41b694cb18cd725febc5"
+/* An evicted pod's cgroup was still there after reclaim-timeout: its reclaim no longer counts. */
+#define MSGID_RECLAIM_TIMEOUT      "43dbda9dde214bdab7341cc2cf76fbff"
+/* Processes reappeared in an evicted pod's cgroup (containers restarted): killed again. */
+#define MSGID_VICTIM_RESTARTED     "a581fbf17bab48f3a7ff1190af5a0f16"
 /* The action failed (command exit status, kill error). */
 #define MSGID_EVICTION_FAILED      "46c580319dc046efbfc12795e324cec2"
 /* A configuration file was rejected; the previous configuration (or none, at startup) stays. */
@@ -78,6 +84,8 @@
 #define FIELD_ACTION         "EVICTD_ACTION"         /* kill | exec | dry-run */
 #define FIELD_DURATION_MSEC  "EVICTD_DURATION_MSEC"
 #define FIELD_RECLAIMED_BYTES "EVICTD_RECLAIMED_BYTES"
+#define FIELD_RECLAIM_MSEC   "EVICTD_RECLAIM_MSEC"   /* processes gone -> pod cgroup gone (or timeout) */
+#define FIELD_RECLAIMED      "EVICTD_RECLAIMED"      /* the signal's measured change, in its unit */
 #define FIELD_THRESHOLDS     "EVICTD_THRESHOLDS"     /* the thresholds in force, after a (re)load */
 #define FIELD_FILE           "EVICTD_FILE"           /* a pod's statistics file ("." = its cgroup) */
 #define FIELD_DISK_BYTES     "EVICTD_DISK_BYTES"     /* a pod's nodefs usage (logs + emptyDir) */

@@ -12,11 +12,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cadence.h"
+#include "cgfs.h"
+#include "cgkill.h"
 #include "evict-log.h"
 #include "kube-spool.h"
 #include "log.h"
@@ -28,9 +31,19 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 	evictd_daemon *d = userdata;
 	memo_verdict v = MEMO_IGNORED;
 	uint64_t retry = 0;
-	if (what == EVICT_EVENT_FINISHED)
+	bool reclaiming = false;
+	if (what == EVICT_EVENT_FINISHED) {
 		v = pod_memo_finished(d->memo, info, mono_usec(), d->cfg->retry_backoff_usec,
 		                      d->cfg->retry_backoff_max_usec, &retry);
+		/* Its processes are gone (a dry run: as if): the node has its resources back only when
+		 * its cgroup is gone. Anything else has nothing to wait for: a pod found with no process
+		 * (EVICT_EMPTY) was not active when chosen (the kubelet ranks active pods only), so what
+		 * it frees is not this eviction's doing. */
+		if (info->outcome == EVICT_DONE || info->outcome == EVICT_DRY)
+			reclaiming = reclaim_begin(d->reclaim, info->uid, mono_usec(), d->cfg->reclaim_timeout_usec) != NULL;
+		else
+			reclaim_drop(d->reclaim, info->uid);
+	}
 	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
 		evict_log(what, info);
 	if (v == MEMO_FIRST_FAILURE)
@@ -40,7 +53,8 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 		                  d->cfg->retry_backoff_max_usec / USEC_PER_SEC);
 	if (what == EVICT_EVENT_STARTED)
 		metrics_eviction_started(d->metrics);
-	else if (what == EVICT_EVENT_FINISHED)
+	else if (what == EVICT_EVENT_FINISHED && (!reclaiming || info->dry_run))
+		/* a reclaiming eviction is counted when it ends: reclaimed or reclaim-timeout */
 		metrics_eviction_finished(d->metrics, info->signal, info->hard, evict_outcome_to_string(info->outcome));
 	bool record = (what == EVICT_EVENT_FINISHED && !info->dry_run) ||
 	              (what == EVICT_EVENT_STARTED && info->dry_run);
@@ -51,7 +65,7 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 			.priority = info->priority,
 			.grace_sec = (info->grace_usec + 999999) / 1000000,
 			.duration_usec = info->duration_usec,
-			.reclaimed_bytes = info->outcome == EVICT_DONE ? info->reclaimed_bytes : -1,
+			.reclaimed_bytes = -1, /* said when the pod cgroup is gone (reclaimed) */
 			.exec_status = info->exec_status,
 		};
 		snprintf(sd.pod, sizeof(sd.pod), "%s%s%s", info->namespace_, *info->namespace_ ? "/" : "",
@@ -61,12 +75,49 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 		snprintf(sd.action, sizeof(sd.action), "%s", info->dry_run ? "dry-run" : info->exec ? "exec" : "kill");
 		snprintf(sd.outcome, sizeof(sd.outcome), "%s",
 		         info->dry_run ? "would-evict" : evict_outcome_to_string(info->outcome));
+		if (reclaiming)
+			snprintf(sd.reclaim, sizeof(sd.reclaim), "pending");
 		status_history_add(&d->history, &sd);
 		snprintf(d->last_eviction, sizeof(d->last_eviction), "%s (%s, %s)", sd.pod, sd.signal, sd.outcome);
+	} else if (reclaiming && info->dry_run) {
+		status_decision *sd = status_history_find(&d->history, info->uid);
+		if (sd)
+			snprintf(sd->reclaim, sizeof(sd->reclaim), "pending");
 	}
 	d->dirty = true;
 	if (d->stopping && what == EVICT_EVENT_FINISHED && evictor_count(d->ev) == 0)
 		(void)sd_event_exit(d->event, 0);
+}
+
+/* A reclaiming pod's news: logged, counted, and its decision in status.json completed. */
+static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdata)
+{
+	evictd_daemon *d = userdata;
+	uint64_t now = mono_usec();
+	const signal_obs *o = &d->node.s[e->signal];
+	evict_log_reclaim(what, e, o->known, o->available, now);
+	d->dirty = true;
+	if (what == RECLAIM_REKILLED)
+		return;
+	uint64_t took = now > e->gone_usec ? now - e->gone_usec : 0;
+	if (what == RECLAIM_DONE)
+		d->reclaimed++;
+	else
+		d->reclaim_timeouts++;
+	if (!e->dry_run) {
+		metrics_observe_reclaim(d->metrics, took);
+		metrics_eviction_finished(d->metrics, signal_name(e->signal), e->hard,
+		                          what == RECLAIM_DONE ? "reclaimed" : "reclaim-timeout");
+	}
+	status_decision *sd = status_history_find(&d->history, e->uid);
+	if (sd) {
+		snprintf(sd->reclaim, sizeof(sd->reclaim), "%s", what == RECLAIM_DONE ? "reclaimed" : "timeout");
+		sd->reclaim_usec = took;
+		sd->has_reclaimed = o->known && e->observed_known[e->signal];
+		sd->reclaimed = sd->has_reclaimed ? o->available - e->observed[e->signal] : 0;
+		if (sd->has_reclaimed && strcmp(signal_unit(e->signal), "bytes") == 0)
+			sd->reclaimed_bytes = sd->reclaimed;
+	}
 }
 
 void engine_done(evictd_daemon *d)
@@ -165,7 +216,7 @@ static bool nodefs_actionable(const evaluation *e)
  */
 static bool evaluation_is_quiet(const evictd_daemon *d)
 {
-	if (anything_changed(&d->eval) || evictor_count(d->ev))
+	if (anything_changed(&d->eval) || evictor_count(d->ev) || reclaim_count(d->reclaim))
 		return false;
 	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
 		for (int s = 0; s < _SIGNAL_MAX; s++)
@@ -189,6 +240,31 @@ static void collect_uid(const evict_info *i, void *userdata)
 		l->uids[l->n++] = i->uid;
 }
 
+/*
+ * What the victim is expected to give back, for every signal, and each signal's value now: what
+ * counts as pending while it reclaims, and what its reclaim is measured against.
+ */
+static void arm_reclaim(evictd_daemon *d, const snapshot *snap, const pod_info *p, const eviction_choice *c,
+                        const char *path)
+{
+	reclaim_entry e = { .signal = c->signal, .hard = c->kind == THRESHOLD_HARD, .dry_run = d->cfg->dry_run };
+	snprintf(e.uid, sizeof(e.uid), "%s", p->uid);
+	snprintf(e.pod, sizeof(e.pod), "%s%s%s", p->namespace_ ? p->namespace_ : "",
+	         p->namespace_ && *p->namespace_ ? "/" : "", p->name ? p->name : p->uid);
+	snprintf(e.cgroup, sizeof(e.cgroup), "%s", path);
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		evictd_rank_kind rk = signal_rank_kind((evictd_signal)s);
+		e.expected[s] = pod_expected_reclaim((evictd_signal)s, p);
+		if ((rk == RANK_DISK || rk == RANK_INODES) && p->disk_partial)
+			e.expected[s] = -1; /* a lower bound: what is pending is not known */
+		e.observed[s] = snap->node.s[s].available;
+		e.observed_known[s] = snap->node.s[s].known;
+	}
+	int r = reclaim_arm(d->reclaim, &e);
+	if (r < 0)
+		log_daemon_error(d, r, "the reclaim of %s will not be tracked", e.pod);
+}
+
 static void start_evictions(evictd_daemon *d, const decision *dec, const snapshot *snap)
 {
 	for (size_t i = 0; i < dec->n_evict; i++) {
@@ -210,11 +286,52 @@ static void start_evictions(evictd_daemon *d, const decision *dec, const snapsho
 		};
 		spool_container ctr[POD_CONTAINERS_MAX];
 		kube_spool_measure(d->cfg, path, p, c, ctr);
+		if (evictor_contains(d->ev, p->uid))
+			continue;
+		arm_reclaim(d, snap, p, c, path);
 		int r = evictor_start(d->ev, &rq);
 		if (r == 0)
 			kube_spool_eviction(d->cfg, p, c, rq.usage, ctr);
+		if (r < 0 && r != -EALREADY)
+			reclaim_drop(d->reclaim, p->uid);
 		if (r < 0 && r != -EALREADY && r != -ESHUTDOWN)
 			d->dirty = true; /* the failure was logged by the evictor callback */
+	}
+}
+
+typedef struct restart_ctx {
+	evictd_daemon *d;
+	const snapshot *snap;
+} restart_ctx;
+
+/*
+ * A victim stays a victim: processes back in an evicted pod's cgroup (the kubelet restarted its
+ * containers before it saw the deletion) are killed again at once, without a new decision, and
+ * reported once. While the pod reclaims, reclaim_check does the same every poll.
+ */
+static void on_victim_restarted(const char *uid, const char *cgroup, bool first, void *userdata)
+{
+	restart_ctx *rc = userdata;
+	if (reclaim_contains(rc->d->reclaim, uid))
+		return;
+	int fd = cgfs_open_dir_beneath(AT_FDCWD, cgroup), r;
+	if (fd < 0)
+		return; /* gone meanwhile */
+	r = cg_kill(fd);
+	if (r == -ENOENT)
+		r = cg_signal_tree(fd, SIGKILL, getpid());
+	close(fd);
+	if (first || r < 0) {
+		const char *pod = uid;
+		char buf[320];
+		for (size_t i = 0; i < rc->snap->n_pods; i++)
+			if (strcmp(rc->snap->pods[i].uid, uid) == 0 && rc->snap->pods[i].name) {
+				const pod_info *p = &rc->snap->pods[i];
+				snprintf(buf, sizeof(buf), "%s%s%s", p->namespace_ ? p->namespace_ : "",
+				         p->namespace_ && *p->namespace_ ? "/" : "", p->name);
+				pod = buf;
+			}
+		evict_log_restarted(pod, uid, cgroup, r < 0 ? r : 0);
 	}
 }
 
@@ -262,7 +379,8 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		return;
 	}
 	evictor_foreach(d->ev, collect_uid, &inflight);
-	pod_memo_prune(d->memo, snap);
+	restart_ctx rc = { d, snap };
+	pod_memo_prune(d->memo, snap, on_victim_restarted, &rc);
 	const char **skip_uids = NULL, **skip_why = NULL;
 	size_t n_skip = 0;
 	if (pod_memo_skip_list(d->memo, now, &skip_uids, &skip_why, &n_skip) < 0) {
@@ -270,9 +388,11 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		log_daemon_error(d, -ENOMEM, "decision skipped");
 		return;
 	}
+	pending_reclaim pending;
+	reclaim_pending(d->reclaim, pending.amount, pending.pods, pending.unknown, pending.bound);
 	decide_input in = { .snap = snap, .cfg = d->cfg, .now_usec = now,
 	                    .inflight_uids = inflight.uids, .n_inflight = inflight.n,
-	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip };
+	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip, .pending = &pending };
 	decision dec;
 	r = decide(&in, &d->ts, &dec);
 	free(inflight.uids);
@@ -322,14 +442,27 @@ void evaluate(evictd_daemon *d, const char *reason)
 		node_signals_read_some(&src, d->want, &d->node);
 	}
 	d->node_valid = true;
+	/* Only while something reclaims: a look at each such pod's cgroup (gone? restarted? too long?). */
+	unsigned reclaiming = reclaim_count(d->reclaim);
+	if (reclaiming) {
+		reclaim_check(d->reclaim, mono_usec(), on_reclaim, d);
+		reclaiming = reclaim_count(d->reclaim);
+	}
+	metrics_set_reclaiming(d->metrics, reclaiming);
 	uint64_t wait;
-	if (d->quiet && !full && !evictor_count(d->ev) && thresholded_signals_unchanged(d)) {
+	if (d->quiet && !full && !evictor_count(d->ev) && !reclaiming && thresholded_signals_unchanged(d)) {
 		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */
 		wait = d->quiet_wait_usec;
 	} else {
 		decide_and_act(d, reason);
+		/* A signal whose pressure is over: a fall after this is new pressure, not the pending reclaim's. */
+		for (int s = 0; reclaim_count(d->reclaim) && s < _SIGNAL_MAX; s++)
+			if (!d->eval.t[THRESHOLD_HARD][s].met && !d->eval.t[THRESHOLD_SOFT][s].met)
+				reclaim_signal_relieved(d->reclaim, (evictd_signal)s);
 		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
 		wait = cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec());
+		if (reclaim_count(d->reclaim) && wait > RECLAIM_POLL_USEC)
+			wait = RECLAIM_POLL_USEC;
 		d->quiet = evaluation_is_quiet(d);
 		if (d->quiet) {
 			d->quiet_wait_usec = wait;

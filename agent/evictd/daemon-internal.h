@@ -27,6 +27,7 @@
 #include "metrics.h"
 #include "node.h"
 #include "podmemo.h"
+#include "reclaim.h"
 #include "scan.h"
 #include "status-file.h"
 #include "thresholds.h"
@@ -35,6 +36,9 @@
 #define TICK_ACCURACY_USEC 1000ULL
 /* While idle, signal-only changes refresh status.json at most this often. */
 #define STATUS_IDLE_REFRESH_USEC (30ULL * 1000000ULL)
+/* While a pod reclaims, how often its cgroup is looked at (the kubelet polls every 1 s). Only then:
+ * an idle node pays nothing for it. */
+#define RECLAIM_POLL_USEC (100ULL * 1000ULL)
 /* On SIGTERM, how long in-flight evictions get to finish before the daemon exits anyway. */
 #define SHUTDOWN_EXTRA_USEC (2ULL * 1000000ULL)
 #define MAX_WATCHES 8
@@ -46,6 +50,8 @@ typedef struct evictd_daemon {
 	evictor *ev;
 	char *status_path;
 	pod_memo *memo;             /* evicted pods and failing ones: not chosen (again) for now */
+	reclaim_set *reclaim;       /* victims until the node has their resources back (act/reclaim.h) */
+	uint64_t reclaimed, reclaim_timeouts; /* for the heartbeat */
 	int lock_fd;                /* one evictd per node (pidlock.h) */
 	char *inflight_dir;         /* fixed at start: evictions in flight hold a pointer to it */
 

@@ -326,6 +326,7 @@ static void heartbeat_view_of(heartbeat_view *v, void *userdata)
 		.cfg = d->cfg, .node = d->node_valid ? &d->node : NULL, .eval = &d->eval,
 		.pods = d->sc ? heartbeat_count_pods(scanner_root_fd(d->sc), d->cfg->pods) : -1,
 		.in_flight = evictor_count(d->ev), .evictions = metrics_evictions_started(d->metrics),
+		.reclaiming = reclaim_count(d->reclaim), .reclaimed = d->reclaimed, .reclaim_timeouts = d->reclaim_timeouts,
 	};
 }
 
@@ -393,6 +394,7 @@ static void daemon_done(evictd_daemon *d)
 	d->heartbeat = heartbeat_free(d->heartbeat);
 	d->metrics = metrics_free(d->metrics);
 	d->memo = pod_memo_free(d->memo);
+	d->reclaim = reclaim_set_free(d->reclaim);
 	engine_done(d);
 	config_free(d->cfg);
 	free(d->status_path);
@@ -443,7 +445,7 @@ int daemon_run(const daemon_options *o)
 	evict_config ec;
 	evict_config_from(d.cfg, &ec);
 	ec.inflight_dir = d.inflight_dir;
-	if (!(d.memo = pod_memo_new())) {
+	if (!(d.memo = pod_memo_new()) || !(d.reclaim = reclaim_set_new())) {
 		r = -ENOMEM;
 		goto fail;
 	}

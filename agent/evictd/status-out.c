@@ -38,6 +38,23 @@ static void json_eviction(const evict_info *i, void *userdata)
 	jb_end_object(j);
 }
 
+static void json_reclaiming(const reclaim_entry *e, void *userdata)
+{
+	jsonbuf *j = userdata;
+	jb_begin_object(j);
+	jb_key(j, "pod"), jb_string(j, e->pod);
+	jb_key(j, "uid"), jb_string(j, e->uid);
+	jb_key(j, "cgroup"), jb_string(j, e->cgroup);
+	jb_key(j, "signal"), jb_string(j, signal_name(e->signal));
+	jb_key(j, "dry_run"), jb_bool(j, e->dry_run);
+	jb_key(j, "expected_reclaim"), jb_int(j, e->expected[e->signal]);
+	uint64_t now = mono_usec();
+	jb_key(j, "since_usec"), jb_uint(j, now > e->gone_usec ? now - e->gone_usec : 0);
+	jb_key(j, "timeout_in_usec"), jb_uint(j, e->deadline_usec > now ? e->deadline_usec - now : 0);
+	jb_key(j, "restarts_killed"), jb_uint(j, e->rekills);
+	jb_end_object(j);
+}
+
 static void json_decision(jsonbuf *j, const status_decision *d)
 {
 	jb_begin_object(j);
@@ -58,6 +75,13 @@ static void json_decision(jsonbuf *j, const status_decision *d)
 		jb_null(j);
 	if (d->exec_status >= 0)
 		jb_key(j, "exec_status"), jb_int(j, d->exec_status);
+	if (d->reclaim[0]) {
+		jb_key(j, "reclaim"), jb_string(j, d->reclaim);
+		if (strcmp(d->reclaim, "pending") != 0)
+			jb_key(j, "reclaim_usec"), jb_uint(j, d->reclaim_usec);
+		if (d->has_reclaimed)
+			jb_key(j, "reclaimed"), jb_int(j, d->reclaimed);
+	}
 	jb_end_object(j);
 }
 
@@ -108,6 +132,10 @@ void write_status(evictd_daemon *d, bool force)
 	jb_key(&j, "evictions");
 	jb_begin_array(&j);
 	evictor_foreach(d->ev, json_eviction, &j);
+	jb_end_array(&j);
+	jb_key(&j, "reclaiming");
+	jb_begin_array(&j);
+	reclaim_foreach(d->reclaim, json_reclaiming, &j);
 	jb_end_array(&j);
 	jb_key(&j, "decisions");
 	jb_begin_array(&j);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "decide.h"
 #include "log.h"
 
 static uint64_t monotonic_usec(void)
@@ -48,7 +49,7 @@ static void stderr_line(const char *tail, char *buf, size_t size)
 
 void evict_log(evict_event what, const evict_info *i)
 {
-	char pod[320], bytes[32], grace[32], line[EVICT_STDERR_TAIL];
+	char pod[320], grace[32], line[EVICT_STDERR_TAIL];
 	snprintf(pod, sizeof(pod), "%s%s%s", i->namespace_, *i->namespace_ ? "/" : "", i->name);
 	snprintf(grace, sizeof(grace), "%" PRIu64 "s", (i->grace_usec + 999999) / 1000000);
 	log_entry e;
@@ -59,11 +60,16 @@ void evict_log(evict_event what, const evict_info *i)
 		common_fields(&e, i, pod);
 		log_entry_add(&e, FIELD_PROCESSES, "%d", i->procs_signalled);
 		log_entry_add(&e, FIELD_EXPECTED_RECLAIM, "%" PRId64, i->expected_reclaim);
-		if (i->dry_run)
-			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): %s, then %s after %s",
-			               pod, i->signal, i->hard ? "hard" : "soft",
-			               i->exec ? "run the eviction command" : "SIGTERM to every process of its cgroup",
-			               i->exec ? "track it" : "cgroup.kill", grace);
+		/* the real run's action, word for word: a hard threshold (no grace) sends no SIGTERM */
+		if (i->dry_run && i->exec)
+			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): run the eviction command, grace %s",
+			               pod, i->signal, i->hard ? "hard" : "soft", grace);
+		else if (i->dry_run && i->grace_usec == 0)
+			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): no grace period, cgroup.kill at once",
+			               pod, i->signal, i->hard ? "hard" : "soft");
+		else if (i->dry_run)
+			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): SIGTERM to every process of its "
+			               "cgroup, cgroup.kill in %s", pod, i->signal, i->hard ? "hard" : "soft", grace);
 		else if (i->exec)
 			log_entry_send(&e, "Evicting %s (%s, %s threshold): eviction command started, grace %s",
 			               pod, i->signal, i->hard ? "hard" : "soft", grace);
@@ -126,15 +132,14 @@ void evict_log(evict_event what, const evict_info *i)
 		log_entry_add(&e, FIELD_DURATION_MSEC, "%" PRIu64, i->duration_usec / 1000);
 		if (i->exec_status >= 0)
 			log_entry_add(&e, FIELD_EXEC_STATUS, "%d", i->exec_status);
-		if (i->outcome == EVICT_DONE && i->reclaimed_bytes >= 0)
-			log_entry_add(&e, FIELD_RECLAIMED_BYTES, "%" PRId64, i->reclaimed_bytes);
+		/* Not "reclaimed": the node has the pod's resources back only when its cgroup is gone. */
 		if (i->outcome == EVICT_DONE)
-			log_entry_send(&e, "Evicted %s in %" PRIu64 ".%03" PRIu64 "s (%s)%s%s%s", pod,
+			log_entry_send(&e, "Evicted %s in %" PRIu64 ".%03" PRIu64 "s (%s): its processes are gone; "
+			               "its resources are not back until its pod cgroup is removed", pod,
 			               i->duration_usec / 1000000, i->duration_usec / 1000 % 1000,
-			               i->sigkilled ? "killed after its grace period" : "exited after SIGTERM",
-			               i->reclaimed_bytes >= 0 ? "; " : "",
-			               i->reclaimed_bytes >= 0 ? format_bytes(i->reclaimed_bytes, bytes, sizeof(bytes)) : "",
-			               i->reclaimed_bytes >= 0 ? " reclaimed" : "");
+			               i->exec ? "eviction command succeeded"
+			               : i->sigkilled ? (i->grace_usec ? "killed after its grace period" : "killed")
+			                              : "exited after SIGTERM");
 		else if (i->outcome == EVICT_GONE) {
 			log_entry_add(&e, FIELD_REASON, "pod cgroup gone");
 			log_entry_send(&e, "Eviction of %s not started: its cgroup %s is gone (the pod ended after it "
@@ -155,4 +160,78 @@ void evict_log(evict_event what, const evict_info *i)
 		}
 		break;
 	}
+}
+
+void evict_log_restarted(const char *pod, const char *uid, const char *cgroup, int error)
+{
+	log_entry l;
+	log_entry_init(&l, error ? LOG_ERR : LOG_WARNING, MSGID_VICTIM_RESTARTED);
+	log_entry_add(&l, FIELD_POD, "%s", pod);
+	log_entry_add(&l, FIELD_POD_UID, "%s", uid);
+	log_entry_add(&l, FIELD_CGROUP, "%s", cgroup);
+	if (error) {
+		log_entry_add(&l, FIELD_REASON, "%s", strerror(-error));
+		log_entry_send(&l, "Processes reappeared in evicted pod %s (containers restarted): killing them again "
+		               "failed: %s", pod, strerror(-error));
+	} else
+		log_entry_send(&l, "Processes reappeared in evicted pod %s (containers restarted before its deletion): "
+		               "killed again with cgroup.kill; not a new eviction (said once)", pod);
+}
+
+void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_known, int64_t now_value, uint64_t now_usec)
+{
+	log_entry l;
+	char was[32], is[32], delta[40], exp[32];
+	evictd_signal s = e->signal;
+	uint64_t took = now_usec > e->gone_usec ? now_usec - e->gone_usec : 0;
+	const char *sig = s >= 0 && s < _SIGNAL_MAX ? signal_name(s) : "?";
+
+	if (what == RECLAIM_REKILLED) {
+		evict_log_restarted(e->pod, e->uid, e->cgroup, e->rekill_error);
+		return;
+	}
+
+	bool known = e->observed_known[s] && now_known;
+	if (known) {
+		format_signal_value(s, e->observed[s], was, sizeof(was));
+		format_signal_value(s, now_value, is, sizeof(is));
+		int64_t d = now_value - e->observed[s];
+		delta[0] = d >= 0 ? '+' : '-';
+		format_signal_value(s, d >= 0 ? d : -d, delta + 1, sizeof(delta) - 1);
+	}
+	if (e->expected[s] >= 0)
+		format_signal_value(s, e->expected[s], exp, sizeof(exp));
+	else
+		snprintf(exp, sizeof(exp), "unknown");
+
+	log_entry_init(&l, what == RECLAIM_DONE ? LOG_NOTICE : LOG_WARNING,
+	               what == RECLAIM_DONE ? MSGID_EVICTION_RECLAIMED : MSGID_RECLAIM_TIMEOUT);
+	log_entry_add(&l, FIELD_POD, "%s", e->pod);
+	log_entry_add(&l, FIELD_POD_UID, "%s", e->uid);
+	log_entry_add(&l, FIELD_CGROUP, "%s", e->cgroup);
+	log_entry_add(&l, FIELD_SIGNAL, "%s", sig);
+	log_entry_add(&l, FIELD_UNIT, "%s", signal_unit(s));
+	log_entry_add(&l, FIELD_DRY_RUN, "%d", e->dry_run ? 1 : 0);
+	log_entry_add(&l, FIELD_RECLAIM_MSEC, "%" PRIu64, took / 1000);
+	log_entry_add(&l, FIELD_EXPECTED_RECLAIM, "%" PRId64, e->expected[s]);
+	if (known) {
+		log_entry_add(&l, FIELD_RECLAIMED, "%" PRId64, now_value - e->observed[s]);
+		log_entry_add(&l, FIELD_OBSERVED, "%" PRId64, now_value);
+	}
+	char change[160];
+	if (known)
+		snprintf(change, sizeof(change), "%s %s -> %s (%s, expected %s)", sig, was, is, delta, exp);
+	else
+		snprintf(change, sizeof(change), "%s not readable (expected %s)", sig, exp);
+	if (what == RECLAIM_DONE)
+		log_entry_send(&l, "%sReclaimed: the pod cgroup of evicted %s is gone, %" PRIu64 ".%03" PRIu64 "s after "
+		               "its processes; %s", e->dry_run ? "Dry run: " : "", e->pod, took / 1000000,
+		               took / 1000 % 1000, change);
+	else if (e->dry_run)
+		log_entry_send(&l, "Dry run: the reclaim of %s would have timed out after %" PRIu64 "s (its processes "
+		               "run on: nothing was killed); %s; other pods may be chosen now", e->pod, took / 1000000,
+		               change);
+	else
+		log_entry_send(&l, "Reclaim of evicted %s timed out after %" PRIu64 "s: its pod cgroup is still there; "
+		               "%s; other pods may be chosen now", e->pod, took / 1000000, change);
 }

@@ -143,6 +143,10 @@ void heartbeat_text(const heartbeat_view *v, char *buf, size_t size)
 	l = append_pods(buf, size, l, v->pods);
 	l = append(buf, size, l, "; %llu eviction%s, %u in flight", (unsigned long long)v->evictions,
 	           v->evictions == 1 ? "" : "s", v->in_flight);
+	if (v->reclaiming || v->reclaimed || v->reclaim_timeouts)
+		l = append(buf, size, l, ", %u reclaiming, %llu reclaimed, %llu reclaim timeout%s", v->reclaiming,
+		           (unsigned long long)v->reclaimed, (unsigned long long)v->reclaim_timeouts,
+		           v->reclaim_timeouts == 1 ? "" : "s");
 	if (v->cfg->dry_run)
 		append(buf, size, l, "; dry run");
 }

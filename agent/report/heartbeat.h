@@ -29,6 +29,8 @@ typedef struct heartbeat_view {
 	long pods;                /* pod cgroups found; -1 unknown */
 	unsigned in_flight;
 	uint64_t evictions;       /* started since the daemon started (dry runs included) */
+	unsigned reclaiming;      /* evicted pods whose cgroup is not removed yet */
+	uint64_t reclaimed, reclaim_timeouts; /* reclaims ended since the daemon started */
 } heartbeat_view;
 
 /* "monitoring ..." (without "evictd: "). */

@@ -18,8 +18,14 @@
 static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
 	                          0.05, 0.1, 0.25, 0.5, 1, 2.5, 5 };
 #define N_BUCKETS ELEMENTSOF(buckets)
+/* Seconds: from an evicted pod's last process to its cgroup's removal (the kubelet's cleanup takes
+ * seconds; its podCleanupTimeout, evictd's default reclaim-timeout, is 30 s). */
+static const double reclaim_buckets[] = { 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60 };
+#define N_RECLAIM_BUCKETS ELEMENTSOF(reclaim_buckets)
 
 typedef struct histogram {
+	const double *le;          /* upper bounds, n of them (NULL: buckets[]) */
+	size_t n;
 	uint64_t count[N_BUCKETS]; /* per bucket, not cumulative */
 	uint64_t total;
 	double sum;
@@ -30,7 +36,8 @@ struct metrics {
 	size_t n_outcomes;
 	uint64_t evictions[_SIGNAL_MAX][2][MAX_OUTCOMES]; /* [signal][hard][outcome] */
 	uint64_t started;
-	histogram decision, scan;
+	unsigned reclaiming;
+	histogram decision, scan, reclaim;
 
 	/* what was last written, to write only on change */
 	char *last;
@@ -49,6 +56,8 @@ int metrics_new(metrics **ret)
 	metrics *m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	m->reclaim.le = reclaim_buckets;
+	m->reclaim.n = N_RECLAIM_BUCKETS;
 	*ret = m;
 	return 0;
 }
@@ -95,10 +104,11 @@ void metrics_eviction_finished(metrics *m, const char *signal, bool hard, const 
 static void observe(metrics *m, histogram *h, uint64_t usec)
 {
 	double s = (double)usec / 1e6;
-	size_t i = 0;
-	while (i < N_BUCKETS && s > buckets[i])
+	const double *le = h->le ? h->le : buckets;
+	size_t n = h->le ? h->n : N_BUCKETS, i = 0;
+	while (i < n && s > le[i])
 		i++;
-	if (i < N_BUCKETS)
+	if (i < n)
 		h->count[i]++;
 	h->total++;
 	h->sum += s;
@@ -113,6 +123,18 @@ void metrics_observe_decision(metrics *m, uint64_t usec)
 void metrics_observe_scan(metrics *m, uint64_t usec)
 {
 	observe(m, &m->scan, usec);
+}
+
+void metrics_observe_reclaim(metrics *m, uint64_t usec)
+{
+	observe(m, &m->reclaim, usec);
+}
+
+void metrics_set_reclaiming(metrics *m, unsigned n)
+{
+	if (m->reclaiming != n)
+		m->events++;
+	m->reclaiming = n;
 }
 
 typedef struct out {
@@ -168,10 +190,12 @@ static void put_value(out *o, evictd_signal s, int64_t v)
 static void put_histogram(out *o, const char *name, const char *help, const histogram *h)
 {
 	uint64_t cum = 0;
+	const double *le = h->le ? h->le : buckets;
+	size_t n = h->le ? h->n : N_BUCKETS;
 	put_header(o, name, "histogram", help);
-	for (size_t i = 0; i < N_BUCKETS; i++) {
+	for (size_t i = 0; i < n; i++) {
 		cum += h->count[i];
-		put(o, "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name, buckets[i], cum);
+		put(o, "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name, le[i], cum);
 	}
 	put(o, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, h->total);
 	put(o, "%s_sum %.9g\n", name, h->sum);
@@ -193,7 +217,8 @@ int metrics_render(const metrics *m, const evictd_config *cfg, const node_signal
 		return -ENOBUFS;
 	buf[0] = '\0';
 	put_header(&o, "evictd_evictions_total", "counter",
-	           "Finished evictions by the signal that chose the pod, hard or soft threshold, and outcome.");
+	           "Finished evictions by the signal that chose the pod, hard or soft threshold, and outcome "
+	           "(reclaimed or reclaim-timeout once the node has the pod's resources back or gave up waiting).");
 	for (int s = 0; s < _SIGNAL_MAX; s++)
 		for (int h = 0; h < 2; h++)
 			for (size_t i = 0; i < m->n_outcomes; i++) {
@@ -209,6 +234,9 @@ int metrics_render(const metrics *m, const evictd_config *cfg, const node_signal
 	put(&o, "evictd_evictions_started_total %" PRIu64 "\n", m->started);
 	put_header(&o, "evictd_evictions_in_flight", "gauge", "Evictions started and not finished.");
 	put(&o, "evictd_evictions_in_flight %u\n", in_flight);
+	put_header(&o, "evictd_pods_reclaiming", "gauge",
+	           "Evicted pods whose processes are gone and whose pod cgroup is not removed yet (reclaim pending).");
+	put(&o, "evictd_pods_reclaiming %u\n", m->reclaiming);
 
 	put_header(&o, "evictd_signal_observed", "gauge",
 	           "Observed signal: bytes, inodes or tasks available; PSI as a 0-1 stall ratio. Absent when unreadable.");
@@ -253,6 +281,9 @@ int metrics_render(const metrics *m, const evictd_config *cfg, const node_signal
 	put_histogram(&o, "evictd_decision_duration_seconds",
 	              "Time from the start of a pod scan to the eviction choice, per decision.", &m->decision);
 	put_histogram(&o, "evictd_scan_duration_seconds", "Time to read every pod cgroup and descriptor.", &m->scan);
+	put_histogram(&o, "evictd_reclaim_duration_seconds",
+	              "Time from an evicted pod's processes being gone to its pod cgroup's removal (timeouts included).",
+	              &m->reclaim);
 	return o.overflow ? -ENOBUFS : (int)o.len;
 }
 

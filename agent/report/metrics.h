@@ -9,15 +9,19 @@
  * METRICS_REFRESH_USEC for the observed values alone, so that an idle node does not rewrite it
  * every tick. The counters are kept whether or not a file is configured (the heartbeat reads them).
  *
- *   evictd_evictions_total{signal,kind,outcome}   counter, finished evictions (outcome as in the journal)
+ *   evictd_evictions_total{signal,kind,outcome}   counter, finished evictions: reclaimed, reclaim-timeout
+ *                                                 (an eviction is over when the node has the pod's
+ *                                                 resources back), else the evictor's outcome
  *   evictd_evictions_started_total                counter, evictions started (dry runs included)
  *   evictd_evictions_in_flight                    gauge
+ *   evictd_pods_reclaiming                        gauge, evicted pods whose cgroup is not removed yet
  *   evictd_signal_observed{signal}                gauge, in the signal's base unit (PSI: 0-1)
  *   evictd_signal_threshold{signal,kind}          gauge, resolved against the signal's capacity
  *   evictd_threshold_met{signal,kind}             gauge 0/1
  *   evictd_node_condition{condition}              gauge 0/1
  *   evictd_decision_duration_seconds              histogram: pod scan + ranking + choice, per decision
  *   evictd_scan_duration_seconds                  histogram: the full pod scan
+ *   evictd_reclaim_duration_seconds               histogram: processes gone -> pod cgroup gone (or timeout)
  *
  * No Debian 12 package provides a C client for the text format (only Go, Perl), hence this
  * emitter; its output is checked with prometheus_client's parser in the tests.
@@ -44,6 +48,9 @@ void metrics_eviction_started(metrics *m);
 void metrics_eviction_finished(metrics *m, const char *signal, bool hard, const char *outcome);
 void metrics_observe_decision(metrics *m, uint64_t usec);
 void metrics_observe_scan(metrics *m, uint64_t usec);
+/* An evicted pod's reclaim ended (cgroup gone, or timed out): processes gone -> then. */
+void metrics_observe_reclaim(metrics *m, uint64_t usec);
+void metrics_set_reclaiming(metrics *m, unsigned n);
 uint64_t metrics_evictions_started(const metrics *m);
 
 /* The text exposition of everything, into buf (NUL-terminated). Returns its length or -ENOBUFS. */

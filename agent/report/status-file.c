@@ -51,6 +51,16 @@ void status_history_add(status_history *h, const status_decision *d)
 		h->count++;
 }
 
+status_decision *status_history_find(status_history *h, const char *uid)
+{
+	for (size_t i = 0; i < h->count; i++) {
+		status_decision *d = &h->items[(h->next + STATUS_HISTORY - 1 - i) % STATUS_HISTORY];
+		if (strcmp(d->uid, uid) == 0)
+			return d;
+	}
+	return NULL;
+}
+
 const status_decision *status_history_get(const status_history *h, size_t i)
 {
 	if (i >= h->count)

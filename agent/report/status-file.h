@@ -33,6 +33,10 @@ typedef struct status_decision {
 	uint64_t duration_usec;
 	int64_t reclaimed_bytes; /* -1 unknown */
 	int exec_status;         /* -1: no command */
+	char reclaim[16];        /* "pending", "reclaimed", "timeout"; "" when not waited for */
+	uint64_t reclaim_usec;   /* processes gone -> cgroup gone (or timeout) */
+	bool has_reclaimed;
+	int64_t reclaimed;       /* the signal's measured change meanwhile, in its unit */
 } status_decision;
 
 #define STATUS_HISTORY 32
@@ -44,5 +48,7 @@ typedef struct status_history {
 } status_history;
 
 void status_history_add(status_history *h, const status_decision *d);
+/* The newest entry of pod uid, for what follows (its reclaim); NULL when none. */
+status_decision *status_history_find(status_history *h, const char *uid);
 /* i = 0 is the newest. NULL past the end. */
 const status_decision *status_history_get(const status_history *h, size_t i);

@@ -74,11 +74,25 @@ static void test_failures_back_off_doubling_capped(void **state)
 	assert_int_equal(b, 35 * SEC); /* capped */
 	assert_int_equal(pod_memo_finished(m, &i, 165 * SEC, 10 * SEC, 35 * SEC, &b), MEMO_REPEATED_FAILURE);
 	assert_int_equal(b, 35 * SEC);
-	/* dry runs and hand-overs are not remembered */
+	/* hand-overs are not remembered; a dry run's victim is, as if evicted (issue 22) */
+	evict_info h = info(EVICT_HANDED_OVER);
+	assert_int_equal(pod_memo_finished(m, &h, 0, SEC, SEC, &b), MEMO_IGNORED);
 	evict_info d = info(EVICT_DRY);
 	d.dry_run = true;
-	assert_int_equal(pod_memo_finished(m, &d, 0, SEC, SEC, &b), MEMO_IGNORED);
+	d.uid = "u2";
+	assert_int_equal(pod_memo_finished(m, &d, 0, SEC, SEC, &b), MEMO_DONE);
 	pod_memo_free(m);
+}
+
+static int restarts, first_restarts;
+
+static void on_restart(const char *uid, const char *cgroup, bool first, void *userdata)
+{
+	(void)cgroup;
+	(void)userdata;
+	assert_string_equal(uid, "u1");
+	restarts++;
+	first_restarts += first;
 }
 
 static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
@@ -92,20 +106,25 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	pod_info pods[1] = { { .cgroup = "x" } };
 	snprintf(pods[0].uid, sizeof(pods[0].uid), "u1");
 	snapshot snap = { .pods = pods, .n_pods = 1 };
-	pod_memo_prune(m, &snap);
+	restarts = 0;
+	pod_memo_prune(m, &snap, on_restart, NULL);
 	assert_true(skipped(m, 1000 * SEC, &why)); /* never due while empty */
-	assert_non_null(strstr(why, "no process left"));
-	events("populated 1\nfrozen 0\n"); /* a container restarted in the pod */
-	pod_memo_prune(m, &snap);
-	assert_false(skipped(m, 0, &why));
-	assert_int_equal(pod_memo_count(m), 0);
+	assert_non_null(strstr(why, "evicted already"));
+	assert_int_equal(restarts, 0);
+	events("populated 1\nfrozen 0\n"); /* a container restarted in the pod: a victim stays one */
+	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL);
+	assert_int_equal(restarts, 2);     /* to be killed each time... */
+	assert_int_equal(first_restarts, 1); /* ...reported once */
+	assert_true(skipped(m, 0, &why));  /* never chosen anew */
+	assert_int_equal(pod_memo_count(m), 1);
 	/* a failure then success: done */
 	i.outcome = EVICT_FAILED;
 	(void)pod_memo_finished(m, &i, 0, SEC, SEC, NULL);
 	i.outcome = EVICT_EMPTY;
 	assert_int_equal(pod_memo_finished(m, &i, 0, SEC, SEC, NULL), MEMO_DONE);
 	snapshot none = { .pods = NULL, .n_pods = 0 };
-	pod_memo_prune(m, &none); /* the pod is gone: so is its entry */
+	pod_memo_prune(m, &none, on_restart, NULL); /* the pod is gone: so is its entry */
 	assert_int_equal(pod_memo_count(m), 0);
 	pod_memo_free(m);
 }

@@ -17,21 +17,22 @@ T=$(mktemp -d -t evictd-act.XXXXXX)
 ROOT=$CG2/evictd-test-$TEST_TAG
 LOW=$ROOT/kubepods/besteffort/podaaaa-1111
 HIGH=$ROOT/kubepods/besteffort/podbbbb-2222
+LOW2=$ROOT/kubepods/besteffort/podcccc-3333
 PIDS=()
 
 cleanup() {
 	[ -n "${KEEP:-}" ] && cp "$T/stderr" "$T/notify" /tmp/ 2>/dev/null
 	[ -n "${DPID:-}" ] && kill -9 "$DPID" 2>/dev/null
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	for cg in "$LOW" "$HIGH"; do [ -e "$cg/cgroup.kill" ] && echo 1 > "$cg/cgroup.kill"; done
+	for cg in "$LOW" "$HIGH" "$LOW2"; do [ -e "$cg/cgroup.kill" ] && echo 1 > "$cg/cgroup.kill"; done
 	sleep 0.2
-	for d in "$LOW" "$HIGH" "$ROOT/kubepods/besteffort" "$ROOT/kubepods" "$ROOT"; do rmdir "$d" 2>/dev/null; done
+	for d in "$LOW" "$HIGH" "$LOW2" "$ROOT/kubepods/besteffort" "$ROOT/kubepods" "$ROOT"; do rmdir "$d" 2>/dev/null; done
 	umount "$T/nodefs" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-mkdir -p "$LOW" "$HIGH" || skip_all "cannot create cgroups under $CG2"
+mkdir -p "$LOW" "$HIGH" "$LOW2" || skip_all "cannot create cgroups under $CG2"
 [ -e "$LOW/cgroup.kill" ] || skip_all "no cgroup.kill (kernel < 5.14)"
 mkdir -p "$T/nodefs" "$T/meta"
 mount -t tmpfs -o size=8m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
@@ -42,6 +43,7 @@ pod_conf() {	# pod_conf UID NAME PRIORITY: the pod's descriptor, with a 2s grace
 }
 pod_conf aaaa-1111 low 0
 pod_conf bbbb-2222 high 1000
+pod_conf cccc-3333 low2 0
 chmod 0644 "$T"/meta/*.conf
 
 write_conf() {	# write_conf hard|soft|bad
@@ -124,8 +126,10 @@ echo --- >> "$T/notify"
 kill -HUP "$DPID"
 ok "good reload: RELOADING=1 then READY=1" wait_for 5 bash -c "grep -A1 RELOADING=1 '$T/notify' | grep -q READY=1"
 ok "good reload logged" wait_for 5 grep -q "Configuration reloaded" "$T/stderr"
+# A new low-priority pod: the evicted one stays a victim (a process started in its cgroup would be
+# killed again at once, tests/agent/evictd/test-reclaim.sh), not a candidate.
 rm -f "$T/low.rec"
-start_pod "$LOW" "$T/low.rec" --ignore-term
+start_pod "$LOW2" "$T/low.rec" --ignore-term
 LOWPID=${PIDS[-1]}
 dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
 FILLED=$(date +%s%N)
@@ -135,12 +139,12 @@ KILLED=$(date +%s%N)
 ok "hard threshold: within 1.5 s of the crossing (grace 2s not applied)" test $(( (KILLED - FILLED) / 1000000 )) -lt 1500
 # A hard threshold has no grace period: cgroup.kill at once, no SIGTERM walk to wait for.
 ok "hard threshold: cgroup.kill at once, no SIGTERM" grep -q \
-	"Evicting default/low (nodefs.available, hard threshold): no grace period, cgroup.kill at once" "$T/stderr"
+	"Evicting default/low2 (nodefs.available, hard threshold): no grace period, cgroup.kill at once" "$T/stderr"
 ok "hard threshold: the pod got no SIGTERM" bash -c "! grep -q TERM '$T/low.rec'"
 # The fill is not the pods' own usage: once the low pod is dead and pressure lasts, the next pod
 # in the ranking is rightly chosen (issue 12); what matters here is the order.
 ok "hard threshold: the low-priority pod is chosen first" bash -c \
-	"sed -n '/Configuration reloaded/,\$p' '$T/stderr' | grep -m1 'Evicting default/' | grep -q 'default/low'"
+	"sed -n '/Configuration reloaded/,\$p' '$T/stderr' | grep -m1 'Evicting default/' | grep -q 'default/low2'"
 wait "$LOWPID" 2>/dev/null
 
 # --- stop -------------------------------------------------------------------------------------
