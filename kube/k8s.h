@@ -125,6 +125,8 @@ struct k8s_pod {
 	const char *qos_class;           /* status.qosClass: Guaranteed, Burstable, BestEffort; NULL */
 	size_t ncontainer_statuses;
 	struct k8s_container_status *container_statuses;
+	size_t ninit_container_statuses; /* init and sidecar containers (node decoding only) */
+	struct k8s_container_status *init_container_statuses;
 
 	bool has_creation, has_deletion, has_start;
 	int64_t creation_ns, deletion_ns, start_ns; /* Unix time in nanoseconds */

@@ -502,6 +502,9 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 			bad |= yv_string(v, n, "qosClass", false, &p->qos_class) < 0;
 			bad |= list_field(v, n, "containerStatuses", sizeof(struct k8s_container_status),
 			                  &p->ncontainer_statuses, (void **)&p->container_statuses, container_status) < 0;
+			bad |= list_field(v, n, "initContainerStatuses", sizeof(struct k8s_container_status),
+			                  &p->ninit_container_statuses, (void **)&p->init_container_statuses,
+			                  container_status) < 0;
 		}
 		yv_pop(v, mark);
 	}

@@ -46,6 +46,8 @@ typedef struct pod_container {
 	char id[128];            /* "containerd://<hex>", "" when not yet known */
 	int64_t memory_request;  /* bytes, -1 when none */
 	int64_t storage_request; /* ephemeral-storage bytes, -1 when none */
+	char memory_request_str[32];  /* as the pod spec wrote it ("1G"), for the kubelet's message */
+	char storage_request_str[32];
 } pod_container;
 
 typedef struct pod_info {

@@ -40,22 +40,47 @@ const char *spool_quantity(int64_t v, char *buf, size_t size)
 	return buf;
 }
 
+const char *spool_quantity_decimal(int64_t v, char *buf, size_t size)
+{
+	static const char *const suffix[] = { "k", "M", "G", "T", "P", "E" };
+	int unit = -1;
+
+	while (unit < 5 && v != 0 && v % 1000 == 0) {
+		v /= 1000;
+		unit++;
+	}
+	snprintf(buf, size, "%" PRId64 "%s", v, unit >= 0 ? suffix[unit] : "");
+	return buf;
+}
+
+static bool signal_is_psi_name(const char *signal)
+{
+	return strcmp(signal, "memory.some") == 0 || strcmp(signal, "memory.full") == 0;
+}
+
 int spool_message(const spool_eviction *ev, char *buf, size_t size)
 {
 	const char *res = spool_signal_resource(ev->signal);
+	bool count = strcmp(res, "inodes") == 0 || strcmp(res, "pids") == 0;
 	char q1[32], q2[32];
 	size_t len;
 
-	len = (size_t)snprintf(buf, size, "The node was low on resource: %s. Threshold quantity: %s, available: %s. ", res,
-	                       spool_quantity(ev->threshold, q1, sizeof(q1)), spool_quantity(ev->observed, q2, sizeof(q2)));
-	for (size_t i = 0; i < ev->n_containers && len < size; i++) {
+	len = (size_t)snprintf(buf, size, "The node was low on resource: %s. ", res);
+	if (!signal_is_psi_name(ev->signal) && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "Threshold quantity: %s, available: %s. ",
+		                        count && !ev->threshold_percent ? spool_quantity_decimal(ev->threshold, q1, sizeof(q1))
+		                                                        : spool_quantity(ev->threshold, q1, sizeof(q1)),
+		                        count ? spool_quantity_decimal(ev->observed, q2, sizeof(q2))
+		                              : spool_quantity(ev->observed, q2, sizeof(q2)));
+	for (size_t i = 0; !count && i < ev->n_containers && len < size; i++) {
 		const spool_container *c = &ev->containers[i];
 		int64_t req = c->request < 0 ? 0 : c->request;
 		if (c->usage < 0 || c->usage <= req)
 			continue;
+		const char *rs = c->request >= 0 && c->request_str && c->request_str[0] ? c->request_str
+		                                                                         : spool_quantity(req, q2, sizeof(q2));
 		len += (size_t)snprintf(buf + len, size - len, "Container %s was using %s, request is %s, has larger consumption of %s. ",
-		                        c->name, spool_quantity(c->usage, q1, sizeof(q1)), spool_quantity(req, q2, sizeof(q2)),
-		                        res);
+		                        c->name, spool_quantity(c->usage, q1, sizeof(q1)), rs, res);
 	}
 	return len < size ? 0 : -ENOBUFS;
 }
@@ -280,7 +305,8 @@ void spool_container_usage(int pod_fd, const pod_info *pod, bool memory, spool_c
 		uint64_t cur = 0, inactive = 0;
 
 		out[i] = (spool_container){ .name = c->name, .usage = -1,
-		                            .request = memory ? c->memory_request : c->storage_request };
+		                            .request = memory ? c->memory_request : c->storage_request,
+		                            .request_str = memory ? c->memory_request_str : c->storage_request_str };
 		if (!memory || pod_fd < 0 || !c->id[0])
 			continue;
 		id = id ? id + 3 : c->id;

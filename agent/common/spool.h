@@ -24,6 +24,7 @@ typedef struct spool_container {
 	const char *name;
 	int64_t usage;   /* -1 unknown */
 	int64_t request; /* -1 none */
+	const char *request_str; /* the request as the pod spec wrote it ("1G"), NULL: not known */
 } spool_container;
 
 typedef struct spool_eviction {
@@ -31,6 +32,7 @@ typedef struct spool_eviction {
 	const char *signal;    /* "memory.available" */
 	bool hard;
 	int64_t threshold, observed; /* in the signal's unit; resolved threshold and available */
+	bool threshold_percent;  /* the threshold was a percentage (the kubelet prints those BinarySI) */
 	int64_t usage;         /* the pod's usage for the signal, -1 unknown */
 	uint64_t grace_usec;
 	uint64_t started_real_usec;
@@ -44,9 +46,16 @@ const char *spool_signal_resource(const char *signal);
 /* A Kubernetes canonical quantity for a BinarySI value: "100Mi", "80Mi", "1288490188", "0". */
 const char *spool_quantity(int64_t v, char *buf, size_t size);
 
+/* The same for a DecimalSI value (counts: inodes, pids): "5k", "1200", "1500k", "0". */
+const char *spool_quantity_decimal(int64_t v, char *buf, size_t size);
+
 /*
  * The kubelet's eviction message (pkg/kubelet/eviction/helpers.go evictionMessage), byte for
- * byte, trailing space included:
+ * byte, trailing space included. Counts (inodes, pids) print DecimalSI as the kubelet's
+ * observations do (a percentage threshold BinarySI, as its GetThresholdQuantity); a container's
+ * request prints as the pod spec wrote it when known; container sentences only for memory and
+ * ephemeral-storage. PSI signals (beyond the kubelet) are no quantity: their message is the first
+ * sentence and the container sentences, without "Threshold quantity". Example:
  * "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. Container
  * web was using 1258291Ki, request is 512Mi, has larger consumption of memory. "
  * Containers are listed only when their usage exceeds their request, as the kubelet does.

@@ -56,6 +56,7 @@ void thresholds_evaluate(const evictd_config *c, const node_signals *obs, thresh
 			} else
 				st->first_met_usec[k][s] = 0;
 			st->met[k][s] = met;
+			e->newly_actionable = e->actionable && !st->actionable[k][s];
 			st->actionable[k][s] = e->actionable;
 		}
 

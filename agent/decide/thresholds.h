@@ -44,6 +44,7 @@ typedef struct threshold_eval {
 	bool met;            /* including hysteresis */
 	bool actionable;     /* met for at least grace */
 	bool newly_met, cleared;
+	bool newly_actionable; /* actionable now and not at the previous evaluation (hard: = newly_met) */
 	uint64_t met_since_usec;
 	uint64_t grace_usec; /* 0 for hard */
 } threshold_eval;

@@ -33,15 +33,20 @@ static int copy(char *dst, size_t size, const char *s, const char *field, char *
 	return 0;
 }
 
-static int64_t request(const k8s_rlist *l, const char *name, bool milli)
+/* The request for name, -1 when none; str (optional) gets it as written when it fits a descriptor word. */
+static int64_t request(const k8s_rlist *l, const char *name, bool milli, char *str, size_t str_size)
 {
 	int64_t q;
 	pp_err e;
 
+	if (str)
+		str[0] = '\0';
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].key, name) == 0) {
 			if ((milli ? pp_quantity_parse_milli(l->v[i].value, &q, &e) : pp_quantity_parse(l->v[i].value, &q, &e)) < 0)
 				return -1;
+			if (str && strlen(l->v[i].value) < str_size && !strpbrk(l->v[i].value, " \t\n\r"))
+				snprintf(str, str_size, "%s", l->v[i].value);
 			return q;
 		}
 	return -1;
@@ -72,18 +77,19 @@ static int decode(const kval *obj, karena *a, const char *source, struct k8s_pod
 	return r;
 }
 
-static void set_container(kpod *p, const struct k8s_pod *kp, const struct k8s_container *c)
+static void set_container(kpod *p, const struct k8s_pod *kp, const struct k8s_container *c, bool init)
 {
 	kpod_container *k = &p->containers[p->n_containers];
 
 	if (strlen(c->name) >= sizeof(k->name) || strpbrk(c->name, " \t\n"))
 		return;
 	snprintf(k->name, sizeof(k->name), "%s", c->name);
-	k->memory = request(&c->requests, "memory", false);
-	k->storage = request(&c->requests, "ephemeral-storage", false);
-	k->cpu_milli = request(&c->requests, "cpu", true);
-	for (size_t s = 0; s < kp->ncontainer_statuses; s++) {
-		const struct k8s_container_status *st = &kp->container_statuses[s];
+	k->memory = request(&c->requests, "memory", false, k->memory_str, sizeof(k->memory_str));
+	k->storage = request(&c->requests, "ephemeral-storage", false, k->storage_str, sizeof(k->storage_str));
+	k->cpu_milli = request(&c->requests, "cpu", true, NULL, 0);
+	size_t n = init ? kp->ninit_container_statuses : kp->ncontainer_statuses;
+	for (size_t s = 0; s < n; s++) {
+		const struct k8s_container_status *st = init ? &kp->init_container_statuses[s] : &kp->container_statuses[s];
 		if (st->container_id && strcmp(st->name, c->name) == 0 && strlen(st->container_id) < sizeof(k->id) &&
 		    !strpbrk(st->container_id, " \t\n\r"))
 			snprintf(k->id, sizeof(k->id), "%s", st->container_id);
@@ -152,7 +158,10 @@ int kpod_decode(const kval *obj, karena *a, const char *source, kpod *p, char *e
 	p->static_or_mirror = (src && strcmp(src, "api") != 0) || annotation(&kp, "kubernetes.io/config.mirror");
 
 	for (size_t i = 0; i < kp.ncontainers && p->n_containers < KPOD_CONTAINERS_MAX; i++)
-		set_container(p, &kp, &kp.containers[i]);
+		set_container(p, &kp, &kp.containers[i], false);
+	/* init and sidecar containers too: the kubelet's eviction message names them since 1.31 */
+	for (size_t i = 0; i < kp.ninit_containers && p->n_containers < KPOD_CONTAINERS_MAX; i++)
+		set_container(p, &kp, &kp.init_containers[i], true);
 	p->req_memory = p->req_cpu_milli = p->req_storage = -1;
 	r = k8s_pod_requests(&kp, a, &res, &nres, &e);
 	if (r == -EINVAL) {
@@ -218,9 +227,14 @@ int kpod_descriptor(const kpod *p, char *buf, size_t size)
 	for (size_t i = 0; i < p->n_containers; i++) {
 		const kpod_container *c = &p->containers[i];
 		ADD("container = %s %s", c->name, c->id[0] ? c->id : "-");
-		if (c->memory >= 0)
+		/* requests as the pod spec wrote them ("1G"): the kubelet's message prints them so */
+		if (c->memory >= 0 && c->memory_str[0])
+			ADD(" memory=%s", c->memory_str);
+		else if (c->memory >= 0)
 			ADD(" memory=%" PRId64, c->memory);
-		if (c->storage >= 0)
+		if (c->storage >= 0 && c->storage_str[0])
+			ADD(" ephemeral-storage=%s", c->storage_str);
+		else if (c->storage >= 0)
 			ADD(" ephemeral-storage=%" PRId64, c->storage);
 		if (c->cpu_milli >= 0)
 			ADD(" cpu=%" PRId64 "m", c->cpu_milli);

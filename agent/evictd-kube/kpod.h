@@ -20,6 +20,7 @@ typedef struct kpod_container {
 	char name[64];
 	char id[128];
 	int64_t memory, storage, cpu_milli; /* -1 when no request */
+	char memory_str[32], storage_str[32]; /* the requests as the pod spec wrote them, "" when none */
 } kpod_container;
 
 typedef struct kpod {

@@ -113,8 +113,13 @@ static int parse_container(desc_parse *d, const char *v)
 				return dfail(d, "container %s: unknown resource \"%.*s\"", c->name, (int)kl, w);
 			if ((cpu ? pp_quantity_parse_milli(eq + 1, &q, &e) : pp_quantity_parse(eq + 1, &q, &e)) < 0 || q < 0)
 				return dfail(d, "container %s: invalid quantity \"%s\"", c->name, eq + 1);
-			if (dst)
+			if (dst) {
 				*dst = q;
+				/* kept as written: the kubelet's message prints a request in the pod spec's form */
+				char *str = dst == &c->memory_request ? c->memory_request_str : c->storage_request_str;
+				if (strlen(eq + 1) < sizeof(c->memory_request_str))
+					snprintf(str, sizeof(c->memory_request_str), "%s", eq + 1);
+			}
 		}
 	}
 	if (i == 0)

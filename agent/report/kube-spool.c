@@ -32,6 +32,13 @@ static int open_spool(const evictd_config *c)
 	return fd;
 }
 
+static const threshold_value *threshold_of_kind(const evictd_config *c, threshold_kind k, evictd_signal s)
+{
+	static const threshold_value none;
+	const threshold_value *t = k == THRESHOLD_HARD ? config_hard(c, s) : &c->soft[s];
+	return t ? t : &none;
+}
+
 void kube_spool_measure(const evictd_config *c, const char *cgroup_path, const pod_info *p,
                         const eviction_choice *ch, spool_container ctr[POD_CONTAINERS_MAX])
 {
@@ -58,6 +65,7 @@ void kube_spool_eviction(const evictd_config *c, const pod_info *p, const evicti
 	spool_eviction ev = {
 		.pod = p, .signal = signal_name(ch->signal), .hard = ch->kind == THRESHOLD_HARD,
 		.threshold = ch->threshold, .observed = ch->observed, .usage = usage,
+		.threshold_percent = threshold_of_kind(c, ch->kind, ch->signal)->percent,
 		.grace_usec = ch->grace_usec, .started_real_usec = real_usec(),
 		.containers = ctr, .n_containers = p->n_containers,
 	};
@@ -82,7 +90,9 @@ void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const s
 		for (int sig = 0; sig < _SIGNAL_MAX; sig++) {
 			const threshold_eval *te = &ev->t[k][sig];
 			char why[512];
-			if (!te->newly_met || !s->node.s[sig].known || signal_is_psi((evictd_signal)sig))
+			/* the kubelet's EvictionThresholdMet: when a threshold becomes actionable (a soft one
+			 * once its grace period has passed), not when it is first crossed */
+			if (!te->newly_actionable || !s->node.s[sig].known || signal_is_psi((evictd_signal)sig))
 				continue;
 			if (dirfd < 0 && (dirfd = open_spool(c)) < 0)
 				return;

@@ -404,6 +404,8 @@ static void test_soft_threshold_grace_with_injected_clock(void **state)
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].met);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].newly_met);
 	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
+	/* the kubelet's EvictionThresholdMet waits for the grace period (newly_actionable) */
+	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].newly_actionable);
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]); /* conditions ignore grace */
 	assert_true(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
 	assert_int_equal(d.n_evict, 0);
@@ -419,6 +421,7 @@ static void test_soft_threshold_grace_with_injected_clock(void **state)
 	in.now_usec = t0 + 90 * SEC;
 	assert_int_equal(decide(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
+	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].newly_actionable);
 	assert_int_equal(d.n_evict, 1); /* need 100Mi: web-1 */
 	assert_int_equal(d.evict[0].kind, THRESHOLD_SOFT);
 	/* soft: min(pod's 45 s, max-pod-grace-period 20 s) */
