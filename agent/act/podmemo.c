@@ -79,6 +79,32 @@ static memo_entry *find_or_add(pod_memo *m, const evict_info *i)
 	return e;
 }
 
+static memo_verdict failed(memo_entry *e, uint64_t now, uint64_t backoff_usec, uint64_t backoff_max_usec,
+                           uint64_t *ret_retry_usec)
+{
+	e->done = false;
+	e->failures++;
+	uint64_t b = backoff_usec;
+	for (unsigned k = 1; k < e->failures && b < backoff_max_usec; k++)
+		b *= 2;
+	if (b > backoff_max_usec)
+		b = backoff_max_usec;
+	e->retry_at = now + b;
+	if (ret_retry_usec)
+		*ret_retry_usec = b;
+	return e->failures == 1 ? MEMO_FIRST_FAILURE : MEMO_REPEATED_FAILURE;
+}
+
+memo_verdict pod_memo_refused(pod_memo *m, const char *uid, uint64_t now, uint64_t backoff_usec,
+                              uint64_t backoff_max_usec, uint64_t *ret_retry_usec)
+{
+	memo_entry *e = m && uid ? find(m, uid) : NULL;
+	if (!e || e->dry)
+		return MEMO_IGNORED;
+	e->restart_said = false;
+	return failed(e, now, backoff_usec, backoff_max_usec, ret_retry_usec);
+}
+
 memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, uint64_t backoff_usec,
                                uint64_t backoff_max_usec, uint64_t *ret_retry_usec)
 {
@@ -110,17 +136,7 @@ memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, u
 		memo_entry *e = find_or_add(m, i);
 		if (!e)
 			return MEMO_FIRST_FAILURE;
-		e->done = false;
-		e->failures++;
-		uint64_t b = backoff_usec;
-		for (unsigned k = 1; k < e->failures && b < backoff_max_usec; k++)
-			b *= 2;
-		if (b > backoff_max_usec)
-			b = backoff_max_usec;
-		e->retry_at = now + b;
-		if (ret_retry_usec)
-			*ret_retry_usec = b;
-		return e->failures == 1 ? MEMO_FIRST_FAILURE : MEMO_REPEATED_FAILURE;
+		return failed(e, now, backoff_usec, backoff_max_usec, ret_retry_usec);
 	}
 	default:
 		return MEMO_IGNORED;

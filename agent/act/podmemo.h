@@ -50,4 +50,12 @@ void pod_memo_prune(pod_memo *m, const snapshot *snap, pod_memo_restarted_fn fn,
 int pod_memo_skip_list(const pod_memo *m, uint64_t now, const char ***ret_uids, const char ***ret_why,
                        size_t *ret_n);
 
+/*
+ * The API server refused the eviction of uid (outcome.h): a failure, not an eviction — the pod keeps
+ * running, is not killed again if its containers restart, and waits the retry back-off. Returns
+ * MEMO_IGNORED when uid was not evicted by us, else MEMO_FIRST_FAILURE or MEMO_REPEATED_FAILURE.
+ */
+memo_verdict pod_memo_refused(pod_memo *m, const char *uid, uint64_t now, uint64_t backoff_usec,
+                              uint64_t backoff_max_usec, uint64_t *ret_retry_usec);
+
 unsigned pod_memo_count(const pod_memo *m);

@@ -96,6 +96,11 @@ void reclaim_drop(reclaim_set *r, const char *uid)
 		remove_at(r, (size_t)(x - r->e));
 }
 
+const reclaim_entry *reclaim_find(const reclaim_set *r, const char *uid)
+{
+	return find(r, uid);
+}
+
 bool reclaim_contains(const reclaim_set *r, const char *uid)
 {
 	return find(r, uid) != NULL;

@@ -68,6 +68,8 @@ const reclaim_entry *reclaim_begin(reclaim_set *r, const char *uid, uint64_t now
 /* Drops the entry (the eviction failed or was refused: nothing to wait for). */
 void reclaim_drop(reclaim_set *r, const char *uid);
 
+/* The entry of uid (valid until the next change of r), NULL when none. */
+const reclaim_entry *reclaim_find(const reclaim_set *r, const char *uid);
 /* true when uid is registered (armed or reclaiming). */
 bool reclaim_contains(const reclaim_set *r, const char *uid);
 /* Entries reclaiming (not those whose eviction is still running). */

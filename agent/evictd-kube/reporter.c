@@ -17,6 +17,7 @@
 #include "backoff.h"
 #include "jsonbuf.h"
 #include "kagent-log.h"
+#include "outcome.h"
 #include "spool.h"
 
 #define RECORD_MAX (64 * 1024)
@@ -37,6 +38,7 @@ struct reporter {
 	uint64_t retry_max_usec, backoff_usec;
 	sd_event_source *inotify, *timer, *defer;
 	int dirfd;
+	int outcome_fd; /* "<spool-dir>.outcome": refusals told back to evictd (outcome.h) */
 
 	/* the record in progress */
 	char name[256];
@@ -385,6 +387,19 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/*
+ * The API server finally refused the eviction (eviction-api = eviction: a PodDisruptionBudget's
+ * 429, or a refusal retrying will not change): evictd hears it, so that the pod is not killed again
+ * (its containers may restart) and the next pod is chosen while pressure lasts.
+ */
+static void tell_refused(reporter *r, long status)
+{
+	int q = r->outcome_fd < 0 ? -EBADF : outcome_write(r->outcome_fd, rstr(r, "uid"), (int)status);
+	if (q < 0)
+		log_msg(LOG_WARNING, "Refusal of the eviction of %s/%s not passed on to evictd: %s", rstr(r, "namespace"),
+		        rstr(r, "name"), strerror(-q));
+}
+
 static void step_done(kube_call *call, int error, long status, const char *body, size_t len, const char *msg,
                       void *userdata)
 {
@@ -421,9 +436,10 @@ static void step_done(kube_call *call, int error, long status, const char *body,
 	if (r->step == STEP_NODE_EVENT)
 		log_entry_send(&e, "Node event EvictionThresholdMet (%s): %s%s", rstr(r, "signal"), what,
 		               v == V_RETRY ? "; will retry" : "");
-	else if (v == V_SKIP_REST && r->step == STEP_DELETE && r->eviction_api && status == 429)
-		log_entry_send(&e, "Eviction API refused pod %s/%s (429, a PodDisruptionBudget): the local kill goes on",
-		               rstr(r, "namespace"), rstr(r, "name"));
+	else if (r->step == STEP_DELETE && r->eviction_api && (v == V_REFUSED || (v == V_SKIP_REST && status == 429)))
+		log_entry_send(&e, "Eviction API refused pod %s/%s (%s): evictd is told, the pod is not killed again "
+		               "and keeps no DisruptionTarget condition", rstr(r, "namespace"), rstr(r, "name"),
+		               status == 429 ? "429, a PodDisruptionBudget" : what);
 	else
 		log_entry_send(&e, "Pod %s/%s %s: %s%s", rstr(r, "namespace"), rstr(r, "name"), sn, what,
 		               v == V_RETRY ? "; will retry" : v == V_SKIP_REST ? "; nothing more to report" : "");
@@ -438,11 +454,31 @@ static void step_done(kube_call *call, int error, long status, const char *body,
 		return;
 	}
 	case V_SKIP_REST:
-		finish_record(r, "reported (the pod is gone or was replaced)");
+		if (r->step == STEP_DELETE && r->eviction_api && status == 429) {
+			tell_refused(r, status);
+			finish_record(r, "refused by the API server (a PodDisruptionBudget); evictd told");
+		} else
+			finish_record(r, "reported (the pod is gone or was replaced)");
 		break;
 	case V_OK:
 	case V_REFUSED:
 		r->backoff_usec = 0;
+		if (r->eviction_api) {
+			/*
+			 * The Eviction API first: on success the API server sets DisruptionTarget
+			 * (EvictionByEvictionAPI) and deletes the pod, then the Event tells why; on a
+			 * refusal no condition and no Event claim an eviction of a pod that keeps running.
+			 */
+			if (r->step == STEP_DELETE && v == V_REFUSED) {
+				tell_refused(r, status);
+				finish_record(r, "refused by the API server; evictd told");
+				break;
+			}
+			r->step = r->step == STEP_DELETE ? STEP_EVENT : STEP_DONE;
+			if (r->step == STEP_DONE)
+				finish_record(r, "reported");
+			break;
+		}
 		if (r->step == STEP_EVENT)
 			r->step = STEP_CONDITION;
 		else if (r->step == STEP_CONDITION)
@@ -537,7 +573,7 @@ static void next(reporter *r)
 		if (strcmp(kind, "threshold") == 0)
 			r->step = STEP_NODE_EVENT;
 		else if (strcmp(kind, "eviction") == 0 && *rstr(r, "uid") && *rstr(r, "name") && *rstr(r, "namespace"))
-			r->step = STEP_EVENT;
+			r->step = r->eviction_api ? STEP_DELETE : STEP_EVENT;
 		else {
 			/* a pod whose metadata never arrived has no namespace: nothing to tell the API */
 			finish_record(r, "not reportable (no namespace/name: the pod's metadata never arrived)");
@@ -569,7 +605,7 @@ int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **
 
 	if (!r)
 		return -ENOMEM;
-	r->dirfd = -1;
+	r->dirfd = r->outcome_fd = -1;
 	r->event = sd_event_ref(e);
 	r->multi = m;
 	r->eviction_api = o->eviction_api;
@@ -588,6 +624,15 @@ int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **
 		q = -errno;
 		reporter_free(r);
 		return q;
+	}
+	if (r->eviction_api) {
+		char od[4096];
+		if (snprintf(od, sizeof(od), "%s%s", r->dir, OUTCOME_DIR_SUFFIX) < (int)sizeof(od) &&
+		    (mkdir(od, 0755) == 0 || errno == EEXIST))
+			r->outcome_fd = open(od, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r->outcome_fd < 0)
+			log_msg(LOG_WARNING, "Outcome directory %s%s unavailable: refused evictions cannot be told to evictd: %s",
+			        r->dir, OUTCOME_DIR_SUFFIX, strerror(errno));
 	}
 	q = sd_event_add_inotify(e, &r->inotify, r->dir, IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR, on_inotify, r);
 	if (q >= 0)
@@ -616,6 +661,8 @@ reporter *reporter_free(reporter *r)
 	yajl_tree_free(r->rec);
 	if (r->dirfd >= 0)
 		close(r->dirfd);
+	if (r->outcome_fd >= 0)
+		close(r->outcome_fd);
 	free(r->dir);
 	free(r->node);
 	free(r);

@@ -8,6 +8,7 @@
 #include "daemon-internal.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "evict-log.h"
 #include "kube-spool.h"
 #include "log.h"
+#include "outcome.h"
 #include "spool.h"
 
 void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
@@ -299,6 +301,69 @@ static void start_evictions(evictd_daemon *d, const decision *dec, const snapsho
 	}
 }
 
+/*
+ * Refusals from the API server (eviction-api = eviction), told back by evictd-kube (outcome.h): the
+ * pod was not evicted in Kubernetes' eyes. It is not killed again when its containers restart, its
+ * reclaim no longer counts (so the next pod in the ranking is chosen while pressure lasts), and it
+ * waits the retry back-off before it may be chosen again. Read only where it matters: before a
+ * decision and while something reclaims.
+ */
+static void take_outcomes(evictd_daemon *d)
+{
+	if (!d->cfg->kube.enable || !d->cfg->kube.eviction_api || !d->cfg->kube.spool_dir)
+		return;
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s%s", d->cfg->kube.spool_dir, OUTCOME_DIR_SUFFIX) >= (int)sizeof(dir))
+		return;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	unsigned seen = 0;
+	while ((de = readdir(dp)) && seen++ < 256) {
+		size_t n = strlen(de->d_name), sl = strlen(OUTCOME_DIR_SUFFIX);
+		if (de->d_name[0] == '.' || n <= sl || strcmp(de->d_name + n - sl, OUTCOME_DIR_SUFFIX) != 0)
+			continue;
+		outcome_record o;
+		char why[160];
+		int r = outcome_take(dirfd(dp), de->d_name, &o, why, sizeof(why));
+		if (r == 0 && (strlen(o.uid) + sl != n || strncmp(de->d_name, o.uid, n - sl) != 0)) {
+			r = -EBADMSG;
+			snprintf(why, sizeof(why), "its uid does not match the file name");
+		}
+		if (r < 0) {
+			log_daemon_notice(d, "Eviction outcome %s/%s ignored: %s", dir, de->d_name, why);
+			continue;
+		}
+		const reclaim_entry *e = reclaim_find(d->reclaim, o.uid);
+		char pod[320];
+		snprintf(pod, sizeof(pod), "%s", e ? e->pod : o.uid);
+		if (e && e->reclaiming)
+			metrics_eviction_finished(d->metrics, signal_name(e->signal), e->hard, "refused");
+		reclaim_drop(d->reclaim, o.uid);
+		uint64_t retry = 0;
+		memo_verdict v = pod_memo_refused(d->memo, o.uid, mono_usec(), d->cfg->retry_backoff_usec,
+		                                  d->cfg->retry_backoff_max_usec, &retry);
+		if (v == MEMO_IGNORED)
+			continue; /* not a pod evicted by this process */
+		status_decision *sd = status_history_find(&d->history, o.uid);
+		if (sd)
+			snprintf(sd->reclaim, sizeof(sd->reclaim), "refused");
+		d->dirty = true;
+		if (v == MEMO_FIRST_FAILURE)
+			log_daemon_notice(d, "The API server refused the eviction of %s (HTTP %d%s): it is not killed again if "
+			                  "its containers restart, may be chosen again in %" PRIu64 "s at the earliest, and "
+			                  "the next pod in the ranking is chosen while pressure lasts", pod, o.status,
+			                  o.status == 429 ? ", a PodDisruptionBudget" : "", retry / USEC_PER_SEC);
+	}
+	closedir(dp);
+}
+
 typedef struct restart_ctx {
 	evictd_daemon *d;
 	const snapshot *snap;
@@ -379,6 +444,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		return;
 	}
 	evictor_foreach(d->ev, collect_uid, &inflight);
+	take_outcomes(d);
 	restart_ctx rc = { d, snap };
 	pod_memo_prune(d->memo, snap, on_victim_restarted, &rc);
 	const char **skip_uids = NULL, **skip_why = NULL;
@@ -445,6 +511,7 @@ void evaluate(evictd_daemon *d, const char *reason)
 	/* Only while something reclaims: a look at each such pod's cgroup (gone? restarted? too long?). */
 	unsigned reclaiming = reclaim_count(d->reclaim);
 	if (reclaiming) {
+		take_outcomes(d);
 		reclaim_check(d->reclaim, mono_usec(), on_reclaim, d);
 		reclaiming = reclaim_count(d->reclaim);
 	}

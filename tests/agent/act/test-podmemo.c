@@ -118,6 +118,18 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	assert_int_equal(first_restarts, 1); /* ...reported once */
 	assert_true(skipped(m, 0, &why));  /* never chosen anew */
 	assert_int_equal(pod_memo_count(m), 1);
+	/* ...unless the API server refused its eviction (a PodDisruptionBudget): then it is a failure
+	 * with the retry back-off, and its restarted containers are left alone */
+	uint64_t b = 0;
+	assert_int_equal(pod_memo_refused(m, "u1", 100 * SEC, 10 * SEC, 40 * SEC, &b), MEMO_FIRST_FAILURE);
+	assert_int_equal(b, 10 * SEC);
+	assert_true(skipped(m, 105 * SEC, &why));
+	assert_non_null(strstr(why, "failed"));
+	assert_false(skipped(m, 110 * SEC, &why));
+	restarts = 0;
+	pod_memo_prune(m, &snap, on_restart, NULL);
+	assert_int_equal(restarts, 0);
+	assert_int_equal(pod_memo_refused(m, "nobody", 0, SEC, SEC, &b), MEMO_IGNORED); /* not ours */
 	/* a failure then success: done */
 	i.outcome = EVICT_FAILED;
 	(void)pod_memo_finished(m, &i, 0, SEC, SEC, NULL);

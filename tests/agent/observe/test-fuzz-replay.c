@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Replays every saved fuzz input of the evictd fuzz targets (configuration with drop-ins, pod
- * descriptors, exec argv) through the normal build, so that a fixed finding stays fixed
+ * descriptors, exec argv, eviction outcomes) through the normal build, so that a fixed finding stays fixed
  * without clang.
  */
 #define LLVMFuzzerTestOneInput fuzz_config_one
@@ -14,6 +14,10 @@
 
 #define LLVMFuzzerTestOneInput fuzz_exec_argv_one
 #include "../../fuzz/fuzz-exec-argv.c"
+#undef LLVMFuzzerTestOneInput
+
+#define LLVMFuzzerTestOneInput fuzz_outcome_one
+#include "../../fuzz/fuzz-outcome.c"
 #undef LLVMFuzzerTestOneInput
 
 #include "../../fuzz/replay.h"
@@ -37,6 +41,12 @@ static void test_exec_argv(void **state)
 {
 	(void)state;
 	replay_target("exec-argv", fuzz_exec_argv_one);
+}
+
+static void test_outcome(void **state)
+{
+	(void)state;
+	replay_target("outcome", fuzz_outcome_one);
 }
 
 static char tmpdir[100];
@@ -64,6 +74,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_podmeta),
 		cmocka_unit_test(test_exec_argv),
+		cmocka_unit_test(test_outcome),
 	};
 	return cmocka_run_group_tests(tests, setup, cleanup);
 }
