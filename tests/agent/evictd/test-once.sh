@@ -177,7 +177,21 @@ PY
 		grep -q 'default/web-1 .*emptyDir+logs at least .* ephemeral-storage request 1Mi' "$tmp/disk.txt"
 }
 
+# pid.available short from outside the pods (issue 21): 412 tasks needed, the pods hold 86: not
+# every candidate (priority-1000000 db-0 included) but one pod, the kubelet's step
+check_pid_one_pod() {
+	{ cat "$tmp/evictd.conf"; printf '[eviction-hard]\nmemory.available = 0%%\npid.available = 62000\n'; } >"$tmp/pid.conf"
+	"$EVICTD" --once --json --dry-run --config "$tmp/pid.conf" --cgroup-root "$FX/systemd/root" \
+		--proc-root "$FX/systemd/proc" --metadata-dir "$tmp/systemd-pods" >"$tmp/pid.json" 2>/dev/null || return 1
+	python3 -c "
+import json, sys
+d = json.load(open('$tmp/pid.json'))
+ev = [e['pod'] for e in d['evict']]
+sys.exit(0 if ev == ['default/batch-1'] else 1)"
+}
+
 ok "--once --json on the systemd-driver fixture: shape, ranking, batch selection" check_systemd_json
+ok "--once: pid.available short by more than every pod holds: one pod, not all" check_pid_one_pod
 ok "--once --json: per-pod nodefs usage (emptyDir + logs), disk ranking, one pod when no batch covers the need" check_disk_json
 ok "--once: disk walk limit gives a lower bound, a warning, and ends the batch" check_disk_limit_warning
 ok "--once --json on the cgroupfs-driver fixture: allocatable signal, cgroup-derived request" check_cgroupfs_json
