@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ int reclaim_arm(reclaim_set *r, const reclaim_entry *e)
 	x->rekills = 0;
 	x->rekill_error = 0;
 	memset(x->relieved, 0, sizeof(x->relieved));
+	x->bound_set = false;
 	return 0;
 }
 
@@ -185,20 +187,34 @@ void reclaim_pending(const reclaim_set *r, int64_t amount[_SIGNAL_MAX], unsigned
 		for (int s = 0; s < _SIGNAL_MAX; s++) {
 			if (x->relieved[s])
 				continue;
-			if (x->expected[s] >= 0) {
+			if (x->expected[s] >= 0)
 				amount[s] += x->expected[s];
-				pods[s]++;
-				continue;
-			}
-			/* unknown, and the signal was not seen then: no value to tell new pressure from it */
-			if (!x->observed_known[s])
-				continue;
-			bool psi = signal_is_psi((evictd_signal)s);
-			if (!unknown[s] || (psi ? x->observed[s] > bound[s] : x->observed[s] < bound[s]))
-				bound[s] = x->observed[s];
-			unknown[s] = true;
+			else
+				unknown[s] = true;
 			pods[s]++;
+			/* without a value to tell new pressure from this pod's, any reading counts as new */
+			bool psi = signal_is_psi((evictd_signal)s);
+			int64_t b = x->bound_set && x->gone_known[s] ? x->gone[s]
+			          : x->observed_known[s]              ? x->observed[s]
+			          : psi                               ? INT64_MIN
+			                                              : INT64_MAX;
+			if (pods[s] == 1 || (psi ? b > bound[s] : b < bound[s]))
+				bound[s] = b;
 		}
+	}
+}
+
+void reclaim_observe(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX])
+{
+	for (size_t i = 0; r && i < r->n; i++) {
+		reclaim_entry *x = &r->e[i];
+		if (!x->reclaiming || x->bound_set)
+			continue;
+		for (int s = 0; s < _SIGNAL_MAX; s++) {
+			x->gone[s] = available[s];
+			x->gone_known[s] = known[s];
+		}
+		x->bound_set = true;
 	}
 }
 

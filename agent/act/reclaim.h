@@ -41,6 +41,9 @@ typedef struct reclaim_entry {
 	uint64_t gone_usec;      /* CLOCK_MONOTONIC: when its processes were gone */
 	uint64_t deadline_usec;  /* gone_usec + reclaim timeout */
 	bool relieved[_SIGNAL_MAX]; /* the signal's pressure ended meanwhile: not pending for it */
+	bool bound_set;          /* gone[] read (the first look after its processes were gone) */
+	int64_t gone[_SIGNAL_MAX];  /* each signal then: a fall below it is new pressure */
+	bool gone_known[_SIGNAL_MAX];
 	unsigned rekills;        /* processes reappeared and were killed again */
 	int rekill_error;        /* last -errno of such a kill, 0 when it worked */
 } reclaim_entry;
@@ -87,9 +90,17 @@ unsigned reclaim_check(reclaim_set *r, uint64_t now,
                        void (*fn)(reclaim_event what, const reclaim_entry *e, void *userdata), void *userdata);
 
 /*
+ * The node's signals now (available[], known[] by signal): entries whose processes are gone and
+ * that have no bound yet take these values as theirs. Called before reclaim_pending(): a victim
+ * may have grown between its choice and its death, so what counts as new pressure is a fall below
+ * the signal as it was once the victim was gone, not as it was when it was chosen.
+ */
+void reclaim_observe(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX]);
+
+/*
  * Per signal, what the reclaiming pods will still give back (decide.h's pending_reclaim, by its
  * fields): sum of known expected reclaims, how many pods, whether one is unknown, and the worst
- * value the signal had when such a pod was chosen (lowest; highest for PSI).
+ * value the signal had once such a pod was gone (lowest; highest for PSI; reclaim_observe).
  */
 void reclaim_pending(const reclaim_set *r, int64_t amount[_SIGNAL_MAX], unsigned pods[_SIGNAL_MAX],
                      bool unknown[_SIGNAL_MAX], int64_t bound[_SIGNAL_MAX]);

@@ -200,8 +200,8 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	if (pr && pr->pods[s]) {
 		pending += pr->amount[s];
 		worse = signal_is_psi(s) ? o->available > pr->bound[s] : o->available < pr->bound[s];
-		if (pr->unknown[s] && !worse)
-			return 0; /* an evicted pod's unknown reclaim may relieve this pressure: wait for it */
+		if (!worse)
+			return 0; /* what evicted pods are still giving back may relieve this: wait for it */
 	}
 	if (inflight_unknown)
 		return 0; /* let what is in flight act first: its effect cannot be predicted */
@@ -212,8 +212,8 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	} else {
 		/* back to threshold + minimum reclaim, less what evictions in flight or reclaiming will free */
 		need = te->threshold + te->min_reclaim - o->available - pending;
-		/* with an unknown reclaim pending, only the pressure that came since it was chosen */
-		if (worse && pr->unknown[s] && pr->bound[s] - o->available < need)
+		/* with a reclaim pending, only the pressure that came since its pod was gone */
+		if (worse && pr->bound[s] - o->available < need)
 			need = pr->bound[s] - o->available;
 	}
 	if (need <= 0)

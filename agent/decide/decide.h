@@ -66,15 +66,16 @@ typedef struct decision {
 
 /*
  * What pods evicted already (their processes gone) but not reclaimed yet will give back, per
- * signal (act/reclaim.h fills it; DESIGN §5 "Reclaim"). A known amount counts as if it were
- * available already; an unknown one holds further evictions for that signal unless the signal is
- * worse than it was when such a pod was chosen (new pressure: acted on at once).
+ * signal (act/reclaim.h fills it; DESIGN §5 "Reclaim"). While such a pod reclaims, a signal is held
+ * unless it falls below its value once that pod's processes were gone (bound): only then is there
+ * new pressure, acted on at once for what the pending reclaim does not cover — a known amount
+ * counts as if it were available already; an unknown one covers nothing beyond the bound.
  */
 typedef struct pending_reclaim {
 	int64_t amount[_SIGNAL_MAX];  /* sum of the known expected reclaims, in the signal's unit */
 	unsigned pods[_SIGNAL_MAX];   /* reclaiming pods counted for the signal */
-	bool unknown[_SIGNAL_MAX];    /* one of them has an unknown reclaim for the signal... */
-	int64_t bound[_SIGNAL_MAX];   /* ...and the signal's worst value when such a pod was chosen */
+	bool unknown[_SIGNAL_MAX];    /* one of them has an unknown reclaim for the signal */
+	int64_t bound[_SIGNAL_MAX];   /* the signal's worst value once one of them was gone */
 } pending_reclaim;
 
 typedef struct decide_input {

@@ -511,6 +511,13 @@ void evaluate(evictd_daemon *d, const char *reason)
 	/* Only while something reclaims: a look at each such pod's cgroup (gone? restarted? too long?). */
 	unsigned reclaiming = reclaim_count(d->reclaim);
 	if (reclaiming) {
+		int64_t avail[_SIGNAL_MAX];
+		bool known[_SIGNAL_MAX];
+		for (int s = 0; s < _SIGNAL_MAX; s++) {
+			avail[s] = d->node.s[s].available;
+			known[s] = d->node.s[s].known;
+		}
+		reclaim_observe(d->reclaim, avail, known);
 		take_outcomes(d);
 		reclaim_check(d->reclaim, mono_usec(), on_reclaim, d);
 		reclaiming = reclaim_count(d->reclaim);

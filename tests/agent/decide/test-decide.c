@@ -255,6 +255,7 @@ static void test_pending_reclaim_chooses_nothing_more(void **state)
 	pending_reclaim pr = { 0 };
 	pr.amount[SIGNAL_MEMORY_AVAILABLE] = 6 * Gi;
 	pr.pods[SIGNAL_MEMORY_AVAILABLE] = 1;
+	pr.bound[SIGNAL_MEMORY_AVAILABLE] = 5 * Gi; /* the signal once p6's processes were gone */
 	in.skip_uids = skip;
 	in.skip_why = why;
 	in.n_skip = 1;
@@ -265,6 +266,11 @@ static void test_pending_reclaim_chooses_nothing_more(void **state)
 	in.pending = NULL;
 	assert_evicts(&in, &st, "p5 ");
 	in.pending = &pr;
+
+	/* still 5Gi, or p6 grew before it died and the signal reads 4.5Gi with its 6Gi expected: what
+	 * it frees may cover that; only a fall below its value once p6 was gone is new pressure */
+	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 4 * Gi + 512 * Mi;
+	assert_evicts(&in, &st, "");
 
 	/* new pressure beyond the pending reclaim (3Gi left: 10 - 3 - 6 = 1Gi short): at once, and
 	 * just for that: the next pod alone */
@@ -324,10 +330,13 @@ static void test_uncoverable_need_one_pod(void **state)
 	pending_reclaim pr = { 0 };
 	pr.amount[SIGNAL_PID_AVAILABLE] = 20;
 	pr.pods[SIGNAL_PID_AVAILABLE] = 1;
+	pr.bound[SIGNAL_PID_AVAILABLE] = 500;
 	in.skip_uids = skip;
 	in.skip_why = why;
 	in.n_skip = 1;
 	in.pending = &pr;
+	assert_evicts(&in, &st, "");  /* 480 short, but nothing new since b was gone: its reclaim first */
+	s.node.s[SIGNAL_PID_AVAILABLE].available = 490; /* new processes outside the pods: 10 more short */
 	assert_evicts(&in, &st, "a ");
 	snapshot_done(&s);
 	config_free(c);
