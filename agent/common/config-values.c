@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Configuration values in Kubernetes syntax (quantities, percentages, durations, rates, lists),
  * one handler per section, the defaults, and the validation of the whole once every file is read. */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -103,15 +103,6 @@ static int replace_str(parse_state *p, char **dst, const char *v)
 	free(*dst);
 	*dst = s;
 	return 1;
-}
-
-char **config_strv_free(char **v)
-{
-	if (v)
-		for (char **i = v; *i; i++)
-			free(*i);
-	free(v);
-	return NULL;
 }
 
 static size_t strv_length(char *const *v)
@@ -585,71 +576,16 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 	return 0;
 }
 
-evictd_config *config_free(evictd_config *c)
+int config_fail(parse_state *p, const char *fmt, ...)
 {
-	if (!c)
-		return NULL;
-	free(c->cgroup_root);
-	config_strv_free(c->pods);
-	free(c->pod_metadata_dir);
-	free(c->proc_root);
-	free(c->nodefs_path);
-	free(c->imagefs_path);
-	free(c->kubelet_root_dir);
-	free(c->pod_logs_dir);
-	config_strv_free(c->exec_argv);
-	free(c->status_file);
-	free(c->metrics_file);
-	free(c->run_dir);
-	for (size_t i = 0; i < c->n_classes; i++) {
-		free(c->classes[i].name);
-		free(c->classes[i].description);
+	char msg[512];
+	va_list ap;
+
+	if (p->err && p->err->line == 0 && p->err->msg[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		config_set_error(p->err, p->fname, p->lineno, "%s", msg);
 	}
-	free(c->classes);
-	pp_pcset_free(c->pcset);
-	free(c->sources);
-	free(c->kube.kubeconfig);
-	free(c->kube.node_name);
-	free(c->kube.descriptor_dir);
-	free(c->kube.spool_dir);
-	free(c);
-	return NULL;
-}
-
-int64_t threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity)
-{
-	/* PSI is evictd's own: round to the nearest centipercent instead of the kubelet's float32 cut. */
-	if (signal_is_psi(s) && t && t->set && t->percent)
-		return llround((double)capacity * (double)t->fraction);
-	return threshold_resolve(t, capacity);
-}
-
-int64_t threshold_resolve(const threshold_value *t, int64_t capacity)
-{
-	if (!t || !t->set)
-		return -1;
-	if (!t->percent)
-		return t->quantity;
-	return (int64_t)((double)capacity * (double)t->fraction);
-}
-
-const char *threshold_format(const threshold_value *t, char *buf, size_t size)
-{
-	if (!t || !t->set)
-		snprintf(buf, size, "none");
-	else if (t->percent)
-		snprintf(buf, size, "%g%%", (double)t->fraction * 100.0);
-	else
-		snprintf(buf, size, "%lld", (long long)t->quantity);
-	return buf;
-}
-
-bool config_soft_is_hard(const evictd_config *c, evictd_signal s)
-{
-	return c->soft[s].set && c->soft_grace_set[s] && c->soft_grace_usec[s] == 0;
-}
-
-const threshold_value *config_hard(const evictd_config *c, evictd_signal s)
-{
-	return &c->hard[s];
+	return 0;
 }
