@@ -136,8 +136,8 @@ $(B)/agent/%.o: agent/%.c
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Iagent -MMD -MP -c -o $@ $<
 
 # The version is the Makefile's; main.o is rebuilt when it changes.
-$(B)/agent/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/main.o $(B)/controller/main.o: Makefile
+$(B)/agent/main.o $(B)/kubeagent/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
+$(B)/agent/main.o $(B)/kubeagent/main.o $(B)/controller/main.o: Makefile
 $(B)/controller/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 $(AGENT_A): $(AGENT_OBJS)
