@@ -113,7 +113,7 @@ TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -129,6 +129,14 @@ $(LIB_SO): $(LIB_OBJS) lib/libpreempt.map
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# pkg-config's convention for a library not installed yet: with PKG_CONFIG_PATH=$(B),
+# `pkg-config libpreempt` finds libpreempt-uninstalled.pc first, which points at the header in
+# the source tree and the library in the build tree (absolute paths: it works from any directory).
+$(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/lib/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- evictd -----------------------------------------------------------------------------------
 $(B)/agent/%.o: agent/%.c
