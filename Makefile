@@ -1,6 +1,7 @@
 # evictd / libpreempt / preemptctl — plain Makefile.
 #
-#   make                 libpreempt.so.0 + libpreempt.a, evictd, preemptctl
+#   make                 libpreempt.so.0 + libpreempt.a (+ libpreempt-uninstalled.pc), evictd,
+#                        evictd-kube, preemptctl
 #   make check           every test; last line "N passed, N failed[, N skipped]"
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
 #   make run             evictd in the foreground, dry-run, on this machine
@@ -300,7 +301,7 @@ clean:
 
 # One line per target; `make help` needs no build dependencies.
 help:
-	@echo 'make              build libpreempt, evictd and preemptctl into $(B)/'
+	@echo 'make              build libpreempt, evictd, evictd-kube and preemptctl into $(B)/'
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
 	@echo 'make run          evictd in the foreground, dry run, on this machine (Ctrl-C to stop)'
 	@echo 'make tests        build the test programs without running them'
