@@ -11,12 +11,14 @@
 #
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
-#   agent/*.c         -> build/agent.a (agent/main.c is evictd's main)
+#   agent/STAGE/*.c   -> build/agent-STAGE.a, one archive per folder of the node side (agent/README.md):
+#                        common, observe, decide, act, report, and the two programs evictd and
+#                        evictd-kube (their main.c is left out of the archive)
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
 #   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
-#   tests/lib/test-*.c, tests/agent/test-*.c, tests/controller/test-*.c -> cmocka binaries
-#   tests/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
+#   tests/{lib,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
+#   tests/*/test-*.sh, tests/agent/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
 #   tests/bench/bench-*.c -> benchmarks
 
 VERSION      := 0.1.0
@@ -87,30 +89,58 @@ TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 LIB_SRCS   := $(sort $(wildcard lib/*.c))
 LIB_OBJS   := $(LIB_SRCS:%.c=$(B)/%.o)
-AGENT_SRCS := $(filter-out agent/main.c,$(sort $(wildcard agent/*.c)))
+# The node side, one folder per stage (agent/README.md). A folder's code sees only the headers of
+# the folders it may use, so an arrow against the pipeline is a compile error, not a review finding.
+AGENT_DIRS := common observe decide act report evictd evictd-kube
+AGENT_INC_common      := -Iagent/common
+AGENT_INC_observe     := $(AGENT_INC_common) -Iagent/observe
+AGENT_INC_decide      := $(AGENT_INC_common) -Iagent/decide
+AGENT_INC_act         := $(AGENT_INC_common) -Iagent/act
+AGENT_INC_report      := $(AGENT_INC_common) -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report
+AGENT_INC_evictd      := $(AGENT_INC_report) -Iagent/evictd
+AGENT_INC_evictd-kube := $(AGENT_INC_common) -Ikube -Iagent/evictd-kube
+# What each folder links, itself first (archive order: users before what they use).
+AGENT_USES_common      := common
+AGENT_USES_observe     := observe common
+AGENT_USES_decide      := decide common
+AGENT_USES_act         := act common
+AGENT_USES_report      := report act decide observe common
+AGENT_USES_evictd      := evictd report act decide observe common
+AGENT_USES_evictd-kube := evictd-kube common
+agent_archives = $(foreach d,$(AGENT_USES_$(1)),$(B)/agent-$(d).a)
+# A folder's unit tests link what the folder uses, with two stated exceptions: act's tests also
+# write the journal lines of what they evict (report/evict-log), as the daemon does; evictd-kube's
+# read the descriptors it writes back with evictd's own reader (observe/podmeta), the contract
+# between the two programs.
+AGENT_TEST_INC_act  := $(AGENT_INC_report)
+AGENT_TEST_USES_act := report act decide observe common
+AGENT_TEST_INC_evictd-kube  := $(AGENT_INC_evictd-kube) -Iagent/observe
+AGENT_TEST_USES_evictd-kube := evictd-kube observe common
+agent_test_inc = $(or $(AGENT_TEST_INC_$(1)),$(AGENT_INC_$(1)))
+agent_test_archives = $(foreach d,$(or $(AGENT_TEST_USES_$(1)),$(AGENT_USES_$(1))),$(B)/agent-$(d).a)
+AGENT_MAINS := agent/evictd/main.c agent/evictd-kube/main.c
+AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent/%/*.c))))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
-KAGENT_SRCS := $(filter-out kubeagent/main.c,$(sort $(wildcard kubeagent/*.c)))
-KAGENT_OBJS := $(KAGENT_SRCS:%.c=$(B)/%.o)
 
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
-AGENT_A    := $(B)/agent.a
+# evictd's own stack; fuzz targets and benchmarks link it whole.
+AGENT_A    := $(call agent_archives,evictd)
 CTL_A      := $(B)/controller.a
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
-KAGENT_A   := $(B)/kubeagent.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
-TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/agent/test-*.c)))
+TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
-TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh))
+TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
@@ -139,26 +169,34 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/lib/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-# --- evictd -----------------------------------------------------------------------------------
-$(B)/agent/%.o: agent/%.c
-	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Iagent -MMD -MP -c -o $@ $<
-
+# --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
-$(B)/agent/main.o $(B)/kubeagent/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/main.o $(B)/kubeagent/main.o $(B)/controller/main.o: Makefile
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/main.o: Makefile
 $(B)/controller/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
-$(AGENT_A): $(AGENT_OBJS)
-	@rm -f $@
-	$(AR) rcs $@ $^
+define agent_dir_rules
+$(B)/agent/$(1)/%.o: agent/$(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS)) $$(AGENT_INC_$(1)) -MMD -MP -c -o $$@ $$<
+
+$(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sort $$(wildcard agent/$(1)/*.c))))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+
+# A unit test of a folder links that folder and what it may use, nothing above it.
+$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
+endef
+$(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
 # evictd links libpreempt statically: a node agent must not break when the shared library on the
 # node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
-$(EVICTD): $(B)/agent/main.o $(AGENT_A) $(LIB_A)
+$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
-# --- kube/ (the Kubernetes client and object decoder) and evictd-kube ------------------------
+# --- kube/ (the Kubernetes client and object decoder) ----------------------------------------
 $(B)/kube/%.o: kube/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
@@ -167,16 +205,8 @@ $(KUBE_A): $(KUBE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/kubeagent/%.o: kubeagent/%.c
-	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -MMD -MP -c -o $@ $<
-
-$(KAGENT_A): $(KAGENT_OBJS)
-	@rm -f $@
-	$(AR) rcs $@ $^
-
 # Statically linked against libpreempt like evictd, for the same reason.
-$(EVICTD_KUBE): $(B)/kubeagent/main.o $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+$(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
 # --- preemptctl -------------------------------------------------------------------------------
@@ -198,17 +228,13 @@ $(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) -Ilib -Itests -MMD -MP -o $@ $< $(LIB_A) $(LDFLAGS) $(TEST_LIBS) -lm
 
-$(B)/tests/agent/%: tests/agent/%.c $(AGENT_A) $(LIB_A)
-	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(AGENT_CFLAGS) -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) $(TEST_LIBS) -lm
-
 $(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
-$(B)/tests/kube/%: tests/kube/%.c $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A)
+$(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) $(AGENT_CFLAGS) -Ikube -Iagent -Ikubeagent -Ilib -Itests -MMD -MP -o $@ $< $(KAGENT_A) $(KUBE_A) $(AGENT_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(AGENT_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
@@ -224,13 +250,13 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib -Iagent -Icontroller -Ikube -Ikubeagent \
-	  lib agent controller kube kubeagent
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) -Icontroller -Ikube \
+	  lib agent controller kube
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib -Iagent -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \

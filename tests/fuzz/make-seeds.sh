@@ -62,7 +62,7 @@ PY
 for f in conf/*.conf conf/*.conf.d/*.conf tests/fixtures/conf/*.conf tests/fixtures/config/*.conf; do
 	seed_file config "$f"
 done
-ini_literals tests/agent/test-config.c | while IFS= read -r -d '' t; do printf '%s' "$t" | seed config; done
+ini_literals tests/agent/common/test-config.c | while IFS= read -r -d '' t; do printf '%s' "$t" | seed config; done
 # Main file plus drop-ins (pieces separated by a line "%%", see fuzz-config.c).
 printf '[agent]\ninterval = 1s\n[eviction-hard]\nmemory.available = 100Mi\n%%%%\n[eviction-hard]\nmemory.available = 200Mi\n%%%%\n[priority-class high]\nvalue = 1000\nglobal-default = yes\n' | seed config
 printf '[priority-class a]\nvalue = 1\nglobal-default = yes\n%%%%\n[priority-class b]\nvalue = 2\nglobal-default = yes\n' | seed config
@@ -70,7 +70,7 @@ printf '[eviction-soft]\nmemory.available = 500Mi\n%%%%\n[eviction-soft-grace-pe
 for f in $(find tests/fixtures -path "*pods*" -name "*.conf" 2>/dev/null) tests/fixtures/metadata/*.conf; do
 	seed_file podmeta "$f"
 done
-ini_literals tests/agent/test-scan.c | while IFS= read -r -d '' t; do case $t in *"[pod]"*) printf '%s' "$t" | seed podmeta ;; esac; done
+ini_literals tests/agent/observe/test-scan.c | while IFS= read -r -d '' t; do case $t in *"[pod]"*) printf '%s' "$t" | seed podmeta ;; esac; done
 for f in tests/fixtures/clusters/*.json tests/fixtures/clusters/*.yaml tests/fixtures/clusters/*.yml \
          tests/fixtures/k8s/*.json tests/fixtures/k8s/*.yaml tests/controller/*.json tests/controller/*.yaml; do
 	seed_file k8s "$f"

@@ -1,0 +1,153 @@
+#!/bin/bash
+# evictd as a daemon on the real cgroup v2 hierarchy: pods are cgroups this test creates, their
+# processes are sigrecorder helpers, the threshold is nodefs.available on a small tmpfs the test
+# fills. Asserts which pod dies, that SIGTERM comes first and the grace period is honoured, that
+# the higher-priority pod survives, the sd_notify protocol (READY, STATUS, RELOADING, STOPPING),
+# reload with a good and a bad file, status.json and a clean SIGTERM exit.
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root (creates cgroups, mounts a tmpfs)"
+find_cgroup2
+
+EVICTD=$BUILD/evictd
+REC=$BUILD/tests/helpers/sigrecorder
+NCAP=$BUILD/tests/helpers/notify-capture
+T=$(mktemp -d -t evictd-act.XXXXXX)
+ROOT=$CG2/evictd-test-$TEST_TAG
+LOW=$ROOT/kubepods/besteffort/podaaaa-1111
+HIGH=$ROOT/kubepods/besteffort/podbbbb-2222
+PIDS=()
+
+cleanup() {
+	[ -n "${KEEP:-}" ] && cp "$T/stderr" "$T/notify" /tmp/ 2>/dev/null
+	[ -n "${DPID:-}" ] && kill -9 "$DPID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for cg in "$LOW" "$HIGH"; do [ -e "$cg/cgroup.kill" ] && echo 1 > "$cg/cgroup.kill"; done
+	sleep 0.2
+	for d in "$LOW" "$HIGH" "$ROOT/kubepods/besteffort" "$ROOT/kubepods" "$ROOT"; do rmdir "$d" 2>/dev/null; done
+	umount "$T/nodefs" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+mkdir -p "$LOW" "$HIGH" || skip_all "cannot create cgroups under $CG2"
+[ -e "$LOW/cgroup.kill" ] || skip_all "no cgroup.kill (kernel < 5.14)"
+mkdir -p "$T/nodefs" "$T/meta"
+mount -t tmpfs -o size=8m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
+
+pod_conf() {	# pod_conf UID NAME PRIORITY: the pod's descriptor, with a 2s grace period
+	printf '[pod]\nnamespace = default\nname = %s\npriority = %s\ntermination-grace-period = 2s\n' "$2" "$3" \
+		> "$T/meta/$1.conf"
+}
+pod_conf aaaa-1111 low 0
+pod_conf bbbb-2222 high 1000
+chmod 0644 "$T"/meta/*.conf
+
+write_conf() {	# write_conf hard|soft|bad
+	daemon_conf
+	case $1 in
+	soft) printf '%s\n' "nodefs.available = 0%" "[eviction-soft]" "nodefs.available = 4Mi" \
+		"[eviction-soft-grace-period]" "nodefs.available = 1s" "[eviction]" "max-pod-grace-period = 30s" \
+		"pressure-transition-period = 0s" >> "$T/evictd.conf" ;;
+	hard) printf '%s\n' "nodefs.available = 4Mi" "[eviction]" "pressure-transition-period = 0s" >> "$T/evictd.conf" ;;
+	bad) printf '%s\n' "nodefs.available = 4Mi" "[eviction]" "no-such-key = 1" >> "$T/evictd.conf" ;;
+	esac
+}
+
+start_pod() {	# start_pod CGROUP FILE [--ignore-term]
+	"$REC" --cgroup "$1" $3 "$2" &
+	PIDS+=($!)
+	for _ in $(seq 100); do grep -q ready "$2" 2>/dev/null && return 0; sleep 0.02; done
+	return 1
+}
+
+wait_for() {	# wait_for SECONDS COMMAND...: polls until COMMAND succeeds
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.05; done
+}
+
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+dead() { ! alive "$1"; }
+has_term() { grep -q '^TERM ' "$1"; }
+notified() { grep -q -- "$1" "$T/notify"; }
+json_has() { python3 -c "import json,sys; d=json.load(open('$T/status.json')); sys.exit(0 if ($1) else 1)"; }
+
+# --- start ------------------------------------------------------------------------------------
+start_pod "$LOW" "$T/low.rec" --ignore-term || skip_all "cannot move a process into $LOW"
+LOWPID=${PIDS[-1]}
+start_pod "$HIGH" "$T/high.rec"
+HIGHPID=${PIDS[-1]}
+write_conf soft
+
+NAME=evictd-test-notify-$$
+"$NCAP" "$NAME" "$T/notify" & PIDS+=($!)
+wait_for 5 test -s "$T/notify"
+NOTIFY_SOCKET=@$NAME WATCHDOG_USEC=2000000 "$EVICTD" --config "$T/evictd.conf" \
+	--cgroup-root "$ROOT" --log-target stderr 2> "$T/stderr" &
+DPID=$!
+ok "READY=1 sent" wait_for 5 notified "READY=1"
+ok "status.json written" wait_for 5 test -s "$T/status.json"
+ok "evictd --status prints it" bash -c "'$EVICTD' --status --config '$T/evictd.conf' | python3 -c 'import json,sys; json.load(sys.stdin)'"
+ok "no pod touched while nothing is met" bash -c "! grep -q TERM '$T/low.rec' '$T/high.rec'"
+
+# --- soft threshold: SIGTERM, grace, cgroup.kill -----------------------------------------------
+dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
+FILLED=$(date +%s%N)
+ok "the low-priority pod gets SIGTERM" wait_for 10 has_term "$T/low.rec"
+rm -f "$T/nodefs/fill"	# the reclaim the eviction would bring: keeps the high pod safe
+TERMED=$(date +%s%N)
+ok "soft grace period (1s) waited before acting" test $(( (TERMED - FILLED) / 1000000 )) -ge 900
+ok "the pod ignoring SIGTERM is still alive during its 2s grace" alive "$LOWPID"
+ok "...and killed when the grace period ends" wait_for 6 dead "$LOWPID"
+KILLED=$(date +%s%N)
+ok "grace period honoured (>= 1.9s between SIGTERM and death)" test $(( (KILLED - TERMED) / 1000000 )) -ge 1800
+ok "the higher-priority pod survived" alive "$HIGHPID"
+ok "the higher-priority pod got no SIGTERM" bash -c "! grep -q TERM '$T/high.rec'"
+ok "status.json records the finished eviction" wait_for 5 json_has \
+	"any(x['pod']=='default/low' and x['outcome']=='done' and x['duration_usec']>=1900000 and x['grace_sec']==2 for x in d['decisions'])"
+ok "STATUS= names the last eviction" wait_for 5 notified "STATUS=.*last eviction: default/low"
+ok "eviction started logged" grep -q "Evicting default/low (nodefs.available, soft threshold): SIGTERM sent to 1 process" "$T/stderr"
+ok "eviction finished logged" grep -q "Evicted default/low in 2\.[0-9]*s (killed after its grace period)" "$T/stderr"
+wait "$LOWPID" 2>/dev/null
+
+# --- reload with a bad file: the old configuration stays --------------------------------------
+write_conf bad
+kill -HUP "$DPID"
+ok "bad reload: RELOADING=1 then READY=1" wait_for 5 bash -c "grep -A1 RELOADING=1 '$T/notify' | grep -q READY=1"
+ok "bad reload: error names file:line" wait_for 5 grep -q "evictd.conf:14: unknown key \"no-such-key\"" "$T/stderr"
+ok "bad reload: still running" alive "$DPID"
+
+# --- reload with a good file: a hard threshold kills at once ----------------------------------
+write_conf hard
+echo --- >> "$T/notify"
+kill -HUP "$DPID"
+ok "good reload: RELOADING=1 then READY=1" wait_for 5 bash -c "grep -A1 RELOADING=1 '$T/notify' | grep -q READY=1"
+ok "good reload logged" wait_for 5 grep -q "Configuration reloaded" "$T/stderr"
+rm -f "$T/low.rec"
+start_pod "$LOW" "$T/low.rec" --ignore-term
+LOWPID=${PIDS[-1]}
+dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
+FILLED=$(date +%s%N)
+ok "hard threshold: the low-priority pod dies without waiting its grace" wait_for 3 dead "$LOWPID"
+rm -f "$T/nodefs/fill"
+KILLED=$(date +%s%N)
+ok "hard threshold: within 1.5 s of the crossing (grace 2s not applied)" test $(( (KILLED - FILLED) / 1000000 )) -lt 1500
+# A hard threshold has no grace period: cgroup.kill at once, no SIGTERM walk to wait for.
+ok "hard threshold: cgroup.kill at once, no SIGTERM" grep -q \
+	"Evicting default/low (nodefs.available, hard threshold): no grace period, cgroup.kill at once" "$T/stderr"
+ok "hard threshold: the pod got no SIGTERM" bash -c "! grep -q TERM '$T/low.rec'"
+# The fill is not the pods' own usage: once the low pod is dead and pressure lasts, the next pod
+# in the ranking is rightly chosen (issue 12); what matters here is the order.
+ok "hard threshold: the low-priority pod is chosen first" bash -c \
+	"sed -n '/Configuration reloaded/,\$p' '$T/stderr' | grep -m1 'Evicting default/' | grep -q 'default/low'"
+wait "$LOWPID" 2>/dev/null
+
+# --- stop -------------------------------------------------------------------------------------
+kill -TERM "$DPID"
+wait "$DPID"; RC=$?
+DPID=
+ok "clean exit on SIGTERM" test "$RC" = 0
+ok "STOPPING=1 sent" notified "STOPPING=1"
+ok "WATCHDOG=1 sent (WatchdogSec)" notified "WATCHDOG=1"
+done_testing

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replays every saved fuzz input of the evictd fuzz targets (configuration with drop-ins, pod
+ * descriptors, exec argv) through the normal build, so that a fixed finding stays fixed
+ * without clang.
+ */
+#define LLVMFuzzerTestOneInput fuzz_config_one
+#include "../../fuzz/fuzz-config.c"
+#undef LLVMFuzzerTestOneInput
+
+#define LLVMFuzzerTestOneInput fuzz_podmeta_one
+#include "../../fuzz/fuzz-podmeta.c"
+#undef LLVMFuzzerTestOneInput
+
+#define LLVMFuzzerTestOneInput fuzz_exec_argv_one
+#include "../../fuzz/fuzz-exec-argv.c"
+#undef LLVMFuzzerTestOneInput
+
+#include "../../fuzz/replay.h"
+#include "scratch.h"
+
+static void test_config(void **state)
+{
+	(void)state;
+	replay_target("config", fuzz_config_one);
+}
+
+static void test_podmeta(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* descriptors are trusted only when root-owned */
+	replay_target("podmeta", fuzz_podmeta_one);
+}
+
+static void test_exec_argv(void **state)
+{
+	(void)state;
+	replay_target("exec-argv", fuzz_exec_argv_one);
+}
+
+static char tmpdir[100];
+
+static int setup(void **state)
+{
+	(void)state;
+	/* The targets keep their files here; forked replays each make a subdirectory. */
+	if (!mkdtemp(scratch_template(tmpdir, sizeof(tmpdir), "evictd-fuzz-replay")))
+		return -1;
+	return setenv("FUZZ_TMPDIR", tmpdir, 1);
+}
+
+static int cleanup(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_podmeta),
+		cmocka_unit_test(test_exec_argv),
+	};
+	return cmocka_run_group_tests(tests, setup, cleanup);
+}
