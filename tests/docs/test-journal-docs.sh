@@ -1,7 +1,7 @@
 #!/bin/bash
 # The README's journal reference cannot drift from the code (issue 22): its MESSAGE_ID table lists
 # exactly the catalog's entries (systemd/evictd.catalog), and its field list names exactly the
-# EVICTD_* fields the C sources send ("EVICTD_..." string literals: the FIELD_* definitions).
+# EVICTD_* fields the C sources (agent/, kube/) send ("EVICTD_..." string literals: the FIELD_* definitions).
 . "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
@@ -26,7 +26,7 @@ ok "the MESSAGE_ID table lists every catalog entry, and only those ($(wc -l <"$t
 
 # The paragraph that starts with "Fields:".
 awk '/^Fields:/ { f = 1 } f && /^$/ { exit } f' "$tmp/section" | grep -oE 'EVICTD_[A-Z_]+' | sort -u >"$tmp/readme-fields"
-grep -rhoE '"EVICTD_[A-Z0-9_]+"' --include='*.c' --include='*.h' $(ls -d agent kubeagent kube 2>/dev/null) | tr -d '"' | sort -u >"$tmp/code-fields"
+grep -rhoE '"EVICTD_[A-Z0-9_]+"' --include='*.c' --include='*.h' agent kube | tr -d '"' | sort -u >"$tmp/code-fields"
 ok "the sources define fields" test -s "$tmp/code-fields"
 ok "the field list names every EVICTD_* field of the sources, and only those ($(wc -l <"$tmp/code-fields"))" \
 	same "fields" "$tmp/readme-fields" "$tmp/code-fields"

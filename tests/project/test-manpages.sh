@@ -66,7 +66,7 @@ ok "preemptctl(1) documents every preemptctl option (${#popts[@]})" documented "
 EKUBE=$BUILD/evictd-kube
 if [ -x "$EKUBE" ]; then
 	"$EKUBE" --help >"$tmp/evictd-kube.help" 2>&1
-	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" kubeagent/evictd/main.c)
+	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" agent/evictd-kube/main.c)
 	ok "evictd-kube(8) documents every evictd-kube option (${#kopts[@]})" documented "$tmp/evictd-kube.8.txt" "${kopts[@]}"
 else
 	skip "evictd-kube(8) documents every evictd-kube option" "evictd-kube not built"

@@ -3,7 +3,7 @@
 # program that was asked (preemptctl has no configuration file; evictd-kube names the option or
 # the key it came from), evictd-kube says "the default" when no configuration file was read
 # instead of blaming a file that does not exist, and evictd-kube -V prints evictd's version.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 EKUBE=$BUILD/evictd-kube
 PCTL=$BUILD/preemptctl
 EVICTD=$BUILD/evictd
