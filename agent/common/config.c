@@ -328,6 +328,23 @@ static int parse_threshold(parse_state *p, const char *section, evictd_signal si
 	return 1;
 }
 
+/*
+ * A PSI hard threshold has two names: [eviction-hard] memory.some/full, like every threshold, and
+ * the older [eviction] psi-memory-some/full, kept as an alias. Setting both (in one file or
+ * across drop-ins) is an error naming both places: whichever came last would win silently.
+ */
+static int psi_name_used(parse_state *p, evictd_signal s, bool alias)
+{
+	char (*o)[96] = p->c->psi_origin[s == SIGNAL_MEMORY_FULL];
+	const char *canon = s == SIGNAL_MEMORY_FULL ? "memory.full" : "memory.some";
+	if (o[!alias][0])
+		return fail(p, "[eviction-hard] %s and [eviction] psi-memory-%s name the same threshold and both are "
+		            "set (here and at %s): keep [eviction-hard] %s only",
+		            canon, canon + 7, o[!alias], canon);
+	set_origin(p, o[alias], sizeof(o[alias]));
+	return 1;
+}
+
 static int replace_str(parse_state *p, char **dst, const char *v)
 {
 	char *s = strdup(v);
@@ -532,6 +549,8 @@ static int handle_eviction(parse_state *p, const char *name, const char *v)
 	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
+		if (!psi_name_used(p, s, true))
+			return 0;
 		return parse_threshold(p, "eviction", s, v, false, &c->hard[s]);
 	}
 	return fail(p, "unknown key \"%s\" in section [eviction]", name);
@@ -694,6 +713,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		switch (section[9]) {
 		case 'h':
 			p->hard_explicit[s] = true;
+			if (signal_is_psi(s) && !psi_name_used(p, s, false))
+				return 0;
 			return parse_threshold(p, section, s, value, false, &p->c->hard[s]);
 		case 'm':
 			return parse_threshold(p, section, s, value, true, &p->c->min_reclaim[s]);
