@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One evaluation cycle of the service: the node signals are read (all of them between status
+ * refreshes, else only those with a threshold), thresholds evaluated, and only when one is
+ * actionable are pods scanned, ranked and the chosen ones handed to the evictor. Also what follows
+ * an eviction's events: the memo of evicted/failing pods, metrics and the decision history.
+ */
+#include "daemon-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cadence.h"
+#include "evict-log.h"
+#include "kube-spool.h"
+#include "log.h"
+#include "spool.h"
+
+void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
+{
+	(void)ev;
+	evictd_daemon *d = userdata;
+	memo_verdict v = MEMO_IGNORED;
+	uint64_t retry = 0;
+	if (what == EVICT_EVENT_FINISHED)
+		v = pod_memo_finished(d->memo, info, mono_usec(), d->cfg->retry_backoff_usec,
+		                      d->cfg->retry_backoff_max_usec, &retry);
+	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
+		evict_log(what, info);
+	if (v == MEMO_FIRST_FAILURE)
+		log_daemon_notice(d, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
+		                  "up to %" PRIu64 "s; further failures are not logged); other pods are chosen meanwhile",
+		                  info->namespace_, *info->namespace_ ? "/" : "", info->name, retry / USEC_PER_SEC,
+		                  d->cfg->retry_backoff_max_usec / USEC_PER_SEC);
+	if (what == EVICT_EVENT_STARTED)
+		metrics_eviction_started(d->metrics);
+	else if (what == EVICT_EVENT_FINISHED)
+		metrics_eviction_finished(d->metrics, info->signal, info->hard, evict_outcome_to_string(info->outcome));
+	bool record = (what == EVICT_EVENT_FINISHED && !info->dry_run) ||
+	              (what == EVICT_EVENT_STARTED && info->dry_run);
+	if (record) {
+		status_decision sd = {
+			.realtime_usec = info->started_real_usec,
+			.hard = info->hard,
+			.priority = info->priority,
+			.grace_sec = (info->grace_usec + 999999) / 1000000,
+			.duration_usec = info->duration_usec,
+			.reclaimed_bytes = info->outcome == EVICT_DONE ? info->reclaimed_bytes : -1,
+			.exec_status = info->exec_status,
+		};
+		snprintf(sd.pod, sizeof(sd.pod), "%s%s%s", info->namespace_, *info->namespace_ ? "/" : "",
+		         info->name);
+		snprintf(sd.uid, sizeof(sd.uid), "%s", info->uid);
+		snprintf(sd.signal, sizeof(sd.signal), "%s", info->signal);
+		snprintf(sd.action, sizeof(sd.action), "%s", info->dry_run ? "dry-run" : info->exec ? "exec" : "kill");
+		snprintf(sd.outcome, sizeof(sd.outcome), "%s",
+		         info->dry_run ? "would-evict" : evict_outcome_to_string(info->outcome));
+		status_history_add(&d->history, &sd);
+		snprintf(d->last_eviction, sizeof(d->last_eviction), "%s (%s, %s)", sd.pod, sd.signal, sd.outcome);
+	}
+	d->dirty = true;
+	if (d->stopping && what == EVICT_EVENT_FINISHED && evictor_count(d->ev) == 0)
+		(void)sd_event_exit(d->event, 0);
+}
+
+void engine_done(evictd_daemon *d)
+{
+	node_cache_reset(&d->node_cache);
+	d->sc = scanner_free(d->sc);
+	if (d->proc_fd >= 0)
+		close(d->proc_fd);
+	d->proc_fd = -1;
+	d->kubepods = NULL;
+}
+
+int engine_init(evictd_daemon *d)
+{
+	d->proc_fd = -1;
+	int r = cg_discover(d->cfg->cgroup_root, &d->cg);
+	if (r < 0) {
+		log_daemon_error(d, r, "cgroup root %s", d->cfg->cgroup_root ? d->cfg->cgroup_root : "auto");
+		return r;
+	}
+	if (!d->cg.root[0])
+		log_daemon_notice(d, "no cgroup v2 hierarchy (%s): pod signals are unavailable", cg_mode_name(d->cg.mode));
+	r = scanner_new(d->cfg, &d->cg, &d->sc);
+	if (r < 0) {
+		log_daemon_error(d, r, "cannot set up the scanner");
+		return r;
+	}
+	if (scanner_root_fd(d->sc) >= 0)
+		d->kubepods = node_find_kubepods(scanner_root_fd(d->sc));
+	d->proc_fd = open(d->cfg->proc_root ? d->cfg->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+/* The scanner holds the configuration by pointer: after a reload it must follow the new one. */
+void engine_reconfigure(evictd_daemon *d)
+{
+	engine_done(d);
+	if (engine_init(d) < 0)
+		log_daemon_notice(d, "observing nothing until the next reload");
+}
+
+static void refresh_want(evictd_daemon *d)
+{
+	if (d->want_for == d->cfg)
+		return;
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
+		d->want[s] = (h && h->set) || d->cfg->soft[s].set;
+	}
+	d->want_for = d->cfg;
+}
+
+static bool thresholded_signals_unchanged(const evictd_daemon *d)
+{
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		const signal_obs *a = &d->node.s[s], *b = &d->quiet_node.s[s];
+		if (d->want[s] && (a->known != b->known || a->available != b->available || a->capacity != b->capacity))
+			return false;
+	}
+	return true;
+}
+
+static bool anything_changed(const evaluation *e)
+{
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			if (e->t[k][s].newly_met || e->t[k][s].cleared)
+				return true;
+	for (int c = 0; c < _CONDITION_MAX; c++)
+		if (e->condition_changed[c])
+			return true;
+	return false;
+}
+
+static bool anything_actionable(const evaluation *e)
+{
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			if (e->t[k][s].actionable)
+				return true;
+	return false;
+}
+
+static bool nodefs_actionable(const evaluation *e)
+{
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		if (e->t[k][SIGNAL_NODEFS_AVAILABLE].actionable || e->t[k][SIGNAL_NODEFS_INODES_FREE].actionable)
+			return true;
+	return false;
+}
+
+/*
+ * Nothing met, no condition on (so no grace or transition period is running), nothing changed and
+ * nothing in flight: an evaluation of the same signal values would give the same result, whatever
+ * the time.
+ */
+static bool evaluation_is_quiet(const evictd_daemon *d)
+{
+	if (anything_changed(&d->eval) || evictor_count(d->ev))
+		return false;
+	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			if (d->eval.t[k][s].met || d->ts.met[k][s])
+				return false;
+	for (int c = 0; c < _CONDITION_MAX; c++)
+		if (d->ts.condition[c] || d->eval.conditions[c])
+			return false;
+	return true;
+}
+
+typedef struct uid_list {
+	const char **uids;
+	size_t n, cap;
+} uid_list;
+
+static void collect_uid(const evict_info *i, void *userdata)
+{
+	uid_list *l = userdata;
+	if (l->n < l->cap)
+		l->uids[l->n++] = i->uid;
+}
+
+static void start_evictions(evictd_daemon *d, const decision *dec, const snapshot *snap)
+{
+	for (size_t i = 0; i < dec->n_evict; i++) {
+		const eviction_choice *c = &dec->evict[i];
+		const pod_info *p = &snap->pods[c->pod];
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof(path), "%s/%s", d->cg.root, p->cgroup) >= (int)sizeof(path))
+			continue;
+		evictd_rank_kind rk = signal_rank_kind(c->signal);
+		evict_request rq = {
+			.uid = p->uid, .namespace_ = p->namespace_, .name = p->name, .cgroup_path = path,
+			.signal = signal_name(c->signal), .hard = c->kind == THRESHOLD_HARD,
+			.grace_usec = c->grace_usec, .priority = p->priority,
+			.usage = rk == RANK_PID ? (p->has_pids ? p->pids : -1)
+			       : rk == RANK_DISK ? (p->has_disk ? p->disk_bytes : -1)
+			       : rk == RANK_INODES ? (p->has_disk ? p->disk_inodes : -1)
+			                            : (p->has_memory ? p->working_set : -1),
+			.expected_reclaim = c->expected_reclaim > 0 ? c->expected_reclaim : 0,
+		};
+		spool_container ctr[POD_CONTAINERS_MAX];
+		kube_spool_measure(d->cfg, path, p, c, ctr);
+		int r = evictor_start(d->ev, &rq);
+		if (r == 0)
+			kube_spool_eviction(d->cfg, p, c, rq.usage, ctr);
+		if (r < 0 && r != -EALREADY && r != -ESHUTDOWN)
+			d->dirty = true; /* the failure was logged by the evictor callback */
+	}
+}
+
+/*
+ * Thresholds are evaluated on the node signals alone; only when one is actionable does the full
+ * scan (every pod cgroup, descriptors) run, followed by the decision and the evictions. An idle
+ * node therefore costs one cheap read per tick.
+ */
+static void decide_and_act(evictd_daemon *d, const char *reason)
+{
+	(void)reason;
+	uint64_t now = mono_usec();
+	threshold_state trial = d->ts;
+	evaluation ev;
+	thresholds_evaluate(d->cfg, &d->node, &trial, now, &ev);
+	events_log_signal_availability(&d->node, &d->signal_report);
+
+	if (!anything_actionable(&ev)) {
+		d->ts = trial;
+		if (anything_changed(&ev)) {
+			snapshot node_only = { .timestamp_usec = now, .node = d->node };
+			events_log_evaluation(&ev, &node_only, d->cfg);
+			kube_spool_thresholds(d->cfg, &ev, &node_only);
+			d->dirty = true;
+		}
+		d->eval = ev;
+		return;
+	}
+
+	const snapshot *snap = NULL;
+	int r = scanner_scan(d->sc, now, &snap);
+	metrics_observe_scan(d->metrics, mono_usec() - now);
+	if (r < 0) {
+		log_daemon_error(d, r, "scan failed");
+		d->ts = trial;
+		d->eval = ev;
+		return;
+	}
+	/* Disk walks cost time per file: only when a nodefs threshold is to be acted on. */
+	if (nodefs_actionable(&ev) && (r = scanner_measure_disk(d->sc, now)) < 0)
+		log_daemon_error(d, r, "disk usage of pods not measured");
+	uid_list inflight = { NULL, 0, evictor_count(d->ev) };
+	if (inflight.cap && !(inflight.uids = calloc(inflight.cap, sizeof(*inflight.uids)))) {
+		log_daemon_error(d, -ENOMEM, "decision skipped");
+		return;
+	}
+	evictor_foreach(d->ev, collect_uid, &inflight);
+	pod_memo_prune(d->memo, snap);
+	const char **skip_uids = NULL, **skip_why = NULL;
+	size_t n_skip = 0;
+	if (pod_memo_skip_list(d->memo, now, &skip_uids, &skip_why, &n_skip) < 0) {
+		free(inflight.uids);
+		log_daemon_error(d, -ENOMEM, "decision skipped");
+		return;
+	}
+	decide_input in = { .snap = snap, .cfg = d->cfg, .now_usec = now,
+	                    .inflight_uids = inflight.uids, .n_inflight = inflight.n,
+	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip };
+	decision dec;
+	r = decide(&in, &d->ts, &dec);
+	free(inflight.uids);
+	free(skip_uids);
+	free(skip_why);
+	if (r < 0) {
+		log_daemon_error(d, r, "decision failed");
+		d->ts = trial;
+		d->eval = ev;
+		return;
+	}
+	d->node = snap->node; /* fresher */
+	d->eval = dec.eval;
+	metrics_observe_decision(d->metrics, mono_usec() - now);
+	events_log_decision(&dec, snap, d->cfg);
+	kube_spool_thresholds(d->cfg, &dec.eval, snap);
+	if (anything_changed(&dec.eval) || dec.n_evict)
+		d->dirty = true;
+	start_evictions(d, &dec, snap);
+	decision_done(&dec);
+}
+
+void evaluate(evictd_daemon *d, const char *reason)
+{
+	if (d->stopping)
+		return;
+	d->evaluations++;
+	if (!d->sc)
+		return;
+	/*
+	 * Only the node signals, and between status refreshes only those with a threshold: cheap
+	 * enough for every tick (idle CPU budget). Pods are read when a threshold is actionable.
+	 */
+	refresh_want(d);
+	bool full = !d->node_valid || d->dirty ||
+	            mono_usec() - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
+	if (full || scanner_root_fd(d->sc) < 0) {
+		/* By path: a filesystem mounted on nodefs-path since is seen here, and kept from now on. */
+		node_cache_reset(&d->node_cache);
+		scanner_scan_node(d->sc, &d->node);
+	} else {
+		node_sources src = {
+			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
+			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
+			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache,
+		};
+		node_signals_read_some(&src, d->want, &d->node);
+	}
+	d->node_valid = true;
+	uint64_t wait;
+	if (d->quiet && !full && !evictor_count(d->ev) && thresholded_signals_unchanged(d)) {
+		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */
+		wait = d->quiet_wait_usec;
+	} else {
+		decide_and_act(d, reason);
+		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
+		wait = cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec());
+		d->quiet = evaluation_is_quiet(d);
+		if (d->quiet) {
+			d->quiet_wait_usec = wait;
+			for (int s = 0; s < _SIGNAL_MAX; s++)
+				if (d->want[s]) {
+					d->quiet_node.s[s].known = d->node.s[s].known;
+					d->quiet_node.s[s].available = d->node.s[s].available;
+					d->quiet_node.s[s].capacity = d->node.s[s].capacity;
+				}
+		}
+	}
+	schedule_tick(d, wait);
+	log_flush_dropped();
+	/* STATUS= depends on what sets d->dirty and on which signals are known: rebuilt only then. */
+	uint32_t known = 0;
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		known |= (uint32_t)d->node.s[s].known << s;
+	bool status_changed = d->dirty || known != d->status_known_mask || !d->last_status_line[0];
+	write_status(d, false);
+	if (status_changed) {
+		d->status_known_mask = known;
+		notify_status(d);
+	}
+	(void)metrics_update(d->metrics, d->cfg, &d->node, &d->eval, evictor_count(d->ev), mono_usec());
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * What the three parts of the service share: the daemon's state and the calls between them.
+ *   daemon.c     the event loop and its sources (timer, PSI, inotify, signals), configuration
+ *                and reload, the lock, resuming in-flight evictions, start and stop
+ *   cycle.c      one evaluation: observe (node signals, pods when needed) -> decide -> act,
+ *                and what follows an eviction's events (memo, metrics, history)
+ *   status-out.c what the service tells readers: status.json and sd_notify STATUS=
+ * Private to agent/evictd/; nothing outside includes it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "cgdiscover.h"
+#include "config.h"
+#include "daemon.h"
+#include "decide.h"
+#include "events.h"
+#include "evictor.h"
+#include "heartbeat.h"
+#include "jsonbuf.h"
+#include "metrics.h"
+#include "node.h"
+#include "podmemo.h"
+#include "scan.h"
+#include "status-file.h"
+#include "thresholds.h"
+
+/* Timer accuracy for the polling ticks: coalescing saves wake-ups when idle. */
+#define TICK_ACCURACY_USEC 1000ULL
+/* While idle, signal-only changes refresh status.json at most this often. */
+#define STATUS_IDLE_REFRESH_USEC (30ULL * 1000000ULL)
+/* On SIGTERM, how long in-flight evictions get to finish before the daemon exits anyway. */
+#define SHUTDOWN_EXTRA_USEC (2ULL * 1000000ULL)
+#define MAX_WATCHES 8
+
+typedef struct evictd_daemon {
+	sd_event *event;
+	const daemon_options *opts;
+	evictd_config *cfg;
+	evictor *ev;
+	char *status_path;
+	pod_memo *memo;             /* evicted pods and failing ones: not chosen (again) for now */
+	int lock_fd;                /* one evictd per node (pidlock.h) */
+	char *inflight_dir;         /* fixed at start: evictions in flight hold a pointer to it */
+
+	sd_event_source *tick;
+	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
+	size_t n_watches;
+	sd_event_source *shutdown_timer;
+	metrics *metrics;           /* counters, and the metrics-file when configured */
+	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
+
+	bool stopping;
+	bool dirty;                 /* status.json must be rewritten now */
+	uint64_t status_written_usec;
+	status_history history;
+	char last_eviction[400];    /* for STATUS= */
+	char last_status_line[1024];
+	uint32_t status_known_mask; /* the signals' known bits STATUS= was last built from */
+	unsigned evaluations;
+
+	/* what is observed (re-opened on reload: cgroup-root and proc-root may change) */
+	cg_info cg;
+	scanner *sc;
+	int proc_fd;                /* for PSI triggers */
+	const char *kubepods;
+	node_signals node;
+	bool node_valid;
+	node_cache node_cache;      /* descriptors of the idle tick's reads */
+	threshold_state ts;
+	evaluation eval;
+	bool status_error_logged;
+	signal_report_state signal_report;
+
+	/* the idle tick's shortcut (see evaluate) */
+	const evictd_config *want_for; /* the configuration want[] was computed from; NULL: stale */
+	bool want[_SIGNAL_MAX];        /* signals with a hard or soft threshold */
+	bool quiet;                    /* last evaluation: nothing met, no condition, nothing changed */
+	uint64_t quiet_wait_usec;      /* its cadence result */
+	node_signals quiet_node;       /* the wanted signals it was computed from */
+} evictd_daemon;
+
+static inline uint64_t mono_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+
+/* daemon.c */
+void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void log_daemon_notice(evictd_daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void schedule_tick(evictd_daemon *d, uint64_t usec);
+
+/* cycle.c */
+int engine_init(evictd_daemon *d);
+void engine_done(evictd_daemon *d);
+void engine_reconfigure(evictd_daemon *d);
+/* One evaluation, then the next tick is scheduled and the status refreshed. */
+void evaluate(evictd_daemon *d, const char *reason);
+/* The evictor's callback. */
+void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata);
+
+/* status-out.c */
+void write_status(evictd_daemon *d, bool force);
+void notify_status(evictd_daemon *d);
