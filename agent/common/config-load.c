@@ -146,6 +146,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		switch (section[9]) {
 		case 'h':
 			p->hard_explicit[s] = true;
+			if (signal_is_psi(s) && !config_psi_name_used(p, s, false))
+				return 0;
 			return config_parse_threshold(p, section, s, value, false, &p->c->hard[s]);
 		case 'm':
 			return config_parse_threshold(p, section, s, value, true, &p->c->min_reclaim[s]);

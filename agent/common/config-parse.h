@@ -69,6 +69,8 @@ int config_handle_class(parse_state *p, const char *cname, const char *name, con
 /* A threshold value (quantity or percentage) for sig, in section's syntax. Returns 1 or 0 (error). */
 int config_parse_threshold(parse_state *p, const char *section, evictd_signal sig, const char *v,
                            bool min_reclaim, threshold_value *ret);
+/* Records which name set a PSI hard threshold; both names set is an error (returns 0). */
+int config_psi_name_used(parse_state *p, evictd_signal s, bool alias);
 /* "90s", "1m30s". Returns 1 or 0 (error). */
 int config_parse_duration_usec(parse_state *p, const char *key, const char *v, uint64_t *ret);
 /* Cross-key checks and derived values once every file is read. */

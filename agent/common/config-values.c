@@ -95,6 +95,23 @@ int config_parse_threshold(parse_state *p, const char *section, evictd_signal si
 	return 1;
 }
 
+/*
+ * A PSI hard threshold has two names: [eviction-hard] memory.some/full, like every threshold, and
+ * the older [eviction] psi-memory-some/full, kept as an alias. Setting both (in one file or
+ * across drop-ins) is an error naming both places: whichever came last would win silently.
+ */
+int config_psi_name_used(parse_state *p, evictd_signal s, bool alias)
+{
+	char (*o)[96] = p->c->psi_origin[s == SIGNAL_MEMORY_FULL];
+	const char *canon = s == SIGNAL_MEMORY_FULL ? "memory.full" : "memory.some";
+	if (o[!alias][0])
+		return config_fail(p, "[eviction-hard] %s and [eviction] psi-memory-%s name the same threshold and both are "
+		                   "set (here and at %s): keep [eviction-hard] %s only",
+		                   canon, canon + 7, o[!alias], canon);
+	set_origin(p, o[alias], sizeof(o[alias]));
+	return 1;
+}
+
 static int replace_str(parse_state *p, char **dst, const char *v)
 {
 	char *s = strdup(v);
@@ -290,6 +307,8 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
+		if (!config_psi_name_used(p, s, true))
+			return 0;
 		return config_parse_threshold(p, "eviction", s, v, false, &c->hard[s]);
 	}
 	return config_fail(p, "unknown key \"%s\" in section [eviction]", name);

@@ -425,7 +425,10 @@ int daemon_run(const daemon_options *o)
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
-	log_config_loaded(&d, "loaded");
+	/* In a terminal the "monitoring" line below says what this line would (thresholds, dry run)
+	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
+	if (log_get_target() != LOG_TARGET_STDERR)
+		log_config_loaded(&d, "loaded");
 	evaluate(&d, "start");
 	heartbeat_announce(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
