@@ -73,7 +73,7 @@ PODS=(
 VICTIM=batch/report-builder
 NODEFS_MIB=64
 THRESHOLD=10%
-CLEAN_DELAY=1.5   # the kubelet-like cleaner's wait once a pod's processes are gone
+CLEAN_DELAY=1.5   # the kubelet-like cleaner's wait once a pod's processes are gone (one decimal)
 RAMP_LIMIT=60     # seconds the ramp may take before the demonstration gives up
 
 pod_field() { local a; read -r -a a <<< "$1"; echo "${a[$2]}"; }   # pod_field LINE INDEX
@@ -267,19 +267,16 @@ EOF
 	FPID=$!
 
 	# -- the kubelet-like cleaner
-	cleaner() {
-		local i uid nsname cgd before after k v
+	cleaner() {	# one pass every 50 ms; one pod cleaned at a time, so each reclaim is its own
+		local i uid nsname cgd before after k v now
+		local -A due=()
 		while :; do
+			now=${EPOCHREALTIME/./}
 			for i in "${!PODS[@]}"; do
 				uid=${P_UID[i]} nsname=${P_NAME[i]} cgd=$CG/${P_CG[i]}
-				[ -e "$WORK/state/gone.$uid" ] && continue
-				POP=
-				{ while read -r k v; do [ "$k" = populated ] && POP=$v; done < "$cgd/cgroup.events"; } 2> /dev/null
-				[ "$POP" = 0 ] || continue
-				touch "$WORK/state/gone.$uid"
-				(
-					echo "  $(ts) kubelet (demo): $nsname's processes are gone; its volumes and cgroup go in ${CLEAN_DELAY}s"
-					sleep "$CLEAN_DELAY"
+				if [ -n "${due[$uid]:-}" ]; then
+					[ "${due[$uid]}" != done ] && [ "$now" -ge "${due[$uid]}" ] || continue
+					due[$uid]=done
 					before=$(free_bytes "$NODE")
 					rm -rf "$NODE/pods/$uid"
 					rmdir "$cgd" 2> /dev/null
@@ -287,7 +284,14 @@ EOF
 					after=$(free_bytes "$NODE")
 					echo "$before $after" > "$WORK/state/cleaned.$uid"
 					echo "  $(ts) kubelet (demo): $nsname cleaned up: volumes and cgroup removed; nodefs.available $(mib "$before") -> $(mib "$after")"
-				) &
+					continue
+				fi
+				POP=
+				{ while read -r k v; do [ "$k" = populated ] && POP=$v; done < "$cgd/cgroup.events"; } 2> /dev/null
+				[ "$POP" = 0 ] || continue
+				touch "$WORK/state/gone.$uid"
+				due[$uid]=$((now + ${CLEAN_DELAY/./} * 100000))
+				echo "  $(ts) kubelet (demo): $nsname's processes are gone; its volumes and cgroup go in ${CLEAN_DELAY}s"
 			done
 			sleep 0.05
 		done
@@ -387,10 +391,10 @@ EOF
 			read -r before after < "$WORK/state/cleaned.$victim_uid"
 			say "  reclaim: nodefs.available $(mib "$before") while $VICTIM's volumes were still there, $(mib "$after") once the kubelet (demo) removed them (threshold $(mib "$thr"))"
 		fi
-		evicted=() survived=()
-		for p in "${PODS[@]}"; do
-			if [ -e "$WORK/state/gone.$(pod_field "$p" 0)" ]; then evicted+=("$(pod_field "$p" 1)"); else survived+=("$(pod_field "$p" 1)"); fi
-		done
+		# evicted in evictd's order; still running: those whose processes were never gone
+		mapfile -t evicted < <(sed -n 's/^[0-9.]* evictd: [a-z]*: Evicting \([^ ]*\) (priority .*/\1/p' "$WORK/state/evictd.timed")
+		survived=()
+		for i in "${!PODS[@]}"; do [ -e "$WORK/state/gone.${P_UID[i]}" ] || survived+=("${P_NAME[i]}"); done
 		say "  evicted: ${evicted[*]:-none}; still running: ${survived[*]:-none}"
 		if [ ${#evicted[@]} -gt 1 ]; then
 			say "  ${#evicted[@]} pods evicted where one was enough: this evictd counts an eviction as over when the pod's processes are"
