@@ -46,7 +46,17 @@
 # left something behind (said); 2 usage; 3 the sandbox cannot be built here (the reason, one line).
 set -u
 
-usage() { sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() {
+	cat << 'EOF'
+Usage: scripts/demo.sh [--exit-after-reclaim] [--verbose] EVICTD
+       scripts/demo.sh --check EVICTD
+The demonstration ./run gives where evictd finds no pods: EVICTD, not in dry-run, on a throwaway
+node confined to its own PID and mount namespaces, until Ctrl-C (which removes everything).
+  --exit-after-reclaim  stop after the eviction and the reclaim instead of waiting for Ctrl-C
+  --verbose             evictd's lines with their journal fields
+  --check               print why the sandbox cannot be built here (exit 1), or nothing (exit 0)
+EOF
+}
 
 CHECK=no EXIT_AFTER=no VERBOSE=no INNER=no
 while [ $# -gt 0 ]; do
@@ -324,9 +334,12 @@ EOF
 			for i in $(seq 100); do [ -d "$cgd" ] || break; rmdir "$cgd" 2> /dev/null && break; sleep 0.05; done
 		done
 		rmdir "$CG/kubepods/burstable" "$CG/kubepods/besteffort" "$CG/kubepods" 2> /dev/null
-		umount "$CG" && umount "$NODE"
+		left=
+		[ -d "$CG/kubepods" ] && left=" (some cgroups could not be removed yet)"
+		umount "$CG" || left="$left (the cgroup bind mount is busy)"
+		umount "$NODE" || left="$left (the tmpfs is busy)"
 		say ""
-		say "stopping: evictd exited with status $ERC; $n pods still running were killed; the sandbox's cgroups removed, its tmpfs unmounted"
+		say "stopping: evictd exited with status $ERC; pods still running, killed: $n; the sandbox's cgroups removed and its mounts gone$left"
 	}
 
 	# -- the pressure ramp, once evictd watches
