@@ -216,7 +216,7 @@ if [ $INNER = yes ]; then
 		[ $n = ${#PODS[@]} ] && break
 		sleep 0.02
 	done
-	[ $n = ${#PODS[@]} ] || { echo "demo: the pods' processes did not start" >&2; exit 1; }
+	[ "$n" = "${#PODS[@]}" ] || { echo "demo: the pods' processes did not start" >&2; exit 1; }
 
 	cat > "$CONF" << EOF
 # The demonstration's node: only nodefs.available (the kubelet's default 10%) can be met.
@@ -263,6 +263,9 @@ EOF
 	# -- the daemon, its log shown as it comes
 	say ""
 	say "evictd (not in dry-run, confined to the sandbox): $EVICTD --config $CONF --cgroup-root $CG"
+	# --log-target stderr: evictd's own lines, as it prints them without a journal socket (with one,
+	# and stderr not a terminal, "auto" would send them to the journal instead of to this screen).
+	# Into a file, not a pipe: a reader gone at Ctrl-C must not take evictd down with SIGPIPE.
 	: > "$LOG"
 	"${CONFINED[@]}" "$EVICTD" --config "$CONF" --cgroup-root "$CG" --log-target stderr 2>> "$LOG" < /dev/null &
 	EPID=$!
@@ -285,8 +288,8 @@ EOF
 			for i in "${!PODS[@]}"; do
 				uid=${P_UID[i]} nsname=${P_NAME[i]} cgd=$CG/${P_CG[i]}
 				if [ -n "${due[$uid]:-}" ]; then
-					[ "${due[$uid]}" != done ] && [ "$now" -ge "${due[$uid]}" ] || continue
-					due[$uid]=done
+					[ "${due[$uid]}" != "cleaned" ] && [ "$now" -ge "${due[$uid]}" ] || continue
+					due[$uid]="cleaned"
 					before=$(free_bytes "$NODE")
 					rm -rf "$NODE/pods/$uid"
 					rmdir "$cgd" 2> /dev/null
@@ -386,7 +389,6 @@ EOF
 		# The crossing: the first write after which nodefs.available was under the threshold; when
 		# evictd killed the writer before it could log that, the write it was in (its start).
 		cross=$(awk -v t="$thr" '$2 == "start" { s = $1; next } { if ($2 * $3 < t) { print $1; f = 1; exit } } END { if (!f && s) print s }' "$WORK/state/ramp.log")
-		decision=$(awk -v v="$VICTIM" 'index($0, "Evicting " v " (") { print $1; exit }' "$WORK/state/evictd.timed")
 		status=$WORK/run/status.json
 		# evictd's own clock for the start of the eviction (status.json, time_usec)
 		started=$(grep -o "\"time_usec\":[0-9]*,\"pod\":\"$VICTIM\"" "$status" 2> /dev/null | tail -n1 | sed 's/.*"time_usec":\([0-9]*\).*/\1/')
@@ -448,10 +450,13 @@ echo "  namespace (the sandbox subtree is the only cgroup file system it can rea
 # In the background, so that this script takes SIGINT (Ctrl-C) and hands it on as SIGTERM to the
 # inside; the inside and everything it starts ignore SIGINT (asynchronous commands of a script),
 # so Ctrl-C stops the demonstration once, in order.
+INNER_FLAGS=()
+[ $EXIT_AFTER = yes ] && INNER_FLAGS+=(--exit-after-reclaim)
+[ $VERBOSE = yes ] && INNER_FLAGS+=(--verbose)
 # setpriv --pdeathsig: should this script die without its teardown (SIGKILL), unshare dies with it,
 # and --kill-child takes the namespace's pid 1, hence every process of the namespace, along.
 setpriv --pdeathsig KILL -- unshare --pid --fork --kill-child --mount --mount-proc --propagation private -- \
-	bash "$0" --inner $([ $EXIT_AFTER = yes ] && echo --exit-after-reclaim) $([ $VERBOSE = yes ] && echo --verbose) \
+	bash "$0" --inner "${INNER_FLAGS[@]}" \
 	"$EVICTD" "$WORK" "$SB_CG" < /dev/null &
 UPID=$!
 inner_pid() {	# the inside's pid 1, as this namespace sees it: unshare's child
@@ -459,7 +464,7 @@ inner_pid() {	# the inside's pid 1, as this namespace sees it: unshare's child
 	for f in /proc/[0-9]*/stat; do
 		read -r l 2> /dev/null < "$f" || continue
 		l=${l##*) }
-		set -- $l
+		set -- $l   # split on purpose: the fields of /proc/PID/stat after the command name
 		[ "$2" = "$UPID" ] && { f=${f#/proc/}; echo "${f%/stat}"; return 0; }
 	done
 	return 1
