@@ -4,7 +4,8 @@
 #                        evictd-kube, preemptctl
 #   make check           every test; last line "N passed, N failed[, N skipped]"
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
-#   make run             evictd in the foreground, dry-run, on this machine
+#   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
+#                        without pods (RUN_ARGS=--demo / --monitor force one; ./run --help)
 #   make install DESTDIR=... PREFIX=...
 #   make bench | fuzz | e2e | fresh | lint
 #   make help            every target, one line each
@@ -275,7 +276,7 @@ fresh:
 
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
-	@scripts/run-local.sh $(EVICTD)
+	@scripts/run.sh $(EVICTD) $(RUN_ARGS)
 
 PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
               -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
@@ -329,7 +330,7 @@ clean:
 help:
 	@echo 'make              build libpreempt, evictd, evictd-kube and preemptctl into $(B)/'
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
-	@echo 'make run          evictd in the foreground, dry run, on this machine (Ctrl-C to stop)'
+	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'
 	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
 	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'
