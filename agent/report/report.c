@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 
+#include "config-out.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -154,7 +156,12 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 		json_string(f, p->cgroup);
 		fputc('}', f);
 	}
-	fprintf(f, "],\"dry_run\":%s}\n", c->dry_run ? "true" : "false");
+	int64_t caps[_SIGNAL_MAX];
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		caps[i] = s->node.s[i].known ? s->node.s[i].capacity : -1;
+	fputc(']', f);
+	config_out_json_members(f, c, caps);
+	fprintf(f, ",\"dry_run\":%s}\n", c->dry_run ? "true" : "false");
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -218,6 +225,9 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 			fprintf(f, ", expected reclaim %s", format_signal_value(ch->signal, ch->expected_reclaim, a, sizeof(a)));
 		fputs(")\n", f);
 	}
-	(void)c;
-	return ferror(f) ? -EIO : 0;
+	int64_t caps[_SIGNAL_MAX];
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		caps[i] = s->node.s[i].known ? s->node.s[i].capacity : -1;
+	fputc('\n', f);
+	return config_out_text(f, c, caps);
 }
