@@ -197,7 +197,8 @@ static int apply(parse_state *p, const kubelet_config *k)
 		if (!p->hard_explicit[s] && (s != SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE || k->hard[s].origin[0])) {
 			if (hard[s].set)
 				c->hard[s] = with_margin(&hard[s], &c->kubelet_margin, s);
-			else if (s != SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE) {
+			else if (s != SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE && c->hard[s].set) {
+				/* the kubelet's evictionHard leaves this signal out: so does evictd */
 				c->hard[s] = (threshold_value){ .set = false };
 				origin_at(c->hard[s].origin, k, NULL, k->hard_map.line);
 				size_t l = strlen(c->hard[s].origin);
@@ -269,6 +270,10 @@ int config_merge_kubelet(parse_state *p)
 
 	c->kubelet.path[0] = c->kubelet.warning[0] = '\0';
 	if (!c->kubelet.config_path)
+		return 0;
+	/* From a string (tests, fuzzing) only a kubelet configuration the text names: the host's must
+	 * not change what a test sees. */
+	if (p->text && !c->key_origin[config_key_index("kubernetes", "kubelet-config")][0])
 		return 0;
 	r = kubelet_config_read(c->kubelet.config_path, &k, &err);
 	if (r == -ENOENT)

@@ -190,7 +190,10 @@ int config_new_default(evictd_config **ret);
  */
 int config_load(const char *main_path, bool must_exist, evictd_config **ret, config_error *err);
 
-/* Parses one ini text (tests and fuzzing); name is used in messages. Same returns as above. */
+/*
+ * Parses one ini text (tests and fuzzing); name is used in messages. Same returns as above. The
+ * kubelet's configuration is read only when the text names one ([kubernetes] kubelet-config).
+ */
 int config_load_string(const char *text, const char *name, evictd_config **ret, config_error *err);
 
 /*

@@ -53,6 +53,8 @@ typedef struct evictd_daemon {
 	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
 	size_t n_watches;
 	sd_event_source *shutdown_timer;
+	sd_event_source *kubelet_watch; /* inotify on the kubelet configuration's directory (kubelet-watch.c) */
+	char *kubelet_watch_dir;
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 
@@ -97,6 +99,21 @@ static inline uint64_t mono_usec(void)
 void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void log_daemon_notice(evictd_daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void schedule_tick(evictd_daemon *d, uint64_t usec);
+/* SIGHUP's work: the configuration re-read (transactionally), applied, logged; why is logged. */
+void daemon_reload(evictd_daemon *d, const char *why);
+
+/* kubelet-watch.c */
+/* Watches the directory of [kubernetes] kubelet-config (again after a reload); quiet when it has none. */
+void kubelet_watch_setup(evictd_daemon *d);
+void kubelet_watch_done(evictd_daemon *d);
+/*
+ * A reload that would turn a kubelet configuration read before into a broken one is refused (and
+ * logged), as a broken evictd.conf is: the running configuration stays. At start, a broken one is
+ * only a warning and evictd runs on evictd.conf alone.
+ */
+bool kubelet_reload_refused(const evictd_config *running, const evictd_config *next);
+/* One warning for a broken kubelet configuration, one per signal the kubelet would act on first. */
+void kubelet_log_notes(evictd_daemon *d);
 
 /* cycle.c */
 int engine_init(evictd_daemon *d);

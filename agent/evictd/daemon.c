@@ -235,17 +235,33 @@ static void add_inotify_watch(evictd_daemon *d, const char *path)
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s, (void)si;
-	evictd_daemon *d = userdata;
+	daemon_reload(userdata, NULL);
+	return 0;
+}
+
+void daemon_reload(evictd_daemon *d, const char *why)
+{
 	if (d->stopping)
-		return 0;
+		return;
+	if (why)
+		log_daemon_notice(d, "Reloading the configuration: %s", why);
 	(void)sd_notify(0, "RELOADING=1");
 	config_error err = { 0 };
-	int r = config_reload(&d->cfg, d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
-	                      d->opts->config_must_exist, &d->opts->overrides, &err);
+	evictd_config *n = NULL;
+	int r = config_load(d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
+	                    d->opts->config_must_exist, &n, &err);
+	if (r >= 0)
+		r = config_apply_overrides(n, &d->opts->overrides);
 	if (r < 0) {
 		/* Transactional: the running configuration stays in force. */
+		config_free(n);
 		log_config_rejected(d, r, &err);
+	} else if (kubelet_reload_refused(d->cfg, n)) {
+		r = -EINVAL;
+		config_free(n);
 	} else {
+		config_free(d->cfg);
+		d->cfg = n;
 		r = apply_config(d);
 		if (r < 0)
 			log_daemon_error(d, r, "cannot apply the reloaded configuration");
@@ -253,6 +269,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 			log_config_loaded(d, "reloaded");
 		engine_reconfigure(d);
 		setup_watches(d);
+		kubelet_watch_setup(d);
 	}
 	d->dirty = true;
 	d->want_for = NULL;
@@ -260,8 +277,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->last_status_line[0] = '\0';
 	(void)sd_notify(0, "READY=1");
 	evaluate(d, "reload");
+	if (r >= 0)
+		kubelet_log_notes(d);
 	heartbeat_announce(d->heartbeat);
-	return 0;
 }
 
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
@@ -387,6 +405,7 @@ static void resume_inflight(evictd_daemon *d)
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
+	kubelet_watch_done(d);
 	sd_event_source_disable_unref(d->tick);
 	sd_event_source_disable_unref(d->shutdown_timer);
 	d->ev = evictor_free(d->ev);
@@ -461,8 +480,10 @@ int daemon_run(const daemon_options *o)
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
+	kubelet_watch_setup(&d);
 	log_config_loaded(&d, "loaded");
 	evaluate(&d, "start");
+	kubelet_log_notes(&d);
 	heartbeat_announce(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 
