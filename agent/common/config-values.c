@@ -607,10 +607,11 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 	struct {
 		const char *v;
 		char **dst;
+		const char *key, *option;
 	} s[] = {
-		{ ov ? ov->cgroup_root : NULL, &c->cgroup_root },
-		{ ov ? ov->pod_metadata_dir : NULL, &c->pod_metadata_dir },
-		{ ov ? ov->proc_root : NULL, &c->proc_root },
+		{ ov ? ov->cgroup_root : NULL, &c->cgroup_root, "cgroup-root", "--cgroup-root" },
+		{ ov ? ov->pod_metadata_dir : NULL, &c->pod_metadata_dir, "pod-metadata-dir", "--metadata-dir" },
+		{ ov ? ov->proc_root : NULL, &c->proc_root, "proc-root", "--proc-root" },
 	};
 
 	if (!ov)
@@ -623,9 +624,12 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 			return -ENOMEM;
 		free(*s[i].dst);
 		*s[i].dst = d;
+		snprintf(c->key_origin[config_key_index("agent", s[i].key)], CONFIG_ORIGIN_MAX, "command line (%s)", s[i].option);
 	}
-	if (ov->dry_run)
+	if (ov->dry_run) {
 		c->dry_run = true;
+		snprintf(c->key_origin[config_key_index("agent", "dry-run")], CONFIG_ORIGIN_MAX, "command line (--dry-run)");
+	}
 	return 0;
 }
 

@@ -107,4 +107,21 @@ every_key() {	# every key of the table appears once (signal sections: at least t
 	[ $missing -eq 0 ] && ! grep -q " = ?  " "$tmp/dump"
 }
 ok "--dump-config: every key of the table has a value" every_key
+once_json() {	# --once --json: the configuration with origins and the kubelet's notes
+	"$EVICTD" --once --json --dry-run --config "$tmp/evictd.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" \
+		--metadata-dir "$FX/pods" >"$tmp/once.json" 2>"$tmp/once.err" || { sed 's/^/# /' "$tmp/once.err"; return 1; }
+	python3 - "$tmp/once.json" "$K/config.yaml" "$FX/root" <<'PY' || { sed 's/^/# /' "$tmp/once.json"; return 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+cfg = {(e["section"], e["key"]): e for e in d["configuration"]}
+assert d["kubelet"]["config"] == sys.argv[2] and d["kubelet"]["warning"] is None, d["kubelet"]
+assert [c["signal"] for c in d["kubelet"]["conflicts"]] == ["nodefs.available"], d["kubelet"]
+assert cfg[("eviction-hard", "memory.available")]["value"] == "625Mi"
+assert cfg[("eviction-hard", "memory.available")]["origin"].startswith("kubelet " + sys.argv[2] + ":5")
+assert cfg[("agent", "cgroup-root")] == {"section": "agent", "key": "cgroup-root", "value": sys.argv[3], "origin": "command line (--cgroup-root)"}
+PY
+	grep -q "warning: nodefs.available: evictd's threshold 10%" "$tmp/once.err"
+}
+if command -v python3 >/dev/null; then ok "--once --json: configuration with origins, the kubelet's config and the conflict" once_json
+else skip "--once --json: configuration with origins" "python3 missing"; fi
 done_testing
