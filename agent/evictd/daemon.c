@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "spool.h"
+#include "kube-spool.h"
 #include "log.h"
 #include "pidlock.h"
 #include "psi-trigger.h"
@@ -298,6 +299,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 		return sd_event_exit(d->event, 0);
 	d->stopping = true;
 	(void)sd_notify(0, "STOPPING=1");
+	kube_spool_conditions_clear(d->cfg);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
@@ -484,6 +486,7 @@ int daemon_run(const daemon_options *o)
 	log_config_loaded(&d, "loaded");
 	evaluate(&d, "start");
 	kubelet_log_notes(&d);
+	kube_spool_conditions(d.cfg, &d.eval, &d.node, true);
 	heartbeat_announce(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 
