@@ -285,8 +285,6 @@ static int on_event(walker *w, struct fy_event *ev)
 			w->want_key1 = true;
 		else if (w->depth == 2 && w->c2 == IN_MAP)
 			w->want_key2 = true;
-		else if (w->depth == 0)
-			w->depth = 0;
 		return 0;
 	case FYET_ALIAS:
 		return wfail(w, line, "YAML aliases are not supported in a KubeletConfiguration");
@@ -327,8 +325,16 @@ static int on_event(walker *w, struct fy_event *ev)
 			w->want_key1 = true;
 			/* An empty value ("evictionHard:" or "~") is the field left at its default. */
 			bool null = len == 0 || strcmp(val, "~") == 0 || strcmp(val, "null") == 0;
-			if (null && fy_token_scalar_style(ev->scalar.value) == FYSS_PLAIN)
+			if (null && fy_token_scalar_style(ev->scalar.value) == FYSS_PLAIN) {
+				/* null is "not set" to the kubelet's defaulting ({} is not: an empty map) */
+				if (strcmp(w->key1, "evictionHard") == 0)
+					w->k->hard_map.set = false;
+				else if (strcmp(w->key1, "evictionSoft") == 0)
+					w->k->soft_map.set = false;
+				else if (strcmp(w->key1, "enforceNodeAllocatable") == 0)
+					w->k->enforce.set = false;
 				return 0;
+			}
 			int r = shape_error(w, line, 's');
 			return r < 0 ? r : top_scalar(w, val, line);
 		}

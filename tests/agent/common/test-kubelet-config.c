@@ -320,6 +320,20 @@ static void test_reader(void **state)
 	assert_true(k->enforce_pods); /* the kubelet's default enforceNodeAllocatable: [pods] */
 	free(k);
 
+	/* null is the field unset (the kubelet's defaults); {} and [] are set and empty */
+	static const char nulls[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                            "evictionHard:\nenforceNodeAllocatable: ~\n";
+	assert_int_equal(kubelet_config_parse(nulls, sizeof(nulls) - 1, "n.yaml", &k, &err), 0);
+	assert_false(k->hard_map.set);
+	assert_true(k->enforce_pods);
+	free(k);
+	static const char empties[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                              "evictionHard: {}\nenforceNodeAllocatable: []\n";
+	assert_int_equal(kubelet_config_parse(empties, sizeof(empties) - 1, "e.yaml", &k, &err), 0);
+	assert_true(k->hard_map.set);
+	assert_false(k->enforce_pods);
+	free(k);
+
 	kubelet_config flags = { 0 };
 	assert_int_equal(kubelet_flags_parse("# x\nKUBELET_KUBEADM_ARGS=\"--a=b --root-dir /srv/kubelet --c\"\n",
 	                                     "f.env", &flags, &err), 0);
