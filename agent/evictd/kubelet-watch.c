@@ -60,10 +60,13 @@ void kubelet_watch_setup(evictd_daemon *d)
 	if (d->kubelet_watch_dir && strcmp(d->kubelet_watch_dir, dir) == 0)
 		return;
 	kubelet_watch_done(d);
-	/* Replaced (IN_MOVED_TO), written in place (IN_CLOSE_WRITE), created or removed. */
+	/*
+	 * Replaced (IN_MOVED_TO), written in place or created (IN_CLOSE_WRITE: once complete, not at
+	 * IN_CREATE, when it is still empty), removed (IN_DELETE, IN_MOVED_FROM).
+	 */
 	int r = sd_event_add_inotify(d->event, &d->kubelet_watch, dir,
-	                             IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
-	                             IN_ONLYDIR, on_kubelet_dir, d);
+	                             IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR,
+	                             on_kubelet_dir, d);
 	if (r < 0) {
 		/* No kubelet directory (a node without Kubernetes): nothing to watch, nothing to say. */
 		if (r != -ENOENT && r != -ENOTDIR)
