@@ -74,7 +74,7 @@ $(error build dependencies are missing (see the message above))
 endif
 endif
 
-AGENT_PKGS := libsystemd libcgroup inih yajl
+AGENT_PKGS := libsystemd libcgroup inih yajl libfyaml
 KUBE_PKGS  := libfyaml yajl
 CTL_PKGS   := $(KUBE_PKGS) libcurl
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)

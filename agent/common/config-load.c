@@ -125,12 +125,17 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (config_known_section(section, strlen(section)) && !config_known_key(section, name))
 		return config_fail(p, "unknown key \"%s\" in section [%s]", name, section);
 
-	if (strcmp(section, "agent") == 0)
-		return config_handle_agent(p, name, value, continuation);
-	if (strcmp(section, "kubernetes") == 0)
-		return config_handle_kubernetes(p, name, value);
-	if (strcmp(section, "eviction") == 0)
-		return config_handle_eviction(p, name, value);
+	if (strcmp(section, "agent") == 0 || strcmp(section, "kubernetes") == 0 ||
+	    strcmp(section, "eviction") == 0) {
+		int r = section[0] == 'a' ? config_handle_agent(p, name, value, continuation)
+		      : section[0] == 'k' ? config_handle_kubernetes(p, name, value)
+		                          : config_handle_eviction(p, name, value);
+		int i = config_key_index(section, name);
+		/* A list continued on indented lines keeps the line it started on. */
+		if (r && i >= 0 && !continuation)
+			snprintf(p->c->key_origin[i], sizeof(p->c->key_origin[i]), "%s:%u", p->fname, p->lineno);
+		return r;
+	}
 	if (strncmp(section, "priority-class ", 15) == 0) {
 		const char *cname = section + 15;
 		if (!pp_is_dns_subdomain(cname))
@@ -150,15 +155,19 @@ static int handler(void *user, const char *section, const char *name, const char
 				return 0;
 			return config_parse_threshold(p, section, s, value, false, &p->c->hard[s]);
 		case 'm':
+			p->min_reclaim_explicit[s] = true;
 			return config_parse_threshold(p, section, s, value, true, &p->c->min_reclaim[s]);
 		default:
 			break;
 		}
-		if (section[13] == '\0')
+		if (section[13] == '\0') {
+			p->soft_explicit[s] = true;
 			return config_parse_threshold(p, section, s, value, false, &p->c->soft[s]);
+		}
 		if (!config_parse_duration_usec(p, name, value, &p->c->soft_grace_usec[s]))
 			return 0;
 		p->c->soft_grace_set[s] = true;
+		snprintf(p->c->soft_grace_origin[s], sizeof(p->c->soft_grace_origin[s]), "%s:%u", p->fname, p->lineno);
 		return 1;
 	}
 	if (strncmp(section, "priority-class", 14) == 0)
@@ -317,6 +326,8 @@ static int load(const char *main_path, bool must_exist, const char *text, evictd
 				r = load_dropins(&p, dir);
 		}
 	}
+	if (r == 0)
+		r = config_merge_kubelet(&p);
 	if (r == 0)
 		r = config_finalize(&p);
 	if (r < 0) {

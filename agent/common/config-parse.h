@@ -39,7 +39,10 @@ typedef struct parse_state {
 	char seen[64][100];   /* "section\nkey" seen in this file: duplicates are errors */
 	size_t n_seen;
 	bool hard_explicit[_SIGNAL_MAX];
+	bool soft_explicit[_SIGNAL_MAX];
+	bool min_reclaim_explicit[_SIGNAL_MAX];
 	bool nodefs_explicit;
+	bool pods_from_kubelet;   /* the kubelet's cgroup driver chose the pod globs */
 	config_error *err;
 } parse_state;
 
@@ -58,6 +61,9 @@ bool config_known_section(const char *name, size_t n);
 bool config_known_key(const char *section, const char *name);
 /* Keys whose value may continue on indented lines (inih's multi-line values). */
 bool config_is_list_key(const char *section, const char *name);
+
+/* config-kubelet.c: the kubelet's configuration under what the files set; never fails the load */
+int config_merge_kubelet(parse_state *p);
 
 /* config-values.c */
 /* Records the first error of this parse; returns 0 so that inih counts the line as an error. */

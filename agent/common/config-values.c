@@ -268,6 +268,21 @@ int config_handle_agent(parse_state *p, const char *name, const char *v, bool co
 		int64_t *dst = name[0] == 'm' ? &c->memory_max_rate : name[0] == 'd' ? &c->disk_max_rate
 		             : name[0] == 'i' ? &c->inodes_max_rate : &c->pid_max_rate;
 		return parse_rate(p, name, v, dst);
+	} else if (strcmp(name, "kube-reserved-memory") == 0 || strcmp(name, "system-reserved-memory") == 0) {
+		int64_t q;
+		pp_err e;
+		if (pp_quantity_parse(v, &q, &e) < 0)
+			return config_fail(p, "%s: %s", name, e.msg);
+		if (q < 0)
+			return config_fail(p, "%s \"%s\" out of range (must be zero or positive)", name, v);
+		*(name[0] == 'k' ? &c->kube_reserved_memory : &c->system_reserved_memory) = q;
+	} else if (strcmp(name, "enforce-node-allocatable") == 0) {
+		if (strcmp(v, "pods") == 0)
+			c->enforce_node_allocatable_pods = true;
+		else if (strcmp(v, "none") == 0)
+			c->enforce_node_allocatable_pods = false;
+		else
+			return config_fail(p, "enforce-node-allocatable: expected pods or none, not \"%s\"", v);
 	} else if (strcmp(name, "pod-disk-walk-limit") == 0) {
 		int64_t q;
 		pp_err e;
@@ -305,6 +320,19 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 		*(name[13] ? &c->retry_backoff_max_usec : &c->retry_backoff_usec) = u;
 		return 1;
 	}
+	if (strcmp(name, "kubelet-margin") == 0) {
+		/* A percentage of the kubelet's threshold, or a quantity added to it; 0 or 0% for none. */
+		if (strcmp(v, "0%") == 0 || strcmp(v, "0") == 0) {
+			c->kubelet_margin = (threshold_value){ .set = false };
+			set_origin(p, c->kubelet_margin.origin, sizeof(c->kubelet_margin.origin));
+			return 1;
+		}
+		if (!config_parse_threshold(p, "eviction", SIGNAL_MEMORY_AVAILABLE, v, true, &c->kubelet_margin))
+			return 0;
+		if (c->kubelet_margin.percent && c->kubelet_margin.fraction > 1.0f)
+			return config_fail(p, "kubelet-margin \"%s\" out of range (at most 100%%)", v);
+		return 1;
+	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
 		if (!config_psi_name_used(p, s, true))
@@ -328,6 +356,15 @@ int config_handle_kubernetes(parse_state *p, const char *name, const char *v)
 		if (v[0] != '/')
 			return config_fail(p, "[kubernetes] %s \"%s\" must be an absolute path", name, v);
 		return replace_str(p, dst, v);
+	} else if (strcmp(name, "kubelet-config") == 0) {
+		if (strcmp(v, "none") == 0) {
+			free(c->kubelet.config_path);
+			c->kubelet.config_path = NULL;
+			return 1;
+		}
+		if (v[0] != '/')
+			return config_fail(p, "[kubernetes] kubelet-config \"%s\" must be \"none\" or an absolute path", v);
+		return replace_str(p, &c->kubelet.config_path, v);
 	} else if (strcmp(name, "node-name") == 0) {
 		if (!pp_is_dns_subdomain(v))
 			return config_fail(p, "[kubernetes] node-name \"%s\" is not a valid node name (lower-case DNS subdomain)", v);
@@ -455,7 +492,11 @@ int config_new_default(evictd_config **ret)
 	c->kube.request_timeout_usec = 10 * USEC_PER_SEC;
 	c->kube.watch_timeout_usec = 300 * USEC_PER_SEC;
 	c->kube.retry_max_usec = 30 * USEC_PER_SEC;
-	if (!c->pods || !c->exec_argv || !c->pod_metadata_dir || !c->proc_root || !c->nodefs_path ||
+	c->kubelet.config_path = strdup(KUBELET_CONFIG_PATH);
+	/* README "Beside the kubelet": a quarter above the kubelet's thresholds. */
+	default_threshold(&c->kubelet_margin, true, 25, 0);
+	c->enforce_node_allocatable_pods = true;
+	if (!c->kubelet.config_path ||!c->pods || !c->exec_argv || !c->pod_metadata_dir || !c->proc_root || !c->nodefs_path ||
 	    !c->imagefs_path || !c->kubelet_root_dir || !c->pod_logs_dir || !c->status_file || !c->sources ||
 	    !c->kube.kubeconfig || !c->kube.descriptor_dir || !c->kube.spool_dir) {
 		config_free(c);
@@ -539,6 +580,9 @@ int config_finalize(parse_state *p)
 			return -ENOMEM;
 		free(c->nodefs_path);
 		c->nodefs_path = d;
+		int i = config_key_index("agent", "nodefs-path");
+		if (i >= 0)
+			snprintf(c->key_origin[i], sizeof(c->key_origin[i]), "follows kubelet-root-dir");
 	}
 
 	c->pcset = pp_pcset_free(c->pcset);
@@ -573,10 +617,11 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 	struct {
 		const char *v;
 		char **dst;
+		const char *key, *option;
 	} s[] = {
-		{ ov ? ov->cgroup_root : NULL, &c->cgroup_root },
-		{ ov ? ov->pod_metadata_dir : NULL, &c->pod_metadata_dir },
-		{ ov ? ov->proc_root : NULL, &c->proc_root },
+		{ ov ? ov->cgroup_root : NULL, &c->cgroup_root, "cgroup-root", "--cgroup-root" },
+		{ ov ? ov->pod_metadata_dir : NULL, &c->pod_metadata_dir, "pod-metadata-dir", "--metadata-dir" },
+		{ ov ? ov->proc_root : NULL, &c->proc_root, "proc-root", "--proc-root" },
 	};
 
 	if (!ov)
@@ -589,9 +634,12 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 			return -ENOMEM;
 		free(*s[i].dst);
 		*s[i].dst = d;
+		snprintf(c->key_origin[config_key_index("agent", s[i].key)], CONFIG_ORIGIN_MAX, "command line (%s)", s[i].option);
 	}
-	if (ov->dry_run)
+	if (ov->dry_run) {
 		c->dry_run = true;
+		snprintf(c->key_origin[config_key_index("agent", "dry-run")], CONFIG_ORIGIN_MAX, "command line (--dry-run)");
+	}
 	return 0;
 }
 

@@ -65,6 +65,7 @@ evictd_config *config_free(evictd_config *c)
 	free(c->kube.node_name);
 	free(c->kube.descriptor_dir);
 	free(c->kube.spool_dir);
+	free(c->kubelet.config_path);
 	free(c);
 	return NULL;
 }
@@ -82,14 +83,16 @@ int64_t threshold_resolve(const threshold_value *t, int64_t capacity)
 	if (!t || !t->set)
 		return -1;
 	if (!t->percent)
-		return t->quantity;
-	return (int64_t)((double)capacity * (double)t->fraction);
+		return t->quantity + t->margin;
+	return (int64_t)((double)capacity * (double)t->fraction) + t->margin;
 }
 
 const char *threshold_format(const threshold_value *t, char *buf, size_t size)
 {
 	if (!t || !t->set)
 		snprintf(buf, size, "none");
+	else if (t->percent && t->margin)
+		snprintf(buf, size, "%g%%+%lld", (double)t->fraction * 100.0, (long long)t->margin);
 	else if (t->percent)
 		snprintf(buf, size, "%g%%", (double)t->fraction * 100.0);
 	else

@@ -324,7 +324,7 @@ void evaluate(evictd_daemon *d, const char *reason)
 		node_sources src = {
 			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
 			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
-			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache,
+			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache, .cfg = d->cfg,
 		};
 		node_signals_read_some(&src, d->want, &d->node);
 	}

@@ -39,7 +39,11 @@
 #define SHUTDOWN_EXTRA_USEC (2ULL * 1000000ULL)
 #define MAX_WATCHES 8
 
-typedef struct evictd_daemon {
+typedef struct evictd_daemon evictd_daemon;
+/* A change of the kubelet's configuration: the loop reloads (kubelet-watch.h). */
+typedef void (*kubelet_changed_fn)(evictd_daemon *d, const char *why);
+
+struct evictd_daemon {
 	sd_event *event;
 	const daemon_options *opts;
 	evictd_config *cfg;
@@ -53,6 +57,9 @@ typedef struct evictd_daemon {
 	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
 	size_t n_watches;
 	sd_event_source *shutdown_timer;
+	sd_event_source *kubelet_watch; /* inotify on the kubelet configuration's directory (kubelet-watch.c) */
+	char *kubelet_watch_dir;
+	kubelet_changed_fn kubelet_changed;
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 
@@ -84,7 +91,7 @@ typedef struct evictd_daemon {
 	bool quiet;                    /* last evaluation: nothing met, no condition, nothing changed */
 	uint64_t quiet_wait_usec;      /* its cadence result */
 	node_signals quiet_node;       /* the wanted signals it was computed from */
-} evictd_daemon;
+};
 
 static inline uint64_t mono_usec(void)
 {

@@ -8,6 +8,7 @@
 #include "daemon-state.h"
 #include "cycle.h"
 #include "status-out.h"
+#include "kubelet-watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +25,13 @@
 #include <unistd.h>
 
 #include "spool.h"
+#include "kube-spool.h"
 #include "log.h"
 #include "pidlock.h"
 #include "psi-trigger.h"
 
+static void daemon_reload(evictd_daemon *d, const char *why);
+static void on_kubelet_config_changed(evictd_daemon *d, const char *why);
 static void setup_watches(evictd_daemon *d);
 
 /* --- configuration: what the journal is told ---------------------------------------------- */
@@ -199,17 +203,39 @@ static void add_inotify_watch(evictd_daemon *d, const char *path)
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s, (void)si;
-	evictd_daemon *d = userdata;
+	daemon_reload(userdata, NULL);
+	return 0;
+}
+
+static void on_kubelet_config_changed(evictd_daemon *d, const char *why)
+{
+	daemon_reload(d, why);
+}
+
+/* SIGHUP's work: the configuration re-read (transactionally), applied, logged; why is logged. */
+static void daemon_reload(evictd_daemon *d, const char *why)
+{
 	if (d->stopping)
-		return 0;
+		return;
+	if (why)
+		log_msg(LOG_NOTICE, "Reloading the configuration: %s", why);
 	(void)sd_notify(0, "RELOADING=1");
 	config_error err = { 0 };
-	int r = config_reload(&d->cfg, d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
-	                      d->opts->config_must_exist, &d->opts->overrides, &err);
+	evictd_config *n = NULL;
+	int r = config_load(d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
+	                    d->opts->config_must_exist, &n, &err);
+	if (r >= 0)
+		r = config_apply_overrides(n, &d->opts->overrides);
 	if (r < 0) {
 		/* Transactional: the running configuration stays in force. */
+		config_free(n);
 		log_config_rejected(d, r, &err);
+	} else if (kubelet_reload_refused(d->cfg, n)) {
+		r = -EINVAL;
+		config_free(n);
 	} else {
+		config_free(d->cfg);
+		d->cfg = n;
 		r = apply_config(d);
 		if (r < 0)
 			log_error_errno(r, "cannot apply the reloaded configuration");
@@ -217,6 +243,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 			log_config_loaded(d, "reloaded");
 		engine_reconfigure(d);
 		setup_watches(d);
+		kubelet_watch_setup(d, on_kubelet_config_changed);
 	}
 	d->dirty = true;
 	d->want_for = NULL;
@@ -224,8 +251,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->last_status_line[0] = '\0';
 	(void)sd_notify(0, "READY=1");
 	evaluate(d, "reload");
+	if (r >= 0)
+		kubelet_log_notes(d);
 	heartbeat_announce(d->heartbeat);
-	return 0;
 }
 
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
@@ -244,6 +272,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 		return sd_event_exit(d->event, 0);
 	d->stopping = true;
 	(void)sd_notify(0, "STOPPING=1");
+	kube_spool_conditions_clear(d->cfg);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
@@ -351,6 +380,7 @@ static void resume_inflight(evictd_daemon *d)
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
+	kubelet_watch_done(d);
 	sd_event_source_disable_unref(d->tick);
 	sd_event_source_disable_unref(d->shutdown_timer);
 	d->ev = evictor_free(d->ev);
@@ -425,11 +455,14 @@ int daemon_run(const daemon_options *o)
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
+	kubelet_watch_setup(&d, on_kubelet_config_changed);
 	/* In a terminal the "monitoring" line below says what this line would (thresholds, dry run)
 	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
 	if (log_get_target() != LOG_TARGET_STDERR)
 		log_config_loaded(&d, "loaded");
 	evaluate(&d, "start");
+	kubelet_log_notes(&d);
+	kube_spool_conditions(d.cfg, &d.eval, &d.node, true);
 	heartbeat_announce(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 

@@ -214,6 +214,7 @@ static void node_sources_of(const scanner *s, node_sources *src)
 		.kubepods = s->kubepods,
 		.nodefs_path = s->cfg->nodefs_path,
 		.imagefs_path = s->cfg->imagefs_path,
+		.cfg = s->cfg,
 	};
 }
 

@@ -16,6 +16,10 @@
 #include "../../fuzz/fuzz-exec-argv.c"
 #undef LLVMFuzzerTestOneInput
 
+#define LLVMFuzzerTestOneInput fuzz_kubelet_config_one
+#include "../../fuzz/fuzz-kubelet-config.c"
+#undef LLVMFuzzerTestOneInput
+
 #include "../../fuzz/replay.h"
 #include "scratch.h"
 
@@ -37,6 +41,12 @@ static void test_exec_argv(void **state)
 {
 	(void)state;
 	replay_target("exec-argv", fuzz_exec_argv_one);
+}
+
+static void test_kubelet_config(void **state)
+{
+	(void)state;
+	replay_target("kubelet-config", fuzz_kubelet_config_one);
 }
 
 static char tmpdir[100];
@@ -64,6 +74,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_podmeta),
 		cmocka_unit_test(test_exec_argv),
+		cmocka_unit_test(test_kubelet_config),
 	};
 	return cmocka_run_group_tests(tests, setup, cleanup);
 }
