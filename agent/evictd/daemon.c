@@ -154,7 +154,11 @@ static int apply_config(evictd_daemon *d)
 
 void schedule_tick(evictd_daemon *d, uint64_t usec)
 {
-	(void)sd_event_source_set_time_relative(d->tick, usec);
+	uint64_t at, accuracy;
+	cadence_timer(usec, &at, &accuracy);
+	d->tick_slack_usec = accuracy;
+	(void)sd_event_source_set_time_accuracy(d->tick, accuracy);
+	(void)sd_event_source_set_time_relative(d->tick, at);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
 }
 
