@@ -71,8 +71,9 @@ typedef struct cadence_state {
 } cadence_state;
 
 /*
- * The signals of want[] to read at now: those due by now + slack (the timer's own accuracy), or
- * all of them when all is set (a wake-up by an event: something moved). Returns how many.
+ * The signals of want[] to read at now: those due by now + slack (the timer's own accuracy), at
+ * least the earliest due (the tick was armed for it), or all of them when all is set (a wake-up by
+ * an event: something moved). Returns how many.
  */
 unsigned cadence_due(const cadence_state *st, const bool want[_SIGNAL_MAX], uint64_t now_usec, uint64_t slack_usec,
                      bool all, bool ret_read[_SIGNAL_MAX]);

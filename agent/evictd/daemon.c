@@ -158,7 +158,11 @@ void schedule_tick(evictd_daemon *d, uint64_t usec)
 	cadence_timer(usec, &at, &accuracy);
 	d->tick_slack_usec = accuracy;
 	(void)sd_event_source_set_time_accuracy(d->tick, accuracy);
-	(void)sd_event_source_set_time_relative(d->tick, at);
+	/*
+	 * From now, not from the loop iteration's start (set_time_relative): the signals' due times
+	 * were computed after this cycle's work, and a tick firing before them would read nothing.
+	 */
+	(void)sd_event_source_set_time(d->tick, mono_usec() + at);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
 }
 

@@ -226,6 +226,9 @@ static void test_only_due_signals_are_read(void **state)
 	/* the timer's accuracy is part of "due": a tick fired early within it still reads */
 	assert_int_equal(cadence_due(&cs, want, 5000 * MS - 300 * MS, 312500, false, rd), 2);
 	assert_true(rd[SIGNAL_MEMORY_AVAILABLE]);
+	/* a tick that fires before anything is due still reads the earliest: it was armed for it */
+	assert_int_equal(cadence_due(&cs, want, 100 * MS, 0, false, rd), 1);
+	assert_true(rd[SIGNAL_NODEFS_AVAILABLE]);
 	config_free(c);
 }
 
