@@ -144,6 +144,7 @@ TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/te
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
+BENCH_TOOLS := $(B)/bench/idle-floor
 
 all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
 
@@ -259,7 +260,7 @@ $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
 
-bench: all $(BENCHES)
+bench: all $(BENCHES) $(BENCH_TOOLS)
 	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \
 	for s in tests/bench/bench-*.sh; do echo "== $$s"; BUILD=$(B) $$s; done
 

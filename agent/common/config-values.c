@@ -267,6 +267,10 @@ int config_handle_agent(parse_state *p, const char *name, const char *v, bool co
 	           strcmp(name, "inodes-max-rate") == 0 || strcmp(name, "pid-max-rate") == 0) {
 		int64_t *dst = name[0] == 'm' ? &c->memory_max_rate : name[0] == 'd' ? &c->disk_max_rate
 		             : name[0] == 'i' ? &c->inodes_max_rate : &c->pid_max_rate;
+		if (name[0] == 'm')
+			c->memory_max_rate_auto = false;
+		else if (name[0] == 'p')
+			c->pid_max_rate_auto = false;
 		return parse_rate(p, name, v, dst);
 	} else if (strcmp(name, "kube-reserved-memory") == 0 || strcmp(name, "system-reserved-memory") == 0) {
 		int64_t q;
@@ -509,12 +513,15 @@ int config_new_default(evictd_config **ret)
 		}
 	c->action = ACTION_KILL;
 	c->exec_timeout_usec = 30 * USEC_PER_SEC;
-	/* earlyoom's 6000 MiB/s (the fastest fill it measured with stress); NVMe-class writes; a
-	 * file-creating loop; a fork bomb. Why each: conf/evictd.conf. */
+	/* earlyoom's 6000 MiB/s (the fastest fill it measured with stress) and a fork bomb, per CPU:
+	 * scaled to the node's online CPUs at start (cadence_derive_rates); NVMe-class writes; a
+	 * file-creating loop. Why each: conf/evictd.conf. */
 	c->memory_max_rate = 6LL << 30;
+	c->memory_max_rate_auto = true;
 	c->disk_max_rate = 2LL << 30;
 	c->inodes_max_rate = 100000;
 	c->pid_max_rate = 10000;
+	c->pid_max_rate_auto = true;
 	/* The kubelet's Linux evictionHard defaults (pkg/kubelet/eviction/defaults_linux.go). */
 	default_threshold(&c->hard[SIGNAL_MEMORY_AVAILABLE], false, 0, 100LL << 20);
 	default_threshold(&c->hard[SIGNAL_NODEFS_AVAILABLE], true, 10, 0);

@@ -86,6 +86,10 @@ typedef struct evictd_config {
 	int64_t disk_max_rate;    /* bytes/s: nodefs.available, imagefs.available */
 	int64_t inodes_max_rate;  /* inodes/s: nodefs.inodesFree, imagefs.inodesFree */
 	int64_t pid_max_rate;     /* tasks/s: pid.available */
+	/* memory and pid rates not set by a key: derived from the online CPUs at start
+	 * (cadence_derive_rates), which then records the count here (0: not derived yet) */
+	bool memory_max_rate_auto, pid_max_rate_auto;
+	unsigned online_cpus;
 
 	/* [eviction-hard], [eviction-soft], [eviction-soft-grace-period], [eviction-minimum-reclaim] */
 	threshold_value hard[_SIGNAL_MAX];

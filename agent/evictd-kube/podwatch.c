@@ -440,6 +440,17 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 	retry_later(w);
 }
 
+/*
+ * The server ends a watch after timeoutSeconds and a live one sends a bookmark about once a
+ * minute: silence for the watch's own bound plus a margin (as much again, 5 s to 30 s) means the
+ * connection is dead. Checked by one timer per watch (kmulti.c), not a wake-up per second.
+ */
+static long watch_idle_timeout_s(uint64_t watch_timeout_usec)
+{
+	long t = (long)(watch_timeout_usec / 1000000);
+	return t + (t < 5 ? 5 : t > 30 ? 30 : t);
+}
+
 static void start_watch(podwatch *w)
 {
 	char path[1024];
@@ -453,9 +464,8 @@ static void start_watch(podwatch *w)
 	/* events are concatenated JSON values; a watch never ends, so no total bound */
 	r = stream_start(w, WATCH_SOURCE, 0, EVENT_TREE_MAX, watch_event);
 	if (r >= 0) {
-		/* a server that goes silent (no event, no bookmark) for longer than the watch's own bound is gone */
 		kube_call_opts o = { .method = "GET", .path = path, .timeout_ms = -1,
-		                     .low_speed_time_s = (long)(w->watch_timeout_usec / 1000000) + 30,
+		                     .idle_timeout_s = watch_idle_timeout_s(w->watch_timeout_usec),
 		                     .data = stream_data, .done = watch_done, .userdata = w };
 		r = kube_multi_start(w->multi, &o, &w->call);
 	}

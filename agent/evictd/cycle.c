@@ -25,7 +25,15 @@
 
 static void schedule_tick(evictd_daemon *d, uint64_t usec)
 {
-	(void)sd_event_source_set_time_relative(d->tick, usec);
+	uint64_t at, accuracy;
+	cadence_timer(usec, &at, &accuracy);
+	d->tick_slack_usec = accuracy;
+	(void)sd_event_source_set_time_accuracy(d->tick, accuracy);
+	/*
+	 * From now, not from the loop iteration's start (set_time_relative): the signals' due times
+	 * were computed after this cycle's work, and a tick firing before them would read nothing.
+	 */
+	(void)sd_event_source_set_time(d->tick, mono_usec() + at);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
 }
 
@@ -104,6 +112,13 @@ int engine_init(evictd_daemon *d)
 	if (scanner_root_fd(d->sc) >= 0)
 		d->kubepods = node_find_kubepods(scanner_root_fd(d->sc));
 	d->proc_fd = open(d->cfg->proc_root ? d->cfg->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A 64-core node allocates far faster than one core: the rate model must know the node. */
+	unsigned cpus = 0;
+	if ((r = node_online_cpus(d->proc_fd, &cpus)) < 0)
+		log_msg(LOG_NOTICE, "cannot count the online CPUs in %s/stat (%s): memory and pid fall rates assume one CPU",
+		                  d->cfg->proc_root ? d->cfg->proc_root : "/proc", strerror(-r));
+	cadence_derive_rates(d->cfg, cpus);
+	d->cadence = (cadence_state){ 0 };
 	return 0;
 }
 
@@ -314,32 +329,35 @@ void evaluate(evictd_daemon *d, const char *reason)
 	 * enough for every tick (idle CPU budget). Pods are read when a threshold is actionable.
 	 */
 	refresh_want(d);
-	bool full = !d->node_valid || d->dirty ||
-	            mono_usec() - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
+	uint64_t now = mono_usec();
+	bool full = !d->node_valid || d->dirty || now - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
+	/* On a timer tick only the signals due: another's headroom, measured at its last read, holds. */
+	bool read[_SIGNAL_MAX];
+	cadence_due(&d->cadence, d->want, now, d->tick_slack_usec, full || strcmp(reason, "timer") != 0, read);
 	if (full || scanner_root_fd(d->sc) < 0) {
 		/* By path: a filesystem mounted on nodefs-path since is seen here, and kept from now on. */
 		node_cache_reset(&d->node_cache);
 		scanner_scan_node(d->sc, &d->node);
+		memcpy(read, d->want, sizeof(read));
 	} else {
 		node_sources src = {
 			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
 			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
 			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache, .cfg = d->cfg,
 		};
-		node_signals_read_some(&src, d->want, &d->node);
+		node_signals_read_some(&src, read, &d->node);
 	}
 	d->node_valid = true;
 	uint64_t wait;
 	if (d->quiet && !full && !evictor_count(d->ev) && thresholded_signals_unchanged(d)) {
 		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */
-		wait = d->quiet_wait_usec;
+		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, now);
 	} else {
 		decide_and_act(d, reason);
 		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
-		wait = cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec());
+		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, mono_usec());
 		d->quiet = evaluation_is_quiet(d);
 		if (d->quiet) {
-			d->quiet_wait_usec = wait;
 			for (int s = 0; s < _SIGNAL_MAX; s++)
 				if (d->want[s]) {
 					d->quiet_node.s[s].known = d->node.s[s].known;

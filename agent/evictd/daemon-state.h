@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "cadence.h"
 #include "cgdiscover.h"
 #include "config.h"
 #include "daemon.h"
@@ -31,7 +32,7 @@
 #include "status-file.h"
 #include "thresholds.h"
 
-/* Timer accuracy for the polling ticks: coalescing saves wake-ups when idle. */
+/* Timer accuracy of the shutdown timer; the polling tick's grows with its sleep (cadence_timer). */
 #define TICK_ACCURACY_USEC 1000ULL
 /* While idle, signal-only changes refresh status.json at most this often. */
 #define STATUS_IDLE_REFRESH_USEC (30ULL * 1000000ULL)
@@ -89,8 +90,9 @@ struct evictd_daemon {
 	const evictd_config *want_for; /* the configuration want[] was computed from; NULL: stale */
 	bool want[_SIGNAL_MAX];        /* signals with a hard or soft threshold */
 	bool quiet;                    /* last evaluation: nothing met, no condition, nothing changed */
-	uint64_t quiet_wait_usec;      /* its cadence result */
 	node_signals quiet_node;       /* the wanted signals it was computed from */
+	cadence_state cadence;         /* when each signal is due (cadence.h) */
+	uint64_t tick_slack_usec;      /* the pending tick's accuracy: signals due within it are read */
 };
 
 static inline uint64_t mono_usec(void)

@@ -8,6 +8,7 @@
  *   evictd --reload[=PID]                           validate the configuration, SIGHUP, wait
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,13 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cadence.h"
 #include "cgdiscover.h"
 #include "config.h"
 #include "config-out.h"
 #include "daemon.h"
 #include "decide.h"
 #include "events.h"
+#include "node.h"
 #include "log.h"
 #include "report.h"
 #include "scan.h"
@@ -239,6 +243,15 @@ static int run_once(const options *o)
 		log_msg(LOG_ERR, "cannot open the cgroup root or proc root (%s): %s", c->proc_root, strerror(-r));
 		goto fail;
 	}
+	/* The fall rates the daemon would derive (shown; --once itself does not poll). */
+	unsigned cpus = 0;
+	int proc_fd = open(c->proc_root ? c->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (node_online_cpus(proc_fd, &cpus) < 0)
+		log_msg(LOG_NOTICE, "cannot count the online CPUs in %s/stat: fall rates for one CPU",
+		        c->proc_root ? c->proc_root : "/proc");
+	if (proc_fd >= 0)
+		close(proc_fd);
+	cadence_derive_rates(c, cpus);
 	uint64_t now = now_usec();
 	r = scanner_scan(sc, now, &snap);
 	if (r < 0)

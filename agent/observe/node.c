@@ -354,3 +354,35 @@ void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX
 		read_psi(src, ret);
 #undef WANT
 }
+
+int node_online_cpus(int proc_fd, unsigned *ret)
+{
+	/* The cpu lines come first; 64 KiB holds ~800 of them before the long "intr" line. */
+	const size_t size = 64 * 1024;
+	unsigned n = 0;
+	size_t len = 0;
+	ssize_t k;
+
+	if (proc_fd < 0)
+		return -EBADF;
+	int fd = cgfs_open_file(proc_fd, "stat");
+	if (fd < 0)
+		return fd;
+	char *buf = malloc(size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < size && (k = read(fd, buf + len, size - len)) > 0)
+		len += (size_t)k;
+	close(fd);
+	buf[len] = '\0';
+	for (const char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, "cpu", 3) == 0 && l[3] >= '0' && l[3] <= '9')
+			n++;
+	free(buf);
+	if (n == 0)
+		return -ENOENT;
+	*ret = n;
+	return 0;
+}

@@ -62,3 +62,9 @@ void node_signals_read_some(const node_sources *src, const bool want[_SIGNAL_MAX
 
 /* The kubelet's allocatable cgroup: the first of kubepods.slice, kubepods that exists; or NULL. */
 const char *node_find_kubepods(int cg_root_fd);
+
+/*
+ * The online CPUs: the "cpuN" lines of <proc-root>/stat (the kernel lists online CPUs only), so
+ * that a fixture proc-root can stand for any node. -errno when there is none to count.
+ */
+int node_online_cpus(int proc_fd, unsigned *ret);

@@ -96,6 +96,21 @@ static size_t append_unavailable(char *buf, size_t size, size_t l, const heartbe
 	return prev ? append(buf, size, l, "%s%s%s", open, prev, close) : l;
 }
 
+void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size)
+{
+	char m[48], p[48], d[48], i[48];
+	size_t l = c->online_cpus ? append(buf, size, 0, "fall rates for %u CPU%s: ", c->online_cpus,
+	                                   c->online_cpus == 1 ? "" : "s")
+	                          : append(buf, size, 0, "fall rates: ");
+	append(buf, size, l, "memory %s/s%s, pids %s/s%s; disk %s/s, inodes %s/s",
+	       format_signal_value(SIGNAL_MEMORY_AVAILABLE, c->memory_max_rate, m, sizeof(m)),
+	       c->memory_max_rate_auto ? "" : " (memory-max-rate)",
+	       format_signal_value(SIGNAL_PID_AVAILABLE, c->pid_max_rate, p, sizeof(p)),
+	       c->pid_max_rate_auto ? "" : " (pid-max-rate)",
+	       format_signal_value(SIGNAL_NODEFS_AVAILABLE, c->disk_max_rate, d, sizeof(d)),
+	       format_signal_value(SIGNAL_NODEFS_INODES_FREE, c->inodes_max_rate, i, sizeof(i)));
+}
+
 void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
 {
 	size_t l = append(buf, size, 0, "monitoring");
@@ -126,6 +141,9 @@ void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
 	if (unavailable)
 		l = append_unavailable(buf, size, append(buf, size, l, "; unavailable here: "), v, " (", ", ", ")");
 	l = append_pods(buf, size, l, v->pods);
+	char rates[160];
+	heartbeat_fall_rates_text(v->cfg, rates, sizeof(rates));
+	l = append(buf, size, l, "; %s", rates);
 	if (v->cfg->dry_run)
 		append(buf, size, l, "; dry run");
 }

@@ -38,6 +38,12 @@ void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size);
 /* "heartbeat: memory.available 3.2Gi (hard 100Mi), ...; 12 pods; 3 evictions, 1 in flight". */
 void heartbeat_text(const heartbeat_view *v, char *buf, size_t size);
 
+/*
+ * "fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s": the rate
+ * model's figures, those derived from the CPUs first ("(memory-max-rate)" when a key set one).
+ */
+void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size);
+
 /* Pod cgroups matching the pods patterns under root_fd, or -1 when they cannot be listed. */
 long heartbeat_count_pods(int root_fd, char *const *patterns);
 

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "heartbeat.h"
 #include "log.h"
 
 static void json_i64_or_null(FILE *f, bool known, int64_t v)
@@ -104,7 +105,11 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 		}
 		fputc('}', f);
 	}
-	fputs("],\"conditions\":[", f);
+	fprintf(f, "],\"fall_rates\":{\"online_cpus\":%u,\"memory\":%" PRId64 ",\"memory_derived\":%s,\"pid\":%" PRId64
+	        ",\"pid_derived\":%s,\"disk\":%" PRId64 ",\"inodes\":%" PRId64 "}", c->online_cpus, c->memory_max_rate,
+	        c->memory_max_rate_auto ? "true" : "false", c->pid_max_rate, c->pid_max_rate_auto ? "true" : "false",
+	        c->disk_max_rate, c->inodes_max_rate);
+	fputs(",\"conditions\":[", f);
 	first = true;
 	for (int i = 0; i < _CONDITION_MAX; i++)
 		if (d->eval.conditions[i]) {
@@ -177,6 +182,9 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 			        so->met ? "met, waiting for its grace period" : "not met");
 		fputc('\n', f);
 	}
+	char rates[160];
+	heartbeat_fall_rates_text(c, rates, sizeof(rates));
+	fprintf(f, "\n%s\n", rates);
 	fputs("\nconditions:", f);
 	for (int i = 0; i < _CONDITION_MAX; i++)
 		if (d->eval.conditions[i]) {

@@ -48,7 +48,7 @@ status-file = $tmp/status.json
 CONF
 run_bg "$tmp/fixture.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" --metadata-dir "$FX/pods"
 ok "fixture: names each signal with its thresholds, the pods, dry run" wait_line 10 \
-	'^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\), nodefs\.available \(hard 10%\), nodefs\.inodesFree \(hard 5%\), imagefs\.available \(hard 15%\), imagefs\.inodesFree \(hard 5%\); 6 pods; dry run$'
+	'^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\), nodefs\.available \(hard 10%\), nodefs\.inodesFree \(hard 5%\), imagefs\.available \(hard 15%\), imagefs\.inodesFree \(hard 5%\); 6 pods; fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s; dry run$'
 kill -USR1 "$D"
 ok "fixture: SIGUSR1 gives a heartbeat with observed values against thresholds" wait_line 10 \
 	'^evictd: heartbeat: memory\.available 80Mi \(hard 100Mi: met\), .*; 6 pods; [0-9]+ evictions?, [0-9]+ in flight; dry run$'
@@ -78,7 +78,7 @@ status-file = $tmp/status.json
 CONF
 run_bg "$tmp/partial.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" --metadata-dir "$FX/pods"
 ok "some unavailable: the watched signals, then each unavailable one once with its reason" wait_line 10 \
-	"^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\); unavailable here: nodefs\.available, nodefs\.inodesFree, imagefs\.available, imagefs\.inodesFree \(statvfs\($tmp/no-such-dir\): No such file or directory\); 6 pods; dry run$"
+	"^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\); unavailable here: nodefs\.available, nodefs\.inodesFree, imagefs\.available, imagefs\.inodesFree \(statvfs\($tmp/no-such-dir\): No such file or directory\); 6 pods; fall rates for [0-9]+ CPUs?: memory [0-9.]+[KMGT]i/s, pids [0-9]+/s; disk [0-9.]+[KMGT]i/s, inodes [0-9]+/s; dry run$"
 ok "some unavailable: each reason once on the screen" test "$(grep -c "statvfs($tmp/no-such-dir)" "$tmp/err")" -eq 1
 ok "some unavailable: SIGINT, exit 0" stop_int
 done_testing
