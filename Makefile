@@ -33,6 +33,8 @@ UNITDIR      ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR   ?= /usr/lib/systemd/catalog
 MANDIR       ?= $(PREFIX)/share/man
 PKG_CONFIG   ?= pkg-config
+# Set by debian/rules: `make install` then leaves conffiles and unit enabling to dpkg and debhelper.
+PACKAGE_BUILD ?=
 
 B := build
 ifeq ($(SANITIZE),1)
@@ -270,8 +272,8 @@ install: all install-lib
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
-	@# An operator's edited configuration is never overwritten.
-	if [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
+	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).
+	if [ -z "$(PACKAGE_BUILD)" ] && [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
 	  install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.dist; \
 	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
@@ -279,8 +281,11 @@ install: all install-lib
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
+	@# A package enables it in its maintainer scripts instead (debian/rules).
+ifeq ($(PACKAGE_BUILD),)
 	install -d $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants
 	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
+endif
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
