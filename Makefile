@@ -65,6 +65,9 @@ endif
 ifneq ($(filter e2e,$(MAKECMDGOALS)),)
 DEPSETS += e2e
 endif
+ifneq ($(filter deb,$(MAKECMDGOALS)),)
+DEPSETS += deb
+endif
 ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
 ifneq ($(DEPS_STATUS),ok)
@@ -240,6 +243,13 @@ e2e: all
 fresh:
 	@tests/fresh/run.sh
 
+# Debian packages (debian/) of the committed HEAD, built from a copy in build/deb/src so that the
+# .debs, .changes and .buildinfo land in build/deb/, never beside the source tree; lintian must
+# report no error and no warning. tests/pkg/run.sh installs, upgrades and purges them on a bare
+# Debian 12.
+deb:
+	@scripts/build-deb.sh build/deb
+
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
 	@scripts/run-local.sh $(EVICTD)
@@ -306,12 +316,13 @@ help:
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
 	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
 	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
+	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl) in build/deb/, lintian-clean'
 	@echo 'make install      binaries, library, unit, catalog, man pages, /etc/evictd (DESTDIR=, PREFIX=)'
 	@echo 'make install-lib  only libpreempt: shared and static library, header, pkg-config file'
-	@echo 'make clean        remove build/, build-san/ and build-fuzz/'
+	@echo 'make clean        remove build/ (with build/deb/), build-san/ and build-fuzz/'
 	@echo 'make help         this list'
 	@echo 'Variables: SANITIZE=1 (ASan+UBSan+LSan build in build-san/), PREFIX=, DESTDIR=, CC=, CFLAGS='
 
-.PHONY: all tests check lint bench fuzz e2e fresh run install install-lib clean help
+.PHONY: all tests check lint bench fuzz e2e fresh deb run install install-lib clean help
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
