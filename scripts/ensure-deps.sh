@@ -28,8 +28,8 @@ pkgs_for() {
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;
-	# dpkg-dev: dpkg-buildpackage; git: `make deb` packages HEAD; mmdebstrap: the test's chroot.
-	deb)   echo "debhelper dpkg-dev lintian git mmdebstrap" ;;
+	# dpkg-dev: dpkg-buildpackage; git: `make deb` packages HEAD; mmdebstrap, piuparts: the test's chroots.
+	deb)   echo "debhelper dpkg-dev lintian git mmdebstrap piuparts" ;;
 	*) return 1 ;;
 	esac
 }

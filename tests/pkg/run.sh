@@ -21,6 +21,7 @@
 #                 state and the catalog entries gone; the machine's file list (path, type, mode,
 #                 owner, link target) equals the baseline's except for package-manager state
 #                 (as piuparts compares)
+#   7. piuparts   piuparts itself: install and purge of VERSION in its own chroot of the same tree
 # Each machine step runs in a chroot inside a private mount and pid namespace.
 # Exit status: 0 all passed; 1 a step failed (its log is shown); 77 this machine cannot do it
 # (not root, missing tools, no mirror) — the reason is printed. Logs stay in build/pkg/.
@@ -317,6 +318,33 @@ if [ $T = 0 ]; then
 		head -n 40 "$LOGS/files.diff" | sed 's/^/    /'
 	else
 		record "purge leaves nothing behind ($(wc -l < "$LOGS/files-before") paths, same as the baseline)" "$t"
+	fi
+fi
+
+# ---- 7. piuparts itself: install and purge of the four packages in its own chroot -----------
+# From the same root tree, the packages served as a local repository (its dependency resolution
+# needs one); the mirror is this machine's (scripts/debian-mirror.sh). No upgrade test: piuparts
+# upgrades from the version in the archive, and there is none.
+t=$(date +%s)
+if ! command -v piuparts > /dev/null || ! command -v dpkg-scanpackages > /dev/null; then
+	record "piuparts: install and purge" "$t" "piuparts or dpkg-scanpackages missing (scripts/ensure-deps.sh deb)"
+else
+	# shellcheck source=../../scripts/debian-mirror.sh
+	. "$ROOT/scripts/debian-mirror.sh"
+	mirror=$(debian_sources bookworm | awk '$3 == "bookworm" { print $2; exit }')
+	repo=$WORK/repo
+	mkdir -p "$repo"
+	for p in $PKGS; do cp "$LOGS/new/${p}_"*.deb "$repo/"; done
+	(cd "$repo" && dpkg-scanpackages . > Packages 2> /dev/null)
+	gzip -1 -c "$TARBALL" > "$WORK/base.tgz"
+	if timeout -k 10 "$TIMEOUT" piuparts --basetgz="$WORK/base.tgz" -d bookworm -m "$mirror" \
+		--no-upgrade-test --warn-on-others --tmpdir="$WORK" --bindmount="$repo" \
+		--extra-repo="deb [trusted=yes] file://$repo ./" --apt $PKGS > "$LOGS/piuparts.log" 2>&1 &&
+		grep -q 'PASS: All tests' "$LOGS/piuparts.log"; then
+		record "piuparts: install and purge ($(grep -c 'PASS:' "$LOGS/piuparts.log") PASS lines)" "$t"
+	else
+		record "piuparts: install and purge" "$t" "see $LOGS/piuparts.log"
+		grep -v DEBUG "$LOGS/piuparts.log" | tail -n 30 | sed 's/^/    /'
 	fi
 fi
 
