@@ -22,6 +22,8 @@
 #                 owner, link target) equals the baseline's except for package-manager state
 #                 (as piuparts compares)
 #   7. piuparts   piuparts itself: install and purge of VERSION in its own chroot of the same tree
+#   8. PKG_VM=1 only: the same install/upgrade/remove/purge under a real systemd (PID 1) in the
+#                 e2e VM (tests/e2e/scenarios/07-package.sh): units started, restarted, stopped
 # Each machine step runs in a chroot inside a private mount and pid namespace.
 # Exit status: 0 all passed; 1 a step failed (its log is shown); 77 this machine cannot do it
 # (not root, missing tools, no mirror) — the reason is printed. Logs stay in build/pkg/.
@@ -345,6 +347,20 @@ else
 	else
 		record "piuparts: install and purge" "$t" "see $LOGS/piuparts.log"
 		grep -v DEBUG "$LOGS/piuparts.log" | tail -n 30 | sed 's/^/    /'
+	fi
+fi
+
+# ---- 8. under a real systemd (opt-in): e2e scenario 07 in the Debian 12 VM ------------------
+if [ -n "${PKG_VM:-}" ]; then
+	t=$(date +%s)
+	mkdir -p "$WORK/vmdebs/old" "$WORK/vmdebs/new"
+	for v in old new; do for p in $PKGS; do cp "$LOGS/$v/${p}_"*.deb "$WORK/vmdebs/$v/"; done; done
+	if E2E_DEBS=$WORK/vmdebs E2E_ONLY=package "$ROOT/tests/e2e/run.sh" > "$LOGS/vm.log" 2>&1 &&
+		grep -q '^PASS  07-package' "$LOGS/vm.log"; then
+		record "under systemd in the e2e VM (scenario 07)" "$t"
+	else
+		record "under systemd in the e2e VM (scenario 07)" "$t" "see $LOGS/vm.log and build/e2e/scenarios/07-package.log"
+		grep -vE '^(ok|PASS) ' "$LOGS/vm.log" | tail -n 30 | sed 's/^/    /'
 	fi
 fi
 
