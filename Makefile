@@ -37,6 +37,8 @@ UNITDIR      ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR   ?= /usr/lib/systemd/catalog
 MANDIR       ?= $(PREFIX)/share/man
 PKG_CONFIG   ?= pkg-config
+# Set by debian/rules: `make install` then leaves conffiles and unit enabling to dpkg and debhelper.
+PACKAGE_BUILD ?=
 
 B := build
 ifeq ($(SANITIZE),1)
@@ -66,6 +68,9 @@ DEPSETS += fuzz
 endif
 ifneq ($(filter e2e,$(MAKECMDGOALS)),)
 DEPSETS += e2e
+endif
+ifneq ($(filter deb,$(MAKECMDGOALS)),)
+DEPSETS += deb
 endif
 ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
@@ -275,6 +280,13 @@ e2e: all
 fresh:
 	@tests/fresh/run.sh
 
+# Debian packages (debian/) of the committed HEAD, built from a copy in build/deb/src so that the
+# .debs, .changes and .buildinfo land in build/deb/, never beside the source tree; lintian must
+# report no error and no warning. tests/pkg/run.sh installs, upgrades and purges them on a bare
+# Debian 12.
+deb:
+	@scripts/build-deb.sh build/deb
+
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
 	@scripts/run.sh $(EVICTD) $(RUN_ARGS)
@@ -307,8 +319,8 @@ install: all install-lib
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
-	@# An operator's edited configuration is never overwritten.
-	if [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
+	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).
+	if [ -z "$(PACKAGE_BUILD)" ] && [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
 	  install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.dist; \
 	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
@@ -316,8 +328,11 @@ install: all install-lib
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
+	@# A package enables it in its maintainer scripts instead (debian/rules).
+ifeq ($(PACKAGE_BUILD),)
 	install -d $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants
 	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
+endif
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
@@ -338,12 +353,13 @@ help:
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
 	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
 	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
+	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl) in build/deb/, lintian-clean'
 	@echo 'make install      binaries, library, unit, catalog, man pages, /etc/evictd (DESTDIR=, PREFIX=)'
 	@echo 'make install-lib  only libpreempt: shared and static library, header, pkg-config file'
-	@echo 'make clean        remove build/, build-san/ and build-fuzz/'
+	@echo 'make clean        remove build/ (with build/deb/), build-san/ and build-fuzz/'
 	@echo 'make help         this list'
 	@echo 'Variables: SANITIZE=1 (ASan+UBSan+LSan build in build-san/), PREFIX=, DESTDIR=, CC=, CFLAGS='
 
-.PHONY: all tests check lint bench fuzz e2e fresh run install install-lib clean help
+.PHONY: all tests check lint bench fuzz e2e fresh deb run install install-lib clean help
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -15,6 +15,7 @@ Sets:
   check   run the tests (cmocka, systemd, python3, jq, ...)
   fuzz    libFuzzer targets (clang)
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
+  deb     build the Debian packages and test them on a bare Debian 12 (make deb, tests/pkg/run.sh)
 Exit status: 0 present (or installed), 1 missing and not installable here, 2 usage error.
 USAGE
 }
@@ -27,6 +28,8 @@ pkgs_for() {
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;
+	# dpkg-dev: dpkg-buildpackage; git: `make deb` packages HEAD; mmdebstrap, piuparts: the test's chroots.
+	deb)   echo "debhelper dpkg-dev lintian git mmdebstrap piuparts" ;;
 	*) return 1 ;;
 	esac
 }

@@ -11,6 +11,8 @@
 #   B               build directory of the calling make (default: build)
 #   E2E_CACHE       image cache (default: ${XDG_CACHE_HOME:-$HOME/.cache}/evictd-e2e)
 #   E2E_ONLY        run only scenarios whose file name contains one of these words (space list)
+#   E2E_DEBS        a directory with old/*.deb and new/*.deb: scenario 07 installs, upgrades and
+#                   purges them under systemd (tests/pkg/run.sh); without it 07 is skipped
 #   E2E_ACCEL       auto (default) | kvm | tcg
 #   E2E_TIMEOUT     seconds for boot + all scenarios (default 1500)
 #   E2E_MEM/E2E_CPUS  VM size (default 2048 MiB, 2 vCPUs)
@@ -83,6 +85,8 @@ cp -r "$HERE/scenarios" "$SHARE/scenarios"
 # the stand-in API server for the Kubernetes scenario (a test double; tests/kube/README.md)
 mkdir -p "$SHARE/kube"
 cp "$ROOT/tests/kube/apiserver.py" "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+# Debian packages for scenario 07 (tests/pkg/run.sh sets E2E_DEBS to a directory with old/ and new/).
+[ -n "${E2E_DEBS:-}" ] && cp -r "$E2E_DEBS" "$SHARE/debs"
 printf 'E2E_ONLY=%q\n' "${E2E_ONLY:-}" > "$SHARE/env"
 
 # ---- accelerator --------------------------------------------------------------------------------
