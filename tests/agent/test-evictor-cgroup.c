@@ -351,9 +351,9 @@ int main(void)
 	snprintf(parked, sizeof(parked), "%s/parked", base);
 	if (mkdir(base, 0755) < 0 || mkdir(pod, 0755) < 0 || mkdir(ctr, 0755) < 0 || mkdir(other, 0755) < 0 ||
 	    mkdir(parked, 0755) < 0) {
-		printf("skipped: cannot create cgroups under %s: %s\n", root, strerror(errno));
+		int e = errno;
 		cleanup();
-		return 77;
+		return cgtest_env_or_fail(e, "cannot create cgroups under", root);
 	}
 	if (cgtest_need_cgroup_kill(pod)) {
 		cleanup();

@@ -547,18 +547,18 @@ int main(void)
 	snprintf(pod, sizeof(pod), "%s/pod", base);
 	snprintf(statedir, sizeof(statedir), "/tmp/evictd-hostile-state-%d", (int)getpid());
 	if (mkdir(base, 0755) < 0 || mkdir(pod, 0755) < 0) {
-		printf("skipped: cannot create cgroups under %s: %s\n", root, strerror(errno));
+		int e = errno;
 		cleanup();
-		return 77;
+		return cgtest_env_or_fail(e, "cannot create cgroups under", root);
 	}
 	if (cgtest_need_cgroup_kill(pod)) {
 		cleanup();
 		return 77;
 	}
 	if (mkdir(statedir, 0755) < 0) {
-		printf("skipped: cannot create %s\n", statedir);
+		printf("not ok - cannot create %s: %s\n", statedir, strerror(errno));
 		cleanup();
-		return 77;
+		return 1;
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threaded_subcgroup_and_sigterm_ignored),
