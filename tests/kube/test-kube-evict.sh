@@ -169,6 +169,15 @@ cat > "$T/spool/.tmp" <<'EOF'
 {"kind":"eviction","uid":"aaaa-1111","namespace":"default","name":"high","signal":"memory.available","resource":"memory","hard":true,"threshold":"100Mi","available":"80Mi","priority":1000,"gracePeriodSeconds":0,"startedAt":"2026-01-01T00:00:00Z","containers":[],"message":"The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. "}
 EOF
 mv "$T/spool/.tmp" "$T/spool/00000000000000000001-aaaa-1111.json"
+# two more behind it, written newest first: the order is the names' (the evictions'), not the writes'
+api_pod default ord-a 8888-0001 1
+api_pod default ord-b 8888-0002 1
+for r in "00000000000000000005-8888-0002 ord-b" "00000000000000000004-8888-0001 ord-a"; do
+	set -- $r
+	printf '{"kind":"eviction","uid":"%s","namespace":"default","name":"%s","signal":"memory.available","resource":"memory","hard":true,"threshold":"100Mi","available":"80Mi","priority":1,"gracePeriodSeconds":0,"startedAt":"2026-01-01T00:00:00Z","containers":[],"message":"m"}' \
+		"${1#*-}" "$2" > "$T/spool/.tmp"
+	mv "$T/spool/.tmp" "$T/spool/$1.json"
+done
 ok "503: the report is retried, the record kept" wait_for 10 grep -q "Pod default/high event: HTTP 503.*will retry" "$T/kube.err"
 ok "...and evictd-kube keeps running" alive "$KPID"
 kill -TERM "$KPID"; wait "$KPID"; KPID=""
@@ -179,11 +188,29 @@ KPID=$!
 ok "the restarted evictd-kube takes the record up again (503 again)" \
 	wait_for 10 bash -c "tail -n +$((n + 1)) '$T/kube.err' | grep -q 'Pod default/high event: HTTP 503.*will retry'"
 ok "the record survives evictd-kube's restart" test -e "$T/spool/00000000000000000001-aaaa-1111.json"
+kube_ctl DELETE /requests >/dev/null	# first: nothing delivered once the faults go is missed
 kube_ctl DELETE /faults >/dev/null
-kube_ctl DELETE /requests >/dev/null
 ok "API back: the report is delivered" wait_for 10 req \
 	"r['method']=='DELETE' and r['path']=='/api/v1/namespaces/default/pods/high' and r['body']['preconditions']['uid']=='aaaa-1111'"
 ok "...and removed from the spool" wait_for 5 test ! -e "$T/spool/00000000000000000001-aaaa-1111.json"
+ok "the two records behind it are delivered too" wait_for 10 req \
+	"r['method']=='DELETE' and r['path']=='/api/v1/namespaces/default/pods/ord-b' and r['status']==200"
+in_order() {	# the DELETEs (and the Events) came in the records' order: high, ord-a, ord-b
+	kube_requests > "$T/requests.jsonl"
+	python3 - "$T/requests.jsonl" <<'PY'
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+dels = [r["path"].rsplit("/", 1)[1] for r in rs if r["method"] == "DELETE" and r["status"] == 200]
+evs = [r["body"]["involvedObject"]["name"] for r in rs
+       if r["method"] == "POST" and r["path"].endswith("/events") and r["status"] == 201]
+ok = dels == ["high", "ord-a", "ord-b"] and evs == ["high", "ord-a", "ord-b"]
+if not ok:
+    print("# DELETEs %s, Events %s" % (dels, evs))
+sys.exit(0 if ok else 1)
+PY
+}
+ok "...in the order of the evictions, one record after the other" in_order
+ok "...and the spool is empty" wait_for 5 bash -c "[ -d '$T/spool' ] && [ -z \"\$(ls '$T/spool')\" ]"
 
 # --- a replacement with the same name is never deleted ----------------------------------------
 api_pod default high ffff-6666 1000
