@@ -234,4 +234,13 @@ capped() {
 	tail -n 1 "$tmp/err" | grep -qx 'preemptctl: 105 problems found'
 }
 ok "105 problems: 100 shown, then '… and 5 more messages (not shown)', all 105 counted" capped
+# --- nesting: 64 levels are read, the 65th is refused (README) ------------------------------------
+nest() { python3 -c 'import sys; d = int(sys.argv[1]); print("[" * d + "]" * d)' "$1" >"$tmp/nest$1.json"; }
+nest 64; nest 65
+ok "64 nested levels are read (then refused as not an object)" expect 1 "" \
+	"$tmp/nest64.json:1: expected an object, got a list
+preemptctl: 1 problem found" "$PCTL" check "$tmp/nest64.json"
+ok "65 nested levels: refused as too deep" expect 1 "" \
+	"$tmp/nest65.json:1: nested deeper than 64 levels, refusing it
+preemptctl: 1 problem found" "$PCTL" check "$tmp/nest65.json"
 done_testing
