@@ -47,7 +47,6 @@ catalog_covers_ids() {
 }
 
 catalog_parses() {
-	command -v journalctl >/dev/null || return 0
 	mkdir -p "$tmp/root/usr/lib/systemd/catalog" "$tmp/root/var/lib/systemd/catalog"
 	cp systemd/evictd.catalog "$tmp/root/usr/lib/systemd/catalog/"
 	journalctl --root="$tmp/root" --update-catalog >/dev/null 2>&1
@@ -58,5 +57,9 @@ catalog_parses() {
 ok "conf/evictd.conf as shipped loads" shipped_conf_loads
 ok "conf/evictd.conf documents every key, and loads with all of them set" uncommented_conf_loads
 ok "every MESSAGE_ID in agent/*.h has a catalog entry (and no stale ones)" catalog_covers_ids
-ok "journalctl accepts systemd/evictd.catalog" catalog_parses
+if command -v journalctl >/dev/null; then
+	ok "journalctl accepts systemd/evictd.catalog" catalog_parses
+else
+	skip "journalctl accepts systemd/evictd.catalog" "journalctl missing (package systemd)"
+fi
 done_testing

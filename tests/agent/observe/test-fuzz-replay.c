@@ -32,8 +32,10 @@ static void test_config(void **state)
 static void test_podmeta(void **state)
 {
 	(void)state;
-	if (geteuid() != 0)
-		skip(); /* descriptors are trusted only when root-owned */
+	if (geteuid() != 0) {
+		print_message("# skip podmeta corpus: needs root: descriptors are trusted only when root-owned\n");
+		skip();
+	}
 	replay_target("podmeta", fuzz_podmeta_one);
 }
 
