@@ -243,7 +243,7 @@ fell_back() {	# one line saying why there is no demonstration, then the monitori
 # root-owned descriptors and spool records).
 # Both: the documentation's commands that no development machine can run (tests/docs: a
 # Kubernetes cluster, systemd as PID 1, an install into /usr, or the run/test command itself).
-EXPECTED_SKIPS_DOCS='needs (a cluster|kubectl and a cluster|evictd (running )?under systemd|root on a systemd host|make install)|runs evictd until Ctrl-C|runs the test suite this test is part of'
+EXPECTED_SKIPS_DOCS='needs (a cluster|kubectl and a cluster|evictd (running )?under systemd|root on a systemd host|root on the node|make install|debhelper and lintian)|runs evictd until Ctrl-C|runs the test suite this test is part of'
 EXPECTED_SKIPS_ROOT=("$EXPECTED_SKIPS_DOCS")
 EXPECTED_SKIPS_USER=(
 	"$EXPECTED_SKIPS_DOCS"
