@@ -19,7 +19,7 @@ usage() { echo "usage: $0 OUTDIR [--version V] [--no-lintian]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 OUT=$1
 shift
-VERSION= LINTIAN=yes
+VERSION='' LINTIAN=yes
 while [ $# -gt 0 ]; do
 	case $1 in
 	--version) [ $# -ge 2 ] || usage; VERSION=$2; shift 2 ;;
