@@ -165,6 +165,11 @@ int main(int argc, char **argv)
 			log_msg(LOG_NOTICE, "Kubernetes integration is off ([kubernetes] enable = no, the default: no %s): "
 			        "nothing to do", o.config_path);
 		config_free(cfg);
+		/* Type=notify: exiting before READY=1 is a protocol failure to systemd, and
+		 * Restart=on-failure would start it again every RestartSec. The barrier makes systemd
+		 * read READY before it sees the exit. */
+		(void)sd_notify(0, "READY=1\nSTATUS=Kubernetes integration is off");
+		(void)sd_notify_barrier(0, 5 * 1000000ULL);
 		return 0;
 	}
 	if (o.node_name)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One version everywhere: the Makefile's VERSION is debian/changelog's top entry (dpkg-buildpackage
 # versions the packages from it; debian/rules also refuses to build when they differ), what
-# `evictd --version` and `preemptctl --version` print, the shared library's file name and
+# `evictd`, `evictd-kube` and `preemptctl --version` print, the shared library's file name and
 # libpreempt.pc's Version (as `make install` writes it).
 . "$(dirname "$0")/../lib.sh"
 version=$(sed -n 's/^VERSION *:= *//p' Makefile)
@@ -22,7 +22,7 @@ prints() {	# prints PROGRAM: its --version line names the Makefile's VERSION
 	echo "# $out"
 	[ "${out%% (*}" = "$1 $version" ]
 }
-for p in evictd preemptctl; do
+for p in evictd evictd-kube preemptctl; do
 	if [ -x "$BUILD/$p" ]; then ok "$p --version prints $p $version" prints "$p"
 	else skip "$p --version prints $p $version" "$BUILD/$p not built"; fi
 done

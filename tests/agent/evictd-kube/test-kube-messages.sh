@@ -36,6 +36,21 @@ printf '[kubernetes]\nenable = no\n' >"$tmp/off.conf"
 "$EKUBE" --config "$tmp/off.conf" --log-target stderr 2>"$tmp/k3.err"; echo $? >"$tmp/rc"
 ok "evictd-kube, enable = no in a file: exit 0, names the file" \
 	bash -c "[ $(cat "$tmp/rc") = 0 ] && grep -qF '([kubernetes] enable = no in $tmp/off.conf): nothing to do' '$tmp/k3.err'"
+# Under systemd (Type=notify) an exit without READY=1 is a protocol failure that Restart=on-failure
+# turns into a restart loop: the disabled service says READY=1 before it exits.
+NCAP=$BUILD/tests/helpers/notify-capture
+if [ -x "$NCAP" ]; then
+	sock="evictd-kube-test-$$"
+	"$NCAP" "$sock" "$tmp/notify" & ncap=$!
+	for _ in $(seq 50); do grep -q listening "$tmp/notify" 2>/dev/null && break; sleep 0.1; done
+	ok "notify capture is listening" grep -q listening "$tmp/notify"
+	NOTIFY_SOCKET="@$sock" "$EKUBE" --config "$tmp/off.conf" --log-target stderr 2>/dev/null; echo $? >"$tmp/rc"
+	kill "$ncap"; wait "$ncap" 2>/dev/null
+	ok "evictd-kube, enable = no under systemd: READY=1 before the exit (exit 0)" \
+		bash -c "[ $(cat "$tmp/rc") = 0 ] && grep -q 'READY=1' '$tmp/notify'"
+else
+	skip "evictd-kube, enable = no under systemd: READY=1 before the exit" "notify-capture not built"
+fi
 if [ -e /etc/evictd/evictd.conf ] || [ -e /etc/evictd/evictd.conf.d ]; then
 	skip "evictd-kube without a configuration file says enable = no is the default" "/etc/evictd exists here"
 else
