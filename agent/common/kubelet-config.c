@@ -358,6 +358,52 @@ static void defaults(kubelet_config *k, const char *name)
 	snprintf(k->path, sizeof(k->path), "%s", name);
 }
 
+/*
+ * What libfyaml is given must be text: libfyaml 0.7.12 loops forever on some invalid UTF-8 (found
+ * by fuzz-kubelet-config), and a kubelet configuration that is not text is broken anyway. NUL, C0
+ * controls other than tab/newline/carriage return (YAML's printable set) and invalid UTF-8
+ * (RFC 3629: no overlongs, surrogates or code points above U+10FFFF) are refused with line and
+ * column. Returns 0 or -EILSEQ.
+ */
+static int check_text(walker *w, const char *text, size_t len)
+{
+	unsigned line = 1, col = 1;
+	for (size_t i = 0; i < len; col++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c < 0x80) {
+			if (c == '\n') {
+				line++;
+				col = 0;
+			} else if (c < 0x20 && c != '\t' && c != '\r') {
+				wfail(w, line, "column %u: control character 0x%02x: a KubeletConfiguration is YAML text", col, c);
+				return -EILSEQ;
+			}
+			i++;
+			continue;
+		}
+		unsigned n = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+		bool ok = n && i + n <= len;
+		for (unsigned k = 1; ok && k < n; k++) {
+			unsigned char b = (unsigned char)text[i + k], lo = 0x80, hi = 0xbf;
+			if (k == 1 && c == 0xe0)
+				lo = 0xa0;
+			else if (k == 1 && c == 0xed)
+				hi = 0x9f;
+			else if (k == 1 && c == 0xf0)
+				lo = 0x90;
+			else if (k == 1 && c == 0xf4)
+				hi = 0x8f;
+			ok = b >= lo && b <= hi;
+		}
+		if (!ok) {
+			wfail(w, line, "column %u: invalid UTF-8 (byte 0x%02x): a KubeletConfiguration is YAML text", col, c);
+			return -EILSEQ;
+		}
+		i += n;
+	}
+	return 0;
+}
+
 int kubelet_config_parse(const char *text, size_t len, const char *name, kubelet_config **ret,
                          config_error *err)
 {
@@ -385,6 +431,8 @@ int kubelet_config_parse(const char *text, size_t len, const char *name, kubelet
 	w->p.err = err;
 	w->p.c = &w->scratch;
 
+	if ((r = check_text(w, text, len)) < 0)
+		goto out;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	dcfg.output_fn = NULL;
