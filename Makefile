@@ -1,9 +1,11 @@
 # evictd / libpreempt / preemptctl — plain Makefile.
 #
-#   make                 libpreempt.so.0 + libpreempt.a, evictd, preemptctl
+#   make                 libpreempt.so.0 + libpreempt.a (+ libpreempt-uninstalled.pc), evictd,
+#                        evictd-kube, preemptctl
 #   make check           every test; last line "N passed, N failed[, N skipped]"
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
-#   make run             evictd in the foreground, dry-run, on this machine
+#   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
+#                        without pods (RUN_ARGS=--demo / --monitor force one; ./run --help)
 #   make install DESTDIR=... PREFIX=...
 #   make bench | fuzz | e2e | fresh | lint
 #   make help            every target, one line each
@@ -143,7 +145,7 @@ TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -159,6 +161,14 @@ $(LIB_SO): $(LIB_OBJS) lib/libpreempt.map
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# pkg-config's convention for a library not installed yet: with PKG_CONFIG_PATH=$(B),
+# `pkg-config libpreempt` finds libpreempt-uninstalled.pc first, which points at the header in
+# the source tree and the library in the build tree (absolute paths: it works from any directory).
+$(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/lib/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
@@ -266,7 +276,7 @@ fresh:
 
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
-	@scripts/run-local.sh $(EVICTD)
+	@scripts/run.sh $(EVICTD) $(RUN_ARGS)
 
 PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
               -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
@@ -318,9 +328,9 @@ clean:
 
 # One line per target; `make help` needs no build dependencies.
 help:
-	@echo 'make              build libpreempt, evictd and preemptctl into $(B)/'
+	@echo 'make              build libpreempt, evictd, evictd-kube and preemptctl into $(B)/'
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
-	@echo 'make run          evictd in the foreground, dry run, on this machine (Ctrl-C to stop)'
+	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'
 	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
 	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'

@@ -4,7 +4,7 @@
  * and the configuration part of `--once`. Walks the key table (config-keys.c), so a key added
  * there without a formatter here prints "?" and the dump test fails.
  */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -165,8 +165,8 @@ static void signal_rows(const evictd_config *c, const char *section, setting_cb 
 	for (int i = 0; i < _SIGNAL_MAX; i++) {
 		evictd_signal s = (evictd_signal)i;
 		const char *name = signal_name(s);
-		/* the PSI signals are [eviction] psi-memory-*, not signal rows */
-		if (signal_is_psi(s))
+		/* PSI thresholds are hard only ([eviction] psi-memory-* are their older names) */
+		if (signal_is_psi(s) && strcmp(section, "eviction-hard") != 0)
 			continue;
 		if (strcmp(section, "eviction-soft-grace-period") == 0) {
 			if (c->soft_grace_set[i])

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Every section and key the parser accepts: the one table the parser, `evictd --dump-config-keys`
  * and the man page test share. */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * before the kubelet and the kubelet's eviction stays the backstop. A missing kubelet file is
  * silence; a broken one is one warning (kubelet.warning) and evictd runs on its own files.
  */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Configuration values in Kubernetes syntax (quantities, percentages, durations, rates, lists),
  * one handler per section, the defaults, and the validation of the whole once every file is read. */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -95,6 +95,23 @@ int config_parse_threshold(parse_state *p, const char *section, evictd_signal si
 	return 1;
 }
 
+/*
+ * A PSI hard threshold has two names: [eviction-hard] memory.some/full, like every threshold, and
+ * the older [eviction] psi-memory-some/full, kept as an alias. Setting both (in one file or
+ * across drop-ins) is an error naming both places: whichever came last would win silently.
+ */
+int config_psi_name_used(parse_state *p, evictd_signal s, bool alias)
+{
+	char (*o)[96] = p->c->psi_origin[s == SIGNAL_MEMORY_FULL];
+	const char *canon = s == SIGNAL_MEMORY_FULL ? "memory.full" : "memory.some";
+	if (o[!alias][0])
+		return config_fail(p, "[eviction-hard] %s and [eviction] psi-memory-%s name the same threshold and both are "
+		                   "set (here and at %s): keep [eviction-hard] %s only",
+		                   canon, canon + 7, o[!alias], canon);
+	set_origin(p, o[alias], sizeof(o[alias]));
+	return 1;
+}
+
 static int replace_str(parse_state *p, char **dst, const char *v)
 {
 	char *s = strdup(v);
@@ -103,15 +120,6 @@ static int replace_str(parse_state *p, char **dst, const char *v)
 	free(*dst);
 	*dst = s;
 	return 1;
-}
-
-char **config_strv_free(char **v)
-{
-	if (v)
-		for (char **i = v; *i; i++)
-			free(*i);
-	free(v);
-	return NULL;
 }
 
 static size_t strv_length(char *const *v)
@@ -327,6 +335,8 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
+		if (!config_psi_name_used(p, s, true))
+			return 0;
 		return config_parse_threshold(p, "eviction", s, v, false, &c->hard[s]);
 	}
 	return config_fail(p, "unknown key \"%s\" in section [eviction]", name);
@@ -633,74 +643,16 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 	return 0;
 }
 
-evictd_config *config_free(evictd_config *c)
+int config_fail(parse_state *p, const char *fmt, ...)
 {
-	if (!c)
-		return NULL;
-	free(c->cgroup_root);
-	config_strv_free(c->pods);
-	free(c->pod_metadata_dir);
-	free(c->proc_root);
-	free(c->nodefs_path);
-	free(c->imagefs_path);
-	free(c->kubelet_root_dir);
-	free(c->pod_logs_dir);
-	config_strv_free(c->exec_argv);
-	free(c->status_file);
-	free(c->metrics_file);
-	free(c->run_dir);
-	for (size_t i = 0; i < c->n_classes; i++) {
-		free(c->classes[i].name);
-		free(c->classes[i].description);
+	char msg[512];
+	va_list ap;
+
+	if (p->err && p->err->line == 0 && p->err->msg[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		config_set_error(p->err, p->fname, p->lineno, "%s", msg);
 	}
-	free(c->classes);
-	pp_pcset_free(c->pcset);
-	free(c->sources);
-	free(c->kube.kubeconfig);
-	free(c->kube.node_name);
-	free(c->kube.descriptor_dir);
-	free(c->kube.spool_dir);
-	free(c->kubelet.config_path);
-	free(c);
-	return NULL;
-}
-
-int64_t threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity)
-{
-	/* PSI is evictd's own: round to the nearest centipercent instead of the kubelet's float32 cut. */
-	if (signal_is_psi(s) && t && t->set && t->percent)
-		return llround((double)capacity * (double)t->fraction);
-	return threshold_resolve(t, capacity);
-}
-
-int64_t threshold_resolve(const threshold_value *t, int64_t capacity)
-{
-	if (!t || !t->set)
-		return -1;
-	if (!t->percent)
-		return t->quantity + t->margin;
-	return (int64_t)((double)capacity * (double)t->fraction) + t->margin;
-}
-
-const char *threshold_format(const threshold_value *t, char *buf, size_t size)
-{
-	if (!t || !t->set)
-		snprintf(buf, size, "none");
-	else if (t->percent && t->margin)
-		snprintf(buf, size, "%g%%+%lld", (double)t->fraction * 100.0, (long long)t->margin);
-	else if (t->percent)
-		snprintf(buf, size, "%g%%", (double)t->fraction * 100.0);
-	else
-		snprintf(buf, size, "%lld", (long long)t->quantity);
-	return buf;
-}
-
-bool config_soft_is_hard(const evictd_config *c, evictd_signal s)
-{
-	return c->soft[s].set && c->soft_grace_set[s] && c->soft_grace_usec[s] == 0;
-}
-
-const threshold_value *config_hard(const evictd_config *c, evictd_signal s)
-{
-	return &c->hard[s];
+	return 0;
 }

@@ -93,6 +93,10 @@ typedef struct evictd_config {
 	threshold_value min_reclaim[_SIGNAL_MAX];
 	uint64_t soft_grace_usec[_SIGNAL_MAX];
 	bool soft_grace_set[_SIGNAL_MAX];
+	/* Where a PSI hard threshold was set under each of its names, "" when not: [eviction-hard]
+	 * memory.some/full ([0]) and their alias [eviction] psi-memory-some/full ([1]). Both set,
+	 * in any files, is an error: one would silently win. */
+	char psi_origin[2][2][96];
 
 	/* [eviction] */
 	uint64_t max_pod_grace_usec;          /* 0: the pod's own termination grace period */

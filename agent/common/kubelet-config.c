@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config-internal.h"
+#include "config-parse.h"
 
 /* A KubeletConfiguration is a few KiB; kubeadm's flags file one line. */
 #define KUBELET_FILE_MAX (1024 * 1024)

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Over ~600 lines on purpose: delivering one spool record is one ordered sequence (Event,
+ * condition patch, DELETE or Eviction) with one retry state; the HTTP calls themselves are kube/'s.
+ */
 #include "reporter.h"
 
 #include <dirent.h>

@@ -6,7 +6,7 @@
  * would never see. What the kubelet's configuration means for evictd's thresholds is said once
  * per load: a broken file, and each signal on which the kubelet would act at or before evictd.
  */
-#include "daemon-internal.h"
+#include "kubelet-watch.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -35,7 +35,8 @@ static int on_kubelet_dir(sd_event_source *s, const struct inotify_event *ie, vo
 	if (strcmp(ie->name, base_name(path)) != 0 && strcmp(ie->name, "kubeadm-flags.env") != 0)
 		return 0;
 	snprintf(why, sizeof(why), "the kubelet's %s changed", ie->name);
-	daemon_reload(d, why);
+	if (d->kubelet_changed)
+		d->kubelet_changed(d, why);
 	return 0;
 }
 
@@ -46,7 +47,7 @@ void kubelet_watch_done(evictd_daemon *d)
 	d->kubelet_watch_dir = NULL;
 }
 
-void kubelet_watch_setup(evictd_daemon *d)
+void kubelet_watch_setup(evictd_daemon *d, kubelet_changed_fn changed)
 {
 	const char *path = d->cfg->kubelet.config_path;
 	char dir[PATH_MAX];
@@ -57,6 +58,7 @@ void kubelet_watch_setup(evictd_daemon *d)
 	}
 	const char *slash = strrchr(path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
+	d->kubelet_changed = changed;
 	if (d->kubelet_watch_dir && strcmp(d->kubelet_watch_dir, dir) == 0)
 		return;
 	kubelet_watch_done(d);
@@ -70,7 +72,7 @@ void kubelet_watch_setup(evictd_daemon *d)
 	if (r < 0) {
 		/* No kubelet directory (a node without Kubernetes): nothing to watch, nothing to say. */
 		if (r != -ENOENT && r != -ENOTDIR)
-			log_daemon_error(d, r, "cannot watch %s for changes of the kubelet's configuration", dir);
+			log_msg(LOG_WARNING, "Cannot watch %s for changes of the kubelet's configuration: %s", dir, strerror(-r));
 		d->kubelet_watch = NULL;
 		return;
 	}

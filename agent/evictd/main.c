@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,15 +104,27 @@ static int parse_args(int argc, char **argv, options *o)
 			break;
 		case OPT_CGROUP_ROOT:
 		case OPT_METADATA_DIR:
-		case OPT_PROC_ROOT:
-			if (optarg[0] != '/') {
-				fprintf(stderr, "evictd: %s needs an absolute path, not \"%s\"\n", argv[optind - 1], optarg);
-				return -EINVAL;
+		case OPT_PROC_ROOT: {
+			/* A path typed on the command line means what it means in the shell it was typed in:
+			 * a relative one is resolved now, against the working directory. (In the
+			 * configuration file paths stay absolute: relative to the file or to the daemon's
+			 * directory would be a guess.) */
+			static const char *const names[] = { "--cgroup-root", "--metadata-dir", "--proc-root" };
+			static char resolved[3][PATH_MAX];
+			int k = c - OPT_CGROUP_ROOT;
+			const char *path = optarg;
+			if (path[0] != '/') {
+				if (!realpath(path, resolved[k])) {
+					fprintf(stderr, "evictd: %s %s: %s\n", names[k], optarg, strerror(errno));
+					return -EINVAL;
+				}
+				path = resolved[k];
 			}
 			*(c == OPT_CGROUP_ROOT ? &o->ov.cgroup_root
 			  : c == OPT_METADATA_DIR ? &o->ov.pod_metadata_dir
-			                          : &o->ov.proc_root) = optarg;
+			                          : &o->ov.proc_root) = path;
 			break;
+		}
 		case OPT_DRY_RUN:
 			o->ov.dry_run = true;
 			break;

@@ -192,8 +192,14 @@ node n2: candidate: 1 victim, 0 PDB violations, priority sum 2147483748
 node n3: rejected, preemption does not help: Insufficient cpu
 decision: preempt 1 pod on n2, picked by: lowest highest-victim priority" \
 	"$PCTL" preempt $F/cluster.json --pod default/preemptor --explain $NOW
-ok "preempt: --explain for a Never pod" expect 0 "*" \
-	"~decision: no node: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never." \
+ok "preempt: --explain for a Never pod says preemption was not attempted and why, no node 'does not help'" \
+	expect 0 "*" \
+"pod default/polite: priority 1000, preemptionPolicy Never
+preemption not attempted: not eligible due to preemptionPolicy=Never
+node n1: does not fit: Insufficient cpu
+node n2: does not fit: Insufficient cpu
+node n3: does not fit: Insufficient cpu
+decision: no node: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never." \
 	"$PCTL" preempt $F/cluster.json --pod default/polite --explain $NOW
 
 # --- preempt: rejected input ---------------------------------------------------------------------

@@ -9,14 +9,18 @@
 # namespace (/proc, /sys, /dev, a tmpfs /run): its mounts and processes end with it.
 #
 # The commands are read from the README's "## The two commands" block, in its order: the first
-# runs evictd (it must print its "monitoring ..." line, is stopped with SIGINT after
-# FRESH_RUN_SECONDS and must exit 0), the second runs every test (it must exit 0 and end with
-# "N passed, 0 failed, N skipped"). Stages, each timed:
+# runs evictd, is stopped with SIGINT FRESH_RUN_SECONDS after an evictd process appeared and must
+# exit 0; the second runs every test (it must exit 0 and end with "N passed, 0 failed, N
+# skipped"). The machine has no pods, so the run command gives, as root, the demonstration
+# (scripts/demo.sh: the low-priority pod evicted with its reason, the summary, and after SIGINT
+# the check that nothing is left), and as a user the one line saying why there is none, then
+# evictd's "monitoring ..." line. Stages, each timed:
 #   1. ordinary user, no packages: both commands print the exact `apt-get ...` line (no sudo)
 #      and exit non-zero
-#   2. root: run command, then test command (they install what they need themselves)
+#   2. root: run command (the demonstration), then test command (they install what they need)
 #   3. root: the apt-get line stage 1 printed, verbatim, succeeds
-#   4. ordinary user (packages now present, own clone): run command, then test command
+#   4. ordinary user (packages now present, own clone): run command (the one-line reason, then
+#      dry-run monitoring), then test command
 #   5. nothing left behind: no process in the machine after each command
 # Exit status: 0 every stage passed; 1 one failed (its log is shown); 77 this machine cannot do it
 # (not root, no mmdebstrap, no mirror) — the reason is printed. Logs stay in build/fresh/.
@@ -24,7 +28,8 @@
 # Environment:
 #   FRESH_CACHE        root tree cache (default: ${XDG_CACHE_HOME:-$HOME/.cache}/evictd-fresh)
 #   FRESH_RUN_SECONDS  how long the run command runs once evictd has started (default 20)
-#   FRESH_RUN_EXPECT   what its output must match (extended regex, any case; default: monitoring)
+#   FRESH_RUN_EXPECT   what the user's run must print after the reason (extended regex, any case;
+#                      default: monitoring)
 #   FRESH_TIMEOUT      time limit of each command, installs and builds included (default 1800)
 #   FRESH_KEEP=1       keep the machine's directory (printed) instead of removing it
 set -euo pipefail
@@ -210,6 +215,26 @@ monitored() {	# evictd said what it monitors, and Ctrl-C ended it cleanly
 	if ! grep -qiE "$RUN_EXPECT" "$1"; then WHY="evictd printed no line matching '$RUN_EXPECT'"; return 1; fi
 	if [ "$2" != 0 ]; then WHY="exit status $2 after SIGINT, not 0"; return 1; fi
 }
+demonstrated() {	# the demonstration evicted the right pod, and Ctrl-C removed everything
+	if grep -q '^fresh: evictd never started' "$1"; then WHY="evictd never started"; return 1; fi
+	if ! grep -q '^run: no pod cgroups on this machine: running the demonstration' "$1"; then
+		WHY="./run did not choose the demonstration"; return 1
+	fi
+	if ! grep -qE 'evictd: warning: Evicting batch/report-builder \(priority 0\): nodefs\.available .* exceeds ephemeral-storage request' "$1"; then
+		WHY="evictd did not evict batch/report-builder with its reason"; return 1
+	fi
+	if ! grep -qE '^  reclaim: nodefs\.available ' "$1"; then WHY="no reclaim line"; return 1; fi
+	if ! grep -qE '^teardown checked: no cgroup .* no mount, no process' "$1"; then
+		WHY="no 'teardown checked' line after SIGINT"; return 1
+	fi
+	if [ "$2" != 0 ]; then WHY="exit status $2 after SIGINT, not 0"; return 1; fi
+}
+fell_back() {	# one line saying why there is no demonstration, then the monitoring
+	if [ "$(grep -c '^run: no pod cgroups on this machine, and no demonstration: not root' "$1")" != 1 ]; then
+		WHY="not exactly one line saying why there is no demonstration"; return 1
+	fi
+	monitored "$@"
+}
 all_passed() {
 	local last
 	last=$(grep -v '^fresh: ' "$1" | tail -n1)
@@ -222,12 +247,12 @@ succeeded() { if [ "$2" != 0 ]; then WHY="exit status $2"; return 1; fi; }
 
 stage "user, no packages: run command prints the apt-get line" "$DEV_UID" wait "$RUN_CMD" prints_apt_line
 stage "user, no packages: test command prints the apt-get line" "$DEV_UID" wait "$CHECK_CMD" prints_apt_line
-stage "root: run command" 0 run "$RUN_CMD" monitored
+stage "root: run command (the demonstration)" 0 run "$RUN_CMD" demonstrated
 stage "root: test command" 0 wait "$CHECK_CMD" all_passed
 if [ -n "$APT_LINE" ]; then
 	stage "root: the printed apt-get line, verbatim" 0 wait "$APT_LINE" succeeded
 fi
-stage "user: run command" "$DEV_UID" run "$RUN_CMD" monitored
+stage "user: run command (the reason, then monitoring)" "$DEV_UID" run "$RUN_CMD" fell_back
 stage "user: test command" "$DEV_UID" wait "$CHECK_CMD" all_passed
 
 say "stage times:"

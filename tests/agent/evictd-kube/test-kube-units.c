@@ -63,7 +63,7 @@ static int load(const char *name, kube_config **c, char *err, size_t size)
 {
 	char p[256];
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return kubeconfig_load(p, c, err, size);
+	return kubeconfig_load(p, "the hint", c, err, size);
 }
 
 #define KC_HEAD "apiVersion: v1\nkind: Config\ncurrent-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\n" \
@@ -112,7 +112,7 @@ static void test_kubeconfig_refusals(void **state)
 	assert_null(strstr(err, "s3cr3t"));
 
 	assert_int_equal(load("missing.conf", &c, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "missing.conf: no such file"));
+	assert_non_null(strstr(err, "missing.conf: no such file (the hint)"));
 
 	put("insecure.conf", "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
 	                     "  cluster: {server: 'https://h', insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\n",

@@ -22,7 +22,8 @@ start() {	# start CONF LOG: the daemon on the fixture tree
 	"$EVICTD" --config "$1" --cgroup-root "$FX/root" --proc-root "$FX/proc" \
 		--metadata-dir "$FX/pods" --log-target stderr 2>"$2" &
 	D=$!
-	for _ in $(seq 100); do grep -q "Configuration loaded" "$2" 2>/dev/null && break; sleep 0.05; done
+	# in a terminal (stderr) the "monitoring" line says what the journal's "Configuration loaded" would
+	for _ in $(seq 100); do grep -q "monitoring" "$2" 2>/dev/null && break; sleep 0.05; done
 }
 stop() { kill -TERM "$D" 2>/dev/null; wait "$D" 2>/dev/null; D=; }
 wait_for() {	# wait_for FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
@@ -37,7 +38,7 @@ kubelet-config = $K/config.yaml
 [eviction-hard]
 nodefs.available = 10%"
 start "$tmp/evictd.conf" "$tmp/log"
-ok "start: memory.available is the kubelet's 500Mi plus 25%" wait_for "$tmp/log" "Configuration loaded.*memory.available<625Mi"
+ok "start: memory.available is the kubelet's 500Mi plus 25%" wait_for "$tmp/log" "monitoring memory.available (hard 625Mi)"
 ok "start: one warning for nodefs.available naming both values and both files" \
 	wait_for "$tmp/log" "nodefs.available: evictd's threshold 10% (evictd.conf $tmp/evictd.conf:12) is at or below the kubelet's 10% (kubelet $K/config.yaml:6)"
 one_warning() { [ "$(grep -c "is at or below the kubelet's" "$tmp/log")" -eq 1 ]; }
@@ -71,7 +72,7 @@ stop
 # --- broken at start: one warning, evictd runs on evictd.conf alone ---
 start "$tmp/evictd.conf" "$tmp/log2"
 ok "broken kubelet config at start: started with evictd.conf alone (memory.available 100Mi)" \
-	wait_for "$tmp/log2" "Configuration loaded.*memory.available<100Mi"
+	wait_for "$tmp/log2" "monitoring memory.available (hard 100Mi)"
 one_broken() { [ "$(grep -c "Kubelet configuration ignored" "$tmp/log2")" -eq 1 ] &&
 	grep -q "Kubelet configuration ignored, evictd runs on its own configuration: $K/config.yaml:4: " "$tmp/log2"; }
 ok "broken kubelet config at start: exactly one warning naming file:line" one_broken
@@ -80,7 +81,7 @@ stop
 # --- missing: silent ---
 rm -f "$K/config.yaml"
 start "$tmp/evictd.conf" "$tmp/log3"
-quiet() { wait_for "$tmp/log3" "Configuration loaded" && ! grep -qiE "kubelet configuration|the kubelet.s" "$tmp/log3"; }
+quiet() { wait_for "$tmp/log3" "monitoring" && ! grep -qiE "kubelet configuration|the kubelet.s" "$tmp/log3"; }
 ok "no kubelet config: not a word about it" quiet
 # ... and one appearing later (kubeadm join) is read
 kubelet_conf "$K/config.yaml" 500Mi

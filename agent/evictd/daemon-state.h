@@ -2,13 +2,13 @@
 #pragma once
 
 /*
- * What the three parts of the service share: the daemon's state and the calls between them.
+ * The service's state, shared by its three parts, top to bottom (each calls only those below):
  *   daemon.c     the event loop and its sources (timer, PSI, inotify, signals), configuration
  *                and reload, the lock, resuming in-flight evictions, start and stop
  *   cycle.c      one evaluation: observe (node signals, pods when needed) -> decide -> act,
  *                and what follows an eviction's events (memo, metrics, history)
  *   status-out.c what the service tells readers: status.json and sd_notify STATUS=
- * Private to agent/evictd/; nothing outside includes it.
+ * Private to agent/evictd/.
  */
 
 #include <stdbool.h>
@@ -55,6 +55,7 @@ typedef struct evictd_daemon {
 	sd_event_source *shutdown_timer;
 	sd_event_source *kubelet_watch; /* inotify on the kubelet configuration's directory (kubelet-watch.c) */
 	char *kubelet_watch_dir;
+	void (*kubelet_changed)(struct evictd_daemon *d, const char *why); /* daemon.c's reload */
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 
@@ -95,35 +96,3 @@ static inline uint64_t mono_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
 }
 
-/* daemon.c */
-void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void log_daemon_notice(evictd_daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void schedule_tick(evictd_daemon *d, uint64_t usec);
-/* SIGHUP's work: the configuration re-read (transactionally), applied, logged; why is logged. */
-void daemon_reload(evictd_daemon *d, const char *why);
-
-/* kubelet-watch.c */
-/* Watches the directory of [kubernetes] kubelet-config (again after a reload); quiet when it has none. */
-void kubelet_watch_setup(evictd_daemon *d);
-void kubelet_watch_done(evictd_daemon *d);
-/*
- * A reload that would turn a kubelet configuration read before into a broken one is refused (and
- * logged), as a broken evictd.conf is: the running configuration stays. At start, a broken one is
- * only a warning and evictd runs on evictd.conf alone.
- */
-bool kubelet_reload_refused(const evictd_config *running, const evictd_config *next);
-/* One warning for a broken kubelet configuration, one per signal the kubelet would act on first. */
-void kubelet_log_notes(evictd_daemon *d);
-
-/* cycle.c */
-int engine_init(evictd_daemon *d);
-void engine_done(evictd_daemon *d);
-void engine_reconfigure(evictd_daemon *d);
-/* One evaluation, then the next tick is scheduled and the status refreshed. */
-void evaluate(evictd_daemon *d, const char *reason);
-/* The evictor's callback. */
-void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata);
-
-/* status-out.c */
-void write_status(evictd_daemon *d, bool force);
-void notify_status(evictd_daemon *d);
