@@ -352,6 +352,44 @@ static int on_event(walker *w, struct fy_event *ev)
 	}
 }
 
+/*
+ * UTF-8 (RFC 3629) and no NUL, checked before libfyaml sees a byte: 0.7.12 loops forever on a
+ * '%' directive line holding an invalid byte (tests/fuzz/FINDINGS.md k8s-libfyaml-hang; kube/
+ * gates its input the same way). Returns 0, or the 1-based line of the first bad byte.
+ */
+static unsigned bad_utf8_line(const unsigned char *p, size_t len, unsigned char *bad)
+{
+	unsigned line = 1;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+		if (c < 0x80) {
+			if (c == 0) {
+				*bad = 0;
+				return line;
+			}
+			line += c == '\n';
+			i++;
+			continue;
+		}
+		unsigned n = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+		if (n == 0 || i + n > len) {
+			*bad = c;
+			return line;
+		}
+		for (unsigned k = 1; k < n; k++) {
+			unsigned char b = p[i + k], lo = 0x80, hi = 0xbf;
+			if (k == 1)
+				lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80, hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+			if (b < lo || b > hi) {
+				*bad = b;
+				return line;
+			}
+		}
+		i += n;
+	}
+	return 0;
+}
+
 static void defaults(kubelet_config *k, const char *name)
 {
 	*k = (kubelet_config){ .cgroups_per_qos = true, .enforce_pods = false };
@@ -384,6 +422,13 @@ int kubelet_config_parse(const char *text, size_t len, const char *name, kubelet
 	w->p.fname = k->path;
 	w->p.err = err;
 	w->p.c = &w->scratch;
+	unsigned char bad = 0;
+	unsigned bad_line = bad_utf8_line((const unsigned char *)text, len, &bad);
+	if (bad_line) {
+		r = bad ? wfail(w, bad_line, "invalid UTF-8 (byte 0x%02x): a KubeletConfiguration is UTF-8 text", bad)
+		        : wfail(w, bad_line, "a NUL byte: a KubeletConfiguration is text");
+		goto out;
+	}
 
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
