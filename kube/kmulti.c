@@ -2,6 +2,7 @@
 #include "kmulti.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ struct kube_call {
 	void *userdata;
 	long status;
 	int error; /* from the data callback */
+	sd_event_source *idle_timer; /* idle_timeout_s: no body byte for idle_usec ends the call */
+	uint64_t idle_usec, last_data_usec;
 	char cerr[CURL_ERROR_SIZE];
 };
 
@@ -33,6 +36,7 @@ struct kube_multi {
 };
 
 static void check_done(kube_multi *m);
+static void call_finish(kube_multi *m, kube_call *c, int error, long status, const char *text);
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -146,6 +150,7 @@ static void call_free(kube_multi *m, kube_call *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	m->n_calls--;
+	sd_event_source_disable_unref(c->idle_timer);
 	curl_multi_remove_handle(m->multi, c->h);
 	curl_easy_cleanup(c->h);
 	curl_slist_free_all(c->headers);
@@ -174,6 +179,8 @@ static size_t call_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 
 	if (c->status == 0)
 		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->status);
+	if (c->idle_timer) /* the loop's cached time: no clock read per chunk */
+		(void)sd_event_now(c->m->event, CLOCK_MONOTONIC, &c->last_data_usec);
 	/* a streamed call passes on only a 200's body; errors are buffered for the message */
 	if (c->data && c->status == 200) {
 		int r = c->data(c, ptr, n, c->userdata);
@@ -184,6 +191,37 @@ static size_t call_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 		return n;
 	}
 	return kube_body_write(ptr, size, nmemb, &c->body);
+}
+
+/* Fires at the earliest moment the call can have been silent for idle_usec; re-armed while it was not. */
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	kube_call *c = userdata;
+	char text[96];
+
+	if (c->last_data_usec + c->idle_usec > usec) {
+		(void)sd_event_source_set_time(s, c->last_data_usec + c->idle_usec);
+		(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	snprintf(text, sizeof(text), "nothing received for %" PRIu64 " s", c->idle_usec / 1000000);
+	call_finish(c->m, c, -ETIMEDOUT, c->status, text);
+	return 0;
+}
+
+static int idle_timer_start(kube_multi *m, kube_call *c, uint64_t idle_usec)
+{
+	int r = sd_event_now(m->event, CLOCK_MONOTONIC, &c->last_data_usec);
+	if (r < 0)
+		return r;
+	c->idle_usec = idle_usec;
+	/* a liveness bound, not a deadline: 1 s of slack lets it share a wake-up */
+	r = sd_event_add_time(m->event, &c->idle_timer, CLOCK_MONOTONIC, c->last_data_usec + idle_usec, 1000000,
+	                      on_idle, c);
+	if (r < 0)
+		return r;
+	(void)sd_event_source_set_description(c->idle_timer, "kube-call-idle");
+	return 0;
 }
 
 int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
@@ -209,15 +247,18 @@ int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
 		free(c);
 		return r;
 	}
-	if (o->low_speed_time_s > 0) {
-		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+	if (o->idle_timeout_s > 0 && (r = idle_timer_start(m, c, (uint64_t)o->idle_timeout_s * 1000000)) < 0) {
+		curl_slist_free_all(c->headers);
+		curl_easy_cleanup(c->h);
+		free(c);
+		return r;
 	}
 	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, call_write);
 	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->cerr);
 	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
 	if (curl_multi_add_handle(m->multi, c->h) != CURLM_OK) {
+		sd_event_source_disable_unref(c->idle_timer);
 		curl_slist_free_all(c->headers);
 		curl_easy_cleanup(c->h);
 		free(c);
@@ -249,6 +290,23 @@ unsigned kube_multi_count(const kube_multi *m)
 	return m->n_calls;
 }
 
+/* Maps an end to what done() is told, tells it, frees the call. */
+static void call_finish(kube_multi *m, kube_call *c, int error, long status, const char *text)
+{
+	char msg[CURL_ERROR_SIZE + 64];
+
+	/* a streamed call's end by timeout after a 200 is a normal watch end */
+	if (error == -ETIMEDOUT && c->data && status == 200)
+		error = 0;
+	snprintf(msg, sizeof(msg), "%s", error == 0 ? "" : text);
+	if (error == -EFBIG)
+		snprintf(msg, sizeof(msg), "response larger than %zu bytes", c->body.max);
+	if (c->done)
+		c->done(c, error, error == 0 || status ? status : 0, c->body.buf ? c->body.buf : "", c->body.len, msg,
+		        c->userdata);
+	call_free(m, c);
+}
+
 static void check_done(kube_multi *m)
 {
 	CURLMsg *msg;
@@ -258,7 +316,6 @@ static void check_done(kube_multi *m)
 		kube_call *c = NULL;
 		long status = 0;
 		int error;
-		char text[CURL_ERROR_SIZE + 64];
 
 		if (msg->msg != CURLMSG_DONE)
 			continue;
@@ -273,15 +330,6 @@ static void check_done(kube_multi *m)
 			error = -EFBIG;
 		else
 			error = kube_curl_errno(cc);
-		/* a streamed call's end by timeout after a 200 is a normal watch end */
-		if (error == -ETIMEDOUT && c->data && status == 200)
-			error = 0;
-		snprintf(text, sizeof(text), "%s", error == 0 ? "" : c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
-		if (error == -EFBIG)
-			snprintf(text, sizeof(text), "response larger than %zu bytes", c->body.max);
-		if (c->done)
-			c->done(c, error, error == 0 || status ? status : 0, c->body.buf ? c->body.buf : "", c->body.len,
-			        text, c->userdata);
-		call_free(m, c);
+		call_finish(m, c, error, status, c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
 	}
 }

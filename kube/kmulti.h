@@ -35,7 +35,12 @@ kube_multi *kube_multi_free(kube_multi *m);
 typedef struct kube_call_opts {
 	const char *method, *path, *body, *content_type;
 	long timeout_ms;          /* 0: the client's; < 0: none (watches) */
-	long low_speed_time_s;    /* > 0: abort when fewer than 1 byte/s for that long (watches) */
+	/*
+	 * > 0: end the call when no body byte arrives for that long (watches: a dead connection).
+	 * An sd-event timer re-armed only when it fires, not curl's low-speed check, which asks for a
+	 * timer every second of an idle stream.
+	 */
+	long idle_timeout_s;
 	size_t max_body;          /* buffered answers; 0: 16 MiB */
 	kube_data_fn data;        /* NULL: buffered */
 	kube_done_fn done;

@@ -83,7 +83,6 @@
 #define FIELD_CONFIG_LINE    "EVICTD_CONFIG_LINE"
 #define FIELD_ACTION         "EVICTD_ACTION"         /* kill | exec | dry-run */
 #define FIELD_DURATION_MSEC  "EVICTD_DURATION_MSEC"
-#define FIELD_RECLAIMED_BYTES "EVICTD_RECLAIMED_BYTES"
 #define FIELD_RECLAIM_MSEC   "EVICTD_RECLAIM_MSEC"   /* processes gone -> pod cgroup gone (or timeout) */
 #define FIELD_RECLAIMED      "EVICTD_RECLAIMED"      /* the signal's measured change, in its unit */
 #define FIELD_THRESHOLDS     "EVICTD_THRESHOLDS"     /* the thresholds in force, after a (re)load */
@@ -137,6 +136,8 @@ void log_entry_send(log_entry *e, const char *fmt, ...) __attribute__((format(pr
 
 /* A plain message (no MESSAGE_ID). */
 void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error with its errno (error may be negative, -errno style): "message: strerror". */
+void log_error_errno(int error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "1.2Gi", "80Mi", "512Ki", "900" — a human-readable binary-unit quantity. */
 const char *format_bytes(int64_t v, char *buf, size_t size);

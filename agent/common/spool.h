@@ -9,7 +9,7 @@
  * logged). evictd-kube reports each to the API server and removes it once delivered.
  *
  * A second kind, "<usec>-node-<signal>.json", asks for the node Event EvictionThresholdMet when
- * a threshold is first met.
+ * a threshold is first met; a third, "<usec>-cond-<Type>.json", sets evictd's own Node condition.
  */
 
 #include <stdbool.h>
@@ -68,6 +68,19 @@ int spool_write_eviction(int dirfd, unsigned max_records, const spool_eviction *
 /* The node event request for a newly met threshold. */
 int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, bool hard, int64_t threshold,
                           int64_t observed, uint64_t real_usec, char *why, size_t why_size);
+
+/*
+ * The node condition evictd-kube sets on its Node's status ("<usec>-cond-<Type>.json"): evictd's
+ * own type for a kubelet condition (MemoryPressure -> EvictdMemoryPressure, never the kubelet's
+ * type, which the kubelet rewrites on every status update), status true or false, reason and
+ * message. Written when a condition changes, and for every condition once after evictd starts.
+ */
+int spool_write_condition(int dirfd, unsigned max_records, const char *condition, bool status, const char *message,
+                          uint64_t real_usec, char *why, size_t why_size);
+
+/* "EvictdMemoryPressure" for "MemoryPressure", and the reasons for true and false. */
+const char *spool_condition_type(const char *condition, char *buf, size_t size);
+const char *spool_condition_reason(const char *condition, bool status);
 
 /*
  * Per-container memory working sets under the pod cgroup (fd pod_fd), for containers whose

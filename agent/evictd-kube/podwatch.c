@@ -81,7 +81,8 @@ static int str_cmp(const void *a, const void *b)
 static bool seen_has(const char *uid, void *userdata)
 {
 	podwatch *w = userdata;
-	return bsearch(&uid, w->seen, w->n_seen, sizeof(*w->seen), str_cmp) != NULL;
+	/* no pods listed: seen is NULL, which bsearch() may not be given */
+	return w->n_seen && bsearch(&uid, w->seen, w->n_seen, sizeof(*w->seen), str_cmp) != NULL;
 }
 
 static int on_backoff(sd_event_source *s, uint64_t usec, void *userdata)
@@ -323,7 +324,8 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 		return;
 	}
 	/* the whole list is in: what is not in it is gone */
-	qsort(w->seen, w->n_seen, sizeof(*w->seen), str_cmp);
+	if (w->n_seen) /* none: seen is NULL, which qsort() may not be given */
+		qsort(w->seen, w->n_seen, sizeof(*w->seen), str_cmp);
 	int pruned = descdir_prune(w->dir, seen_has, w);
 	log_msg(LOG_INFO, "Listed %zu pod(s) on node %s at resourceVersion %s%s", w->n_seen, w->node, w->list_rv,
 	        pruned > 0 ? " (stale descriptors removed)" : "");
@@ -438,6 +440,17 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 	retry_later(w);
 }
 
+/*
+ * The server ends a watch after timeoutSeconds and a live one sends a bookmark about once a
+ * minute: silence for the watch's own bound plus a margin (as much again, 5 s to 30 s) means the
+ * connection is dead. Checked by one timer per watch (kmulti.c), not a wake-up per second.
+ */
+static long watch_idle_timeout_s(uint64_t watch_timeout_usec)
+{
+	long t = (long)(watch_timeout_usec / 1000000);
+	return t + (t < 5 ? 5 : t > 30 ? 30 : t);
+}
+
 static void start_watch(podwatch *w)
 {
 	char path[1024];
@@ -451,9 +464,8 @@ static void start_watch(podwatch *w)
 	/* events are concatenated JSON values; a watch never ends, so no total bound */
 	r = stream_start(w, WATCH_SOURCE, 0, EVENT_TREE_MAX, watch_event);
 	if (r >= 0) {
-		/* a server that goes silent (no event, no bookmark) for longer than the watch's own bound is gone */
 		kube_call_opts o = { .method = "GET", .path = path, .timeout_ms = -1,
-		                     .low_speed_time_s = (long)(w->watch_timeout_usec / 1000000) + 30,
+		                     .idle_timeout_s = watch_idle_timeout_s(w->watch_timeout_usec),
 		                     .data = stream_data, .done = watch_done, .userdata = w };
 		r = kube_multi_start(w->multi, &o, &w->call);
 	}

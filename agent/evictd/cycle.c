@@ -5,7 +5,7 @@
  * actionable are pods scanned, ranked and the chosen ones handed to the evictor. Also what follows
  * an eviction's events: the memo of evicted/failing pods, metrics and the decision history.
  */
-#include "daemon-internal.h"
+#include "cycle.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -26,6 +26,21 @@
 #include "log.h"
 #include "outcome.h"
 #include "spool.h"
+#include "status-out.h"
+
+static void schedule_tick(evictd_daemon *d, uint64_t usec)
+{
+	uint64_t at, accuracy;
+	cadence_timer(usec, &at, &accuracy);
+	d->tick_slack_usec = accuracy;
+	(void)sd_event_source_set_time_accuracy(d->tick, accuracy);
+	/*
+	 * From now, not from the loop iteration's start (set_time_relative): the signals' due times
+	 * were computed after this cycle's work, and a tick firing before them would read nothing.
+	 */
+	(void)sd_event_source_set_time(d->tick, mono_usec() + at);
+	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
+}
 
 void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
 {
@@ -49,7 +64,7 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
 		evict_log(what, info);
 	if (v == MEMO_FIRST_FAILURE)
-		log_daemon_notice(d, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
+		log_msg(LOG_NOTICE, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
 		                  "up to %" PRIu64 "s; further failures are not logged); other pods are chosen meanwhile",
 		                  info->namespace_, *info->namespace_ ? "/" : "", info->name, retry / USEC_PER_SEC,
 		                  d->cfg->retry_backoff_max_usec / USEC_PER_SEC);
@@ -137,19 +152,26 @@ int engine_init(evictd_daemon *d)
 	d->proc_fd = -1;
 	int r = cg_discover(d->cfg->cgroup_root, &d->cg);
 	if (r < 0) {
-		log_daemon_error(d, r, "cgroup root %s", d->cfg->cgroup_root ? d->cfg->cgroup_root : "auto");
+		log_error_errno(r, "cgroup root %s", d->cfg->cgroup_root ? d->cfg->cgroup_root : "auto");
 		return r;
 	}
 	if (!d->cg.root[0])
-		log_daemon_notice(d, "no cgroup v2 hierarchy (%s): pod signals are unavailable", cg_mode_name(d->cg.mode));
+		log_msg(LOG_NOTICE, "no cgroup v2 hierarchy (%s): pod signals are unavailable", cg_mode_name(d->cg.mode));
 	r = scanner_new(d->cfg, &d->cg, &d->sc);
 	if (r < 0) {
-		log_daemon_error(d, r, "cannot set up the scanner");
+		log_error_errno(r, "cannot set up the scanner");
 		return r;
 	}
 	if (scanner_root_fd(d->sc) >= 0)
 		d->kubepods = node_find_kubepods(scanner_root_fd(d->sc));
 	d->proc_fd = open(d->cfg->proc_root ? d->cfg->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A 64-core node allocates far faster than one core: the rate model must know the node. */
+	unsigned cpus = 0;
+	if ((r = node_online_cpus(d->proc_fd, &cpus)) < 0)
+		log_msg(LOG_NOTICE, "cannot count the online CPUs in %s/stat (%s): memory and pid fall rates assume one CPU",
+		                  d->cfg->proc_root ? d->cfg->proc_root : "/proc", strerror(-r));
+	cadence_derive_rates(d->cfg, cpus);
+	d->cadence = (cadence_state){ 0 };
 	return 0;
 }
 
@@ -158,7 +180,7 @@ void engine_reconfigure(evictd_daemon *d)
 {
 	engine_done(d);
 	if (engine_init(d) < 0)
-		log_daemon_notice(d, "observing nothing until the next reload");
+		log_msg(LOG_NOTICE, "observing nothing until the next reload");
 }
 
 static void refresh_want(evictd_daemon *d)
@@ -264,7 +286,7 @@ static void arm_reclaim(evictd_daemon *d, const snapshot *snap, const pod_info *
 	}
 	int r = reclaim_arm(d->reclaim, &e);
 	if (r < 0)
-		log_daemon_error(d, r, "the reclaim of %s will not be tracked", e.pod);
+		log_error_errno(r, "the reclaim of %s will not be tracked", e.pod);
 }
 
 static void start_evictions(evictd_daemon *d, const decision *dec, const snapshot *snap)
@@ -337,7 +359,7 @@ static void take_outcomes(evictd_daemon *d)
 			snprintf(why, sizeof(why), "its uid does not match the file name");
 		}
 		if (r < 0) {
-			log_daemon_notice(d, "Eviction outcome %s/%s ignored: %s", dir, de->d_name, why);
+			log_msg(LOG_NOTICE, "Eviction outcome %s/%s ignored: %s", dir, de->d_name, why);
 			continue;
 		}
 		const reclaim_entry *e = reclaim_find(d->reclaim, o.uid);
@@ -356,10 +378,10 @@ static void take_outcomes(evictd_daemon *d)
 			snprintf(sd->reclaim, sizeof(sd->reclaim), "refused");
 		d->dirty = true;
 		if (v == MEMO_FIRST_FAILURE)
-			log_daemon_notice(d, "The API server refused the eviction of %s (HTTP %d%s): it is not killed again if "
-			                  "its containers restart, may be chosen again in %" PRIu64 "s at the earliest, and "
-			                  "the next pod in the ranking is chosen while pressure lasts", pod, o.status,
-			                  o.status == 429 ? ", a PodDisruptionBudget" : "", retry / USEC_PER_SEC);
+			log_msg(LOG_NOTICE, "The API server refused the eviction of %s (HTTP %d%s): it is not killed again if "
+			        "its containers restart, may be chosen again in %" PRIu64 "s at the earliest, and the next "
+			        "pod in the ranking is chosen while pressure lasts", pod, o.status,
+			        o.status == 429 ? ", a PodDisruptionBudget" : "", retry / USEC_PER_SEC);
 	}
 	closedir(dp);
 }
@@ -430,17 +452,17 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	int r = scanner_scan(d->sc, now, &snap);
 	metrics_observe_scan(d->metrics, mono_usec() - now);
 	if (r < 0) {
-		log_daemon_error(d, r, "scan failed");
+		log_error_errno(r, "scan failed");
 		d->ts = trial;
 		d->eval = ev;
 		return;
 	}
 	/* Disk walks cost time per file: only when a nodefs threshold is to be acted on. */
 	if (nodefs_actionable(&ev) && (r = scanner_measure_disk(d->sc, now)) < 0)
-		log_daemon_error(d, r, "disk usage of pods not measured");
+		log_error_errno(r, "disk usage of pods not measured");
 	uid_list inflight = { NULL, 0, evictor_count(d->ev) };
 	if (inflight.cap && !(inflight.uids = calloc(inflight.cap, sizeof(*inflight.uids)))) {
-		log_daemon_error(d, -ENOMEM, "decision skipped");
+		log_error_errno(-ENOMEM, "decision skipped");
 		return;
 	}
 	evictor_foreach(d->ev, collect_uid, &inflight);
@@ -451,7 +473,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	size_t n_skip = 0;
 	if (pod_memo_skip_list(d->memo, now, &skip_uids, &skip_why, &n_skip) < 0) {
 		free(inflight.uids);
-		log_daemon_error(d, -ENOMEM, "decision skipped");
+		log_error_errno(-ENOMEM, "decision skipped");
 		return;
 	}
 	pending_reclaim pending;
@@ -465,7 +487,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	free(skip_uids);
 	free(skip_why);
 	if (r < 0) {
-		log_daemon_error(d, r, "decision failed");
+		log_error_errno(r, "decision failed");
 		d->ts = trial;
 		d->eval = ev;
 		return;
@@ -493,19 +515,23 @@ void evaluate(evictd_daemon *d, const char *reason)
 	 * enough for every tick (idle CPU budget). Pods are read when a threshold is actionable.
 	 */
 	refresh_want(d);
-	bool full = !d->node_valid || d->dirty ||
-	            mono_usec() - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
+	uint64_t now = mono_usec();
+	bool full = !d->node_valid || d->dirty || now - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
+	/* On a timer tick only the signals due: another's headroom, measured at its last read, holds. */
+	bool read[_SIGNAL_MAX];
+	cadence_due(&d->cadence, d->want, now, d->tick_slack_usec, full || strcmp(reason, "timer") != 0, read);
 	if (full || scanner_root_fd(d->sc) < 0) {
 		/* By path: a filesystem mounted on nodefs-path since is seen here, and kept from now on. */
 		node_cache_reset(&d->node_cache);
 		scanner_scan_node(d->sc, &d->node);
+		memcpy(read, d->want, sizeof(read));
 	} else {
 		node_sources src = {
 			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
 			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
-			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache,
+			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache, .cfg = d->cfg,
 		};
-		node_signals_read_some(&src, d->want, &d->node);
+		node_signals_read_some(&src, read, &d->node);
 	}
 	d->node_valid = true;
 	/* Only while something reclaims: a look at each such pod's cgroup (gone? restarted? too long?). */
@@ -526,7 +552,7 @@ void evaluate(evictd_daemon *d, const char *reason)
 	uint64_t wait;
 	if (d->quiet && !full && !evictor_count(d->ev) && !reclaiming && thresholded_signals_unchanged(d)) {
 		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */
-		wait = d->quiet_wait_usec;
+		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, now);
 	} else {
 		decide_and_act(d, reason);
 		/* A signal whose pressure is over: a fall after this is new pressure, not the pending reclaim's. */
@@ -534,12 +560,11 @@ void evaluate(evictd_daemon *d, const char *reason)
 			if (!d->eval.t[THRESHOLD_HARD][s].met && !d->eval.t[THRESHOLD_SOFT][s].met)
 				reclaim_signal_relieved(d->reclaim, (evictd_signal)s);
 		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
-		wait = cadence_next_usec(d->cfg, &d->node, &d->eval, mono_usec());
+		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, mono_usec());
 		if (reclaim_count(d->reclaim) && wait > RECLAIM_POLL_USEC)
 			wait = RECLAIM_POLL_USEC;
 		d->quiet = evaluation_is_quiet(d);
 		if (d->quiet) {
-			d->quiet_wait_usec = wait;
 			for (int s = 0; s < _SIGNAL_MAX; s++)
 				if (d->want[s]) {
 					d->quiet_node.s[s].known = d->node.s[s].known;

@@ -75,6 +75,42 @@ static size_t append_pods(char *buf, size_t size, size_t l, long pods)
 	return append(buf, size, l, "; %ld pod%s", pods, pods == 1 ? "" : "s");
 }
 
+/*
+ * The unavailable signals that have a threshold, each with its reason; signals that fail for the
+ * same reason are named together: "a, b<open>why<close><sep>c<open>why2<close>".
+ */
+static size_t append_unavailable(char *buf, size_t size, size_t l, const heartbeat_view *v, const char *open,
+                                 const char *sep, const char *close)
+{
+	const char *prev = NULL;
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		if (!has_threshold(v->cfg, (evictd_signal)s) || v->node->s[s].known)
+			continue;
+		const char *why = v->node->s[s].reason;
+		bool same = prev && strcmp(prev, why) == 0;
+		if (prev && !same)
+			l = append(buf, size, l, "%s%s%s%s", open, prev, close, sep);
+		l = append(buf, size, l, "%s%s", same ? ", " : "", signal_name((evictd_signal)s));
+		prev = why;
+	}
+	return prev ? append(buf, size, l, "%s%s%s", open, prev, close) : l;
+}
+
+void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size)
+{
+	char m[48], p[48], d[48], i[48];
+	size_t l = c->online_cpus ? append(buf, size, 0, "fall rates for %u CPU%s: ", c->online_cpus,
+	                                   c->online_cpus == 1 ? "" : "s")
+	                          : append(buf, size, 0, "fall rates: ");
+	append(buf, size, l, "memory %s/s%s, pids %s/s%s; disk %s/s, inodes %s/s",
+	       format_signal_value(SIGNAL_MEMORY_AVAILABLE, c->memory_max_rate, m, sizeof(m)),
+	       c->memory_max_rate_auto ? "" : " (memory-max-rate)",
+	       format_signal_value(SIGNAL_PID_AVAILABLE, c->pid_max_rate, p, sizeof(p)),
+	       c->pid_max_rate_auto ? "" : " (pid-max-rate)",
+	       format_signal_value(SIGNAL_NODEFS_AVAILABLE, c->disk_max_rate, d, sizeof(d)),
+	       format_signal_value(SIGNAL_NODEFS_INODES_FREE, c->inodes_max_rate, i, sizeof(i)));
+}
+
 void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
 {
 	size_t l = append(buf, size, 0, "monitoring");
@@ -94,32 +130,20 @@ void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
 	if (!monitored) {
 		/* Why, signal by signal; signals that fail for the same reason are named together. */
 		l = append(buf, size, 0, "monitoring nothing: ");
-		if (!unavailable) {
+		if (!unavailable)
 			append(buf, size, l, "no signal has a threshold");
-			return;
-		}
-		const char *prev = NULL;
-		for (int s = 0; s < _SIGNAL_MAX; s++) {
-			if (!has_threshold(v->cfg, (evictd_signal)s))
-				continue;
-			const char *why = v->node->s[s].reason;
-			bool same = prev && strcmp(prev, why) == 0;
-			if (prev && !same)
-				l = append(buf, size, l, ": %s; ", prev);
-			l = append(buf, size, l, "%s%s", same ? ", " : "", signal_name((evictd_signal)s));
-			prev = why;
-		}
-		append(buf, size, l, ": %s", prev);
+		else
+			append_unavailable(buf, size, l, v, ": ", "; ", "");
 		return;
 	}
-	if (unavailable) {
-		l = append(buf, size, l, "; unavailable here:");
-		int n = 0;
-		for (int s = 0; s < _SIGNAL_MAX; s++)
-			if (has_threshold(v->cfg, (evictd_signal)s) && !v->node->s[s].known)
-				l = append(buf, size, l, "%s%s", n++ ? ", " : " ", signal_name((evictd_signal)s));
-	}
+	/* Each unavailable signal once, with its reason: in a terminal this line replaces the
+	 * per-signal warnings (the journal has those). */
+	if (unavailable)
+		l = append_unavailable(buf, size, append(buf, size, l, "; unavailable here: "), v, " (", ", ", ")");
 	l = append_pods(buf, size, l, v->pods);
+	char rates[160];
+	heartbeat_fall_rates_text(v->cfg, rates, sizeof(rates));
+	l = append(buf, size, l, "; %s", rates);
 	if (v->cfg->dry_run)
 		append(buf, size, l, "; dry run");
 }

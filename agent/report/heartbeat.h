@@ -3,8 +3,10 @@
 
 /*
  * What the daemon tells the person watching it, in one line each:
- *   at start and after a reload: "monitoring memory.available (hard 100Mi), ...; 12 pods; dry run",
- *     or "monitoring nothing: <why>" when no signal that has a threshold can be read;
+ *   at start and after a reload: "monitoring memory.available (hard 100Mi), ...; unavailable here:
+ *     nodefs.available (<why>); 12 pods; dry run", or "monitoring nothing: <why>" when no signal
+ *     that has a threshold can be read (in a terminal it stands for the configuration entry and
+ *     the first per-signal warnings, which only the journal gets);
  *   the heartbeat, on SIGUSR1 (and every minute in the foreground, i.e. logging to stderr; under
  *     systemd the journal gets it on SIGUSR1 only): each monitored signal against its thresholds,
  *     pods, evictions.
@@ -37,6 +39,12 @@ typedef struct heartbeat_view {
 void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size);
 /* "heartbeat: memory.available 3.2Gi (hard 100Mi), ...; 12 pods; 3 evictions, 1 in flight". */
 void heartbeat_text(const heartbeat_view *v, char *buf, size_t size);
+
+/*
+ * "fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s": the rate
+ * model's figures, those derived from the CPUs first ("(memory-max-rate)" when a key set one).
+ */
+void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size);
 
 /* Pod cgroups matching the pods patterns under root_fd, or -1 when they cannot be listed. */
 long heartbeat_count_pods(int root_fd, char *const *patterns);

@@ -10,7 +10,13 @@
      them about once a minute), side by side with `kubectl get pods --watch` on the same
      selector (the Go client-go a user would otherwise run).
 
+  --idle [WINDOWS] [SECONDS]: only 3., with bookmarks once a minute (a real API server's rate),
+     WINDOWS windows (default 3) of SECONDS (default 60), CPU in ns from /proc/PID/schedstat and
+     wake-ups (voluntary context switches) per minute, evictd-kube and kubectl in the same window.
+     KUBE_BENCH_STRACE=FILE also writes `strace -f -tt` of evictd-kube over the first window.
+
 Usage (root, from the source tree, after `make`):  tests/bench/kube-bench.py [N] [IDLE_SECONDS]
+                                                   tests/bench/kube-bench.py --idle [WINDOWS] [SECONDS]
 """
 import json
 import os
@@ -24,8 +30,14 @@ import time
 import urllib.request
 from datetime import datetime
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-IDLE = int(sys.argv[2]) if len(sys.argv) > 2 else 60
+IDLE_ONLY = len(sys.argv) > 1 and sys.argv[1] == "--idle"
+if IDLE_ONLY:
+    WINDOWS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    IDLE = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+    N = 0
+else:
+    N = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+    IDLE = int(sys.argv[2]) if len(sys.argv) > 2 else 60
 BUILD = os.environ.get("BUILD", "build")
 HERE = os.path.dirname(os.path.abspath(__file__))
 KUBE = os.path.join(HERE, "..", "kube")
@@ -66,6 +78,48 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+def cpu_ns_wakes(pid):
+    """CPU ns and voluntary switches summed over the process's threads (kubectl is a Go program)."""
+    ns = wakes = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                ns += int(f.read().split()[0])
+            with open(f"/proc/{pid}/task/{t}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        wakes += int(line.split()[1])
+        except FileNotFoundError:  # a thread gone meanwhile
+            pass
+    return ns, wakes
+
+
+def idle_windows(ek, kp):
+    """evictd-kube and kubectl in the same windows: ms CPU and wake-ups per minute, RSS."""
+    strace = None
+    if os.environ.get("KUBE_BENCH_STRACE") and shutil.which("strace"):
+        strace = subprocess.Popen(["strace", "-f", "-tt", "-o", os.environ["KUBE_BENCH_STRACE"], "-p", str(ek.pid)],
+                                  stderr=subprocess.DEVNULL)
+        time.sleep(1)
+    print(f"{'window':8} {'evictd-kube ms/min (wakes/min)':32} {'kubectl --watch ms/min (wakes/min)':36}")
+    for w in range(WINDOWS):
+        t0 = time.monotonic_ns()
+        e0 = cpu_ns_wakes(ek.pid)
+        k0 = cpu_ns_wakes(kp.pid) if kp else None
+        time.sleep(IDLE)
+        dt = time.monotonic_ns() - t0
+        e1 = cpu_ns_wakes(ek.pid)
+        k1 = cpu_ns_wakes(kp.pid) if kp else None
+        if strace:
+            strace.terminate()
+            strace.wait()
+            strace = None
+        f = lambda a, b: f"{(b[0] - a[0]) / 1e6 * 60e9 / dt:.2f} ({(b[1] - a[1]) * 60e9 / dt:.1f})"
+        print(f"{w + 1:<8} {f(e0, e1):32} {f(k0, k1) if kp else '-':36}")
+    print(f"RSS: evictd-kube {cpu_rss(ek.pid)[1] / 1024:.1f} MiB" +
+          (f", kubectl {cpu_rss(kp.pid)[1] / 1024:.1f} MiB" if kp else ""))
+
+
 def cpu_rss(pid):
     with open(f"/proc/{pid}/stat") as f:
         st = f.read().rsplit(")", 1)[1].split()
@@ -81,7 +135,7 @@ def cpu_rss(pid):
 try:
     subprocess.run([os.path.join(KUBE, "mkcerts.sh"), tmp, NODE], check=True, stdout=subprocess.DEVNULL)
     procs.append(subprocess.Popen([sys.executable, os.path.join(KUBE, "apiserver.py"), "--dir", tmp, "--port", "0",
-                                   "--bookmark-interval", "5", "--grace-scale", "0.01"],
+                                   "--bookmark-interval", "60" if IDLE_ONLY else "5", "--grace-scale", "0.01"],
                                   stderr=open(os.path.join(tmp, "apiserver.err"), "w")))
     for _ in range(200):
         if os.path.exists(os.path.join(tmp, "ports.json")):
@@ -97,6 +151,23 @@ try:
                            "--log-target", "stderr"], stderr=open(os.path.join(tmp, "kube.err"), "w"))
     procs.append(ek)
     time.sleep(1)
+
+    if IDLE_ONLY:
+        ctl("POST", "/objects", [pod(f"idle-{i}", f"idle-{i:04d}") for i in range(110)])
+        while len([n for n in os.listdir(desc) if n.endswith(".conf")]) < 110:
+            time.sleep(0.1)
+        kc = shutil.which("kubectl")
+        kp = None
+        if kc:
+            kp = subprocess.Popen([kc, "--kubeconfig", os.path.join(tmp, "kubeconfig-node"), "get", "pods", "-A",
+                                   "--field-selector", f"spec.nodeName={NODE}", "--watch", "-o", "name"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            procs.append(kp)
+        else:
+            print("kubectl not installed (package kubernetes-client): evictd-kube alone")
+        time.sleep(5)
+        idle_windows(ek, kp)
+        sys.exit(0)
 
     # 1. API event -> descriptor
     lat = []

@@ -73,8 +73,29 @@ check_text() {
 	once systemd >"$tmp/out.txt" 2>/dev/null || return 1
 	grep -q '^memory.available .* 80Mi .* 100Mi yes (hard)' "$tmp/out.txt" &&
 		grep -q '^conditions: MemoryPressure' "$tmp/out.txt" &&
+		grep -qx 'fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s' "$tmp/out.txt" &&
 		grep -q 'default/web-1 .*working set 1.2Gi exceeds request 512Mi; priority 0' "$tmp/out.txt" &&
 		grep -q 'default/web-1 (uid a1b2c3d4-0000-4000-8000-00000000000a) for memory.available (hard threshold, rank 1, grace 0s' "$tmp/out.txt"
+}
+
+# The fall-rate defaults follow the node's CPUs (proc-root/stat); a key still wins.
+check_fall_rates() {
+	cp -r "$FX/systemd/proc" "$tmp/proc64"
+	{ echo 'cpu  1 2 3 4'; for i in $(seq 0 63); do echo "cpu$i 1 2 3 4"; done; echo 'intr 1 2 3'; } >"$tmp/proc64/stat"
+	"$EVICTD" --once --json --config "$tmp/evictd.conf" --cgroup-root "$FX/systemd/root" --proc-root "$tmp/proc64" \
+		--metadata-dir "$tmp/systemd-pods" >"$tmp/r64.json" 2>/dev/null || return 1
+	cp "$tmp/evictd.conf" "$tmp/rate.conf"
+	printf '[agent]\nmemory-max-rate = 1Gi\n' >>"$tmp/rate.conf"
+	"$EVICTD" --once --json --config "$tmp/rate.conf" --cgroup-root "$FX/systemd/root" --proc-root "$tmp/proc64" \
+		--metadata-dir "$tmp/systemd-pods" >"$tmp/rkey.json" 2>/dev/null || return 1
+	python3 - "$tmp/r64.json" "$tmp/rkey.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["fall_rates"]
+assert r == {"online_cpus": 64, "memory": 256 << 30, "memory_derived": True, "pid": 640000, "pid_derived": True,
+             "disk": 2 << 30, "inodes": 100000}, r
+k = json.load(open(sys.argv[2]))["fall_rates"]
+assert k["memory"] == 1 << 30 and k["memory_derived"] is False and k["pid"] == 640000, k
+PY
 }
 
 check_bad_config() {
@@ -196,6 +217,33 @@ ok "--once --json: per-pod nodefs usage (emptyDir + logs), disk ranking, one pod
 ok "--once: disk walk limit gives a lower bound, a warning, and ends the batch" check_disk_limit_warning
 ok "--once --json on the cgroupfs-driver fixture: allocatable signal, cgroup-derived request" check_cgroupfs_json
 ok "--once text output" check_text
+ok "--once: fall-rate defaults from a 64-CPU proc-root, an explicit key wins" check_fall_rates
 ok "--once with a bad config names file:line and exits 1" check_bad_config
 ok "usage errors exit 2" check_usage
+
+# Paths on the command line are relative to the working directory (resolved at start); those in
+# the configuration file must be absolute (test-config.c).
+check_relative_paths() {
+	once systemd --json >"$tmp/abs.json" 2>/dev/null || return 1
+	local ev; ev=$(realpath "$EVICTD")
+	(cd "$FX/systemd" && "$ev" --once --json --config "$tmp/evictd.conf" --cgroup-root root --proc-root ./proc \
+		--metadata-dir "$(realpath --relative-to="$FX/systemd" "$tmp/systemd-pods")" \
+		>"$tmp/rel.json" 2>/dev/null) || return 1
+	# the same reading, the same ranking (the cgroup root is reported resolved)
+	python3 - "$tmp/abs.json" "$tmp/rel.json" <<'PY'
+import json, sys
+a, r = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["cgroup"] == r["cgroup"], (a["cgroup"], r["cgroup"])
+assert a["ranking"] == r["ranking"] and a["evict"] == r["evict"]
+PY
+}
+ok "--cgroup-root, --proc-root, --metadata-dir: relative paths are resolved against the working directory" \
+	check_relative_paths
+check_relative_missing() {
+	local ev; ev=$(realpath "$EVICTD")
+	(cd "$tmp" && "$ev" --once --cgroup-root no-such-dir) >/dev/null 2>"$tmp/err"; local rc=$?
+	[ $rc = 2 ] && grep -qx 'evictd: --cgroup-root no-such-dir: No such file or directory' "$tmp/err" ||
+		{ echo "# exit $rc"; sed 's/^/#   /' "$tmp/err"; return 1; }
+}
+ok "a relative path that does not exist: usage error naming the option" check_relative_missing
 done_testing
