@@ -126,6 +126,8 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return duration(c->retry_backoff_usec, buf, size);
 	if (K("eviction", "retry-backoff-max"))
 		return duration(c->retry_backoff_max_usec, buf, size);
+	if (K("eviction", "reclaim-timeout"))
+		return duration(c->reclaim_timeout_usec, buf, size);
 	if (K("eviction", "kubelet-margin")) {
 		if (!c->kubelet_margin.set)
 			return "0";
