@@ -1,9 +1,11 @@
 # evictd / libpreempt / preemptctl — plain Makefile.
 #
-#   make                 libpreempt.so.0 + libpreempt.a, evictd, preemptctl
+#   make                 libpreempt.so.0 + libpreempt.a (+ libpreempt-uninstalled.pc), evictd,
+#                        evictd-kube, preemptctl
 #   make check           every test; last line "N passed, N failed[, N skipped]"
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
-#   make run             evictd in the foreground, dry-run, on this machine
+#   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
+#                        without pods (RUN_ARGS=--demo / --monitor force one; ./run --help)
 #   make install DESTDIR=... PREFIX=...
 #   make bench | fuzz | e2e | fresh | lint
 #   make help            every target, one line each
@@ -35,6 +37,8 @@ UNITDIR      ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR   ?= /usr/lib/systemd/catalog
 MANDIR       ?= $(PREFIX)/share/man
 PKG_CONFIG   ?= pkg-config
+# Set by debian/rules: `make install` then leaves conffiles and unit enabling to dpkg and debhelper.
+PACKAGE_BUILD ?=
 
 B := build
 ifeq ($(SANITIZE),1)
@@ -65,6 +69,9 @@ endif
 ifneq ($(filter e2e,$(MAKECMDGOALS)),)
 DEPSETS += e2e
 endif
+ifneq ($(filter deb,$(MAKECMDGOALS)),)
+DEPSETS += deb
+endif
 ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
 ifneq ($(DEPS_STATUS),ok)
@@ -72,7 +79,7 @@ $(error build dependencies are missing (see the message above))
 endif
 endif
 
-AGENT_PKGS := libsystemd libcgroup inih yajl
+AGENT_PKGS := libsystemd libcgroup inih yajl libfyaml
 KUBE_PKGS  := libfyaml yajl
 CTL_PKGS   := $(KUBE_PKGS) libcurl
 AGENT_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS) 2>/dev/null)
@@ -144,7 +151,7 @@ TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helper
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 BENCH_TOOLS := $(B)/bench/idle-floor
 
-all: $(LIB_SO) $(LIB_A) $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -160,6 +167,14 @@ $(LIB_SO): $(LIB_OBJS) lib/libpreempt.map
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# pkg-config's convention for a library not installed yet: with PKG_CONFIG_PATH=$(B),
+# `pkg-config libpreempt` finds libpreempt-uninstalled.pc first, which points at the header in
+# the source tree and the library in the build tree (absolute paths: it works from any directory).
+$(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(B)|' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/lib/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
@@ -265,9 +280,16 @@ e2e: all
 fresh:
 	@tests/fresh/run.sh
 
+# Debian packages (debian/) of the committed HEAD, built from a copy in build/deb/src so that the
+# .debs, .changes and .buildinfo land in build/deb/, never beside the source tree; lintian must
+# report no error and no warning. tests/pkg/run.sh installs, upgrades and purges them on a bare
+# Debian 12.
+deb:
+	@scripts/build-deb.sh build/deb
+
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
-	@scripts/run-local.sh $(EVICTD)
+	@scripts/run.sh $(EVICTD) $(RUN_ARGS)
 
 PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
               -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
@@ -297,8 +319,8 @@ install: all install-lib
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
-	@# An operator's edited configuration is never overwritten.
-	if [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
+	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).
+	if [ -z "$(PACKAGE_BUILD)" ] && [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \
 	  install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.dist; \
 	else install -m 0644 conf/evictd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf; fi
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $(DESTDIR)$(UNITDIR)/evictd.service
@@ -306,8 +328,11 @@ install: all install-lib
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
+	@# A package enables it in its maintainer scripts instead (debian/rules).
+ifeq ($(PACKAGE_BUILD),)
 	install -d $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants
 	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
+endif
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
@@ -319,21 +344,22 @@ clean:
 
 # One line per target; `make help` needs no build dependencies.
 help:
-	@echo 'make              build libpreempt, evictd and preemptctl into $(B)/'
+	@echo 'make              build libpreempt, evictd, evictd-kube and preemptctl into $(B)/'
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
-	@echo 'make run          evictd in the foreground, dry run, on this machine (Ctrl-C to stop)'
+	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'
 	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
 	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
 	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
 	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
+	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl) in build/deb/, lintian-clean'
 	@echo 'make install      binaries, library, unit, catalog, man pages, /etc/evictd (DESTDIR=, PREFIX=)'
 	@echo 'make install-lib  only libpreempt: shared and static library, header, pkg-config file'
-	@echo 'make clean        remove build/, build-san/ and build-fuzz/'
+	@echo 'make clean        remove build/ (with build/deb/), build-san/ and build-fuzz/'
 	@echo 'make help         this list'
 	@echo 'Variables: SANITIZE=1 (ASan+UBSan+LSan build in build-san/), PREFIX=, DESTDIR=, CC=, CFLAGS='
 
-.PHONY: all tests check lint bench fuzz e2e fresh run install install-lib clean help
+.PHONY: all tests check lint bench fuzz e2e fresh deb run install install-lib clean help
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -51,17 +51,34 @@ static void explain_victim(FILE *f, const pp_victim *v, int64_t now_ns)
 	        v->terminating ? ", already terminating" : "");
 }
 
+/*
+ * Why preemption was not attempted, or NULL when it was. libpreempt words it as kube-scheduler
+ * does, inside the reason ("...preemption: not eligible due to preemptionPolicy=Never."); the
+ * same words are the scheduler's, so they are what a user would search for.
+ */
+static const char *not_attempted(const pp_preemption *p)
+{
+	static const char tag[] = "preemption: not eligible";
+	const char *r = pp_preemption_outcome(p) == PP_OUTCOME_NONE ? strstr(pp_preemption_reason(p), tag) : NULL;
+	return r ? r + strlen("preemption: ") : NULL;
+}
+
 static void explain(FILE *f, const pp_preemption *p, const pp_pod_info *pod, int64_t now_ns)
 {
 	size_t n = pp_preemption_node_count(p);
+	const char *why_not = not_attempted(p);
 
 	fprintf(f, "pod %s/%s: priority %" PRId32 ", preemptionPolicy %s\n", pod->namespace_, pod->name,
 	        pod->priority, pp_preemption_policy_name(pod->preemption_policy));
 	if (pod->nominated_node_name)
 		fprintf(f, "  nominated node: %s\n", pod->nominated_node_name);
+	/* Without an attempt, no node was judged on what preemption could do: saying "preemption does
+	 * not help" there would blame the nodes for the pod's own policy. */
+	if (why_not)
+		fprintf(f, "preemption not attempted: %.*s\n", (int)strcspn(why_not, "."), why_not);
 	for (size_t i = 0; i < n; i++) {
 		const pp_node_explain *e = pp_preemption_node_explain(p, i);
-		fprintf(f, "node %s: %s", e->node, verdict_name(e->verdict));
+		fprintf(f, "node %s: %s", e->node, why_not ? "does not fit" : verdict_name(e->verdict));
 		if (e->reason && *e->reason)
 			fprintf(f, ": %s", e->reason);
 		if (e->verdict == PP_NODE_CANDIDATE) {

@@ -267,9 +267,12 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 
 	pp_sched_stats st;
 	pp_sched_get_stats(s, &st);
+	/* Stopped by the limit, the simulated clock is still at the last event (nothing happened
+	 * after it): the time reached is the limit itself, which is what the user asked for. */
 	fprintf(err, "preemptctl: %s at ", r == 1 ? "idle" : "stopped");
-	put_seconds(err, pp_sched_now(s) - o.start);
-	fprintf(err, "s: %zu bound, %zu preemption%s, %zu pod%s still pending, %zu victim%s terminating\n",
+	put_seconds(err, (r == 1 ? pp_sched_now(s) : until) - o.start);
+	fprintf(err, "s%s: ", r == 1 ? "" : a->has_max_time ? " (--max-time)" : " (the default --max-time)");
+	fprintf(err, "%zu bound, %zu preemption%s, %zu pod%s still pending, %zu victim%s terminating\n",
 	        o.binds, o.nominations, o.nominations == 1 ? "" : "s",
 	        st.active + st.backoff + st.unschedulable, st.active + st.backoff + st.unschedulable == 1 ? "" : "s",
 	        st.terminating, st.terminating == 1 ? "" : "s");

@@ -93,8 +93,7 @@ static int read_file(const char *path, size_t max, bool check_mode, char **ret, 
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT)
-			return kfail(err, err_size, r, path, "no such file (is this a Kubernetes node? set "
-			             "[kubernetes] kubeconfig)");
+			return kfail(err, err_size, r, path, "no such file");
 		return kfail(err, err_size, r, path, "cannot open: %s", strerror(-r));
 	}
 	if (fstat(fd, &st) < 0) {
@@ -210,7 +209,7 @@ static int load_blob(const char *path, struct fy_node *map, const char *file_key
 	return 0;
 }
 
-int kubeconfig_load(const char *path, kube_config **ret, char *err, size_t err_size)
+int kubeconfig_load(const char *path, const char *missing_hint, kube_config **ret, char *err, size_t err_size)
 {
 	struct fy_document *doc = NULL;
 	struct fy_node *root, *ctx, *cluster, *user;
@@ -221,6 +220,10 @@ int kubeconfig_load(const char *path, kube_config **ret, char *err, size_t err_s
 	int r;
 
 	r = read_file(path, KUBECONFIG_MAX, true, &text, &len, err, err_size);
+	if (r == -ENOENT && missing_hint) {
+		size_t l = strlen(err);
+		snprintf(err + l, err_size - l, " (%s)", missing_hint);
+	}
 	if (r < 0)
 		return r;
 	/* quiet: libfyaml would print to stderr; the one-line error below is ours */

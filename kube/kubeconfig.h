@@ -33,10 +33,11 @@ typedef struct kube_config {
 
 /*
  * Loads path. Returns 0, or -errno with err[] holding "path: what is wrong" (one line; never a
- * credential): -ENOENT missing, -EPERM readable by group/others or not owned by root or us,
+ * credential): -ENOENT missing (missing_hint, when not NULL, follows in parentheses: what the
+ * calling program wants the user to do, e.g. which of its settings names the file), -EPERM readable by group/others or not owned by root or us,
  * -EINVAL malformed or unsupported (exec plugin, no current context, http://...), -EFBIG.
  */
-int kubeconfig_load(const char *path, kube_config **ret, char *err, size_t err_size);
+int kubeconfig_load(const char *path, const char *missing_hint, kube_config **ret, char *err, size_t err_size);
 
 kube_config *kubeconfig_free(kube_config *c);
 

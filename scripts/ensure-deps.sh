@@ -12,9 +12,10 @@ Makes sure the Debian packages of each SET are installed: as root, installs the 
 apt-get; as another user, prints the apt-get command to run as root and exits 1.
 Sets:
   build   compile evictd, preemptctl and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
-  check   run the tests (cmocka, systemd, python3, jq, ...)
+  check   run the tests (cmocka, systemd, python3, jq, kubectl, man-db, ...)
   fuzz    libFuzzer targets (clang)
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
+  deb     build the Debian packages and test them on a bare Debian 12 (make deb, tests/pkg/run.sh)
 Exit status: 0 present (or installed), 1 missing and not installable here, 2 usage error.
 USAGE
 }
@@ -23,10 +24,15 @@ pkgs_for() {
 	case "$1" in
 	# gcc alone does not pull libc6-dev with --no-install-recommends.
 	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev" ;;
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client jq curl openssl mandoc groff-base" ;;
+	# Everything a test uses, so that none skips on a Debian 12 root machine for a missing package:
+	# kubectl for test-apiserver's client checks (any kubectl will do: A|B is satisfied by either
+	# and installs A), man for test-manpages' `man -l`, nm/objdump (binutils) for test-symbols.
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client jq curl openssl mandoc groff-base man-db binutils kubernetes-client|kubectl" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;
+	# dpkg-dev: dpkg-buildpackage; git: `make deb` packages HEAD; mmdebstrap, piuparts: the test's chroots.
+	deb)   echo "debhelper dpkg-dev lintian git mmdebstrap piuparts" ;;
 	*) return 1 ;;
 	esac
 }
@@ -48,9 +54,14 @@ missing=""
 optional=""
 for set in "$@"; do
 	for p in $(pkgs_for "$set"); do
-		case " $missing $optional " in *" $p "*) continue ;; esac
+		case " $missing $optional " in *" ${p%%|*} "*) continue ;; esac
 		# dpkg-query is the cheap, exact test; "install ok installed" only for real installs.
-		if ! dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed"; then
+		have=no
+		for alt in $(echo "$p" | tr '|' ' '); do
+			if dpkg-query -W -f='${Status}' "$alt" 2> /dev/null | grep -q "install ok installed"; then have=yes; fi
+		done
+		p=${p%%|*}
+		if [ $have = no ]; then
 			if [ "$set" = e2e ]; then optional="$optional $p"; else missing="$missing $p"; fi
 		fi
 	done

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Runs every test program and shell test, counts individual test cases (TAP lines from cmocka
 # and from tests/lib.sh) and ends with the one line CI reads: "N passed, N failed, N skipped".
-# A program that exits 77 is skipped as a whole (it says why); a program that crashes or exits
+# A program that exits 77 without a failed case is skipped from there on (it says why; the cases
+# it passed before count); any "not ok" makes the file a failure whatever its exit status (a
+# skip_all after a failed check is a failure, not a skip); a program that crashes or exits
 # non-zero without reporting a failed case still counts as one failure.
 #
 # Tests leave nothing behind. Every test process carries EVICTD_TEST_RUN=<this run> in its
@@ -59,9 +61,13 @@ for t in "$@"; do
 	s=$(grep -cE '^(not )?ok [0-9]+.*# (SKIP|skip)' "$out" | head -1)
 	f=$(grep -E '^not ok [0-9]+' "$out" | grep -cvE '# (SKIP|skip)' | head -1)
 	p=$((p - $(grep -cE '^ok [0-9]+.*# (SKIP|skip)' "$out" | head -1)))
-	if [ "$rc" -eq 77 ]; then
-		skip=$((skip + 1))
-		echo "SKIP $t: $(grep -m1 -i 'skip' "$out" || tail -n1 "$out")"
+	# Exit 77 skips the rest of a file only when nothing failed before it: a file that printed
+	# "not ok" is a failure whatever its exit status. The checks that passed before it count.
+	if [ "$rc" -eq 77 ] && [ "$f" -eq 0 ]; then
+		pass=$((pass + p)); skip=$((skip + s + 1))
+		echo "SKIP $t: $(grep -m1 -iE '^skipped:|skip' "$out" || tail -n1 "$out")${p:+ (after $p passed)}" |
+			sed 's/ (after 0 passed)$//'
+		grep -E '# (SKIP|skip)' "$out" | sed 's/^/    /'
 		continue
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi

@@ -17,6 +17,27 @@ skip() {	# skip NAME REASON
 skip_all() {	# the whole file cannot run here
 	echo "skipped: $*"; exit 77
 }
+bail() {	# bail WHAT: a failed check that makes the rest pointless (our own tool broke): not a skip
+	_tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $*"; echo "1..$_tap_n"; exit 1
+}
+# env_or_fail RC WHAT: after a helper failed with status RC: 77 means the machine cannot give it
+# (the helper saw EPERM, EACCES, EROFS or ENOENT: no root, no writable cgroup v2) and skips the
+# file; any other status is a failure (an EBUSY or a broken helper must not read as a skip).
+env_or_fail() {
+	if [ "$1" = 77 ]; then skip_all "$2"; fi
+	bail "$2 (exit $1: not a missing privilege or cgroup v2)"
+}
+# mkdir_cg DIR...: mkdir -p for test cgroups; skips the file when the kernel refuses for want of
+# privilege or a writable cgroup v2, fails on any other error.
+mkdir_cg() {
+	local err
+	err=$(LC_ALL=C mkdir -p "$@" 2>&1) && return 0
+	case "$err" in
+	*"Permission denied"* | *"Operation not permitted"* | *"Read-only file system"* | *"No such file or directory"*)
+		skip_all "cannot create cgroups: $err" ;;
+	esac
+	bail "cannot create cgroups: $err"
+}
 need_mount_ns() {	# skips the file unless a private mount namespace can be made here
 	command -v unshare > /dev/null || skip_all "unshare missing (package util-linux)"
 	# Fails where / is not a mount point (a plain chroot): propagation cannot be changed there.

@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Over ~600 lines on purpose: one eviction is one state machine (signal walk -> grace -> kill ->
+ * wait for an empty cgroup, or the exec command with its timeout and fallback), and its phases
+ * share the timers, the fds and the in-flight record; split by phase, each file would reach into
+ * the others' state. The kernel primitives are cgkill.c and cgwalk.c; the record, inflight.c.
+ */
 #include "evictor.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Every section and key the parser accepts: the one table the parser, `evictd --dump-config-keys`
  * and the man page test share. */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <string.h>
 
@@ -21,6 +21,9 @@ static const config_key keys[] = {
 	{ "agent", "pod-logs-dir" },
 	{ "agent", "pod-disk-walk-limit" },
 	{ "agent", "imagefs-path" },
+	{ "agent", "kube-reserved-memory" },
+	{ "agent", "system-reserved-memory" },
+	{ "agent", "enforce-node-allocatable" },
 	{ "agent", "dry-run" },
 	{ "agent", "action" },
 	{ "agent", "exec" },
@@ -43,7 +46,9 @@ static const config_key keys[] = {
 	{ "eviction", "psi-memory-full" },
 	{ "eviction", "retry-backoff" },
 	{ "eviction", "retry-backoff-max" },
+	{ "eviction", "kubelet-margin" },
 	{ "kubernetes", "enable" },
+	{ "kubernetes", "kubelet-config" },
 	{ "kubernetes", "kubeconfig" },
 	{ "kubernetes", "node-name" },
 	{ "kubernetes", "eviction-api" },
@@ -58,6 +63,8 @@ static const config_key keys[] = {
 	{ CONFIG_SECTION_CLASS, "preemption-policy" },
 	{ CONFIG_SECTION_CLASS, "description" },
 };
+
+_Static_assert(ELEMENTSOF(keys) <= CONFIG_KEYS_MAX, "CONFIG_KEYS_MAX: evictd_config.key_origin is too small");
 
 const config_key *config_keys(size_t *n)
 {
@@ -95,4 +102,14 @@ bool config_known_key(const char *section, const char *name)
 bool config_is_list_key(const char *section, const char *name)
 {
 	return strcmp(section, "agent") == 0 && (strcmp(name, "pods") == 0 || strcmp(name, "exec") == 0);
+}
+
+int config_key_index(const char *section, const char *key)
+{
+	const char *kind = config_section_kind(section, strlen(section));
+	for (size_t i = 0; kind && i < ELEMENTSOF(keys); i++)
+		if (strcmp(keys[i].section, kind) == 0 &&
+		    (strcmp(keys[i].key, key) == 0 || strcmp(keys[i].key, CONFIG_KEY_SIGNAL) == 0))
+			return (int)i;
+	return -1;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Configuration values in Kubernetes syntax (quantities, percentages, durations, rates, lists),
  * one handler per section, the defaults, and the validation of the whole once every file is read. */
-#include "config-internal.h"
+#include "config-parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -95,6 +95,23 @@ int config_parse_threshold(parse_state *p, const char *section, evictd_signal si
 	return 1;
 }
 
+/*
+ * A PSI hard threshold has two names: [eviction-hard] memory.some/full, like every threshold, and
+ * the older [eviction] psi-memory-some/full, kept as an alias. Setting both (in one file or
+ * across drop-ins) is an error naming both places: whichever came last would win silently.
+ */
+int config_psi_name_used(parse_state *p, evictd_signal s, bool alias)
+{
+	char (*o)[96] = p->c->psi_origin[s == SIGNAL_MEMORY_FULL];
+	const char *canon = s == SIGNAL_MEMORY_FULL ? "memory.full" : "memory.some";
+	if (o[!alias][0])
+		return config_fail(p, "[eviction-hard] %s and [eviction] psi-memory-%s name the same threshold and both are "
+		                   "set (here and at %s): keep [eviction-hard] %s only",
+		                   canon, canon + 7, o[!alias], canon);
+	set_origin(p, o[alias], sizeof(o[alias]));
+	return 1;
+}
+
 static int replace_str(parse_state *p, char **dst, const char *v)
 {
 	char *s = strdup(v);
@@ -103,15 +120,6 @@ static int replace_str(parse_state *p, char **dst, const char *v)
 	free(*dst);
 	*dst = s;
 	return 1;
-}
-
-char **config_strv_free(char **v)
-{
-	if (v)
-		for (char **i = v; *i; i++)
-			free(*i);
-	free(v);
-	return NULL;
 }
 
 static size_t strv_length(char *const *v)
@@ -264,6 +272,21 @@ int config_handle_agent(parse_state *p, const char *name, const char *v, bool co
 		else if (name[0] == 'p')
 			c->pid_max_rate_auto = false;
 		return parse_rate(p, name, v, dst);
+	} else if (strcmp(name, "kube-reserved-memory") == 0 || strcmp(name, "system-reserved-memory") == 0) {
+		int64_t q;
+		pp_err e;
+		if (pp_quantity_parse(v, &q, &e) < 0)
+			return config_fail(p, "%s: %s", name, e.msg);
+		if (q < 0)
+			return config_fail(p, "%s \"%s\" out of range (must be zero or positive)", name, v);
+		*(name[0] == 'k' ? &c->kube_reserved_memory : &c->system_reserved_memory) = q;
+	} else if (strcmp(name, "enforce-node-allocatable") == 0) {
+		if (strcmp(v, "pods") == 0)
+			c->enforce_node_allocatable_pods = true;
+		else if (strcmp(v, "none") == 0)
+			c->enforce_node_allocatable_pods = false;
+		else
+			return config_fail(p, "enforce-node-allocatable: expected pods or none, not \"%s\"", v);
 	} else if (strcmp(name, "pod-disk-walk-limit") == 0) {
 		int64_t q;
 		pp_err e;
@@ -301,8 +324,23 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 		*(name[13] ? &c->retry_backoff_max_usec : &c->retry_backoff_usec) = u;
 		return 1;
 	}
+	if (strcmp(name, "kubelet-margin") == 0) {
+		/* A percentage of the kubelet's threshold, or a quantity added to it; 0 or 0% for none. */
+		if (strcmp(v, "0%") == 0 || strcmp(v, "0") == 0) {
+			c->kubelet_margin = (threshold_value){ .set = false };
+			set_origin(p, c->kubelet_margin.origin, sizeof(c->kubelet_margin.origin));
+			return 1;
+		}
+		if (!config_parse_threshold(p, "eviction", SIGNAL_MEMORY_AVAILABLE, v, true, &c->kubelet_margin))
+			return 0;
+		if (c->kubelet_margin.percent && c->kubelet_margin.fraction > 1.0f)
+			return config_fail(p, "kubelet-margin \"%s\" out of range (at most 100%%)", v);
+		return 1;
+	}
 	if (strcmp(name, "psi-memory-some") == 0 || strcmp(name, "psi-memory-full") == 0) {
 		evictd_signal s = name[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
+		if (!config_psi_name_used(p, s, true))
+			return 0;
 		return config_parse_threshold(p, "eviction", s, v, false, &c->hard[s]);
 	}
 	return config_fail(p, "unknown key \"%s\" in section [eviction]", name);
@@ -322,6 +360,15 @@ int config_handle_kubernetes(parse_state *p, const char *name, const char *v)
 		if (v[0] != '/')
 			return config_fail(p, "[kubernetes] %s \"%s\" must be an absolute path", name, v);
 		return replace_str(p, dst, v);
+	} else if (strcmp(name, "kubelet-config") == 0) {
+		if (strcmp(v, "none") == 0) {
+			free(c->kubelet.config_path);
+			c->kubelet.config_path = NULL;
+			return 1;
+		}
+		if (v[0] != '/')
+			return config_fail(p, "[kubernetes] kubelet-config \"%s\" must be \"none\" or an absolute path", v);
+		return replace_str(p, &c->kubelet.config_path, v);
 	} else if (strcmp(name, "node-name") == 0) {
 		if (!pp_is_dns_subdomain(v))
 			return config_fail(p, "[kubernetes] node-name \"%s\" is not a valid node name (lower-case DNS subdomain)", v);
@@ -449,7 +496,11 @@ int config_new_default(evictd_config **ret)
 	c->kube.request_timeout_usec = 10 * USEC_PER_SEC;
 	c->kube.watch_timeout_usec = 300 * USEC_PER_SEC;
 	c->kube.retry_max_usec = 30 * USEC_PER_SEC;
-	if (!c->pods || !c->exec_argv || !c->pod_metadata_dir || !c->proc_root || !c->nodefs_path ||
+	c->kubelet.config_path = strdup(KUBELET_CONFIG_PATH);
+	/* README "Beside the kubelet": a quarter above the kubelet's thresholds. */
+	default_threshold(&c->kubelet_margin, true, 25, 0);
+	c->enforce_node_allocatable_pods = true;
+	if (!c->kubelet.config_path ||!c->pods || !c->exec_argv || !c->pod_metadata_dir || !c->proc_root || !c->nodefs_path ||
 	    !c->imagefs_path || !c->kubelet_root_dir || !c->pod_logs_dir || !c->status_file || !c->sources ||
 	    !c->kube.kubeconfig || !c->kube.descriptor_dir || !c->kube.spool_dir) {
 		config_free(c);
@@ -536,6 +587,9 @@ int config_finalize(parse_state *p)
 			return -ENOMEM;
 		free(c->nodefs_path);
 		c->nodefs_path = d;
+		int i = config_key_index("agent", "nodefs-path");
+		if (i >= 0)
+			snprintf(c->key_origin[i], sizeof(c->key_origin[i]), "follows kubelet-root-dir");
 	}
 
 	c->pcset = pp_pcset_free(c->pcset);
@@ -570,10 +624,11 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 	struct {
 		const char *v;
 		char **dst;
+		const char *key, *option;
 	} s[] = {
-		{ ov ? ov->cgroup_root : NULL, &c->cgroup_root },
-		{ ov ? ov->pod_metadata_dir : NULL, &c->pod_metadata_dir },
-		{ ov ? ov->proc_root : NULL, &c->proc_root },
+		{ ov ? ov->cgroup_root : NULL, &c->cgroup_root, "cgroup-root", "--cgroup-root" },
+		{ ov ? ov->pod_metadata_dir : NULL, &c->pod_metadata_dir, "pod-metadata-dir", "--metadata-dir" },
+		{ ov ? ov->proc_root : NULL, &c->proc_root, "proc-root", "--proc-root" },
 	};
 
 	if (!ov)
@@ -586,77 +641,25 @@ int config_apply_overrides(evictd_config *c, const config_overrides *ov)
 			return -ENOMEM;
 		free(*s[i].dst);
 		*s[i].dst = d;
+		snprintf(c->key_origin[config_key_index("agent", s[i].key)], CONFIG_ORIGIN_MAX, "command line (%s)", s[i].option);
 	}
-	if (ov->dry_run)
+	if (ov->dry_run) {
 		c->dry_run = true;
+		snprintf(c->key_origin[config_key_index("agent", "dry-run")], CONFIG_ORIGIN_MAX, "command line (--dry-run)");
+	}
 	return 0;
 }
 
-evictd_config *config_free(evictd_config *c)
+int config_fail(parse_state *p, const char *fmt, ...)
 {
-	if (!c)
-		return NULL;
-	free(c->cgroup_root);
-	config_strv_free(c->pods);
-	free(c->pod_metadata_dir);
-	free(c->proc_root);
-	free(c->nodefs_path);
-	free(c->imagefs_path);
-	free(c->kubelet_root_dir);
-	free(c->pod_logs_dir);
-	config_strv_free(c->exec_argv);
-	free(c->status_file);
-	free(c->metrics_file);
-	free(c->run_dir);
-	for (size_t i = 0; i < c->n_classes; i++) {
-		free(c->classes[i].name);
-		free(c->classes[i].description);
+	char msg[512];
+	va_list ap;
+
+	if (p->err && p->err->line == 0 && p->err->msg[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		config_set_error(p->err, p->fname, p->lineno, "%s", msg);
 	}
-	free(c->classes);
-	pp_pcset_free(c->pcset);
-	free(c->sources);
-	free(c->kube.kubeconfig);
-	free(c->kube.node_name);
-	free(c->kube.descriptor_dir);
-	free(c->kube.spool_dir);
-	free(c);
-	return NULL;
-}
-
-int64_t threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity)
-{
-	/* PSI is evictd's own: round to the nearest centipercent instead of the kubelet's float32 cut. */
-	if (signal_is_psi(s) && t && t->set && t->percent)
-		return llround((double)capacity * (double)t->fraction);
-	return threshold_resolve(t, capacity);
-}
-
-int64_t threshold_resolve(const threshold_value *t, int64_t capacity)
-{
-	if (!t || !t->set)
-		return -1;
-	if (!t->percent)
-		return t->quantity;
-	return (int64_t)((double)capacity * (double)t->fraction);
-}
-
-const char *threshold_format(const threshold_value *t, char *buf, size_t size)
-{
-	if (!t || !t->set)
-		snprintf(buf, size, "none");
-	else if (t->percent)
-		snprintf(buf, size, "%g%%", (double)t->fraction * 100.0);
-	else
-		snprintf(buf, size, "%lld", (long long)t->quantity);
-	return buf;
-}
-
-bool config_soft_is_hard(const evictd_config *c, evictd_signal s)
-{
-	return c->soft[s].set && c->soft_grace_set[s] && c->soft_grace_usec[s] == 0;
-}
-
-const threshold_value *config_hard(const evictd_config *c, evictd_signal s)
-{
-	return &c->hard[s];
+	return 0;
 }

@@ -22,6 +22,17 @@
 
 #define USEC_PER_SEC UINT64_C(1000000)
 
+/* The kubelet's configuration as kubeadm writes it ([kubernetes] kubelet-config). */
+#define KUBELET_CONFIG_PATH "/var/lib/kubelet/config.yaml"
+
+/*
+ * Where a setting came from: "FILE:LINE" (evictd.conf or a drop-in), "kubelet FILE:LINE ..."
+ * (the kubelet's configuration, config-kubelet.c), "" or "default" for a built-in default.
+ */
+#define CONFIG_ORIGIN_MAX 192
+/* Room for the key table (config-keys.c asserts it fits). */
+#define CONFIG_KEYS_MAX 64
+
 typedef enum evictd_action {
 	ACTION_KILL = 0,
 	ACTION_EXEC,
@@ -33,7 +44,8 @@ typedef struct threshold_value {
 	bool percent;
 	float fraction; /* the kubelet keeps percentages as float32; so do we, for identical results */
 	int64_t quantity;
-	char origin[96]; /* "file:line" that set it, or "default"; for messages */
+	int64_t margin;  /* added after resolution: a quantity kubelet-margin over a kubelet percentage */
+	char origin[CONFIG_ORIGIN_MAX]; /* "file:line" that set it, "default", or "kubelet ..." */
 } threshold_value;
 
 typedef struct priority_class_def {
@@ -85,6 +97,10 @@ typedef struct evictd_config {
 	threshold_value min_reclaim[_SIGNAL_MAX];
 	uint64_t soft_grace_usec[_SIGNAL_MAX];
 	bool soft_grace_set[_SIGNAL_MAX];
+	/* Where a PSI hard threshold was set under each of its names, "" when not: [eviction-hard]
+	 * memory.some/full ([0]) and their alias [eviction] psi-memory-some/full ([1]). Both set,
+	 * in any files, is an error: one would silently win. */
+	char psi_origin[2][2][96];
 
 	/* [eviction] */
 	uint64_t max_pod_grace_usec;          /* 0: the pod's own termination grace period */
@@ -109,6 +125,29 @@ typedef struct evictd_config {
 	/* [priority-class NAME] */
 	priority_class_def *classes;
 	size_t n_classes;
+
+	/* [eviction] kubelet-margin: how far above the kubelet's thresholds evictd's own are taken */
+	threshold_value kubelet_margin;
+	/* [agent] node allocatable, as the kubelet computes it (kubeReserved, systemReserved) */
+	int64_t kube_reserved_memory;
+	int64_t system_reserved_memory;
+	bool enforce_node_allocatable_pods; /* the kubepods cgroup's memory.max is node allocatable */
+
+	/*
+	 * The kubelet's configuration as read ([kubernetes] kubelet-config), for the ordering check
+	 * and --dump-config. path is empty when none was read (off, missing or broken).
+	 */
+	struct {
+		char *config_path;          /* the key's value; NULL: none */
+		char path[PATH_MAX];        /* the file the values below came from; "" none */
+		threshold_value hard[_SIGNAL_MAX]; /* the kubelet's effective thresholds (its defaults applied) */
+		threshold_value soft[_SIGNAL_MAX];
+		char warning[PATH_MAX + 600];    /* a broken kubelet configuration: "file:line: what" */
+	} kubelet;
+
+	/* Where every key of config_keys() got its value (index = the table's); "" = default. */
+	char key_origin[CONFIG_KEYS_MAX][CONFIG_ORIGIN_MAX];
+	char soft_grace_origin[_SIGNAL_MAX][CONFIG_ORIGIN_MAX];
 	pp_pcset *pcset; /* the classes above plus the two system classes, validated by libpreempt */
 
 	/* The files that made this configuration, for logs: "a.conf b.conf" (may be empty). */
@@ -142,6 +181,12 @@ typedef struct config_key {
 /* Every section and key the parser accepts; *n is set to their number. */
 const config_key *config_keys(size_t *n);
 
+/* The index of section/key in config_keys() (signal sections: the CONFIG_KEY_SIGNAL row), or -1. */
+int config_key_index(const char *section, const char *key);
+
+/* The origin of a key as --dump-config prints it: "default" for an empty one. */
+const char *config_origin(const evictd_config *c, const char *section, const char *key);
+
 /* A configuration holding only the defaults. Returns 0 or -ENOMEM. */
 int config_new_default(evictd_config **ret);
 
@@ -153,7 +198,10 @@ int config_new_default(evictd_config **ret);
  */
 int config_load(const char *main_path, bool must_exist, evictd_config **ret, config_error *err);
 
-/* Parses one ini text (tests and fuzzing); name is used in messages. Same returns as above. */
+/*
+ * Parses one ini text (tests and fuzzing); name is used in messages. Same returns as above. The
+ * kubelet's configuration is read only when the text names one ([kubernetes] kubelet-config).
+ */
 int config_load_string(const char *text, const char *name, evictd_config **ret, config_error *err);
 
 /*
@@ -184,3 +232,31 @@ bool config_soft_is_hard(const evictd_config *c, evictd_signal s);
 
 /* The hard threshold in force for s, including allocatableMemory.available derived from memory. */
 const threshold_value *config_hard(const evictd_config *c, evictd_signal s);
+
+/*
+ * One signal whose effective evictd threshold is at or below the kubelet's (config-kubelet.c):
+ * the kubelet may evict first. Both thresholds are the highest of hard and soft of each side.
+ */
+typedef struct kubelet_conflict {
+	evictd_signal signal;
+	const threshold_value *evictd, *kubelet;
+	char text[3 * CONFIG_ORIGIN_MAX + 256]; /* the warning, naming both values and both files */
+} kubelet_conflict;
+
+/*
+ * Calls cb for every conflicting signal. capacity[] (may be NULL, -1 = unknown) resolves a
+ * percentage against a quantity; without it such a pair is compared only when both are the same
+ * kind. Returns the number of conflicts.
+ */
+unsigned config_kubelet_conflicts(const evictd_config *c, const int64_t *capacity,
+                                  void (*cb)(const kubelet_conflict *k, void *userdata), void *userdata);
+
+/*
+ * Every effective setting with its value in evictd.conf syntax and its origin, in the order of
+ * config_keys() (signals: those with a value; priority classes last). cb gets section, key,
+ * value and origin ("default" for a built-in). Used by --dump-config and --once.
+ */
+void config_foreach_setting(const evictd_config *c,
+                            void (*cb)(const char *section, const char *key, const char *value,
+                                       const char *origin, void *userdata),
+                            void *userdata);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdio.h>
+
 /*
  * A small JSON writer for status.json: appends to a growable buffer with a hard cap, so a
  * pathological state can never make the daemon allocate without bound. Errors are sticky
@@ -33,3 +35,6 @@ void jb_int(jsonbuf *j, int64_t v);
 void jb_uint(jsonbuf *j, uint64_t v);
 void jb_bool(jsonbuf *j, bool v);
 void jb_null(jsonbuf *j);
+
+/* s as a JSON string, quoted and escaped, written to f (for output that streams rather than buffers). */
+void json_string(FILE *f, const char *s);

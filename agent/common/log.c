@@ -333,6 +333,18 @@ void log_msg(int priority, const char *fmt, ...)
 	send_entry(&e, message);
 }
 
+void log_error_errno(int error, const char *fmt, ...)
+{
+	char message[512];
+	va_list ap;
+
+	/* The message, cut at 511 bytes, then ": strerror". */
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_ERR, "%s: %s", message, strerror(error < 0 ? -error : error));
+}
+
 const char *format_bytes(int64_t v, char *buf, size_t size)
 {
 	static const char *const units[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };

@@ -129,6 +129,8 @@ void log_entry_send(log_entry *e, const char *fmt, ...) __attribute__((format(pr
 
 /* A plain message (no MESSAGE_ID). */
 void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error with its errno (error may be negative, -errno style): "message: strerror". */
+void log_error_errno(int error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "1.2Gi", "80Mi", "512Ki", "900" — a human-readable binary-unit quantity. */
 const char *format_bytes(int64_t v, char *buf, size_t size);

@@ -271,6 +271,61 @@ int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, b
 	return r;
 }
 
+const char *spool_condition_type(const char *condition, char *buf, size_t size)
+{
+	snprintf(buf, size, "Evictd%s", condition);
+	return buf;
+}
+
+/* The kubelet's reasons (KubeletHasInsufficientMemory, ...) with evictd's prefix. */
+const char *spool_condition_reason(const char *condition, bool status)
+{
+	if (strcmp(condition, "MemoryPressure") == 0)
+		return status ? "EvictdHasInsufficientMemory" : "EvictdHasSufficientMemory";
+	if (strcmp(condition, "DiskPressure") == 0)
+		return status ? "EvictdHasDiskPressure" : "EvictdHasNoDiskPressure";
+	if (strcmp(condition, "PIDPressure") == 0)
+		return status ? "EvictdHasInsufficientPID" : "EvictdHasSufficientPID";
+	return status ? "EvictdThresholdMet" : "EvictdThresholdNotMet";
+}
+
+int spool_write_condition(int dirfd, unsigned max_records, const char *condition, bool status, const char *message,
+                          uint64_t real_usec, char *why, size_t why_size)
+{
+	char name[128], ts[40], type[64];
+	jsonbuf j;
+	int r;
+
+	rfc3339(real_usec, ts, sizeof(ts));
+	spool_condition_type(condition, type, sizeof(type));
+	jb_init(&j, SPOOL_RECORD_MAX);
+	jb_begin_object(&j);
+	jb_key(&j, "kind");
+	jb_string(&j, "condition");
+	jb_key(&j, "type");
+	jb_string(&j, type);
+	jb_key(&j, "status");
+	jb_string(&j, status ? "True" : "False");
+	jb_key(&j, "reason");
+	jb_string(&j, spool_condition_reason(condition, status));
+	jb_key(&j, "message");
+	jb_string(&j, message);
+	jb_key(&j, "startedAt");
+	jb_string(&j, ts);
+	jb_end_object(&j);
+	r = jb_error(&j);
+	if (r < 0) {
+		jb_free(&j);
+		snprintf(why, why_size, "cannot format the record");
+		return r;
+	}
+	snprintf(name, sizeof(name), "%020" PRIu64 "-cond-%s.json", real_usec, type);
+	enforce_bound(dirfd, max_records);
+	r = write_atomic(dirfd, name, j.buf, j.len, why, why_size);
+	jb_free(&j);
+	return r;
+}
+
 void spool_container_usage(int pod_fd, const pod_info *pod, bool memory, spool_container *out)
 {
 	for (size_t i = 0; i < pod->n_containers; i++) {

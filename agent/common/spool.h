@@ -61,6 +61,19 @@ int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, b
                           int64_t observed, uint64_t real_usec, char *why, size_t why_size);
 
 /*
+ * The node condition evictd-kube sets on its Node's status ("<usec>-cond-<Type>.json"): evictd's
+ * own type for a kubelet condition (MemoryPressure -> EvictdMemoryPressure, never the kubelet's
+ * type, which the kubelet rewrites on every status update), status true or false, reason and
+ * message. Written when a condition changes, and for every condition once after evictd starts.
+ */
+int spool_write_condition(int dirfd, unsigned max_records, const char *condition, bool status, const char *message,
+                          uint64_t real_usec, char *why, size_t why_size);
+
+/* "EvictdMemoryPressure" for "MemoryPressure", and the reasons for true and false. */
+const char *spool_condition_type(const char *condition, char *buf, size_t size);
+const char *spool_condition_reason(const char *condition, bool status);
+
+/*
  * Per-container memory working sets under the pod cgroup (fd pod_fd), for containers whose
  * runtime id is known: "<runtime>://<id>" → cri-containerd-<id>.scope, crio-<id>.scope,
  * docker-<id>.scope or <id> (cgroupfs driver). out[i].usage = -1 when not found.

@@ -46,7 +46,8 @@ static void usage(FILE *f)
 	      "  --descriptor-dir DIR   overrides [kubernetes] descriptor-dir\n"
 	      "  --spool-dir DIR        overrides [kubernetes] spool-dir\n"
 	      "  --log-target T         auto | journal | stderr (default auto)\n"
-	      "  -h, --help             this text\n",
+	      "  -h, --help             this text\n"
+	      "  -V, --version          the version\n",
 	      f);
 }
 
@@ -61,12 +62,13 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "spool-dir", required_argument, NULL, OPT_SPOOL },
 		{ "log-target", required_argument, NULL, OPT_LOG },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	int c;
 
 	o->config_path = EVICTD_CONFIG_PATH;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) >= 0) {
 		switch (c) {
 		case OPT_CONFIG:
 			o->config_path = optarg;
@@ -92,6 +94,11 @@ static int parse_args(int argc, char **argv, options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case 'V':
+			/* evictd's version: the two services are one release and must be upgraded together
+			 * (they share the spool and descriptor formats). */
+			puts("evictd-kube " EVICTD_VERSION);
 			exit(EXIT_SUCCESS);
 		default:
 			usage(stderr);
@@ -149,9 +156,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!cfg->kube.enable && !o.kubeconfig) {
-		log_msg(LOG_NOTICE, "Kubernetes integration is off ([kubernetes] enable = no in %s): nothing to do",
-		        o.config_path);
+		/* Name what was read, as evictd's "Configuration loaded" does: a file that does not exist
+		 * cannot be where enable = no was written. */
+		if (cfg->sources && *cfg->sources)
+			log_msg(LOG_NOTICE, "Kubernetes integration is off ([kubernetes] enable = no in %s): nothing to do",
+			        cfg->sources);
+		else
+			log_msg(LOG_NOTICE, "Kubernetes integration is off ([kubernetes] enable = no, the default: no %s): "
+			        "nothing to do", o.config_path);
 		config_free(cfg);
+		/* Type=notify: exiting before READY=1 is a protocol failure to systemd, and
+		 * Restart=on-failure would start it again every RestartSec. The barrier makes systemd
+		 * read READY before it sees the exit. */
+		(void)sd_notify(0, "READY=1\nSTATUS=Kubernetes integration is off");
+		(void)sd_notify_barrier(0, 5 * 1000000ULL);
 		return 0;
 	}
 	if (o.node_name)
@@ -162,7 +180,10 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERR, "Cannot determine the node name (set [kubernetes] node-name): %s", strerror(-r));
 		goto out;
 	}
-	r = kubeconfig_load(o.kubeconfig ? o.kubeconfig : cfg->kube.kubeconfig, &kc, err, sizeof(err));
+	r = kubeconfig_load(o.kubeconfig ? o.kubeconfig : cfg->kube.kubeconfig,
+	                    o.kubeconfig ? "is this a Kubernetes node? --kubeconfig names the kubelet's kubeconfig"
+	                                 : "is this a Kubernetes node? set [kubernetes] kubeconfig",
+	                    &kc, err, sizeof(err));
 	if (r < 0) {
 		log_msg(LOG_ERR, "%s", err);
 		goto out;

@@ -81,7 +81,8 @@ static int str_cmp(const void *a, const void *b)
 static bool seen_has(const char *uid, void *userdata)
 {
 	podwatch *w = userdata;
-	return bsearch(&uid, w->seen, w->n_seen, sizeof(*w->seen), str_cmp) != NULL;
+	/* no pods listed: seen is NULL, which bsearch() may not be given */
+	return w->n_seen && bsearch(&uid, w->seen, w->n_seen, sizeof(*w->seen), str_cmp) != NULL;
 }
 
 static int on_backoff(sd_event_source *s, uint64_t usec, void *userdata)
@@ -323,7 +324,8 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 		return;
 	}
 	/* the whole list is in: what is not in it is gone */
-	qsort(w->seen, w->n_seen, sizeof(*w->seen), str_cmp);
+	if (w->n_seen) /* none: seen is NULL, which qsort() may not be given */
+		qsort(w->seen, w->n_seen, sizeof(*w->seen), str_cmp);
 	int pruned = descdir_prune(w->dir, seen_has, w);
 	log_msg(LOG_INFO, "Listed %zu pod(s) on node %s at resourceVersion %s%s", w->n_seen, w->node, w->list_rv,
 	        pruned > 0 ? " (stale descriptors removed)" : "");

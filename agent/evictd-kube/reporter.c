@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Over ~600 lines on purpose: delivering one spool record is one ordered sequence (Event,
+ * condition patch, DELETE or Eviction) with one retry state; the HTTP calls themselves are kube/'s.
+ */
 #include "reporter.h"
 
 #include <dirent.h>
@@ -26,6 +30,7 @@ typedef enum step {
 	STEP_CONDITION,
 	STEP_DELETE, /* or the Eviction API */
 	STEP_NODE_EVENT,
+	STEP_NODE_CONDITION, /* evictd's own condition on the Node's status */
 	STEP_DONE,
 } step;
 
@@ -86,6 +91,8 @@ static const char *step_name(const reporter *r, step s)
 		return r->eviction_api ? "eviction" : "delete";
 	case STEP_NODE_EVENT:
 		return "node-event";
+	case STEP_NODE_CONDITION:
+		return "node-condition";
 	default:
 		return "done";
 	}
@@ -315,6 +322,39 @@ static void body_condition(reporter *r, jsonbuf *j)
 	jb_end_object(j);
 }
 
+/*
+ * A strategic merge patch of the Node's status.conditions, which merges by type: only evictd's
+ * own condition is touched (node-problem-detector's way; the kubelet's types are the kubelet's).
+ */
+static void body_node_condition(reporter *r, jsonbuf *j)
+{
+	char now[40];
+
+	now_rfc3339(now, sizeof(now));
+	jb_begin_object(j);
+	jb_key(j, "status");
+	jb_begin_object(j);
+	jb_key(j, "conditions");
+	jb_begin_array(j);
+	jb_begin_object(j);
+	jb_key(j, "type");
+	jb_string(j, rstr(r, "type"));
+	jb_key(j, "status");
+	jb_string(j, rstr(r, "status"));
+	jb_key(j, "reason");
+	jb_string(j, rstr(r, "reason"));
+	jb_key(j, "message");
+	jb_string(j, rstr(r, "message"));
+	jb_key(j, "lastHeartbeatTime");
+	jb_string(j, now);
+	jb_key(j, "lastTransitionTime");
+	jb_string(j, *rstr(r, "startedAt") ? rstr(r, "startedAt") : now);
+	jb_end_object(j);
+	jb_end_array(j);
+	jb_end_object(j);
+	jb_end_object(j);
+}
+
 static void delete_options(reporter *r, jsonbuf *j)
 {
 	int64_t g = rint64(r, "gracePeriodSeconds");
@@ -399,7 +439,7 @@ static void step_done(kube_call *call, int error, long status, const char *body,
 	log_entry_init(&e, v == V_OK ? LOG_INFO : v == V_RETRY ? LOG_WARNING : LOG_NOTICE, MSGID_KUBE_API_CALL);
 	log_entry_add(&e, FIELD_KUBE_STEP, "%s", sn);
 	log_entry_add(&e, FIELD_KUBE_STATUS, "%ld", error < 0 ? 0L : status);
-	if (r->step != STEP_NODE_EVENT) {
+	if (r->step != STEP_NODE_EVENT && r->step != STEP_NODE_CONDITION) {
 		log_entry_add(&e, FIELD_POD, "%s/%s", rstr(r, "namespace"), rstr(r, "name"));
 		log_entry_add(&e, FIELD_POD_UID, "%s", rstr(r, "uid"));
 		log_entry_add(&e, FIELD_NAMESPACE, "%s", rstr(r, "namespace"));
@@ -420,6 +460,9 @@ static void step_done(kube_call *call, int error, long status, const char *body,
 	log_entry_add(&e, FIELD_REASON, "%s", what);
 	if (r->step == STEP_NODE_EVENT)
 		log_entry_send(&e, "Node event EvictionThresholdMet (%s): %s%s", rstr(r, "signal"), what,
+		               v == V_RETRY ? "; will retry" : "");
+	else if (r->step == STEP_NODE_CONDITION)
+		log_entry_send(&e, "Node condition %s=%s: %s%s", rstr(r, "type"), rstr(r, "status"), what,
 		               v == V_RETRY ? "; will retry" : "");
 	else if (v == V_SKIP_REST && r->step == STEP_DELETE && r->eviction_api && status == 429)
 		log_entry_send(&e, "Eviction API refused pod %s/%s (429, a PodDisruptionBudget): the local kill goes on",
@@ -467,6 +510,17 @@ static void start_step(reporter *r)
 	if (r->step == STEP_NODE_EVENT) {
 		snprintf(path, sizeof(path), "/api/v1/namespaces/default/events");
 		body_event(r, &j, true);
+	} else if (r->step == STEP_NODE_CONDITION) {
+		char *node = kube_escape(r->node);
+		if (!node) {
+			jb_free(&j);
+			return;
+		}
+		snprintf(path, sizeof(path), "/api/v1/nodes/%s/status", node);
+		free(node);
+		method = "PATCH";
+		ctype = "application/strategic-merge-patch+json";
+		body_node_condition(r, &j);
 	} else {
 		ns = kube_escape(rstr(r, "namespace"));
 		nm = kube_escape(rstr(r, "name"));
@@ -536,6 +590,9 @@ static void next(reporter *r)
 		const char *kind = rstr(r, "kind");
 		if (strcmp(kind, "threshold") == 0)
 			r->step = STEP_NODE_EVENT;
+		else if (strcmp(kind, "condition") == 0 && strncmp(rstr(r, "type"), "Evictd", 6) == 0 &&
+		         (strcmp(rstr(r, "status"), "True") == 0 || strcmp(rstr(r, "status"), "False") == 0))
+			r->step = STEP_NODE_CONDITION; /* never one of the kubelet's own types */
 		else if (strcmp(kind, "eviction") == 0 && *rstr(r, "uid") && *rstr(r, "name") && *rstr(r, "namespace"))
 			r->step = STEP_EVENT;
 		else {

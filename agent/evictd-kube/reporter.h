@@ -12,7 +12,8 @@
  *   3. DELETE with preconditions.uid (a replacement pod with the same name is never hit), or,
  *      with eviction-api = eviction, POST pods/eviction (a 429 from a PodDisruptionBudget is
  *      logged; evictd's local kill goes on regardless).
- * Threshold records become the node Event EvictionThresholdMet.
+ * Threshold records become the node Event EvictionThresholdMet; condition records set evictd's own
+ * Node condition (EvictdMemoryPressure, ...) by a strategic merge patch of nodes/<node>/status.
  * A record is removed once every step is done or permanently refused (404, 409 precondition,
  * 403, 422: logged). Transient failures (no connection, timeouts, 5xx, 429 rate limiting, 401)
  * keep it and retry with a jittered backoff, in order; the file survives restarts of either side.

@@ -5,7 +5,7 @@
  * actionable are pods scanned, ranked and the chosen ones handed to the evictor. Also what follows
  * an eviction's events: the memo of evicted/failing pods, metrics and the decision history.
  */
-#include "daemon-internal.h"
+#include "cycle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +21,21 @@
 #include "kube-spool.h"
 #include "log.h"
 #include "spool.h"
+#include "status-out.h"
+
+static void schedule_tick(evictd_daemon *d, uint64_t usec)
+{
+	uint64_t at, accuracy;
+	cadence_timer(usec, &at, &accuracy);
+	d->tick_slack_usec = accuracy;
+	(void)sd_event_source_set_time_accuracy(d->tick, accuracy);
+	/*
+	 * From now, not from the loop iteration's start (set_time_relative): the signals' due times
+	 * were computed after this cycle's work, and a tick firing before them would read nothing.
+	 */
+	(void)sd_event_source_set_time(d->tick, mono_usec() + at);
+	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
+}
 
 void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
 {
@@ -34,7 +49,7 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
 		evict_log(what, info);
 	if (v == MEMO_FIRST_FAILURE)
-		log_daemon_notice(d, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
+		log_msg(LOG_NOTICE, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
 		                  "up to %" PRIu64 "s; further failures are not logged); other pods are chosen meanwhile",
 		                  info->namespace_, *info->namespace_ ? "/" : "", info->name, retry / USEC_PER_SEC,
 		                  d->cfg->retry_backoff_max_usec / USEC_PER_SEC);
@@ -84,14 +99,14 @@ int engine_init(evictd_daemon *d)
 	d->proc_fd = -1;
 	int r = cg_discover(d->cfg->cgroup_root, &d->cg);
 	if (r < 0) {
-		log_daemon_error(d, r, "cgroup root %s", d->cfg->cgroup_root ? d->cfg->cgroup_root : "auto");
+		log_error_errno(r, "cgroup root %s", d->cfg->cgroup_root ? d->cfg->cgroup_root : "auto");
 		return r;
 	}
 	if (!d->cg.root[0])
-		log_daemon_notice(d, "no cgroup v2 hierarchy (%s): pod signals are unavailable", cg_mode_name(d->cg.mode));
+		log_msg(LOG_NOTICE, "no cgroup v2 hierarchy (%s): pod signals are unavailable", cg_mode_name(d->cg.mode));
 	r = scanner_new(d->cfg, &d->cg, &d->sc);
 	if (r < 0) {
-		log_daemon_error(d, r, "cannot set up the scanner");
+		log_error_errno(r, "cannot set up the scanner");
 		return r;
 	}
 	if (scanner_root_fd(d->sc) >= 0)
@@ -100,7 +115,7 @@ int engine_init(evictd_daemon *d)
 	/* A 64-core node allocates far faster than one core: the rate model must know the node. */
 	unsigned cpus = 0;
 	if ((r = node_online_cpus(d->proc_fd, &cpus)) < 0)
-		log_daemon_notice(d, "cannot count the online CPUs in %s/stat (%s): memory and pid fall rates assume one CPU",
+		log_msg(LOG_NOTICE, "cannot count the online CPUs in %s/stat (%s): memory and pid fall rates assume one CPU",
 		                  d->cfg->proc_root ? d->cfg->proc_root : "/proc", strerror(-r));
 	cadence_derive_rates(d->cfg, cpus);
 	d->cadence = (cadence_state){ 0 };
@@ -112,7 +127,7 @@ void engine_reconfigure(evictd_daemon *d)
 {
 	engine_done(d);
 	if (engine_init(d) < 0)
-		log_daemon_notice(d, "observing nothing until the next reload");
+		log_msg(LOG_NOTICE, "observing nothing until the next reload");
 }
 
 static void refresh_want(evictd_daemon *d)
@@ -255,17 +270,17 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	int r = scanner_scan(d->sc, now, &snap);
 	metrics_observe_scan(d->metrics, mono_usec() - now);
 	if (r < 0) {
-		log_daemon_error(d, r, "scan failed");
+		log_error_errno(r, "scan failed");
 		d->ts = trial;
 		d->eval = ev;
 		return;
 	}
 	/* Disk walks cost time per file: only when a nodefs threshold is to be acted on. */
 	if (nodefs_actionable(&ev) && (r = scanner_measure_disk(d->sc, now)) < 0)
-		log_daemon_error(d, r, "disk usage of pods not measured");
+		log_error_errno(r, "disk usage of pods not measured");
 	uid_list inflight = { NULL, 0, evictor_count(d->ev) };
 	if (inflight.cap && !(inflight.uids = calloc(inflight.cap, sizeof(*inflight.uids)))) {
-		log_daemon_error(d, -ENOMEM, "decision skipped");
+		log_error_errno(-ENOMEM, "decision skipped");
 		return;
 	}
 	evictor_foreach(d->ev, collect_uid, &inflight);
@@ -274,7 +289,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	size_t n_skip = 0;
 	if (pod_memo_skip_list(d->memo, now, &skip_uids, &skip_why, &n_skip) < 0) {
 		free(inflight.uids);
-		log_daemon_error(d, -ENOMEM, "decision skipped");
+		log_error_errno(-ENOMEM, "decision skipped");
 		return;
 	}
 	decide_input in = { .snap = snap, .cfg = d->cfg, .now_usec = now,
@@ -286,7 +301,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	free(skip_uids);
 	free(skip_why);
 	if (r < 0) {
-		log_daemon_error(d, r, "decision failed");
+		log_error_errno(r, "decision failed");
 		d->ts = trial;
 		d->eval = ev;
 		return;
@@ -328,7 +343,7 @@ void evaluate(evictd_daemon *d, const char *reason)
 		node_sources src = {
 			.cg_root_fd = scanner_root_fd(d->sc), .proc_fd = d->proc_fd, .cg = &d->cg,
 			.kubepods = d->kubepods, .nodefs_path = d->cfg->nodefs_path,
-			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache,
+			.imagefs_path = d->cfg->imagefs_path, .cache = &d->node_cache, .cfg = d->cfg,
 		};
 		node_signals_read_some(&src, read, &d->node);
 	}

@@ -5,13 +5,15 @@
  * the one-per-node lock and the evictions a previous process left in flight. What one wake-up
  * does is cycle.c's; what readers are told is status-out.c's.
  */
-#include "daemon-internal.h"
+#include "daemon-state.h"
+#include "cycle.h"
+#include "status-out.h"
+#include "kubelet-watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,44 +25,16 @@
 #include <unistd.h>
 
 #include "spool.h"
+#include "kube-spool.h"
 #include "log.h"
 #include "pidlock.h"
 #include "psi-trigger.h"
 
+static void daemon_reload(evictd_daemon *d, const char *why);
+static void on_kubelet_config_changed(evictd_daemon *d, const char *why);
 static void setup_watches(evictd_daemon *d);
 
-/* --- log -------------------------------------------------------------------------------------- */
-
-/* The message, cut at 511 bytes, then ": suffix" when there is one. */
-static void log_daemon_v(int priority, const char *suffix, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-static void log_daemon_v(int priority, const char *suffix, const char *fmt, va_list ap)
-{
-	char msg[512];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (suffix)
-		log_msg(priority, "%s: %s", msg, suffix);
-	else
-		log_msg(priority, "%s", msg);
-}
-
-void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...)
-{
-	(void)d;
-	va_list ap;
-	va_start(ap, fmt);
-	log_daemon_v(LOG_ERR, strerror(error < 0 ? -error : error), fmt, ap);
-	va_end(ap);
-}
-
-void log_daemon_notice(evictd_daemon *d, const char *fmt, ...)
-{
-	(void)d;
-	va_list ap;
-	va_start(ap, fmt);
-	log_daemon_v(LOG_NOTICE, NULL, fmt, ap);
-	va_end(ap);
-}
+/* --- configuration: what the journal is told ---------------------------------------------- */
 
 static void log_config_rejected(evictd_daemon *d, int error, const config_error *err)
 {
@@ -152,20 +126,6 @@ static int apply_config(evictd_daemon *d)
 
 /* --- wake-up sources -------------------------------------------------------------------------- */
 
-void schedule_tick(evictd_daemon *d, uint64_t usec)
-{
-	uint64_t at, accuracy;
-	cadence_timer(usec, &at, &accuracy);
-	d->tick_slack_usec = accuracy;
-	(void)sd_event_source_set_time_accuracy(d->tick, accuracy);
-	/*
-	 * From now, not from the loop iteration's start (set_time_relative): the signals' due times
-	 * were computed after this cycle's work, and a tick firing before them would read nothing.
-	 */
-	(void)sd_event_source_set_time(d->tick, mono_usec() + at);
-	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
-}
-
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	(void)s, (void)usec;
@@ -181,7 +141,7 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		/* The monitored cgroup went away: an fd that keeps reporting errors would spin the loop. */
 		const char *what = NULL;
 		(void)sd_event_source_get_description(s, &what);
-		log_daemon_error(d, -EIO, "PSI trigger on %s reported an error; dropped, polling instead",
+		log_error_errno(-EIO, "PSI trigger on %s reported an error; dropped, polling instead",
 		                 what ? what : "?");
 		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
 		return 0;
@@ -212,7 +172,7 @@ static void add_psi_watch(evictd_daemon *d, int dirfd, const char *name, const c
 	int fd = psi_trigger_open(dirfd, name, kind, stall_usec, PSI_WINDOW_UNIT_USEC);
 	if (fd < 0) {
 		if (fd != -ENOENT && fd != -EMEDIUMTYPE)
-			log_daemon_notice(d, "PSI trigger \"%s %" PRIu64 " %llu\" on %s not registered: %s; polling instead",
+			log_msg(LOG_NOTICE, "PSI trigger \"%s %" PRIu64 " %llu\" on %s not registered: %s; polling instead",
 			                  kind, stall_usec, PSI_WINDOW_UNIT_USEC, what, strerror(-fd));
 		return;
 	}
@@ -243,24 +203,47 @@ static void add_inotify_watch(evictd_daemon *d, const char *path)
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s, (void)si;
-	evictd_daemon *d = userdata;
+	daemon_reload(userdata, NULL);
+	return 0;
+}
+
+static void on_kubelet_config_changed(evictd_daemon *d, const char *why)
+{
+	daemon_reload(d, why);
+}
+
+/* SIGHUP's work: the configuration re-read (transactionally), applied, logged; why is logged. */
+static void daemon_reload(evictd_daemon *d, const char *why)
+{
 	if (d->stopping)
-		return 0;
+		return;
+	if (why)
+		log_msg(LOG_NOTICE, "Reloading the configuration: %s", why);
 	(void)sd_notify(0, "RELOADING=1");
 	config_error err = { 0 };
-	int r = config_reload(&d->cfg, d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
-	                      d->opts->config_must_exist, &d->opts->overrides, &err);
+	evictd_config *n = NULL;
+	int r = config_load(d->opts->config_path ? d->opts->config_path : EVICTD_CONFIG_PATH,
+	                    d->opts->config_must_exist, &n, &err);
+	if (r >= 0)
+		r = config_apply_overrides(n, &d->opts->overrides);
 	if (r < 0) {
 		/* Transactional: the running configuration stays in force. */
+		config_free(n);
 		log_config_rejected(d, r, &err);
+	} else if (kubelet_reload_refused(d->cfg, n)) {
+		r = -EINVAL;
+		config_free(n);
 	} else {
+		config_free(d->cfg);
+		d->cfg = n;
 		r = apply_config(d);
 		if (r < 0)
-			log_daemon_error(d, r, "cannot apply the reloaded configuration");
+			log_error_errno(r, "cannot apply the reloaded configuration");
 		else
 			log_config_loaded(d, "reloaded");
 		engine_reconfigure(d);
 		setup_watches(d);
+		kubelet_watch_setup(d, on_kubelet_config_changed);
 	}
 	d->dirty = true;
 	d->want_for = NULL;
@@ -268,15 +251,16 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	d->last_status_line[0] = '\0';
 	(void)sd_notify(0, "READY=1");
 	evaluate(d, "reload");
+	if (r >= 0)
+		kubelet_log_notes(d);
 	heartbeat_announce(d->heartbeat);
-	return 0;
 }
 
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	(void)s, (void)usec;
 	evictd_daemon *d = userdata;
-	log_daemon_notice(d, "stopping with %u eviction(s) still unfinished", evictor_count(d->ev));
+	log_msg(LOG_NOTICE, "stopping with %u eviction(s) still unfinished", evictor_count(d->ev));
 	return sd_event_exit(d->event, 0);
 }
 
@@ -288,13 +272,14 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 		return sd_event_exit(d->event, 0);
 	d->stopping = true;
 	(void)sd_notify(0, "STOPPING=1");
+	kube_spool_conditions_clear(d->cfg);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
 	 * and wait for the cgroups to empty (bounded by the kill/exec timeouts). */
 	unsigned inflight = evictor_count(d->ev);
 	if (inflight)
-		log_daemon_notice(d, "Stopping: finishing %u eviction(s) in flight (pods still in their grace period "
+		log_msg(LOG_NOTICE, "Stopping: finishing %u eviction(s) in flight (pods still in their grace period "
 		                  "are killed now, commands keep their timeout)", inflight);
 	unsigned left = evictor_shutdown(d->ev);
 	d->dirty = true;
@@ -376,7 +361,7 @@ static void resume_one(const inflight_record *rec, void *userdata)
 	evictd_daemon *d = userdata;
 	int r = evictor_resume(d->ev, rec);
 	if (r < 0) {
-		log_daemon_error(d, r, "cannot resume the eviction of %s", rec->uid);
+		log_error_errno(r, "cannot resume the eviction of %s", rec->uid);
 		(void)inflight_remove(d->inflight_dir, rec->uid);
 	}
 }
@@ -386,7 +371,7 @@ static void resume_inflight(evictd_daemon *d)
 {
 	int r = inflight_load(d->inflight_dir, resume_one, d);
 	if (r < 0 && r != -ENOENT)
-		log_daemon_error(d, r, "cannot read %s; evictions in flight before a restart are not resumed",
+		log_error_errno(r, "cannot read %s; evictions in flight before a restart are not resumed",
 		                 d->inflight_dir);
 	if (r > 0)
 		d->dirty = true;
@@ -395,6 +380,7 @@ static void resume_inflight(evictd_daemon *d)
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
+	kubelet_watch_done(d);
 	sd_event_source_disable_unref(d->tick);
 	sd_event_source_disable_unref(d->shutdown_timer);
 	d->ev = evictor_free(d->ev);
@@ -469,8 +455,14 @@ int daemon_run(const daemon_options *o)
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
-	log_config_loaded(&d, "loaded");
+	kubelet_watch_setup(&d, on_kubelet_config_changed);
+	/* In a terminal the "monitoring" line below says what this line would (thresholds, dry run)
+	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
+	if (log_get_target() != LOG_TARGET_STDERR)
+		log_config_loaded(&d, "loaded");
 	evaluate(&d, "start");
+	kubelet_log_notes(&d);
+	kube_spool_conditions(d.cfg, &d.eval, &d.node, true);
 	heartbeat_announce(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 

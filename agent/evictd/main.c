@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "cadence.h"
 #include "cgdiscover.h"
 #include "config.h"
+#include "config-out.h"
 #include "daemon.h"
 #include "decide.h"
 #include "events.h"
@@ -43,7 +45,7 @@ typedef struct options {
 	const char *config_path;
 	bool config_explicit;
 	config_overrides ov;
-	bool once, json, status, reload, dump_keys;
+	bool once, json, status, reload, dump_keys, dump_config;
 	int64_t reload_pid;
 	log_target log;
 	const char *status_file;
@@ -66,6 +68,8 @@ static void usage(FILE *f)
 	      "  --reload[=PID]        check the configuration, make the daemon re-read it (SIGHUP)\n"
 	      "                        and wait until it has (PID: from the status file)\n"
 	      "  --log-target T        auto | journal | stderr (default auto)\n"
+	      "  --dump-config         print every effective setting and where it came from (evictd.conf,\n"
+	      "                        a drop-in, the kubelet's configuration, or the default)\n"
 	      "  --dump-config-keys    print every configuration section and key evictd accepts\n"
 	      "  -V, --version         the version\n"
 	      "  -h, --help            this text\n",
@@ -75,7 +79,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_CGROUP_ROOT, OPT_METADATA_DIR, OPT_PROC_ROOT, OPT_DRY_RUN, OPT_ONCE, OPT_JSON,
-	       OPT_STATUS, OPT_LOG_TARGET, OPT_RELOAD, OPT_DUMP_KEYS };
+	       OPT_STATUS, OPT_LOG_TARGET, OPT_RELOAD, OPT_DUMP_KEYS, OPT_DUMP_CONFIG };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
@@ -88,6 +92,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "log-target", required_argument, NULL, OPT_LOG_TARGET },
 		{ "reload", optional_argument, NULL, OPT_RELOAD },
 		{ "dump-config-keys", no_argument, NULL, OPT_DUMP_KEYS },
+		{ "dump-config", no_argument, NULL, OPT_DUMP_CONFIG },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -103,15 +108,27 @@ static int parse_args(int argc, char **argv, options *o)
 			break;
 		case OPT_CGROUP_ROOT:
 		case OPT_METADATA_DIR:
-		case OPT_PROC_ROOT:
-			if (optarg[0] != '/') {
-				fprintf(stderr, "evictd: %s needs an absolute path, not \"%s\"\n", argv[optind - 1], optarg);
-				return -EINVAL;
+		case OPT_PROC_ROOT: {
+			/* A path typed on the command line means what it means in the shell it was typed in:
+			 * a relative one is resolved now, against the working directory. (In the
+			 * configuration file paths stay absolute: relative to the file or to the daemon's
+			 * directory would be a guess.) */
+			static const char *const names[] = { "--cgroup-root", "--metadata-dir", "--proc-root" };
+			static char resolved[3][PATH_MAX];
+			int k = c - OPT_CGROUP_ROOT;
+			const char *path = optarg;
+			if (path[0] != '/') {
+				if (!realpath(path, resolved[k])) {
+					fprintf(stderr, "evictd: %s %s: %s\n", names[k], optarg, strerror(errno));
+					return -EINVAL;
+				}
+				path = resolved[k];
 			}
 			*(c == OPT_CGROUP_ROOT ? &o->ov.cgroup_root
 			  : c == OPT_METADATA_DIR ? &o->ov.pod_metadata_dir
-			                          : &o->ov.proc_root) = optarg;
+			                          : &o->ov.proc_root) = path;
 			break;
+		}
 		case OPT_DRY_RUN:
 			o->ov.dry_run = true;
 			break;
@@ -146,6 +163,9 @@ static int parse_args(int argc, char **argv, options *o)
 		case OPT_DUMP_KEYS:
 			o->dump_keys = true;
 			break;
+		case OPT_DUMP_CONFIG:
+			o->dump_config = true;
+			break;
 		case 'V':
 			printf("evictd %s\n", EVICTD_VERSION);
 			exit(EXIT_SUCCESS);
@@ -161,8 +181,8 @@ static int parse_args(int argc, char **argv, options *o)
 		fprintf(stderr, "evictd: unexpected argument \"%s\"\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (o->once + o->status + o->reload + o->dump_keys > 1) {
-		fputs("evictd: --once, --status, --reload and --dump-config-keys exclude each other\n", stderr);
+	if (o->once + o->status + o->reload + o->dump_keys + o->dump_config > 1) {
+		fputs("evictd: --once, --status, --reload, --dump-config and --dump-config-keys exclude each other\n", stderr);
 		return -EINVAL;
 	}
 	if (o->json && !o->once) {
@@ -177,6 +197,20 @@ static uint64_t now_usec(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void log_conflict(const kubelet_conflict *k, void *userdata)
+{
+	(void)userdata;
+	log_msg(LOG_WARNING, "%s", k->text);
+}
+
+/* What the kubelet's configuration did not give: one line each, next to the output. */
+static void log_kubelet_notes(const evictd_config *c, const int64_t *capacity)
+{
+	if (c->kubelet.warning[0])
+		log_msg(LOG_WARNING, "kubelet configuration ignored (evictd runs on its own files): %s", c->kubelet.warning);
+	config_kubelet_conflicts(c, capacity, log_conflict, NULL);
 }
 
 /* One scan, one decision, printed. Soft thresholds cannot have waited their grace period here. */
@@ -226,6 +260,10 @@ static int run_once(const options *o)
 	r = scanner_measure_disk(sc, now);
 	if (r < 0)
 		goto fail;
+	int64_t caps[_SIGNAL_MAX];
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		caps[i] = snap->node.s[i].known ? snap->node.s[i].capacity : -1;
+	log_kubelet_notes(c, caps);
 	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true };
 	r = decide(&in, &st, &d);
 	if (r < 0)
@@ -243,6 +281,25 @@ fail:
 	scanner_free(sc);
 	config_free(c);
 	return EXIT_FAILURE;
+}
+
+/* --dump-config: the configuration the daemon would run with, every key with its origin. */
+static int dump_config(const options *o)
+{
+	evictd_config *c = NULL;
+	config_error err;
+	int r = config_load(o->config_path, o->config_explicit, &c, &err);
+	if (r < 0) {
+		events_log_config_rejected(&err, NULL);
+		return EXIT_FAILURE;
+	}
+	r = config_apply_overrides(c, &o->ov);
+	if (r == 0)
+		r = config_out_text(stdout, c, NULL);
+	if (fflush(stdout) != 0)
+		r = -EIO;
+	config_free(c);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 /* "section key" per line; a signal section lists every signal. The man page test reads this. */
@@ -290,12 +347,14 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	/* --once is a command-line tool: its diagnostics belong next to its output, not in the journal. */
-	log_setup(o.once && o.log == LOG_TARGET_AUTO ? LOG_TARGET_STDERR : o.log);
+	log_setup((o.once || o.dump_config) && o.log == LOG_TARGET_AUTO ? LOG_TARGET_STDERR : o.log);
 
 	if (o.once)
 		return run_once(&o);
 	if (o.dump_keys)
 		return dump_config_keys();
+	if (o.dump_config)
+		return dump_config(&o);
 	if (o.status || o.reload)
 		return status_or_reload(&o);
 

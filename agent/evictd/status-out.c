@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the service tells its readers: status.json (atomic, for controllers and `evictd --status`)
  * and systemd's STATUS= line (for `systemctl status`). */
-#include "daemon-internal.h"
+#include "status-out.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -126,7 +126,7 @@ void write_status(evictd_daemon *d, bool force)
 		}
 	}
 	if (r < 0 && !d->status_error_logged) {
-		log_daemon_error(d, r, "cannot write %s", d->status_path);
+		log_error_errno(r, "cannot write %s", d->status_path);
 		d->status_error_logged = true; /* once, not every tick */
 	} else if (r == 0)
 		d->status_error_logged = false;

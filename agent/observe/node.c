@@ -151,10 +151,44 @@ const char *node_find_kubepods(int cg_root_fd)
 	return NULL;
 }
 
+/*
+ * Node allocatable as the kubelet publishes it (GetNodeAllocatableReservation): MemTotal minus
+ * kubeReserved, systemReserved and the hard memory.available threshold. The kubelet's own
+ * threshold when its configuration was read (its Allocatable is what the scheduler fills), else
+ * evictd's. Returns -1 when nothing is reserved and nothing enforced: no allocatable is known.
+ */
+static int64_t computed_allocatable(const node_sources *src, char *why, size_t size)
+{
+	const evictd_config *c = src->cfg;
+	char meminfo[8192];
+	uint64_t total_kb;
+	ssize_t n;
+
+	if (!c || (c->enforce_node_allocatable_pods && c->kube_reserved_memory == 0 && c->system_reserved_memory == 0)) {
+		snprintf(why, size, "memory.max is \"max\" (no node allocatable enforced, no kube/system-reserved-memory)");
+		return -1;
+	}
+	n = src->proc_fd >= 0 ? cgfs_read(src->proc_fd, "meminfo", meminfo, sizeof(meminfo)) : -EBADF;
+	if (n < 0 || cgfs_keyed_u64(meminfo, "MemTotal", &total_kb) < 0) {
+		snprintf(why, size, "cannot read MemTotal from meminfo: %s", n < 0 ? strerror((int)-n) : "no MemTotal line");
+		return -1;
+	}
+	int64_t total = (int64_t)total_kb * 1024;
+	const threshold_value *t = c->kubelet.path[0] ? &c->kubelet.hard[SIGNAL_MEMORY_AVAILABLE]
+	                                              : &c->hard[SIGNAL_MEMORY_AVAILABLE];
+	int64_t hard = t->set ? threshold_resolve(t, total) : 0;
+	int64_t a = total - c->kube_reserved_memory - c->system_reserved_memory - hard;
+	if (a <= 0) {
+		snprintf(why, size, "node allocatable is not positive (MemTotal minus reserved memory and the hard threshold)");
+		return -1;
+	}
+	return a;
+}
+
 static void read_allocatable(const node_sources *src, node_signals *ret)
 {
 	signal_obs *o = &ret->s[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE];
-	char stat[8192];
+	char stat[8192], why[160];
 	uint64_t max, cur, inactive;
 	int fd, r;
 
@@ -168,12 +202,27 @@ static void read_allocatable(const node_sources *src, node_signals *ret)
 		return;
 	}
 	r = cgfs_read_u64(fd, "memory.max", &max);
+	/*
+	 * Which allocatable wins: the cgroup's memory.max when node allocatable is enforced on pods
+	 * (the kernel's limit, what the kubelet's own observation uses); the computed one when it is
+	 * not enforced, or when the cgroup is unlimited but reservations are known.
+	 */
+	bool enforced = !src->cfg || src->cfg->enforce_node_allocatable_pods;
+	int64_t alloc = -1;
+	if (r == 0 && enforced)
+		alloc = (int64_t)max;
+	else if (r == 0 || r == -ERANGE) {
+		alloc = computed_allocatable(src, why, sizeof(why));
+		if (alloc < 0) {
+			/* The kubelet has no observation either when the pods cgroup is unlimited. */
+			unknown(o, "%s/%s", src->kubepods, why);
+			close(fd);
+			return;
+		}
+	}
 	if (r == -ENOENT) {
 		unknown(o, "%s", no_memory_reason(src));
-	} else if (r == -ERANGE) {
-		/* The kubelet has no observation either when the pods cgroup is unlimited. */
-		unknown(o, "%s/memory.max is \"max\" (no node allocatable enforced)", src->kubepods);
-	} else if (r < 0) {
+	} else if (r < 0 && r != -ERANGE) {
 		unknown(o, "cannot read %s/memory.max: %s", src->kubepods, strerror(-r));
 	} else if ((r = cgfs_read_u64(fd, "memory.current", &cur)) < 0 ||
 	           (r = (int)cgfs_read(fd, "memory.stat", stat, sizeof(stat))) < 0 ||
@@ -181,7 +230,7 @@ static void read_allocatable(const node_sources *src, node_signals *ret)
 		unknown(o, "cannot read %s memory.current/memory.stat: %s", src->kubepods, strerror(-r));
 	} else {
 		int64_t ws = cur > inactive ? (int64_t)(cur - inactive) : 0;
-		known(o, (int64_t)max - ws, (int64_t)max);
+		known(o, alloc - ws, alloc);
 	}
 	close(fd);
 }

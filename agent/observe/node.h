@@ -4,7 +4,10 @@
 /*
  * Node signals, computed as the kubelet does on cgroup v2 (reference §2):
  *   memory.available            = MemTotal - (anon + file - inactive_file) of the root memory.stat
- *   allocatableMemory.available = memory.max(kubepods) - (memory.current - inactive_file)(kubepods)
+ *   allocatableMemory.available = allocatable - (memory.current - inactive_file)(kubepods), where
+ *                                 allocatable is memory.max(kubepods) when node allocatable is
+ *                                 enforced on pods, else MemTotal - kubeReserved - systemReserved
+ *                                 - the hard memory.available threshold (as the kubelet publishes it)
  *   nodefs/imagefs.available    = f_frsize * f_bavail of statvfs(path), capacity f_frsize * f_blocks
  *   nodefs/imagefs.inodesFree   = f_ffree, capacity f_files
  *   pid.available               = min(pid_max, threads-max) - tasks ("running/TOTAL" of loadavg)
@@ -40,6 +43,12 @@ typedef struct node_sources {
 	const char *nodefs_path;
 	const char *imagefs_path;
 	node_cache *cache;      /* NULL: every read opens its files by path */
+	/*
+	 * Node allocatable where the kubepods cgroup does not carry it ([agent] kube-reserved-memory,
+	 * system-reserved-memory, enforce-node-allocatable, the hard memory.available threshold);
+	 * NULL: only the cgroup's memory.max.
+	 */
+	const evictd_config *cfg;
 } node_sources;
 
 /* Fills every signal (known or not, with a reason). Never fails. */

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Over ~600 lines on purpose: the scanner's kept-open fds (pod_fds), its fd budget and its
+ * symlink bookkeeping are one piece of state that every per-pod read goes through; the readers of
+ * single files are cgfs.c, the node's signals node.c, disks poddisk.c, descriptors podmeta.c.
+ */
 #include "scan.h"
 
 #include <errno.h>
@@ -209,6 +214,7 @@ static void node_sources_of(const scanner *s, node_sources *src)
 		.kubepods = s->kubepods,
 		.nodefs_path = s->cfg->nodefs_path,
 		.imagefs_path = s->cfg->imagefs_path,
+		.cfg = s->cfg,
 	};
 }
 

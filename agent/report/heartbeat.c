@@ -75,6 +75,27 @@ static size_t append_pods(char *buf, size_t size, size_t l, long pods)
 	return append(buf, size, l, "; %ld pod%s", pods, pods == 1 ? "" : "s");
 }
 
+/*
+ * The unavailable signals that have a threshold, each with its reason; signals that fail for the
+ * same reason are named together: "a, b<open>why<close><sep>c<open>why2<close>".
+ */
+static size_t append_unavailable(char *buf, size_t size, size_t l, const heartbeat_view *v, const char *open,
+                                 const char *sep, const char *close)
+{
+	const char *prev = NULL;
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		if (!has_threshold(v->cfg, (evictd_signal)s) || v->node->s[s].known)
+			continue;
+		const char *why = v->node->s[s].reason;
+		bool same = prev && strcmp(prev, why) == 0;
+		if (prev && !same)
+			l = append(buf, size, l, "%s%s%s%s", open, prev, close, sep);
+		l = append(buf, size, l, "%s%s", same ? ", " : "", signal_name((evictd_signal)s));
+		prev = why;
+	}
+	return prev ? append(buf, size, l, "%s%s%s", open, prev, close) : l;
+}
+
 void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size)
 {
 	char m[48], p[48], d[48], i[48];
@@ -109,31 +130,16 @@ void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
 	if (!monitored) {
 		/* Why, signal by signal; signals that fail for the same reason are named together. */
 		l = append(buf, size, 0, "monitoring nothing: ");
-		if (!unavailable) {
+		if (!unavailable)
 			append(buf, size, l, "no signal has a threshold");
-			return;
-		}
-		const char *prev = NULL;
-		for (int s = 0; s < _SIGNAL_MAX; s++) {
-			if (!has_threshold(v->cfg, (evictd_signal)s))
-				continue;
-			const char *why = v->node->s[s].reason;
-			bool same = prev && strcmp(prev, why) == 0;
-			if (prev && !same)
-				l = append(buf, size, l, ": %s; ", prev);
-			l = append(buf, size, l, "%s%s", same ? ", " : "", signal_name((evictd_signal)s));
-			prev = why;
-		}
-		append(buf, size, l, ": %s", prev);
+		else
+			append_unavailable(buf, size, l, v, ": ", "; ", "");
 		return;
 	}
-	if (unavailable) {
-		l = append(buf, size, l, "; unavailable here:");
-		int n = 0;
-		for (int s = 0; s < _SIGNAL_MAX; s++)
-			if (has_threshold(v->cfg, (evictd_signal)s) && !v->node->s[s].known)
-				l = append(buf, size, l, "%s%s", n++ ? ", " : " ", signal_name((evictd_signal)s));
-	}
+	/* Each unavailable signal once, with its reason: in a terminal this line replaces the
+	 * per-signal warnings (the journal has those). */
+	if (unavailable)
+		l = append_unavailable(buf, size, append(buf, size, l, "; unavailable here: "), v, " (", ", ", ")");
 	l = append_pods(buf, size, l, v->pods);
 	char rates[160];
 	heartbeat_fall_rates_text(v->cfg, rates, sizeof(rates));

@@ -3,8 +3,10 @@
 
 /*
  * What the daemon tells the person watching it, in one line each:
- *   at start and after a reload: "monitoring memory.available (hard 100Mi), ...; 12 pods; dry run",
- *     or "monitoring nothing: <why>" when no signal that has a threshold can be read;
+ *   at start and after a reload: "monitoring memory.available (hard 100Mi), ...; unavailable here:
+ *     nodefs.available (<why>); 12 pods; dry run", or "monitoring nothing: <why>" when no signal
+ *     that has a threshold can be read (in a terminal it stands for the configuration entry and
+ *     the first per-signal warnings, which only the journal gets);
  *   the heartbeat, on SIGUSR1 (and every minute in the foreground, i.e. logging to stderr; under
  *     systemd the journal gets it on SIGUSR1 only): each monitored signal against its thresholds,
  *     pods, evictions.

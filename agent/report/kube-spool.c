@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -72,6 +73,82 @@ void kube_spool_eviction(const evictd_config *c, const pod_info *p, const evicti
 	close(dirfd);
 }
 
+/* "memory.available 80Mi < 625Mi (hard), allocatableMemory.available ...": what holds the condition. */
+static void condition_message(const evaluation *ev, const node_signals *node, evictd_condition cnd, char *buf, size_t size)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	for (int sig = 0; sig < _SIGNAL_MAX; sig++) {
+		if (signal_condition((evictd_signal)sig) != cnd)
+			continue;
+		for (int k = 0; k < _THRESHOLD_KIND_MAX && l < size; k++) {
+			const threshold_eval *te = &ev->t[k][sig];
+			char a[32], t[32];
+			if (!te->met || !node->s[sig].known)
+				continue;
+			bool bytes = strcmp(signal_unit((evictd_signal)sig), "bytes") == 0;
+			if (bytes) {
+				spool_quantity(node->s[sig].available, a, sizeof(a));
+				spool_quantity(te->threshold, t, sizeof(t));
+			} else {
+				snprintf(a, sizeof(a), "%lld", (long long)node->s[sig].available);
+				snprintf(t, sizeof(t), "%lld", (long long)te->threshold);
+			}
+			l += (size_t)snprintf(buf + l, size - l, "%s%s %s %s %s (%s)", l ? ", " : "",
+			                      signal_name((evictd_signal)sig), a, signal_is_psi((evictd_signal)sig) ? ">" : "<",
+			                      t, k == THRESHOLD_HARD ? "hard" : "soft");
+		}
+	}
+}
+
+static void write_conditions(const evictd_config *c, const evaluation *ev, const node_signals *node, bool all,
+                             const char *why_false, int *dirfd)
+{
+	char msg[1024], why[512];
+
+	for (int cnd = 0; cnd < _CONDITION_MAX; cnd++) {
+		if (!all && !ev->condition_changed[cnd])
+			continue;
+		if (*dirfd < 0 && (*dirfd = open_spool(c)) < 0)
+			return;
+		const char *name = condition_name((evictd_condition)cnd);
+		bool on = ev->conditions[cnd] && !why_false;
+		if (on) {
+			char what[800];
+			condition_message(ev, node, (evictd_condition)cnd, what, sizeof(what));
+			snprintf(msg, sizeof(msg), "evictd is evicting pods to relieve %s: %s", name,
+			         what[0] ? what : "a threshold is met");
+		} else
+			snprintf(msg, sizeof(msg), "%s", why_false ? why_false : "no evictd threshold for this condition is met");
+		if (spool_write_condition(*dirfd, c->kube.spool_max, name, on, msg, real_usec(), why, sizeof(why)) < 0)
+			log_msg(LOG_WARNING, "Node condition %s not queued: %s", name, why);
+	}
+}
+
+void kube_spool_conditions(const evictd_config *c, const evaluation *ev, const node_signals *node, bool all)
+{
+	int dirfd = -1;
+
+	if (!c->kube.enable || c->dry_run)
+		return;
+	write_conditions(c, ev, node, all, NULL, &dirfd);
+	if (dirfd >= 0)
+		close(dirfd);
+}
+
+void kube_spool_conditions_clear(const evictd_config *c)
+{
+	int dirfd = -1;
+	evaluation none = { 0 };
+	node_signals node = { 0 };
+
+	if (!c->kube.enable || c->dry_run)
+		return;
+	write_conditions(c, &none, &node, true, "evictd stopped", &dirfd);
+	if (dirfd >= 0)
+		close(dirfd);
+}
+
 void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const snapshot *s)
 {
 	int dirfd = -1;
@@ -91,6 +168,7 @@ void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const s
 			                          why, sizeof(why)) < 0)
 				log_msg(LOG_WARNING, "Node event for %s not queued: %s", signal_name((evictd_signal)sig), why);
 		}
+	write_conditions(c, ev, &s->node, false, NULL, &dirfd);
 	if (dirfd >= 0)
 		close(dirfd);
 }

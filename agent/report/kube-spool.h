@@ -22,4 +22,14 @@ void kube_spool_measure(const evictd_config *c, const char *cgroup_path, const p
 void kube_spool_eviction(const evictd_config *c, const pod_info *p, const eviction_choice *ch, int64_t usage,
                          const spool_container *ctr);
 
+/*
+ * Node Event records for thresholds first met, and the records of evictd's own Node conditions
+ * (EvictdMemoryPressure, ...) for the conditions that changed.
+ */
 void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const snapshot *s);
+
+/* Every condition's record as it is now (all) or the changed ones: at start, a condition a
+ * previous process left True is cleared. */
+void kube_spool_conditions(const evictd_config *c, const evaluation *ev, const node_signals *node, bool all);
+/* Every condition False ("evictd stopped"): an orderly stop leaves no pressure claimed. */
+void kube_spool_conditions_clear(const evictd_config *c);

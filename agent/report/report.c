@@ -1,30 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 
+#include "jsonbuf.h"
+
+#include "config-out.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "heartbeat.h"
 #include "log.h"
-
-void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
 
 static void json_i64_or_null(FILE *f, bool known, int64_t v)
 {
@@ -159,7 +145,12 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 		json_string(f, p->cgroup);
 		fputc('}', f);
 	}
-	fprintf(f, "],\"dry_run\":%s}\n", c->dry_run ? "true" : "false");
+	int64_t caps[_SIGNAL_MAX];
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		caps[i] = s->node.s[i].known ? s->node.s[i].capacity : -1;
+	fputc(']', f);
+	config_out_json_members(f, c, caps);
+	fprintf(f, ",\"dry_run\":%s}\n", c->dry_run ? "true" : "false");
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -226,5 +217,9 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 			fprintf(f, ", expected reclaim %s", format_signal_value(ch->signal, ch->expected_reclaim, a, sizeof(a)));
 		fputs(")\n", f);
 	}
-	return ferror(f) ? -EIO : 0;
+	int64_t caps[_SIGNAL_MAX];
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		caps[i] = s->node.s[i].known ? s->node.s[i].capacity : -1;
+	fputc('\n', f);
+	return config_out_text(f, c, caps);
 }

@@ -14,5 +14,3 @@
 int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d);
 int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d);
 
-/* Writes s as a JSON string (quoted, escaped). */
-void json_string(FILE *f, const char *s);

@@ -36,6 +36,22 @@ static inline void cgtest_kill(const char *cg)
 	close(fd);
 }
 
+/*
+ * After creating a test cgroup or moving a process into one failed with errno e: 77 (skip) when
+ * the machine cannot give it — no root or no writable cgroup v2 here (EPERM, EACCES, EROFS,
+ * ENOENT) — and 1 (failure) for anything else, such as EBUSY or EINVAL: a regression must not
+ * turn into a skip. Prints the line scripts/run-tests.sh shows either way.
+ */
+static inline int cgtest_env_or_fail(int e, const char *what, const char *where)
+{
+	if (e == EPERM || e == EACCES || e == EROFS || e == ENOENT) {
+		printf("skipped: %s %s: %s\n", what, where, strerror(e));
+		return 77;
+	}
+	printf("not ok - %s %s: %s (not a missing privilege or cgroup v2: a failure)\n", what, where, strerror(e));
+	return 1;
+}
+
 /* 0 when cg has a writable cgroup.kill, else prints the skip reason and returns 77. */
 static inline int cgtest_need_cgroup_kill(const char *cg)
 {

@@ -192,8 +192,14 @@ node n2: candidate: 1 victim, 0 PDB violations, priority sum 2147483748
 node n3: rejected, preemption does not help: Insufficient cpu
 decision: preempt 1 pod on n2, picked by: lowest highest-victim priority" \
 	"$PCTL" preempt $F/cluster.json --pod default/preemptor --explain $NOW
-ok "preempt: --explain for a Never pod" expect 0 "*" \
-	"~decision: no node: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never." \
+ok "preempt: --explain for a Never pod says preemption was not attempted and why, no node 'does not help'" \
+	expect 0 "*" \
+"pod default/polite: priority 1000, preemptionPolicy Never
+preemption not attempted: not eligible due to preemptionPolicy=Never
+node n1: does not fit: Insufficient cpu
+node n2: does not fit: Insufficient cpu
+node n3: does not fit: Insufficient cpu
+decision: no node: 0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never." \
 	"$PCTL" preempt $F/cluster.json --pod default/polite --explain $NOW
 
 # --- preempt: rejected input ---------------------------------------------------------------------
@@ -217,4 +223,30 @@ ok "preempt: a finished pod" expect 1 "" "~preemptctl: pods/batch/done: the pod 
 ok "preempt: exactly one JSON object on stdout" bash -c \
 	"[ \$($PCTL preempt $F/cluster.json --pod default/preemptor --explain $NOW 2>/dev/null | wc -l) = 1 ]"
 
+# --- the message cap: after 100 messages the rest are counted (README) ----------------------------
+python3 - "$tmp/many.json" <<'PY'
+import json, sys
+items = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": "p%d" % i},
+          "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1x"}}}]}}
+         for i in range(105)]
+json.dump({"apiVersion": "v1", "kind": "List", "items": items}, open(sys.argv[1], "w"), indent=1)
+PY
+capped() {
+	"$PCTL" check "$tmp/many.json" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+	[ "$rc" = 1 ] || { echo "# exit $rc, want 1"; return 1; }
+	[ "$(grep -c 'invalid quantity "1x"' "$tmp/err")" = 100 ] || { echo "# $(grep -c 'invalid quantity' "$tmp/err") shown, want 100"; return 1; }
+	tail -n 2 "$tmp/err" | head -n 1 | grep -qx 'preemptctl: … and 5 more messages (not shown)' ||
+		{ echo "# last lines:"; tail -n 2 "$tmp/err" | sed 's/^/#   /'; return 1; }
+	tail -n 1 "$tmp/err" | grep -qx 'preemptctl: 105 problems found'
+}
+ok "105 problems: 100 shown, then '… and 5 more messages (not shown)', all 105 counted" capped
+# --- nesting: 64 levels are read, the 65th is refused (README) ------------------------------------
+nest() { python3 -c 'import sys; d = int(sys.argv[1]); print("[" * d + "]" * d)' "$1" >"$tmp/nest$1.json"; }
+nest 64; nest 65
+ok "64 nested levels are read (then refused as not an object)" expect 1 "" \
+	"$tmp/nest64.json:1: expected an object, got a list
+preemptctl: 1 problem found" "$PCTL" check "$tmp/nest64.json"
+ok "65 nested levels: refused as too deep" expect 1 "" \
+	"$tmp/nest65.json:1: nested deeper than 64 levels, refusing it
+preemptctl: 1 problem found" "$PCTL" check "$tmp/nest65.json"
 done_testing

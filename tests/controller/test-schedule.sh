@@ -36,7 +36,10 @@ ok "every line is a JSON object" bash -c "python3 -c 'import json,sys; [json.loa
 run "$F/seed-takeover.yaml" "$NOW" --max-time 5s
 ok "--max-time stops the simulation before the victims are gone" rc_is 0
 ok "--max-time: nothing after 5 s" no_line '"victim-gone"'
-ok "--max-time: summary says stopped" err_has "preemptctl: stopped at 0s: 0 bound, 1 preemption, 4 pods still pending, 2 victims terminating"
+ok "--max-time: summary says stopped at the simulated time reached (the limit, not the last event)" \
+	err_has "preemptctl: stopped at 5s (--max-time): 0 bound, 1 preemption, 4 pods still pending, 2 victims terminating"
+run "$F/seed-takeover.yaml" "$NOW" --max-time 1500ms
+ok "--max-time: a fraction of a second is reported as such" err_has "preemptctl: stopped at 1.5s (--max-time):"
 
 run "$F/seed-takeover.yaml" "$NOW"
 ok "default: runs to idle when that takes less than 10 minutes" out_is "$F/seed-takeover.expected"

@@ -3,7 +3,8 @@
 #
 # Boots a Debian 12 VM (systemd as PID 1, pure cgroup v2), installs exactly what
 # `make install DESTDIR=<stage> PREFIX=/usr` produces, runs tests/e2e/scenarios/NN-*.sh inside
-# it (one boot for all of them), prints one line per scenario and "N passed, N failed".
+# it (one boot for all of them), prints one line per scenario and "N passed, N failed, N skipped"
+# (a scenario's skip not listed in EXPECTED_SKIPS below is a failure).
 # Exit status: 0 all passed, or skipped because no VM can be booted here (one "SKIP" line says
 # why); 1 a scenario failed or the VM produced no result.
 #
@@ -11,6 +12,8 @@
 #   B               build directory of the calling make (default: build)
 #   E2E_CACHE       image cache (default: ${XDG_CACHE_HOME:-$HOME/.cache}/evictd-e2e)
 #   E2E_ONLY        run only scenarios whose file name contains one of these words (space list)
+#   E2E_DEBS        a directory with old/*.deb and new/*.deb: scenario 07 installs, upgrades and
+#                   purges them under systemd (tests/pkg/run.sh); without it 07 is skipped
 #   E2E_ACCEL       auto (default) | kvm | tcg
 #   E2E_TIMEOUT     seconds for boot + all scenarios (default 1500)
 #   E2E_MEM/E2E_CPUS  VM size (default 2048 MiB, 2 vCPUs)
@@ -83,6 +86,8 @@ cp -r "$HERE/scenarios" "$SHARE/scenarios"
 # the stand-in API server for the Kubernetes scenario (a test double; tests/kube/README.md)
 mkdir -p "$SHARE/kube"
 cp "$ROOT/tests/kube/apiserver.py" "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+# Debian packages for scenario 07 (tests/pkg/run.sh sets E2E_DEBS to a directory with old/ and new/).
+[ -n "${E2E_DEBS:-}" ] && cp -r "$E2E_DEBS" "$SHARE/debs"
 printf 'E2E_ONLY=%q\n' "${E2E_ONLY:-}" > "$SHARE/env"
 
 # ---- accelerator --------------------------------------------------------------------------------
@@ -167,10 +172,22 @@ if [ ! -s "$OUT/rc" ]; then
 	echo "e2e: the VM produced no result; last lines of $OUT/console.log:"
 	tail -n 40 "$OUT/console.log" 2>/dev/null | sed 's/^/    /'
 	[ -s "$OUT/log" ] && { echo "e2e: guest log:"; tail -n 40 "$OUT/log" | sed 's/^/    /'; }
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-pass=0 fail=0
+# Scenarios allowed to skip in the VM, "NAME|reason" each. The image ships everything every
+# scenario needs (image/packages), so none is: a skip there means a scenario lost its coverage and
+# is counted as a failure. Add a line here only for what the VM cannot give, with the reason.
+EXPECTED_SKIPS=(
+)
+expected_skip() {	# expected_skip NAME: prints the reason when NAME may skip
+	local e
+	for e in "${EXPECTED_SKIPS[@]}"; do
+		[ "${e%%|*}" = "$1" ] && { echo "${e#*|}"; return 0; }
+	done
+	return 1
+}
+pass=0 fail=0 skipped=0
 while IFS= read -r line; do
 	case "$line" in
 	"ok "*) name=${line#ok * - } ;;
@@ -182,6 +199,16 @@ while IFS= read -r line; do
 	[ "$info" = "$line" ] && info=
 	log=$OUT/scenarios/$name.log
 	case "$line" in
+	"ok "*"# SKIP"*)
+		if why=$(expected_skip "$name"); then
+			skipped=$((skipped + 1))
+			printf 'SKIP  %-26s %s (expected: %s)\n' "$name" "${info#SKIP }" "$why"
+		else
+			fail=$((fail + 1))
+			printf 'FAIL  %-26s unexpected skip: %s\n' "$name" "${info#SKIP }"
+			[ -f "$log" ] && tail -n 15 "$log" | sed 's/^/      /'
+		fi
+		;;
 	"ok "*)
 		pass=$((pass + 1))
 		printf 'PASS  %-26s %s\n' "$name" "$info"
@@ -214,5 +241,5 @@ elif [ "$guest_rc" != 0 ] && [ "$fail" = 0 ]; then
 fi
 [ -s "$OUT/latency.txt" ] && sed 's/^/e2e: /' "$OUT/latency.txt"
 say "results and logs in $OUT (make e2e took $(since "$T0")s)"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

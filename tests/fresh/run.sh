@@ -9,14 +9,18 @@
 # namespace (/proc, /sys, /dev, a tmpfs /run): its mounts and processes end with it.
 #
 # The commands are read from the README's "## The two commands" block, in its order: the first
-# runs evictd (it must print its "monitoring ..." line, is stopped with SIGINT after
-# FRESH_RUN_SECONDS and must exit 0), the second runs every test (it must exit 0 and end with
-# "N passed, 0 failed, N skipped"). Stages, each timed:
+# runs evictd, is stopped with SIGINT FRESH_RUN_SECONDS after an evictd process appeared and must
+# exit 0; the second runs every test (it must exit 0, end with "N passed, 0 failed, N skipped",
+# and skip only what EXPECTED_SKIPS_ROOT/_USER below list). The machine has no pods, so the run
+# command gives, as root, the demonstration (scripts/demo.sh: the low-priority pod evicted with its
+# reason, the summary, and after SIGINT the check that nothing is left), and as a user the one line
+# saying why there is none, then evictd's "monitoring ..." line. Stages, each timed:
 #   1. ordinary user, no packages: both commands print the exact `apt-get ...` line (no sudo)
 #      and exit non-zero
-#   2. root: run command, then test command (they install what they need themselves)
+#   2. root: run command (the demonstration), then test command (they install what they need)
 #   3. root: the apt-get line stage 1 printed, verbatim, succeeds
-#   4. ordinary user (packages now present, own clone): run command, then test command
+#   4. ordinary user (packages now present, own clone): run command (the one-line reason, then
+#      dry-run monitoring), then test command
 #   5. nothing left behind: no process in the machine after each command
 # Exit status: 0 every stage passed; 1 one failed (its log is shown); 77 this machine cannot do it
 # (not root, no mmdebstrap, no mirror) — the reason is printed. Logs stay in build/fresh/.
@@ -24,7 +28,8 @@
 # Environment:
 #   FRESH_CACHE        root tree cache (default: ${XDG_CACHE_HOME:-$HOME/.cache}/evictd-fresh)
 #   FRESH_RUN_SECONDS  how long the run command runs once evictd has started (default 20)
-#   FRESH_RUN_EXPECT   what its output must match (extended regex, any case; default: monitoring)
+#   FRESH_RUN_EXPECT   what the user's run must print after the reason (extended regex, any case;
+#                      default: monitoring)
 #   FRESH_TIMEOUT      time limit of each command, installs and builds included (default 1800)
 #   FRESH_KEEP=1       keep the machine's directory (printed) instead of removing it
 set -euo pipefail
@@ -210,25 +215,77 @@ monitored() {	# evictd said what it monitors, and Ctrl-C ended it cleanly
 	if ! grep -qiE "$RUN_EXPECT" "$1"; then WHY="evictd printed no line matching '$RUN_EXPECT'"; return 1; fi
 	if [ "$2" != 0 ]; then WHY="exit status $2 after SIGINT, not 0"; return 1; fi
 }
-all_passed() {
-	local last
-	last=$(grep -v '^fresh: ' "$1" | tail -n1)
-	if [ "$2" != 0 ]; then WHY="exit status $2"; return 1; fi
+demonstrated() {	# the demonstration evicted the right pod, and Ctrl-C removed everything
+	if grep -q '^fresh: evictd never started' "$1"; then WHY="evictd never started"; return 1; fi
+	if ! grep -q '^run: no pod cgroups on this machine: running the demonstration' "$1"; then
+		WHY="./run did not choose the demonstration"; return 1
+	fi
+	if ! grep -qE 'evictd: warning: Evicting batch/report-builder \(priority 0\): nodefs\.available .* exceeds ephemeral-storage request' "$1"; then
+		WHY="evictd did not evict batch/report-builder with its reason"; return 1
+	fi
+	if ! grep -qE '^  reclaim: nodefs\.available ' "$1"; then WHY="no reclaim line"; return 1; fi
+	if ! grep -qE '^teardown checked: no cgroup .* no mount, no process' "$1"; then
+		WHY="no 'teardown checked' line after SIGINT"; return 1
+	fi
+	if [ "$2" != 0 ]; then WHY="exit status $2 after SIGINT, not 0"; return 1; fi
+}
+fell_back() {	# one line saying why there is no demonstration, then the monitoring
+	if [ "$(grep -c '^run: no pod cgroups on this machine, and no demonstration: not root' "$1")" != 1 ]; then
+		WHY="not exactly one line saying why there is no demonstration"; return 1
+	fi
+	monitored "$@"
+}
+# The skips each test command may report, as extended regexes over the reasons scripts/run-tests.sh
+# prints ("SKIP FILE: skipped: REASON", "ok N - NAME # SKIP REASON", cmocka's "# skip NAME: REASON").
+# As root: none but the documentation's (below). The test command installs every package the tests use (scripts/ensure-deps.sh
+# check), and the machine has root, cgroup v2 (/sys) and mount namespaces; a skip there means a
+# test lost its coverage. As an ordinary user: only what needs root (cgroups, mounts, namespaces,
+# root-owned descriptors and spool records).
+# Both: the documentation's commands that no development machine can run (tests/docs: a
+# Kubernetes cluster, systemd as PID 1, an install into /usr, or the run/test command itself).
+EXPECTED_SKIPS_DOCS='needs (a cluster|kubectl and a cluster|evictd (running )?under systemd|root on a systemd host|root on the node|make install|debhelper and lintian)|runs evictd until Ctrl-C|runs the test suite this test is part of'
+EXPECTED_SKIPS_ROOT=("$EXPECTED_SKIPS_DOCS")
+EXPECTED_SKIPS_USER=(
+	"$EXPECTED_SKIPS_DOCS"
+	'needs root'                                  # said so by the test
+	'root-owned|root owns'                        # descriptors and spool records are trusted only then
+	'Permission denied|Operation not permitted'   # creating cgroups, a private mount namespace
+	'private mount namespace'                     # unshare -m as a user
+)
+# all_passed_as root|user LOG RC: exit 0, "N passed, 0 failed, N skipped", and every skip expected
+all_passed_as() {
+	local who=$1 log=$2 rc=$3 last re reasons unexpected n_cm n_why
+	last=$(grep -v '^fresh: ' "$log" | tail -n1)
+	if [ "$rc" != 0 ]; then WHY="exit status $rc"; return 1; fi
 	if ! echo "$last" | grep -qE '^[0-9]+ passed, 0 failed, [0-9]+ skipped$'; then
 		WHY="last line is not 'N passed, 0 failed, N skipped': $last"; return 1
 	fi
+	if [ "$who" = root ]; then re=$(IFS='|'; echo "${EXPECTED_SKIPS_ROOT[*]:-}")
+	else re=$(IFS='|'; echo "${EXPECTED_SKIPS_USER[*]}"); fi
+	reasons=$(sed -nE 's/^SKIP ([^:]*): (.*)/\1: \2/p; s/^ *(not )?ok [0-9]+ - (.*) # SKIP (.+)/\2: \3/p; s/^ *# skip (.*)/\1/p' "$log")
+	if [ -n "$re" ]; then unexpected=$(echo "$reasons" | grep -vE "$re" | grep .)
+	else unexpected=$(echo "$reasons" | grep .); fi
+	# cmocka's own "# SKIP test_x" lines carry no reason: each must come with a "# skip" line
+	n_cm=$(grep -cE '^ *(not )?ok [0-9]+ # SKIP' "$log")
+	n_why=$(grep -cE '^ *# skip ' "$log")
+	if [ -n "$unexpected" ] || [ "$n_cm" -gt "$n_why" ]; then
+		WHY="unexpected skip(s) as $who: $(echo "$unexpected" | head -n 5 | tr '\n' ';')${n_cm:+ ($n_cm cmocka skips, $n_why with a reason)}"
+		return 1
+	fi
 }
+all_passed_root() { all_passed_as root "$@"; }
+all_passed_user() { all_passed_as user "$@"; }
 succeeded() { if [ "$2" != 0 ]; then WHY="exit status $2"; return 1; fi; }
 
 stage "user, no packages: run command prints the apt-get line" "$DEV_UID" wait "$RUN_CMD" prints_apt_line
 stage "user, no packages: test command prints the apt-get line" "$DEV_UID" wait "$CHECK_CMD" prints_apt_line
-stage "root: run command" 0 run "$RUN_CMD" monitored
-stage "root: test command" 0 wait "$CHECK_CMD" all_passed
+stage "root: run command (the demonstration)" 0 run "$RUN_CMD" demonstrated
+stage "root: test command" 0 wait "$CHECK_CMD" all_passed_root
 if [ -n "$APT_LINE" ]; then
 	stage "root: the printed apt-get line, verbatim" 0 wait "$APT_LINE" succeeded
 fi
-stage "user: run command" "$DEV_UID" run "$RUN_CMD" monitored
-stage "user: test command" "$DEV_UID" wait "$CHECK_CMD" all_passed
+stage "user: run command (the reason, then monitoring)" "$DEV_UID" run "$RUN_CMD" fell_back
+stage "user: test command" "$DEV_UID" wait "$CHECK_CMD" all_passed_user
 
 say "stage times:"
 printf '    %s\n' "${TIMES[@]}"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the `exec` action's argv (agent/exec-argv.c). The input is split on NUL
+ * libFuzzer target: the `exec` action's argv (agent/common/exec-argv.c). The input is split on NUL
  * bytes: four placeholder values (namespace, name, uid, grace), then the configured argv entries.
  * Invariants (the security property of issue 7): one output entry per configured entry, never
  * more — a value with spaces, quotes or shell syntax stays inside its entry; an entry that is

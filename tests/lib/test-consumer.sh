@@ -30,7 +30,7 @@ flags_ok() { [ -n "$(flags)" ]; }
 ok "pkg-config --cflags --libs libpreempt" flags_ok
 build_consumer() {
 	# shellcheck disable=SC2046
-	cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -o "$stage/consumer" tests/fixtures/consumer/consumer.c $(flags)
+	cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -o "$stage/consumer" examples/consumer.c $(flags)
 }
 ok "a consumer compiles with -Wall -Wextra -Werror against the installed header" build_consumer
 run_consumer() {

@@ -47,7 +47,8 @@ keys_documented() {
 ok "evictd.conf(5) documents every section and key of evictd --dump-config-keys" keys_documented
 
 # Long options from the getopt tables in the sources, and every option --help shows.
-options_of() {	# options_of HELP-OUTPUT SOURCE...
+options_of() {	# options_of HELP-OUTPUT SOURCE...; a missing source is an error, not an empty list
+	local f; for f in "${@:2}"; do [ -f "$f" ] || { echo "--MISSING-SOURCE-$f"; return; }; done
 	{ grep -ho '{ "[a-z][a-z-]*", *\(no\|required\|optional\)_argument' "${@:2}" | sed 's/{ "\([^"]*\)".*/--\1/'
 	  # the option column of --help: indented lines starting with "-", up to the description
 	  grep -E '^ +-' "$1" | sed -E 's/^ +//; s/  .*//' | grep -oE -- '(^|[ ,])--?[A-Za-z][a-z-]*' | sed 's/^[ ,]*//'; } | sort -u
@@ -66,7 +67,7 @@ ok "preemptctl(1) documents every preemptctl option (${#popts[@]})" documented "
 EKUBE=$BUILD/evictd-kube
 if [ -x "$EKUBE" ]; then
 	"$EKUBE" --help >"$tmp/evictd-kube.help" 2>&1
-	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" kubeagent/evictd/main.c)
+	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" agent/evictd-kube/main.c)
 	ok "evictd-kube(8) documents every evictd-kube option (${#kopts[@]})" documented "$tmp/evictd-kube.8.txt" "${kopts[@]}"
 else
 	skip "evictd-kube(8) documents every evictd-kube option" "evictd-kube not built"

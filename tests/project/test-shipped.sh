@@ -22,6 +22,9 @@ uncommented_conf_loads() {
 		case "$line" in
 		eviction-hard\ *|eviction-soft*|eviction-minimum-reclaim\ *)
 			grep -qF "$k" "$tmp/all.conf" || { echo "# signal $k not documented"; return 1; } ;;
+		# aliases of [eviction-hard] memory.some/full: named, never set beside them (an error)
+		eviction\ psi-memory-*)
+			grep -qF "$k" "$tmp/all.conf" || { echo "# alias $k not documented"; return 1; } ;;
 		*) grep -q "^$k = " "$tmp/all.conf" || { echo "# key $k not documented"; return 1; } ;;
 		esac
 	done <"$tmp/keys"
@@ -44,7 +47,6 @@ catalog_covers_ids() {
 }
 
 catalog_parses() {
-	command -v journalctl >/dev/null || return 0
 	mkdir -p "$tmp/root/usr/lib/systemd/catalog" "$tmp/root/var/lib/systemd/catalog"
 	cp systemd/evictd.catalog "$tmp/root/usr/lib/systemd/catalog/"
 	journalctl --root="$tmp/root" --update-catalog >/dev/null 2>&1
@@ -55,5 +57,9 @@ catalog_parses() {
 ok "conf/evictd.conf as shipped loads" shipped_conf_loads
 ok "conf/evictd.conf documents every key, and loads with all of them set" uncommented_conf_loads
 ok "every MESSAGE_ID in agent/*.h has a catalog entry (and no stale ones)" catalog_covers_ids
-ok "journalctl accepts systemd/evictd.catalog" catalog_parses
+if command -v journalctl >/dev/null; then
+	ok "journalctl accepts systemd/evictd.catalog" catalog_parses
+else
+	skip "journalctl accepts systemd/evictd.catalog" "journalctl missing (package systemd)"
+fi
 done_testing

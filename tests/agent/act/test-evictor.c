@@ -217,6 +217,9 @@ static void test_signal_tree_reaches_nested_cgroups_but_not_self(void **state)
 	assert_int_equal(cg_populated(dfd), 0);
 	write_file(f->root, "cgroup.events", "frozen 0\n");
 	assert_int_equal(cg_populated(dfd), -EBADMSG);
+	/* a value that is neither 0 nor 1 is not "empty": a misread must not end a grace period */
+	write_file(f->root, "cgroup.events", "populated x\nfrozen 0\n");
+	assert_int_equal(cg_populated(dfd), -EBADMSG);
 	assert_int_equal(cg_kill(dfd), -ENOENT); /* fixture: no cgroup.kill */
 	close(dfd);
 	fixture_free(f);

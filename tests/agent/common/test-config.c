@@ -283,6 +283,52 @@ static void test_dropins_in_strcmp_order_later_wins(void **state)
 	config_free(c);
 }
 
+/* One PSI threshold, two names: either works alone, both set is an error naming both places. */
+static void test_psi_alias_conflicts_loudly(void **state)
+{
+	char main_path[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 32];
+	evictd_config *c = NULL;
+	config_error err;
+	(void)state;
+
+	c = config_from("[eviction-hard]\nmemory.some = 30%\n");
+	assert_true(c->hard[SIGNAL_MEMORY_SOME].set);
+	config_free(c);
+	c = config_from("[eviction]\npsi-memory-full = 5%\n");
+	assert_true(c->hard[SIGNAL_MEMORY_FULL].set);
+	config_free(c);
+	/* either order, in one file */
+	expect_error("[eviction-hard]\nmemory.some = 30%\n[eviction]\npsi-memory-some = 40%\n", 4,
+	             "[eviction-hard] memory.some and [eviction] psi-memory-some name the same threshold and both are "
+	             "set (here and at test.conf:2): keep [eviction-hard] memory.some only");
+	expect_error("[eviction]\npsi-memory-full = 40%\n[eviction-hard]\nmemory.full = 0%\n", 4,
+	             "(here and at test.conf:2)");
+	/* the other PSI signal's alias is another threshold */
+	c = config_from("[eviction-hard]\nmemory.some = 30%\n[eviction]\npsi-memory-full = 5%\n");
+	config_free(c);
+
+	/* across files: a drop-in using the other name does not silently win */
+	snprintf(main_path, sizeof(main_path), "%s/psi.conf", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/psi.conf.d", tmpdir);
+	mkdir(dir, 0755);
+	write_file(main_path, "[eviction]\npsi-memory-some = 40%\n");
+	snprintf(p, sizeof(p), "%s/10-psi.conf", dir);
+	write_file(p, "\n[eviction-hard]\nmemory.some = 20%\n");
+	c = NULL;
+	assert_int_equal(config_load(main_path, true, &c, &err), -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err.text, "10-psi.conf:3: "));
+	assert_non_null(strstr(err.text, "psi.conf:2)"));
+	/* the same name again in a drop-in is the usual key-by-key override */
+	write_file(p, "[eviction]\npsi-memory-some = 20%\n");
+	assert_int_equal(config_load(main_path, true, &c, &err), 0);
+	assert_int_equal(c->hard[SIGNAL_MEMORY_SOME].fraction * 100 + 0.5f, 20);
+	config_free(c);
+	unlink(p);
+	rmdir(dir);
+	unlink(main_path);
+}
+
 static void test_missing_main_file(void **state)
 {
 	char path[PATH_MAX];
@@ -396,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_exec_action_needs_a_command),
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_dropins_in_strcmp_order_later_wins),
+		cmocka_unit_test(test_psi_alias_conflicts_loudly),
 		cmocka_unit_test(test_missing_main_file),
 		cmocka_unit_test(test_max_rate_keys),
 		cmocka_unit_test(test_key_table_matches_parser),

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backoff.h"
 #include "kpod.h"
 #include "kstream.h"
 #include "kubeconfig.h"
@@ -63,7 +64,7 @@ static int load(const char *name, kube_config **c, char *err, size_t size)
 {
 	char p[256];
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return kubeconfig_load(p, c, err, size);
+	return kubeconfig_load(p, "the hint", c, err, size);
 }
 
 #define KC_HEAD "apiVersion: v1\nkind: Config\ncurrent-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\n" \
@@ -112,7 +113,7 @@ static void test_kubeconfig_refusals(void **state)
 	assert_null(strstr(err, "s3cr3t"));
 
 	assert_int_equal(load("missing.conf", &c, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "missing.conf: no such file"));
+	assert_non_null(strstr(err, "missing.conf: no such file (the hint)"));
 
 	put("insecure.conf", "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
 	                     "  cluster: {server: 'https://h', insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\n",
@@ -337,9 +338,35 @@ static void test_pod_static_and_bad(void **state)
 	assert_null(strstr(text, "namespace"));
 }
 
+/*
+ * The retry backoff: doubles from 500 ms up to the maximum and stays there, each delay within
+ * [cur/2, cur] (the jitter), and starts again from 500 ms once reset. Any random() draw must
+ * satisfy these bounds, so the seed does not matter; it is fixed anyway.
+ */
+static void test_backoff(void **state)
+{
+	(void)state;
+	srandom(24);
+	uint64_t cur = 0, max = 4000000, want = 500000;
+	for (int i = 0; i < 12; i++) {
+		uint64_t d = backoff_next(&cur, max);
+		assert_int_equal(cur, want);
+		assert_true(d >= cur / 2 && d <= cur);
+		want = want * 2 > max ? max : want * 2;
+	}
+	assert_int_equal(cur, max); /* capped: the 12th is still the maximum */
+	cur = 0;
+	(void)backoff_next(&cur, max);
+	assert_int_equal(cur, 500000); /* reset after a success */
+	cur = 0;
+	(void)backoff_next(&cur, 300000);
+	assert_int_equal(cur, 300000); /* a maximum below the first step wins */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_kubeconfig_files), cmocka_unit_test(test_kubeconfig_refusals),
 		cmocka_unit_test(test_base64),           cmocka_unit_test(test_quantity),
 		cmocka_unit_test(test_message),          cmocka_unit_test(test_pod_decode),

@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$LOW" "$HIGH" || skip_all "cannot create cgroups under $CG2"
+mkdir_cg "$LOW" "$HIGH"
 [ -e "$LOW/cgroup.kill" ] || skip_all "no cgroup.kill (kernel < 5.14)"
 mkdir -p "$T/nodefs" "$T/meta"
 mount -t tmpfs -o size=8m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
@@ -55,12 +55,20 @@ write_conf() {	# write_conf hard|soft|bad
 	esac
 }
 
-start_pod() {	# start_pod CGROUP FILE [--ignore-term]
+start_pod() {	# start_pod CGROUP FILE [--ignore-term]: 0 once ready, else the recorder's exit status
 	"$REC" --cgroup "$1" $3 "$2" &
 	PIDS+=($!)
-	for _ in $(seq 100); do grep -q ready "$2" 2>/dev/null && return 0; sleep 0.02; done
+	for _ in $(seq 250); do
+		grep -q ready "$2" 2>/dev/null && return 0
+		kill -0 "${PIDS[-1]}" 2>/dev/null || { wait "${PIDS[-1]}"; return $?; }
+		sleep 0.02
+	done
 	return 1
 }
+in_cgroup() { grep -qx "$1" "$2/cgroup.procs"; }	# in_cgroup PID CGROUP
+# since MARK: the notify messages after the line MARK (written by the test before a step), so a
+# check sees only what that step caused
+since() { sed -n "/^$1\$/,\$p" "$T/notify"; }
 
 wait_for() {	# wait_for SECONDS COMMAND...: polls until COMMAND succeeds
 	local end=$((SECONDS + $1)); shift
@@ -74,34 +82,35 @@ notified() { grep -q -- "$1" "$T/notify"; }
 json_has() { python3 -c "import json,sys; d=json.load(open('$T/status.json')); sys.exit(0 if ($1) else 1)"; }
 
 # --- start ------------------------------------------------------------------------------------
-start_pod "$LOW" "$T/low.rec" --ignore-term || skip_all "cannot move a process into $LOW"
+start_pod "$LOW" "$T/low.rec" --ignore-term || env_or_fail $? "cannot move a process into $LOW"
 LOWPID=${PIDS[-1]}
-start_pod "$HIGH" "$T/high.rec"
+start_pod "$HIGH" "$T/high.rec" || env_or_fail $? "cannot move a process into $HIGH"
 HIGHPID=${PIDS[-1]}
+ok "the pods' recorders run in their cgroups" bash -c "$(declare -f in_cgroup); in_cgroup $LOWPID '$LOW' && in_cgroup $HIGHPID '$HIGH'"
 write_conf soft
 
 NAME=evictd-test-notify-$$
 "$NCAP" "$NAME" "$T/notify" & PIDS+=($!)
-wait_for 5 test -s "$T/notify"
+ok "the notify socket listens" wait_for 5 grep -q listening "$T/notify"
 NOTIFY_SOCKET=@$NAME WATCHDOG_USEC=2000000 "$EVICTD" --config "$T/evictd.conf" \
 	--cgroup-root "$ROOT" --log-target stderr 2> "$T/stderr" &
 DPID=$!
 ok "READY=1 sent" wait_for 5 notified "READY=1"
 ok "status.json written" wait_for 5 test -s "$T/status.json"
 ok "evictd --status prints it" bash -c "'$EVICTD' --status --config '$T/evictd.conf' | python3 -c 'import json,sys; json.load(sys.stdin)'"
-ok "no pod touched while nothing is met" bash -c "! grep -q TERM '$T/low.rec' '$T/high.rec'"
+ok "no pod touched while nothing is met" bash -c "! grep -q TERM '$T/low.rec' '$T/high.rec' && kill -0 $LOWPID $HIGHPID"
 
 # --- soft threshold: SIGTERM, grace, cgroup.kill -----------------------------------------------
+FILLED=$(date +%s%N)	# before the fill: pressure may be seen while dd still writes
 dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
-FILLED=$(date +%s%N)
 ok "the low-priority pod gets SIGTERM" wait_for 10 has_term "$T/low.rec"
 rm -f "$T/nodefs/fill"	# the reclaim the eviction would bring: keeps the high pod safe
 TERMED=$(date +%s%N)
-ok "soft grace period (1s) waited before acting" test $(( (TERMED - FILLED) / 1000000 )) -ge 900
+# lower bounds only (a loaded machine makes these longer, never shorter)
+ok "soft grace period (1s) waited before acting" test $(( (TERMED - FILLED) / 1000000 )) -ge 990
 ok "the pod ignoring SIGTERM is still alive during its 2s grace" alive "$LOWPID"
-ok "...and killed when the grace period ends" wait_for 6 dead "$LOWPID"
-KILLED=$(date +%s%N)
-ok "grace period honoured (>= 1.9s between SIGTERM and death)" test $(( (KILLED - TERMED) / 1000000 )) -ge 1800
+ok "...and killed when the grace period ends" wait_for 10 dead "$LOWPID"
+ok "...by cgroup.kill after SIGTERM (one TERM recorded, then gone)" test "$(grep -c '^TERM ' "$T/low.rec")" = 1
 ok "the higher-priority pod survived" alive "$HIGHPID"
 ok "the higher-priority pod got no SIGTERM" bash -c "! grep -q TERM '$T/high.rec'"
 ok "status.json records the finished eviction" wait_for 5 json_has \
@@ -113,26 +122,29 @@ wait "$LOWPID" 2>/dev/null
 
 # --- reload with a bad file: the old configuration stays --------------------------------------
 write_conf bad
+echo bad-reload >> "$T/notify"
 kill -HUP "$DPID"
-ok "bad reload: RELOADING=1 then READY=1" wait_for 5 bash -c "grep -A1 RELOADING=1 '$T/notify' | grep -q READY=1"
+ok "bad reload: RELOADING=1 then READY=1" wait_for 5 bash -c "sed -n '/^bad-reload\$/,\$p' '$T/notify' | grep -A1 RELOADING=1 | grep -q READY=1"
 ok "bad reload: error names file:line" wait_for 5 grep -q "evictd.conf:14: unknown key \"no-such-key\"" "$T/stderr"
 ok "bad reload: still running" alive "$DPID"
 
 # --- reload with a good file: a hard threshold kills at once ----------------------------------
 write_conf hard
-echo --- >> "$T/notify"
+echo good-reload >> "$T/notify"
 kill -HUP "$DPID"
-ok "good reload: RELOADING=1 then READY=1" wait_for 5 bash -c "grep -A1 RELOADING=1 '$T/notify' | grep -q READY=1"
+ok "good reload: RELOADING=1 then READY=1" wait_for 5 bash -c "sed -n '/^good-reload\$/,\$p' '$T/notify' | grep -A1 RELOADING=1 | grep -q READY=1"
 ok "good reload logged" wait_for 5 grep -q "Configuration reloaded" "$T/stderr"
 rm -f "$T/low.rec"
 start_pod "$LOW" "$T/low.rec" --ignore-term
 LOWPID=${PIDS[-1]}
+ok "the new low pod's recorder runs in its cgroup" in_cgroup "$LOWPID" "$LOW"
 dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
-FILLED=$(date +%s%N)
-ok "hard threshold: the low-priority pod dies without waiting its grace" wait_for 3 dead "$LOWPID"
+ok "hard threshold: the low-priority pod dies" wait_for 10 dead "$LOWPID"
 rm -f "$T/nodefs/fill"
-KILLED=$(date +%s%N)
-ok "hard threshold: within 1.5 s of the crossing (grace 2s not applied)" test $(( (KILLED - FILLED) / 1000000 )) -lt 1500
+# No wall-clock window (a loaded machine stretches any): the grace is not applied when
+# status.json records the eviction with grace 0, done, and the pod never got SIGTERM (below).
+ok "hard threshold: done with no grace period (status.json)" wait_for 5 json_has \
+	"any(x['pod']=='default/low' and x['hard'] and x['outcome']=='done' and x['grace_sec']==0 for x in d['decisions'])"
 # A hard threshold has no grace period: cgroup.kill at once, no SIGTERM walk to wait for.
 ok "hard threshold: cgroup.kill at once, no SIGTERM" grep -q \
 	"Evicting default/low (nodefs.available, hard threshold): no grace period, cgroup.kill at once" "$T/stderr"

@@ -34,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$PODS" || skip_all "cannot create cgroups under $CG2"
+mkdir_cg "$PODS"
 [ -e "$ROOT/cgroup.kill" ] || skip_all "no cgroup.kill (kernel < 5.14)"
 mkdir -p "$T/nodefs" "$T/meta"
 mount -t tmpfs -o size=8m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
@@ -54,7 +54,11 @@ start_proc() {	# start_proc UID [--ignore-term]: a sigrecorder in the pod, recor
 	rm -f "$T/$1.rec"
 	"$REC" --cgroup "$PODS/pod$1" $2 "$T/$1.rec" &
 	PIDS+=($!)
-	for _ in $(seq 100); do grep -q ready "$T/$1.rec" 2>/dev/null && return 0; sleep 0.02; done
+	for _ in $(seq 250); do
+		grep -q ready "$T/$1.rec" 2>/dev/null && grep -qx "${PIDS[-1]}" "$PODS/pod$1/cgroup.procs" && return 0
+		kill -0 "${PIDS[-1]}" 2>/dev/null || { wait "${PIDS[-1]}"; return $?; }
+		sleep 0.02
+	done
 	return 1
 }
 wait_for() {	# wait_for SECONDS COMMAND...
@@ -94,13 +98,13 @@ conf() {	# conf hard|exec|soft
 
 # A critical pod: ranked, never chosen, so what is chosen is only ever the pods under test.
 pod 9999-0000 guard 2000000000
-start_proc 9999-0000 || skip_all "cannot move a process into $PODS/pod9999-0000"
+start_proc 9999-0000 || env_or_fail $? "cannot move a process into $PODS/pod9999-0000"
 GUARD=${PIDS[-1]}
 
 # --- an empty pod is not evicted again, the next pod is chosen ---------------------------------
 pod cccc-3333 empty 0		# no process at all: its containers ended, the directory stays
 pod aaaa-1111 low 10
-start_proc aaaa-1111
+ok "the low pod's process runs in its cgroup" start_proc aaaa-1111
 LOW=${PIDS[-1]}
 conf hard
 fill
@@ -115,7 +119,7 @@ ok "the empty pod is chosen once" test "$(count_log 'Evicting default/empty (pri
 ok "...and said to have no process left, once" test "$(count_log 'Eviction of default/empty not started: .* no process left')" = 1
 ok "the killed pod is chosen once" test "$(count_log 'Evicting default/low (priority')" = 1
 ok "...and killed once" test "$(count_log 'Evicting default/low (nodefs.available, hard threshold)')" = 1
-ok "...quickly (cgroup.events noticed, no 500 ms recheck)" grep -q "Evicted default/low in 0\.[0-3]" "$T/stderr"
+# (how quickly the death is noticed is a wall-clock figure: tests/bench/bench-reaction.c measures it)
 ok "the critical pod survived" alive "$GUARD"
 
 # --- a second evictd on the node --------------------------------------------------------------
@@ -143,9 +147,10 @@ exit 1
 EOF
 chmod 0755 "$T/fail.sh"
 pod aaaa-1111 low 10
-start_proc aaaa-1111
 pod dddd-4444 next 20
-start_proc dddd-4444
+start_proc aaaa-1111; r1=$?
+start_proc dddd-4444; r2=$?
+ok "both pods' processes run in their cgroups" test "$r1:$r2" = 0:0
 conf exec
 : > "$T/stderr"
 fill
@@ -170,14 +175,13 @@ unpod dddd-4444
 # --- kill -9 mid-grace, restart with pressure still there -------------------------------------
 crash_case() {	# crash_case UID NAME PRESSURE-AT-RESTART(yes|no)
 	pod "$1" "$2" 0 4s
-	start_proc "$1" --ignore-term
+	ok "$2: the pod's process runs in its cgroup" start_proc "$1" --ignore-term
 	local victim=${PIDS[-1]}
 	conf soft
 	: > "$T/stderr"
 	fill
 	start_daemon
 	ok "$2: SIGTERM sent" wait_for 5 has_term "$T/$1.rec"
-	local termed; termed=$(date +%s%N)
 	ok "$2: in-flight record written" test -s "$T/inflight/$1.json"
 	sleep 1
 	kill -9 "$DPID"; wait "$DPID" 2>/dev/null; DPID=
@@ -187,9 +191,13 @@ crash_case() {	# crash_case UID NAME PRESSURE-AT-RESTART(yes|no)
 	ok "$2: status.json shows it in flight, resumed" wait_for 2 json \
 		"any(x['uid']=='$1' and x['resumed'] and x['phase']=='terminating' for x in d['evictions'])"
 	ok "$2: still alive before its original deadline" alive "$victim"
-	ok "$2: killed" wait_for 8 dead "$victim"
-	local ms=$((($(date +%s%N) - termed) / 1000000))
-	ok "$2: at its original deadline (${ms} ms after SIGTERM, grace 4 s)" test "$ms" -ge 3800 -a "$ms" -lt 5000
+	ok "$2: killed" wait_for 10 dead "$victim"
+	# At the original deadline, not a new grace period: the test waited 1 s after SIGTERM before
+	# the kill -9, so what is left at the resume is under 3 s (load only makes it less); a grace
+	# restarted at the resume would say 4 s. Read from evictd's own line, not a wall-clock window.
+	local left; left=$(sed -n "s/.*Resumed the eviction of default\/$2 .*cgroup.kill in \([0-9.]*\)s.*/\1/p" "$T/stderr" | head -n1)
+	ok "$2: kept its original deadline (cgroup.kill in ${left:-?}s at the resume, < 3s)" \
+		awk -v l="$left" 'BEGIN { exit !(l != "" && l + 0 < 3.0) }'
 	ok "$2: SIGTERM not sent again" test "$(terms "$T/$1.rec")" = 1
 	ok "$2: status.json: one decision, done" wait_for 3 json \
 		"[x['outcome'] for x in d['decisions'] if x['uid']=='$1']==['done']"

@@ -37,7 +37,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$LOW" "$HIGH" "$T/nodefs" "$T/meta" || skip_all "cannot create cgroups under $CG2"
+mkdir_cg "$LOW" "$HIGH"
+mkdir -p "$T/nodefs" "$T/meta"
 mount -t tmpfs -o size=8m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
 mount -t tmpfs tmpfs /run/systemd || skip_all "cannot mount over /run/systemd"
 mkdir -p /run/systemd/journal /run/log /var/log/journal
@@ -51,15 +52,28 @@ printf '[pod]\nnamespace = shop\nname = batch\npriority = 10\ntermination-grace-
 printf '[pod]\nnamespace = shop\nname = web\npriority = 2000000000\n' > "$T/meta/dddd-4444.conf"
 daemon_conf
 echo "nodefs.available = 4Mi" >> "$T/evictd.conf"
-"$REC" --cgroup "$LOW" "$T/low.rec" & PIDS+=($!); LOWPID=$!
-"$REC" --cgroup "$HIGH" "$T/high.rec" & PIDS+=($!); HIGHPID=$!
-for _ in $(seq 100); do grep -q ready "$T/low.rec" "$T/high.rec" 2>/dev/null && [ "$(cat "$T"/*.rec | grep -c ready)" = 2 ] && break; sleep 0.02; done
+start_pod() {	# start_pod CGROUP FILE: a sigrecorder in CGROUP; 0 once ready, else its exit status
+	"$REC" --cgroup "$1" "$2" &
+	PIDS+=($!)
+	for _ in $(seq 250); do
+		grep -q ready "$2" 2>/dev/null && return 0
+		kill -0 "${PIDS[-1]}" 2>/dev/null || { wait "${PIDS[-1]}"; return $?; }
+		sleep 0.02
+	done
+	return 1
+}
+start_pod "$LOW" "$T/low.rec" || env_or_fail $? "cannot move a process into $LOW"
+LOWPID=${PIDS[-1]}
+start_pod "$HIGH" "$T/high.rec" || env_or_fail $? "cannot move a process into $HIGH"
+HIGHPID=${PIDS[-1]}
+ok "both pods' processes run in their cgroups" bash -c \
+	"grep -qx $LOWPID '$LOW/cgroup.procs' && grep -qx $HIGHPID '$HIGH/cgroup.procs'"
 dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none
 
 "$EVICTD" --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target journal 2> "$T/stderr" &
 DPID=$!
 for _ in $(seq 100); do kill -0 "$LOWPID" 2>/dev/null || break; sleep 0.05; done
-ok "the low-priority pod was evicted" bash -c "! kill -0 $LOWPID 2>/dev/null"
+ok "the low-priority pod was evicted" bash -c "! kill -0 $LOWPID 2>/dev/null && [ -z \"\$(cat '$LOW/cgroup.procs')\" ]"
 ok "the higher-priority pod survived" kill -0 "$HIGHPID"
 for _ in $(seq 100); do
 	journalctl --no-pager -o json MESSAGE_ID=0651b0dd2c3347a1a2bcdd650890bdf6 2>/dev/null | grep -q . && break

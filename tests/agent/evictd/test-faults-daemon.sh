@@ -144,7 +144,9 @@ time.sleep(3600)" &
 ' _ "$T" "$EVICTD" >"$T/log" 2>&1 </dev/null &
 ns=$!; pids+=("$ns")
 for i in $(seq 50); do [ -s "$T/daemon.pid" ] && break; sleep 0.1; done
-D=$(cat "$T/daemon.pid" 2>/dev/null || echo 0)
+D=$(cat "$T/daemon.pid" 2>/dev/null)
+# without this, an empty daemon.pid made D=0 and `kill -0 0` (this process group) read as alive
+ok "journal socket full: the daemon started" bash -c "[ -n '$D' ] && [ '$D' -gt 1 ] && grep -qx evictd /proc/$D/comm"
 sleep 1
 new_pod
 status_has_newcomer() {

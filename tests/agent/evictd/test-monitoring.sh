@@ -1,7 +1,9 @@
 #!/bin/bash
 # What `make run` says: one "evictd: monitoring ..." line (what is watched, thresholds, pods, dry
-# run) or "evictd: monitoring nothing: <why>", a heartbeat line on SIGUSR1, and a clean exit 0 on
-# SIGINT even when started in the background (where a shell leaves SIGINT ignored).
+# run, each unavailable signal once with its reason) or "evictd: monitoring nothing: <why>" — and
+# no configuration line or per-signal warnings repeating it before —, a heartbeat line on SIGUSR1,
+# and a clean exit 0 on SIGINT even when started in the background (where a shell leaves SIGINT
+# ignored).
 . "$(dirname "$0")/../../lib.sh"
 EVICTD=$PWD/$BUILD/evictd
 [ -x "$EVICTD" ] || skip_all "$EVICTD not built"
@@ -30,6 +32,12 @@ printf '[agent]\nstatus-file = %s/status.json\n' "$tmp" >>"$tmp/shipped.conf"
 run_bg "$tmp/shipped.conf"
 ok "this machine: a 'monitoring' line" wait_line 10 '^evictd: monitoring '
 ok "this machine: exactly one" test "$(grep -c '^evictd: monitoring' "$tmp/err")" -eq 1
+# The first screen: nothing before the monitoring line says what it says.
+short_screen() {
+	! sed '/^evictd: monitoring/q' "$tmp/err" | grep -E 'Configuration loaded|Signal .* unavailable' |
+		sed 's/^/# repeated: /' | grep .
+}
+ok "this machine: no configuration line or per-signal warning repeats the monitoring line" short_screen
 ok "this machine: SIGINT to a background run stops it with exit 0" stop_int
 
 cat >"$tmp/fixture.conf" <<CONF
@@ -57,5 +65,20 @@ CONF
 run_bg "$tmp/nothing.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" --metadata-dir "$FX/pods"
 ok "nothing readable: 'monitoring nothing' with each signal's reason" wait_line 10 \
 	"^evictd: monitoring nothing: nodefs\.available, nodefs\.inodesFree, imagefs\.available, imagefs\.inodesFree: statvfs\($tmp/no-such-dir\): No such file or directory$"
+ok "nothing readable: each reason once on the screen" \
+	test "$(grep -c "statvfs($tmp/no-such-dir)" "$tmp/err")" -eq 1
+ok "nothing readable: no configuration line or per-signal warning repeats it" short_screen
 ok "nothing readable: SIGINT, exit 0" stop_int
+
+cat >"$tmp/partial.conf" <<CONF
+[agent]
+nodefs-path = $tmp/no-such-dir
+imagefs-path = $tmp/no-such-dir
+status-file = $tmp/status.json
+CONF
+run_bg "$tmp/partial.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" --metadata-dir "$FX/pods"
+ok "some unavailable: the watched signals, then each unavailable one once with its reason" wait_line 10 \
+	"^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\); unavailable here: nodefs\.available, nodefs\.inodesFree, imagefs\.available, imagefs\.inodesFree \(statvfs\($tmp/no-such-dir\): No such file or directory\); 6 pods; fall rates for [0-9]+ CPUs?: memory [0-9.]+[KMGT]i/s, pids [0-9]+/s; disk [0-9.]+[KMGT]i/s, inodes [0-9]+/s; dry run$"
+ok "some unavailable: each reason once on the screen" test "$(grep -c "statvfs($tmp/no-such-dir)" "$tmp/err")" -eq 1
+ok "some unavailable: SIGINT, exit 0" stop_int
 done_testing

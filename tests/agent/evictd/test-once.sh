@@ -204,4 +204,30 @@ ok "--once text output" check_text
 ok "--once: fall-rate defaults from a 64-CPU proc-root, an explicit key wins" check_fall_rates
 ok "--once with a bad config names file:line and exits 1" check_bad_config
 ok "usage errors exit 2" check_usage
+
+# Paths on the command line are relative to the working directory (resolved at start); those in
+# the configuration file must be absolute (test-config.c).
+check_relative_paths() {
+	once systemd --json >"$tmp/abs.json" 2>/dev/null || return 1
+	local ev; ev=$(realpath "$EVICTD")
+	(cd "$FX/systemd" && "$ev" --once --json --config "$tmp/evictd.conf" --cgroup-root root --proc-root ./proc \
+		--metadata-dir "$(realpath --relative-to="$FX/systemd" "$tmp/systemd-pods")" \
+		>"$tmp/rel.json" 2>/dev/null) || return 1
+	# the same reading, the same ranking (the cgroup root is reported resolved)
+	python3 - "$tmp/abs.json" "$tmp/rel.json" <<'PY'
+import json, sys
+a, r = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["cgroup"] == r["cgroup"], (a["cgroup"], r["cgroup"])
+assert a["ranking"] == r["ranking"] and a["evict"] == r["evict"]
+PY
+}
+ok "--cgroup-root, --proc-root, --metadata-dir: relative paths are resolved against the working directory" \
+	check_relative_paths
+check_relative_missing() {
+	local ev; ev=$(realpath "$EVICTD")
+	(cd "$tmp" && "$ev" --once --cgroup-root no-such-dir) >/dev/null 2>"$tmp/err"; local rc=$?
+	[ $rc = 2 ] && grep -qx 'evictd: --cgroup-root no-such-dir: No such file or directory' "$tmp/err" ||
+		{ echo "# exit $rc"; sed 's/^/#   /' "$tmp/err"; return 1; }
+}
+ok "a relative path that does not exist: usage error naming the option" check_relative_missing
 done_testing

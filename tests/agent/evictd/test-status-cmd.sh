@@ -2,7 +2,7 @@
 # `evictd --status` and `evictd --reload` against a real daemon on the fixture tree: the status of
 # a running daemon (JSON, ending with a newline), a reload that waits for the daemon and one
 # refused for a bad file, then "not running" (exit 3, one line) once the daemon has stopped, when
-# the file is missing, and when its pid belongs to another program.
+# the file is missing, when its pid belongs to another program, and while it is stopping.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
 EVICTD=$PWD/$BUILD/evictd
@@ -70,4 +70,38 @@ PY
 st --status; rc=$?
 kill "$S"; wait "$S" 2>/dev/null
 ok "a pid that is not evictd: exit 3" one_line_not_running $rc "now belongs to another program"
+# A stopping daemon is not running (README): evictd alive, its status file saying "stopping". It
+# stays stopping while an eviction command it started runs (commands keep their timeout), so the
+# check is not a race: action = exec with a command that waits, SIGTERM once it runs.
+cat >"$tmp/slow.sh" <<EOF
+#!/bin/sh
+echo "\$\$" >>"$tmp/calls"
+exec sleep 60
+EOF
+chmod 0755 "$tmp/slow.sh"
+cat >"$tmp/stopping.conf" <<EOF
+[agent]
+interval = 100ms
+nodefs-path = /
+imagefs-path = /
+status-file = $tmp/status.json
+action = exec
+exec = $tmp/slow.sh {uid}
+exec-fallback = none
+[eviction-hard]
+memory.available = 100Mi
+EOF
+rm -f "$tmp/status.json"
+"$EVICTD" --config "$tmp/stopping.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" \
+	--metadata-dir "$FX/pods" --log-target stderr 2>"$tmp/log" &
+D=$!
+for _ in $(seq 200); do [ -s "$tmp/calls" ] && break; sleep 0.05; done
+ok "stopping: the daemon's eviction command runs" test -s "$tmp/calls"
+kill -TERM "$D"
+for _ in $(seq 200); do grep -q '"state":"stopping"' "$tmp/status.json" 2>/dev/null && break; sleep 0.05; done
+"$EVICTD" --config "$tmp/stopping.conf" --status >"$tmp/out" 2>"$tmp/err"; rc=$?
+ok "stopping: the daemon is alive, its status file says stopping" bash -c "kill -0 $D && grep -q '\"state\":\"stopping\"' '$tmp/status.json'"
+ok "--status while the daemon is stopping: exit 3, 'is stopping', no JSON" one_line_not_running $rc "pid $D is stopping"
+kill -TERM "$D"; wait "$D"; D=
+while read -r p; do kill "$p" 2>/dev/null; done <"$tmp/calls"
 done_testing

@@ -16,6 +16,10 @@
 #include "../../fuzz/fuzz-exec-argv.c"
 #undef LLVMFuzzerTestOneInput
 
+#define LLVMFuzzerTestOneInput fuzz_kubelet_config_one
+#include "../../fuzz/fuzz-kubelet-config.c"
+#undef LLVMFuzzerTestOneInput
+
 #include "../../fuzz/replay.h"
 #include "scratch.h"
 
@@ -28,8 +32,10 @@ static void test_config(void **state)
 static void test_podmeta(void **state)
 {
 	(void)state;
-	if (geteuid() != 0)
-		skip(); /* descriptors are trusted only when root-owned */
+	if (geteuid() != 0) {
+		print_message("# skip podmeta corpus: needs root: descriptors are trusted only when root-owned\n");
+		skip();
+	}
 	replay_target("podmeta", fuzz_podmeta_one);
 }
 
@@ -37,6 +43,12 @@ static void test_exec_argv(void **state)
 {
 	(void)state;
 	replay_target("exec-argv", fuzz_exec_argv_one);
+}
+
+static void test_kubelet_config(void **state)
+{
+	(void)state;
+	replay_target("kubelet-config", fuzz_kubelet_config_one);
 }
 
 static char tmpdir[100];
@@ -64,6 +76,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_podmeta),
 		cmocka_unit_test(test_exec_argv),
+		cmocka_unit_test(test_kubelet_config),
 	};
 	return cmocka_run_group_tests(tests, setup, cleanup);
 }

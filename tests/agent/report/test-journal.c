@@ -108,6 +108,7 @@ static void test_auto_target_picks_the_socket(void **state)
 	(void)state;
 	/* stderr is not a terminal under the test runner; with a tty, auto prefers stderr */
 	if (isatty(STDERR_FILENO)) {
+		print_message("# skip auto target: stderr is a terminal here (the runner gives a pipe)\n");
 		skip();
 		return;
 	}

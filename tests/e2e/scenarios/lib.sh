@@ -64,7 +64,7 @@ j_has() { [ -n "$(j_select "$1" | head -n1)" ]; }
 j_wait() { wait_until "$1" j_has "$2"; }                      # j_wait TIMEOUT_S JQ_CONDITION
 j_show() { j_evictd | jq -r '"#   " + (.MESSAGE // "" | tostring)' 2>/dev/null | tail -n "${1:-20}"; }
 
-# Entry kinds by MESSAGE_ID (agent/log.h; explained by systemd/evictd.catalog for journalctl -x).
+# Entry kinds by MESSAGE_ID (agent/common/log.h; explained by systemd/evictd.catalog for journalctl -x).
 # shellcheck disable=SC2034   # used by the scenarios that source this file
 {
 	MSGID_THRESHOLD_MET=f7c5f6af75cd48aeb357803bdd6de3c4

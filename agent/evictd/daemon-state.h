@@ -2,13 +2,13 @@
 #pragma once
 
 /*
- * What the three parts of the service share: the daemon's state and the calls between them.
+ * The service's state, shared by its three parts, top to bottom (each calls only those below):
  *   daemon.c     the event loop and its sources (timer, PSI, inotify, signals), configuration
  *                and reload, the lock, resuming in-flight evictions, start and stop
  *   cycle.c      one evaluation: observe (node signals, pods when needed) -> decide -> act,
  *                and what follows an eviction's events (memo, metrics, history)
  *   status-out.c what the service tells readers: status.json and sd_notify STATUS=
- * Private to agent/evictd/; nothing outside includes it.
+ * Private to agent/evictd/.
  */
 
 #include <stdbool.h>
@@ -40,7 +40,11 @@
 #define SHUTDOWN_EXTRA_USEC (2ULL * 1000000ULL)
 #define MAX_WATCHES 8
 
-typedef struct evictd_daemon {
+typedef struct evictd_daemon evictd_daemon;
+/* A change of the kubelet's configuration: the loop reloads (kubelet-watch.h). */
+typedef void (*kubelet_changed_fn)(evictd_daemon *d, const char *why);
+
+struct evictd_daemon {
 	sd_event *event;
 	const daemon_options *opts;
 	evictd_config *cfg;
@@ -54,6 +58,9 @@ typedef struct evictd_daemon {
 	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
 	size_t n_watches;
 	sd_event_source *shutdown_timer;
+	sd_event_source *kubelet_watch; /* inotify on the kubelet configuration's directory (kubelet-watch.c) */
+	char *kubelet_watch_dir;
+	kubelet_changed_fn kubelet_changed;
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 
@@ -86,7 +93,7 @@ typedef struct evictd_daemon {
 	node_signals quiet_node;       /* the wanted signals it was computed from */
 	cadence_state cadence;         /* when each signal is due (cadence.h) */
 	uint64_t tick_slack_usec;      /* the pending tick's accuracy: signals due within it are read */
-} evictd_daemon;
+};
 
 static inline uint64_t mono_usec(void)
 {
@@ -95,20 +102,3 @@ static inline uint64_t mono_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
 }
 
-/* daemon.c */
-void log_daemon_error(evictd_daemon *d, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void log_daemon_notice(evictd_daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void schedule_tick(evictd_daemon *d, uint64_t usec);
-
-/* cycle.c */
-int engine_init(evictd_daemon *d);
-void engine_done(evictd_daemon *d);
-void engine_reconfigure(evictd_daemon *d);
-/* One evaluation, then the next tick is scheduled and the status refreshed. */
-void evaluate(evictd_daemon *d, const char *reason);
-/* The evictor's callback. */
-void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata);
-
-/* status-out.c */
-void write_status(evictd_daemon *d, bool force);
-void notify_status(evictd_daemon *d);

@@ -2,10 +2,12 @@
 #pragma once
 
 /*
- * The configuration parser's three parts and what they share; private to agent/common/.
- *   config.c         the ini reader: inih over a line-counting reader, drop-ins, transactions
+ * The configuration parser's parts and what they share; private to agent/common/. Top to bottom
+ * (each uses only those below it):
+ *   config-load.c    the ini reader: inih over a line-counting reader, drop-ins, transactions
+ *   config-values.c  the value parsers, one handler per section, defaults, validation of the whole
  *   config-keys.c    the table of every section and key
- *   config-values.c  the value parsers, defaults and the validation of the whole
+ *   config.c         the configuration as data: errors, freeing, resolving thresholds
  */
 
 #include <stdbool.h>
@@ -37,7 +39,10 @@ typedef struct parse_state {
 	char seen[64][100];   /* "section\nkey" seen in this file: duplicates are errors */
 	size_t n_seen;
 	bool hard_explicit[_SIGNAL_MAX];
+	bool soft_explicit[_SIGNAL_MAX];
+	bool min_reclaim_explicit[_SIGNAL_MAX];
 	bool nodefs_explicit;
+	bool pods_from_kubelet;   /* the kubelet's cgroup driver chose the pod globs */
 	config_error *err;
 } parse_state;
 
@@ -47,6 +52,7 @@ int config_fail(parse_state *p, const char *fmt, ...) __attribute__((format(prin
 /* Sets err to "file:line: message" (or "file: message" when line is 0). */
 void config_set_error(config_error *err, const char *file, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+char **config_strv_free(char **v);
 
 /* config-keys.c */
 /* The table's name for a section: "priority-class NAME" for every class section. */
@@ -56,15 +62,21 @@ bool config_known_key(const char *section, const char *name);
 /* Keys whose value may continue on indented lines (inih's multi-line values). */
 bool config_is_list_key(const char *section, const char *name);
 
+/* config-kubelet.c: the kubelet's configuration under what the files set; never fails the load */
+int config_merge_kubelet(parse_state *p);
+
 /* config-values.c */
+/* Records the first error of this parse; returns 0 so that inih counts the line as an error. */
+int config_fail(parse_state *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int config_handle_agent(parse_state *p, const char *name, const char *v, bool continuation);
 int config_handle_eviction(parse_state *p, const char *name, const char *v);
 int config_handle_kubernetes(parse_state *p, const char *name, const char *v);
 int config_handle_class(parse_state *p, const char *cname, const char *name, const char *v);
-char **config_strv_free(char **v);
 /* A threshold value (quantity or percentage) for sig, in section's syntax. Returns 1 or 0 (error). */
 int config_parse_threshold(parse_state *p, const char *section, evictd_signal sig, const char *v,
                            bool min_reclaim, threshold_value *ret);
+/* Records which name set a PSI hard threshold; both names set is an error (returns 0). */
+int config_psi_name_used(parse_state *p, evictd_signal s, bool alias);
 /* "90s", "1m30s". Returns 1 or 0 (error). */
 int config_parse_duration_usec(parse_state *p, const char *key, const char *v, uint64_t *ret);
 /* Cross-key checks and derived values once every file is read. */

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the service tells its readers (status-out.c): status.json and sd_notify STATUS=. */
+
+#include <stdbool.h>
+
+#include "daemon-state.h"
+
+/* Rewrites status.json when something a reader cares about changed, else at most every
+ * STATUS_IDLE_REFRESH_USEC; force: now. */
+void write_status(evictd_daemon *d, bool force);
+/* Sends STATUS= when its text changed. */
+void notify_status(evictd_daemon *d);

@@ -1,0 +1,79 @@
+#!/bin/sh
+# `./run` and `make run` once evictd is built: chooses what to run and runs it in the foreground.
+#   scripts/run.sh EVICTD [--demo | --monitor]
+#   scripts/run.sh --help [EVICTD]      what the modes are, and which one this machine gets
+# Where evictd finds pod cgroups (a Kubernetes node): --monitor, dry-run monitoring of this machine
+# (scripts/run-local.sh), exactly as before there was a choice. Where it finds none, the
+# demonstration (scripts/demo.sh) if the sandbox can be built here, else one line saying why and
+# the monitoring. Plain POSIX sh, like ./run.
+set -eu
+
+usage() {
+	cat << 'EOF'
+Usage: ./run [--demo | --monitor]        (make run RUN_ARGS=--demo, make run RUN_ARGS=--monitor)
+Builds evictd and runs it in the foreground until Ctrl-C, in one of two modes:
+  --monitor  evictd on this machine with the shipped configuration (conf/evictd.conf) and
+             --dry-run: it decides and logs, and never signals anything. The default where
+             evictd finds pod cgroups (a Kubernetes node).
+  --demo     the demonstration: the real daemon, not in dry-run, on a throwaway node built for it
+             (a cgroup v2 subtree with four pods, their descriptors, a 64 MiB tmpfs as nodefs with
+             their emptyDirs, a pressure ramp, a kubelet-like cleaner), confined to it by its own
+             PID and mount namespaces; it shows the ranking, the eviction with its reason and
+             timing, and the reclaim, then keeps evictd running until Ctrl-C, which removes
+             everything. Needs root, a writable cgroup v2 hierarchy and tmpfs. The default where
+             evictd finds no pod cgroups; where the sandbox cannot be built, ./run says why in one
+             line and monitors instead.
+EOF
+}
+
+pods_found() {	# pods_found EVICTD: evictd's own discovery, with the shipped configuration
+	"$1" --once --dry-run --config conf/evictd.conf 2> /dev/null |
+		awk '/^ranking for memory pressure/ { getline; found = ($0 !~ /\(no pods\)/); exit } END { exit !found }'
+}
+
+# choose EVICTD: prints "monitor REASON" or "demo REASON"
+choose() {
+	if pods_found "$1"; then
+		echo "monitor pod cgroups found on this machine"
+	elif why=$(scripts/demo.sh --check "$1"); then
+		echo "demo no pod cgroups on this machine"
+	else
+		echo "monitor no pod cgroups on this machine, and no demonstration: $why"
+	fi
+}
+
+case "${1:-}" in
+-h | --help)
+	usage
+	if [ -n "${2:-}" ] && [ -x "$2" ]; then
+		c=$(choose "$2")
+		echo "On this machine ./run chooses --${c%% *}: ${c#* }."
+	else
+		echo "Here: evictd is not built yet; the choice needs it (make all), and ./run builds it first."
+	fi
+	exit 0 ;;
+"") usage >&2; exit 2 ;;
+esac
+evictd=$1
+mode=${2:-}
+case $mode in
+--demo)
+	if ! why=$(scripts/demo.sh --check "$evictd"); then
+		echo "run: cannot run the demonstration here: $why" >&2
+		exit 1
+	fi
+	exec scripts/demo.sh "$evictd" ;;
+--monitor) exec scripts/run-local.sh "$evictd" ;;
+"") ;;
+*) echo "run: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
+esac
+
+c=$(choose "$evictd")
+case $c in
+demo*)
+	echo "run: ${c#* }: running the demonstration (./run --monitor watches this machine instead)" >&2
+	exec scripts/demo.sh "$evictd" ;;
+*)
+	echo "run: ${c#* }; monitoring this machine in dry-run (./run --help for the modes)" >&2
+	exec scripts/run-local.sh "$evictd" ;;
+esac

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kubelet's configuration under evictd.conf: every fixture of tests/fixtures/kubelet/ against
+ * the settings it is expected to give (expected.dump), kubelet-margin, the ordering warning,
+ * precedence against evictd.conf and drop-ins, and broken files (one warning, evictd's own
+ * configuration).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agent-test.h"
+#include "kubelet-config.h"
+#include "scratch.h"
+
+AGENT_TEST_TMPDIR("kubelet-config")
+
+static const char *kubelet_fixture(const char *name, char *buf, size_t size)
+{
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof(rel), "tests/fixtures/kubelet/%s", name);
+	if (!realpath(rel, buf) || strlen(buf) >= size) {
+		fprintf(stderr, "fixture %s missing (run the tests from the source tree)\n", rel);
+		abort();
+	}
+	return buf;
+}
+
+/* A configuration from an evictd.conf text naming kubelet-config = DIR/FILE. */
+static evictd_config *with_kubelet(const char *dir, const char *file, const char *more)
+{
+	char text[4 * PATH_MAX];
+	snprintf(text, sizeof(text), "[kubernetes]\nkubelet-config = %s/%s\n%s", dir, file, more ? more : "");
+	return config_from(text);
+}
+
+typedef struct dump {
+	char text[16384];
+	size_t len;
+	const char *dir;
+} dump;
+
+static void append(dump *d, const char *s)
+{
+	/* the fixture's absolute directory reads FIXTURE, so expected.dump does not depend on the checkout */
+	size_t dl = strlen(d->dir);
+	while (*s && d->len < sizeof(d->text) - 1) {
+		if (strncmp(s, d->dir, dl) == 0) {
+			d->len += (size_t)snprintf(d->text + d->len, sizeof(d->text) - d->len, "FIXTURE");
+			s += dl;
+		} else
+			d->text[d->len++] = *s++;
+	}
+	d->text[d->len] = '\0';
+}
+
+static void row(const char *section, const char *key, const char *value, const char *origin, void *userdata)
+{
+	char line[1024];
+	if (strncmp(origin, "kubelet", 7) != 0 && strncmp(origin, "follows", 7) != 0)
+		return;
+	if (strcmp(section, "kubernetes") == 0 && strcmp(key, "kubelet-config") == 0)
+		return;
+	snprintf(line, sizeof(line), "[%s] %s = %s ; ", section, key, value);
+	append(userdata, line);
+	append(userdata, origin);
+	append(userdata, "\n");
+}
+
+static void conflict_row(const kubelet_conflict *k, void *userdata)
+{
+	append(userdata, "warning: ");
+	append(userdata, k->text);
+	append(userdata, "\n");
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[16384];
+	size_t n;
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void check_fixture(const char *name)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	evictd_config *c;
+	dump d = { .dir = dir };
+
+	kubelet_fixture(name, dir, sizeof(dir));
+	c = with_kubelet(dir, "config.yaml", NULL);
+	assert_string_equal(c->kubelet.warning, "");
+	snprintf(path, sizeof(path), "%s/config.yaml", dir);
+	assert_string_equal(c->kubelet.path, path);
+	config_foreach_setting(c, row, &d);
+	config_kubelet_conflicts(c, NULL, conflict_row, &d);
+	config_free(c);
+
+	snprintf(path, sizeof(path), "%s/expected.dump", dir);
+	if (getenv("EVICTD_WRITE_EXPECTED")) { /* to create a new fixture's file, then read it through */
+		write_file(path, d.text);
+		return;
+	}
+	const char *want = slurp(path);
+	if (!want)
+		fail_msg("%s missing", path);
+	if (strcmp(want, d.text) != 0) {
+		fprintf(stderr, "--- %s expected:\n%s--- got:\n%s", name, want, d.text);
+		fail_msg("%s: the effective configuration differs from expected.dump", name);
+	}
+}
+
+static void test_fixtures(void **state)
+{
+	static const char *const names[] = { "kubeadm", "kubeadm-root-dir", "eks-json", "soft-cgroupfs",
+	                                     "gke-merge", "reserved-enforce" };
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		check_fixture(names[i]);
+}
+
+/* The kubeadm fixture sets no eviction keys: the kubelet's defaults, raised by 25%. */
+static void test_kubeadm_defaults_plus_margin(void **state)
+{
+	char dir[PATH_MAX];
+	(void)state;
+	evictd_config *c = with_kubelet(kubelet_fixture("kubeadm", dir, sizeof(dir)), "config.yaml", NULL);
+
+	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 125LL << 20);
+	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 1000000), 125000);
+	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_IMAGEFS_AVAILABLE], 1000000), 187500);
+	assert_int_equal(threshold_resolve(config_hard(c, SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE), 0), 125LL << 20);
+	/* "0s" in the file is the kubelet's 5m, not zero */
+	assert_int_equal(c->pressure_transition_usec, 300 * USEC_PER_SEC);
+	/* evictd acts first on every signal: nothing to warn about */
+	assert_int_equal(config_kubelet_conflicts(c, NULL, NULL, NULL), 0);
+	config_free(c);
+}
+
+/* The node: the kubelet evicts at 500Mi, evictd.conf says 100Mi. */
+static void test_ordering_warning_names_both(void **state)
+{
+	char path[PATH_MAX];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
+	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                 "evictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\n");
+	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
+	dump d = { .dir = tmpdir };
+
+	/* allocatable follows memory on both sides: the explicit 100Mi is copied, and it is below too */
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 2);
+	assert_non_null(strstr(d.text, "memory.available: evictd's threshold 100Mi (evictd.conf test.conf:4)"));
+	assert_non_null(strstr(d.text, "the kubelet's 500Mi (kubelet FIXTURE/config.yaml:4)"));
+	assert_non_null(strstr(d.text, "allocatableMemory.available: evictd's threshold 100Mi"));
+	config_free(c);
+
+	/* equal is "at or below"; a percentage is compared with a quantity through the capacity */
+	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nnodefs.available = 10%\nmemory.available = 1%\n");
+	int64_t caps[_SIGNAL_MAX];
+	for (int i = 0; i < _SIGNAL_MAX; i++)
+		caps[i] = -1;
+	/* nodefs; memory and allocatable (1% against 500Mi) cannot be compared without a capacity */
+	assert_int_equal(config_kubelet_conflicts(c, caps, NULL, NULL), 1);
+	caps[SIGNAL_MEMORY_AVAILABLE] = 100LL << 30; /* 1% of 100Gi = 1Gi > 500Mi */
+	assert_int_equal(config_kubelet_conflicts(c, caps, NULL, NULL), 1);
+	caps[SIGNAL_MEMORY_AVAILABLE] = 10LL << 30; /* 1% of 10Gi = 102Mi < 500Mi */
+	assert_int_equal(config_kubelet_conflicts(c, caps, NULL, NULL), 2);
+	config_free(c);
+
+	/* kubelet-margin = 0: evictd takes the kubelet's thresholds as they are, and says so */
+	c = with_kubelet(tmpdir, "config.yaml", "[eviction]\nkubelet-margin = 0\n");
+	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 500LL << 20);
+	assert_int_equal(config_kubelet_conflicts(c, NULL, NULL, NULL), 3); /* memory, allocatable, nodefs */
+	config_free(c);
+}
+
+static void test_quantity_margin(void **state)
+{
+	char dir[PATH_MAX];
+	(void)state;
+	evictd_config *c = with_kubelet(kubelet_fixture("eks-json", dir, sizeof(dir)), "config.yaml",
+	                                "[eviction]\nkubelet-margin = 200Mi\n");
+	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 300LL << 20);
+	/* a percentage threshold gets the quantity after resolution */
+	threshold_value ten = { .set = true, .percent = true, .fraction = 0.10f };
+	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 10LL << 30),
+	                 threshold_resolve(&ten, 10LL << 30) + (200LL << 20));
+	/* an inode count gets no bytes: the kubelet's 5% as is, and the warning says so */
+	assert_true(c->hard[SIGNAL_NODEFS_INODES_FREE].percent);
+	assert_true(c->hard[SIGNAL_NODEFS_INODES_FREE].fraction == 0.05f);
+	dump d = { .dir = dir };
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_non_null(strstr(d.text, "nodefs.inodesFree: evictd's threshold 5%"));
+	config_free(c);
+
+	config_error err;
+	c = NULL;
+	assert_int_equal(config_load_string("[eviction]\nkubelet-margin = -5%\n", "t.conf", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "t.conf:2:"));
+	assert_int_equal(config_load_string("[eviction]\nkubelet-margin = 150%\n", "t.conf", &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "t.conf:2: [eviction] memory.available: percentage 150% out of range"));
+}
+
+/* evictd.conf and its drop-ins win key by key; the kubelet fills in the rest. */
+static void test_precedence_files_then_kubelet(void **state)
+{
+	char dir[PATH_MAX], main_path[PATH_MAX], dropins[PATH_MAX + 8], p[2 * PATH_MAX];
+	evictd_config *c = NULL;
+	config_error err;
+	(void)state;
+
+	kubelet_fixture("soft-cgroupfs", dir, sizeof(dir));
+	snprintf(main_path, sizeof(main_path), "%s/prec.conf", tmpdir);
+	snprintf(dropins, sizeof(dropins), "%s.d", main_path);
+	mkdir(dropins, 0755);
+	snprintf(p, sizeof(p), "[kubernetes]\nkubelet-config = %s/config.yaml\n[eviction-hard]\nmemory.available = 2Gi\n", dir);
+	write_file(main_path, p);
+	snprintf(p, sizeof(p), "%s/50-soft.conf", dropins);
+	write_file(p, "[eviction-soft]\nmemory.available = 3Gi\n[agent]\npods = custom/pod*\n");
+
+	if (config_load(main_path, true, &c, &err) < 0)
+		fail_msg("%s", err.text);
+	/* evictd.conf: hard memory */
+	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 2LL << 30);
+	snprintf(p, sizeof(p), "%s:4", main_path);
+	assert_string_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].origin, p);
+	/* the drop-in: soft memory; its grace period still comes from the kubelet (a separate key) */
+	assert_int_equal(c->soft[SIGNAL_MEMORY_AVAILABLE].quantity, 3LL << 30);
+	assert_non_null(strstr(c->soft[SIGNAL_MEMORY_AVAILABLE].origin, "50-soft.conf:2"));
+	assert_int_equal(c->soft_grace_usec[SIGNAL_MEMORY_AVAILABLE], 90 * USEC_PER_SEC);
+	assert_non_null(strstr(c->soft_grace_origin[SIGNAL_MEMORY_AVAILABLE], "kubelet "));
+	assert_string_equal(c->pods[0], "custom/pod*");
+	assert_null(c->pods[1]);
+	assert_non_null(strstr(config_origin(c, "agent", "pods"), "50-soft.conf:4"));
+	/* the kubelet: nodefs hard and soft with the margin, minimum reclaim as is, max grace */
+	assert_true(c->hard[SIGNAL_NODEFS_AVAILABLE].fraction == 0.0625f);
+	assert_true(c->soft[SIGNAL_NODEFS_AVAILABLE].fraction == 0.1875f);
+	assert_int_equal(c->min_reclaim[SIGNAL_NODEFS_AVAILABLE].quantity, 1LL << 30);
+	assert_int_equal(c->max_pod_grace_usec, 60 * USEC_PER_SEC);
+	assert_string_equal(config_origin(c, "agent", "interval"), "default");
+	config_free(c);
+
+	/* kubelet-config = none in a drop-in turns it off again: the soft threshold then lacks the
+	 * kubelet's grace period, and the whole is validated as always */
+	snprintf(p, sizeof(p), "%s/90-off.conf", dropins);
+	write_file(p, "[kubernetes]\nkubelet-config = none\n");
+	c = NULL;
+	assert_int_equal(config_load(main_path, true, &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "50-soft.conf:2: [eviction-soft] memory.available needs a grace period"));
+	write_file(p, "[kubernetes]\nkubelet-config = none\n[eviction-soft-grace-period]\nmemory.available = 1m\n");
+	assert_int_equal(config_load(main_path, true, &c, &err), 0);
+	assert_string_equal(c->kubelet.path, "");
+	assert_string_equal(c->pods[0], "custom/pod*");
+	assert_true(c->hard[SIGNAL_NODEFS_AVAILABLE].fraction == 0.10f); /* evictd's own default */
+	config_free(c);
+}
+
+/* Broken files: one warning naming file:line; the load succeeds on evictd.conf alone. */
+static void test_broken_files(void **state)
+{
+	static const struct { const char *file; unsigned line; const char *what; } cases[] = {
+		{ "bad-yaml.yaml", 4, "not valid YAML" },
+		{ "bad-apiversion.yaml", 1, "apiVersion \"kubelet.config.k8s.io/v1alpha9\" is not kubelet.config.k8s.io/v1beta1" },
+		{ "bad-kind.yaml", 1, "apiVersion \"v1\"" },
+		{ "bad-value.yaml", 4, "memory.available" },
+		{ "bad-signal.yaml", 4, "unknown eviction signal \"disk.available\"" },
+		{ "soft-no-grace.yaml", 4, "evictionSoft memory.available has no grace period" },
+		{ "bad-shape.yaml", 3, "evictionHard: expected a mapping" },
+		{ "duplicate.yaml", 4, "duplicate key \"cgroupDriver\"" },
+		/* libfyaml loops forever on these (fuzz-kubelet-config): refused before it sees them */
+		{ "not-text.yaml", 4, "column 8: control character 0x05" },
+		{ "bad-utf8.yaml", 3, "column 19: invalid UTF-8 (byte 0xff)" },
+	};
+	char dir[PATH_MAX], want[PATH_MAX + 64];
+	(void)state;
+
+	kubelet_fixture("broken", dir, sizeof(dir));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		evictd_config *c = with_kubelet(dir, cases[i].file, NULL);
+		snprintf(want, sizeof(want), "%s/%s:%u: ", dir, cases[i].file, cases[i].line);
+		if (strncmp(c->kubelet.warning, want, strlen(want)) != 0 || !strstr(c->kubelet.warning, cases[i].what))
+			fail_msg("%s: warning \"%s\", expected \"%s...%s\"", cases[i].file, c->kubelet.warning, want,
+			         cases[i].what);
+		assert_string_equal(c->kubelet.path, "");
+		/* evictd's own defaults, untouched */
+		assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 100LL << 20);
+		assert_string_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].origin, "default");
+		assert_string_equal(config_origin(c, "agent", "pods"), "default");
+		config_free(c);
+	}
+	/* missing: silent */
+	evictd_config *c = with_kubelet(dir, "no-such-file.yaml", NULL);
+	assert_string_equal(c->kubelet.warning, "");
+	assert_string_equal(c->kubelet.path, "");
+	config_free(c);
+}
+
+/* The reader alone: JSON is YAML, aliases are refused, deeper values are skipped. */
+static void test_reader(void **state)
+{
+	kubelet_config *k = NULL;
+	config_error err;
+	(void)state;
+	static const char anchors[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                              "evictionHard: &h\n  memory.available: 1Gi\nevictionSoft: *h\n";
+	assert_int_equal(kubelet_config_parse(anchors, sizeof(anchors) - 1, "a.yaml", &k, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "a.yaml:5: YAML aliases are not supported"));
+
+	static const char deep[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                           "logging:\n  options:\n    json: {infoBufferSize: \"0\"}\n"
+	                           "evictionHard: {\"memory.available\": \"1Gi\", \"containerfs.available\": \"5%\"}\n";
+	assert_int_equal(kubelet_config_parse(deep, sizeof(deep) - 1, "d.yaml", &k, &err), 0);
+	assert_int_equal(k->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 1LL << 30);
+	assert_true(k->enforce_pods); /* the kubelet's default enforceNodeAllocatable: [pods] */
+	free(k);
+
+	/* null is the field unset (the kubelet's defaults); {} and [] are set and empty */
+	static const char nulls[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                            "evictionHard:\nenforceNodeAllocatable: ~\n";
+	assert_int_equal(kubelet_config_parse(nulls, sizeof(nulls) - 1, "n.yaml", &k, &err), 0);
+	assert_false(k->hard_map.set);
+	assert_true(k->enforce_pods);
+	free(k);
+	static const char empties[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                              "evictionHard: {}\nenforceNodeAllocatable: []\n";
+	assert_int_equal(kubelet_config_parse(empties, sizeof(empties) - 1, "e.yaml", &k, &err), 0);
+	assert_true(k->hard_map.set);
+	assert_false(k->enforce_pods);
+	free(k);
+
+	kubelet_config flags = { 0 };
+	assert_int_equal(kubelet_flags_parse("# x\nKUBELET_KUBEADM_ARGS=\"--a=b --root-dir /srv/kubelet --c\"\n",
+	                                     "f.env", &flags, &err), 0);
+	assert_string_equal(flags.root_dir, "/srv/kubelet");
+	assert_int_equal(flags.root_dir_item.line, 2);
+	assert_int_equal(kubelet_flags_parse("KUBELET_KUBEADM_ARGS=\"--root-dir=relative\"\n", "f.env", &flags, &err), -EINVAL);
+	assert_string_equal(err.text, "f.env:1: --root-dir needs an absolute path");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_kubeadm_defaults_plus_margin),
+		cmocka_unit_test(test_ordering_warning_names_both),
+		cmocka_unit_test(test_quantity_margin),
+		cmocka_unit_test(test_precedence_files_then_kubelet),
+		cmocka_unit_test(test_broken_files),
+		cmocka_unit_test(test_reader),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
