@@ -165,8 +165,8 @@ static void signal_rows(const evictd_config *c, const char *section, setting_cb 
 	for (int i = 0; i < _SIGNAL_MAX; i++) {
 		evictd_signal s = (evictd_signal)i;
 		const char *name = signal_name(s);
-		/* the PSI signals are [eviction] psi-memory-*, not signal rows */
-		if (signal_is_psi(s))
+		/* PSI thresholds are hard only ([eviction] psi-memory-* are their older names) */
+		if (signal_is_psi(s) && strcmp(section, "eviction-hard") != 0)
 			continue;
 		if (strcmp(section, "eviction-soft-grace-period") == 0) {
 			if (c->soft_grace_set[i])

@@ -5,7 +5,11 @@
  * The configuration parser's parts and what they share; private to agent/common/. Top to bottom
  * (each uses only those below it):
  *   config-load.c    the ini reader: inih over a line-counting reader, drop-ins, transactions
+ *   config-kubelet.c the kubelet's values under what the files set (kubelet-margin), the
+ *                    ordering check
+ *   kubelet-config.c the kubelet's KubeletConfiguration and kubeadm flags file, read as plain data
  *   config-values.c  the value parsers, one handler per section, defaults, validation of the whole
+ *   config-dump.c    every effective setting with its origin (--dump-config)
  *   config-keys.c    the table of every section and key
  *   config.c         the configuration as data: errors, freeing, resolving thresholds
  */

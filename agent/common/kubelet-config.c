@@ -359,11 +359,12 @@ static void defaults(kubelet_config *k, const char *name)
 }
 
 /*
- * What libfyaml is given must be text: libfyaml 0.7.12 loops forever on some invalid UTF-8 (found
- * by fuzz-kubelet-config), and a kubelet configuration that is not text is broken anyway. NUL, C0
+ * What libfyaml is given must be text: libfyaml 0.7.12 loops forever on a '%' directive line
+ * holding an invalid byte (tests/fuzz/FINDINGS.md k8s-libfyaml-hang; found again by
+ * fuzz-kubelet-config; kube/ gates its input the same way), and a kubelet configuration that is not text is broken anyway. NUL, C0
  * controls other than tab/newline/carriage return (YAML's printable set) and invalid UTF-8
  * (RFC 3629: no overlongs, surrogates or code points above U+10FFFF) are refused with line and
- * column. Returns 0 or -EILSEQ.
+ * column. Returns 0 or -EINVAL (a broken file, as any other).
  */
 static int check_text(walker *w, const char *text, size_t len)
 {
@@ -376,7 +377,7 @@ static int check_text(walker *w, const char *text, size_t len)
 				col = 0;
 			} else if (c < 0x20 && c != '\t' && c != '\r') {
 				wfail(w, line, "column %u: control character 0x%02x: a KubeletConfiguration is YAML text", col, c);
-				return -EILSEQ;
+				return -EINVAL;
 			}
 			i++;
 			continue;
@@ -397,7 +398,7 @@ static int check_text(walker *w, const char *text, size_t len)
 		}
 		if (!ok) {
 			wfail(w, line, "column %u: invalid UTF-8 (byte 0x%02x): a KubeletConfiguration is YAML text", col, c);
-			return -EILSEQ;
+			return -EINVAL;
 		}
 		i += n;
 	}
@@ -430,7 +431,6 @@ int kubelet_config_parse(const char *text, size_t len, const char *name, kubelet
 	w->p.fname = k->path;
 	w->p.err = err;
 	w->p.c = &w->scratch;
-
 	if ((r = check_text(w, text, len)) < 0)
 		goto out;
 	fy_diag_cfg_default(&dcfg);

@@ -9,7 +9,7 @@
  * logged). evictd-kube reports each to the API server and removes it once delivered.
  *
  * A second kind, "<usec>-node-<signal>.json", asks for the node Event EvictionThresholdMet when
- * a threshold is first met.
+ * a threshold is first met; a third, "<usec>-cond-<Type>.json", sets evictd's own Node condition.
  */
 
 #include <stdbool.h>

@@ -256,6 +256,7 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 	heartbeat_announce(d->heartbeat);
 }
 
+
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	(void)s, (void)usec;

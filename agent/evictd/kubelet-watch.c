@@ -58,6 +58,7 @@ void kubelet_watch_setup(evictd_daemon *d, kubelet_changed_fn changed)
 	}
 	const char *slash = strrchr(path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
+	d->kubelet_changed = changed;
 	if (d->kubelet_watch_dir && strcmp(d->kubelet_watch_dir, dir) == 0)
 		return;
 	kubelet_watch_done(d);

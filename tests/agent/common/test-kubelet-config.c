@@ -120,8 +120,8 @@ static void check_fixture(const char *name)
 
 static void test_fixtures(void **state)
 {
-	static const char *const names[] = { "kubeadm", "kubeadm-root-dir", "eks-json", "soft-cgroupfs",
-	                                     "gke-merge", "reserved-enforce" };
+	static const char *const names[] = { "kubeadm", "kubeadm-root-dir", "managed-json", "soft-cgroupfs",
+	                                     "percent-merge", "reserved-enforce" };
 	(void)state;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		check_fixture(names[i]);
@@ -183,11 +183,25 @@ static void test_ordering_warning_names_both(void **state)
 	config_free(c);
 }
 
+/* cgroupsPerQOS: false: the kubelet makes no pod cgroups, so the driver says nothing about pods */
+static void test_no_pod_cgroups(void **state)
+{
+	char path[PATH_MAX];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/noqos.yaml", tmpdir);
+	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                 "cgroupDriver: cgroupfs\ncgroupsPerQOS: false\n");
+	evictd_config *c = with_kubelet(tmpdir, "noqos.yaml", NULL);
+	assert_string_equal(c->pods[0], "kubepods.slice/kubepods-*.slice/kubepods-*-pod*.slice");
+	assert_string_equal(config_origin(c, "agent", "pods"), "default");
+	config_free(c);
+}
+
 static void test_quantity_margin(void **state)
 {
 	char dir[PATH_MAX];
 	(void)state;
-	evictd_config *c = with_kubelet(kubelet_fixture("eks-json", dir, sizeof(dir)), "config.yaml",
+	evictd_config *c = with_kubelet(kubelet_fixture("managed-json", dir, sizeof(dir)), "config.yaml",
 	                                "[eviction]\nkubelet-margin = 200Mi\n");
 	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 300LL << 20);
 	/* a percentage threshold gets the quantity after resolution */
@@ -323,6 +337,11 @@ static void test_reader(void **state)
 	assert_true(k->enforce_pods); /* the kubelet's default enforceNodeAllocatable: [pods] */
 	free(k);
 
+	/* libfyaml 0.7.12 hangs on a '%' line with an invalid byte: refused before it sees it */
+	static const char hang[] = "apiVersion: kubelet.config.k8s.io/v1beta1\n%a\xba\n";
+	assert_int_equal(kubelet_config_parse(hang, sizeof(hang) - 1, "h.yaml", &k, &err), -EINVAL);
+	assert_string_equal(err.text, "h.yaml:2: column 3: invalid UTF-8 (byte 0xba): a KubeletConfiguration is YAML text");
+
 	/* null is the field unset (the kubelet's defaults); {} and [] are set and empty */
 	static const char nulls[] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
 	                            "evictionHard:\nenforceNodeAllocatable: ~\n";
@@ -352,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_kubeadm_defaults_plus_margin),
 		cmocka_unit_test(test_ordering_warning_names_both),
+		cmocka_unit_test(test_no_pod_cgroups),
 		cmocka_unit_test(test_quantity_margin),
 		cmocka_unit_test(test_precedence_files_then_kubelet),
 		cmocka_unit_test(test_broken_files),
