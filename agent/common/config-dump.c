@@ -108,6 +108,17 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return or_none(c->metrics_file);
 	if (K("agent", "run-directory"))
 		return c->run_dir ? c->run_dir : "(status-file's directory)";
+	/* memory and pid rates without a key: derived from the online CPUs (cadence_derive_rates) */
+	if (K("agent", "memory-max-rate") && c->memory_max_rate_auto && c->online_cpus)
+		return snprintf(buf, size, "%s/s (for %u CPU%s)", spool_quantity(c->memory_max_rate, q, sizeof(q)),
+		                c->online_cpus, c->online_cpus == 1 ? "" : "s"), buf;
+	if (K("agent", "memory-max-rate") && c->memory_max_rate_auto)
+		return "6Gi/s per online CPU, at most 256Gi/s";
+	if (K("agent", "pid-max-rate") && c->pid_max_rate_auto && c->online_cpus)
+		return snprintf(buf, size, "%" PRId64 "/s (for %u CPU%s)", c->pid_max_rate, c->online_cpus,
+		                c->online_cpus == 1 ? "" : "s"), buf;
+	if (K("agent", "pid-max-rate") && c->pid_max_rate_auto)
+		return "10000/s per online CPU, at most 1000000/s";
 	if (K("agent", "memory-max-rate") || K("agent", "disk-max-rate")) {
 		snprintf(buf, size, "%s/s", spool_quantity(key[0] == 'm' ? c->memory_max_rate : c->disk_max_rate, q, sizeof(q)));
 		return buf;

@@ -213,6 +213,19 @@ static void log_kubelet_notes(const evictd_config *c, const int64_t *capacity)
 	config_kubelet_conflicts(c, capacity, log_conflict, NULL);
 }
 
+/* The fall rates the daemon would derive at start, for what --once and --dump-config show. */
+static void derive_fall_rates(evictd_config *c)
+{
+	unsigned cpus = 0;
+	int proc_fd = open(c->proc_root ? c->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (node_online_cpus(proc_fd, &cpus) < 0)
+		log_msg(LOG_NOTICE, "cannot count the online CPUs in %s/stat: fall rates for one CPU",
+		        c->proc_root ? c->proc_root : "/proc");
+	if (proc_fd >= 0)
+		close(proc_fd);
+	cadence_derive_rates(c, cpus);
+}
+
 /* One scan, one decision, printed. Soft thresholds cannot have waited their grace period here. */
 static int run_once(const options *o)
 {
@@ -243,15 +256,7 @@ static int run_once(const options *o)
 		log_msg(LOG_ERR, "cannot open the cgroup root or proc root (%s): %s", c->proc_root, strerror(-r));
 		goto fail;
 	}
-	/* The fall rates the daemon would derive (shown; --once itself does not poll). */
-	unsigned cpus = 0;
-	int proc_fd = open(c->proc_root ? c->proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (node_online_cpus(proc_fd, &cpus) < 0)
-		log_msg(LOG_NOTICE, "cannot count the online CPUs in %s/stat: fall rates for one CPU",
-		        c->proc_root ? c->proc_root : "/proc");
-	if (proc_fd >= 0)
-		close(proc_fd);
-	cadence_derive_rates(c, cpus);
+	derive_fall_rates(c);
 	uint64_t now = now_usec();
 	r = scanner_scan(sc, now, &snap);
 	if (r < 0)
@@ -294,8 +299,10 @@ static int dump_config(const options *o)
 		return EXIT_FAILURE;
 	}
 	r = config_apply_overrides(c, &o->ov);
-	if (r == 0)
+	if (r == 0) {
+		derive_fall_rates(c);
 		r = config_out_text(stdout, c, NULL);
+	}
 	if (fflush(stdout) != 0)
 		r = -EIO;
 	config_free(c);

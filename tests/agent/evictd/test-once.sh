@@ -96,6 +96,10 @@ assert r == {"online_cpus": 64, "memory": 256 << 30, "memory_derived": True, "pi
 k = json.load(open(sys.argv[2]))["fall_rates"]
 assert k["memory"] == 1 << 30 and k["memory_derived"] is False and k["pid"] == 640000, k
 PY
+	# --dump-config shows the rates in force and where they come from
+	"$EVICTD" --dump-config --config "$tmp/rate.conf" --proc-root "$tmp/proc64" >"$tmp/dump" 2>/dev/null &&
+		grep -qE '^memory-max-rate = 1Gi/s +; .*rate\.conf:[0-9]+$' "$tmp/dump" &&
+		grep -qE '^pid-max-rate = 640000/s \(for 64 CPUs\) +; default$' "$tmp/dump"
 }
 
 check_bad_config() {
