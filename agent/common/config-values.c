@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Configuration values in Kubernetes syntax (quantities, percentages, durations, rates, lists),
- * one handler per section, the defaults, and the validation of the whole once every file is read. */
+ * one handler per section, the defaults, and the validation of the whole once every file is read.
+ * Over ~600 lines on purpose: a key's parser, its default and its cross-check against other keys
+ * are read together when a key changes; the table is config-keys.c, the file reader config-load.c. */
 #include "config-parse.h"
 
 #include <ctype.h>

@@ -5,6 +5,8 @@
  * the current event. The file is a flat mapping whose interesting values are scalars, maps of
  * scalars and lists of scalars, so a two-level walk is all it takes; deeper values are skipped.
  * Values go through the same parsers as evictd.conf's (config-values.c), with the YAML line.
+ * Over ~600 lines on purpose: one reader of one file, whose walker state (keys seen, the level,
+ * the line) every field's handler shares; the merge under evictd.conf is config-kubelet.c.
  */
 #include "kubelet-config.h"
 
