@@ -58,9 +58,14 @@ static bool is_lower_alnum(char c)
 }
 
 /* DNS-1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters. */
-static bool is_dns_label(const char *s, size_t len)
+/*
+ * One dot-separated part of a subdomain. No length of its own: Kubernetes' IsDNS1123Subdomain
+ * checks the regex and 253 characters overall, not 63 per label (that is IsDNS1123Label's), so
+ * a PriorityClass named with a 64-character label is valid there and must be here.
+ */
+static bool is_subdomain_part(const char *s, size_t len)
 {
-	if (len == 0 || len > 63 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
+	if (len == 0 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
 		return false;
 	for (size_t i = 0; i < len; i++)
 		if (!is_lower_alnum(s[i]) && s[i] != '-')
@@ -79,7 +84,7 @@ bool pp_is_dns_subdomain(const char *s)
 	for (const char *p = s;;) {
 		const char *dot = strchr(p, '.');
 		size_t l = dot ? (size_t)(dot - p) : strlen(p);
-		if (!is_dns_label(p, l))
+		if (!is_subdomain_part(p, l))
 			return false;
 		if (!dot)
 			return true;

@@ -228,6 +228,14 @@ static void test_validation(void **state)
 	assert_int_equal(pp_pcset_add(s, long_name, 1, false, PP_PREEMPT_LOWER_PRIORITY, NULL), -EINVAL);
 	assert_true(pp_is_dns_subdomain("a.b-c.d0"));
 	assert_false(pp_is_dns_subdomain("a.b."));
+	/* IsDNS1123Subdomain has no per-label limit (only IsDNS1123Label does): 64 and 253 pass. */
+	memset(long_name, 'a', 64);
+	long_name[64] = 0;
+	assert_true(pp_is_dns_subdomain(long_name));
+	assert_int_equal(pp_pcset_add(s, long_name, 1, false, PP_PREEMPT_LOWER_PRIORITY, NULL), 0);
+	memset(long_name, 'b', 253);
+	long_name[253] = 0;
+	assert_true(pp_is_dns_subdomain(long_name));
 
 	/* The user range ends at one billion; there is no lower bound. */
 	assert_int_equal(pp_pcset_add(s, "max", 1000000000, false, PP_PREEMPT_LOWER_PRIORITY, NULL), 0);
