@@ -132,9 +132,12 @@ ok "the refused pod was evicted (killed) once" test "$(count 'Evicting default/l
 ok "the high-priority pod survives" alive "$HIGHPID"
 
 # A malformed and an untrusted outcome: ignored with a reason, nothing else happens
-printf 'uid=cccc-0010\noutcome=refused\nstatus=4290\n' > "$T/spool.outcome/cccc-0010.outcome"
-printf 'uid=aaaa-1000\noutcome=refused\nstatus=429\n' > "$T/spool.outcome/aaaa-1000.outcome"
-chmod 0666 "$T/spool.outcome/aaaa-1000.outcome"
+# Each file appears whole and with its final mode (written aside, then renamed in): evictd reads
+# the directory at any decision, and must not see the untrusted one while it is still 0644.
+printf 'uid=cccc-0010\noutcome=refused\nstatus=4290\n' > "$T/cccc-0010.outcome"
+printf 'uid=aaaa-1000\noutcome=refused\nstatus=429\n' > "$T/aaaa-1000.outcome"
+chmod 0666 "$T/aaaa-1000.outcome"
+mv "$T/cccc-0010.outcome" "$T/aaaa-1000.outcome" "$T/spool.outcome/"
 rm -f "$T/nodefs/fill"; dd if=/dev/zero of="$T/nodefs/fill" bs=1M count=6 status=none  # a decision reads them
 ok "a malformed outcome is ignored, saying why" wait_for 5 grep -q "cccc-0010.outcome ignored: line 3 is not status=<HTTP status 400-599>" "$T/evictd.err"
 ok "an untrusted outcome is ignored, saying why" wait_for 5 grep -q "aaaa-1000.outcome ignored: not trusted" "$T/evictd.err"
