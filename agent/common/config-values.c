@@ -525,11 +525,11 @@ int config_new_default(evictd_config **ret)
 	c->action = ACTION_KILL;
 	c->exec_timeout_usec = 30 * USEC_PER_SEC;
 	/* earlyoom's 6000 MiB/s (the fastest fill it measured with stress) and a fork bomb, per CPU:
-	 * scaled to the node's online CPUs at start (cadence_derive_rates); NVMe-class writes; a
+	 * scaled to the node's online CPUs at start (cadence_derive_rates); PCIe 4.0 NVMe writes; a
 	 * file-creating loop. Why each: conf/evictd.conf. */
 	c->memory_max_rate = 6LL << 30;
 	c->memory_max_rate_auto = true;
-	c->disk_max_rate = 2LL << 30;
+	c->disk_max_rate = 4LL << 30;
 	c->inodes_max_rate = 100000;
 	c->pid_max_rate = 10000;
 	c->pid_max_rate_auto = true;

@@ -41,7 +41,7 @@ void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size);
 void heartbeat_text(const heartbeat_view *v, char *buf, size_t size);
 
 /*
- * "fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s": the rate
+ * "fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 4Gi/s, inodes 100000/s": the rate
  * model's figures, those derived from the CPUs first ("(memory-max-rate)" when a key set one).
  */
 void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size);

@@ -13,7 +13,7 @@
  *      untouched for a while (the daemon polls at headroom / disk-max-rate), then a writer fills
  *      it with 1 MiB write()s as fast as it can; the crossing is the write that takes available
  *      under the threshold (timestamped by the writer). The writer's rate is reported next to
- *      the daemon's disk-max-rate (2 GiB/s by default);
+ *      the daemon's disk-max-rate (4 GiB/s by default);
  *   4. idle CPU: the daemon's own CPU time (/proc/PID/schedstat, ns precision) over a minute
  *      (BENCH_IDLE_SEC, default 60) with 64 GiB of headroom, and near a threshold.
  *
@@ -322,7 +322,7 @@ static int measure_writer(const char *what, int n)
 		report("  of which writer >= 1536 MiB/s", fast, nf);
 	free(fast);
 	qsort(rate, (size_t)n, sizeof(*rate), cmp_u64);
-	printf("%-44s min %llu  median %llu  max %llu MiB/s (disk-max-rate: 2048 MiB/s)\n", "  writer rate",
+	printf("%-44s min %llu  median %llu  max %llu MiB/s (disk-max-rate: 4096 MiB/s by default)\n", "  writer rate",
 	       (unsigned long long)rate[0], (unsigned long long)rate[n / 2], (unsigned long long)rate[n - 1]);
 	free(lat);
 	free(rate);

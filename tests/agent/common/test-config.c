@@ -357,7 +357,7 @@ static void test_max_rate_keys(void **state)
 
 	assert_int_equal(config_new_default(&c), 0);
 	assert_int_equal(c->memory_max_rate, 6LL << 30);
-	assert_int_equal(c->disk_max_rate, 2LL << 30);
+	assert_int_equal(c->disk_max_rate, 4LL << 30);
 	assert_int_equal(c->inodes_max_rate, 100000);
 	assert_int_equal(c->pid_max_rate, 10000);
 	config_free(c);

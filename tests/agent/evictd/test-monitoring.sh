@@ -48,7 +48,7 @@ status-file = $tmp/status.json
 CONF
 run_bg "$tmp/fixture.conf" --cgroup-root "$FX/root" --proc-root "$FX/proc" --metadata-dir "$FX/pods"
 ok "fixture: names each signal with its thresholds, the pods, dry run" wait_line 10 \
-	'^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\), nodefs\.available \(hard 10%\), nodefs\.inodesFree \(hard 5%\), imagefs\.available \(hard 15%\), imagefs\.inodesFree \(hard 5%\); 6 pods; fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s; dry run$'
+	'^evictd: monitoring memory\.available \(hard 100Mi\), allocatableMemory\.available \(hard 100Mi\), nodefs\.available \(hard 10%\), nodefs\.inodesFree \(hard 5%\), imagefs\.available \(hard 15%\), imagefs\.inodesFree \(hard 5%\); 6 pods; fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 4Gi/s, inodes 100000/s; dry run$'
 kill -USR1 "$D"
 ok "fixture: SIGUSR1 gives a heartbeat with observed values against thresholds" wait_line 10 \
 	'^evictd: heartbeat: memory\.available 80Mi \(hard 100Mi: met\), .*; 6 pods; [0-9]+ evictions?, [0-9]+ in flight; dry run$'

@@ -73,7 +73,7 @@ check_text() {
 	once systemd >"$tmp/out.txt" 2>/dev/null || return 1
 	grep -q '^memory.available .* 80Mi .* 100Mi yes (hard)' "$tmp/out.txt" &&
 		grep -q '^conditions: MemoryPressure' "$tmp/out.txt" &&
-		grep -qx 'fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 2Gi/s, inodes 100000/s' "$tmp/out.txt" &&
+		grep -qx 'fall rates for 2 CPUs: memory 12Gi/s, pids 20000/s; disk 4Gi/s, inodes 100000/s' "$tmp/out.txt" &&
 		grep -q 'default/web-1 .*working set 1.2Gi exceeds request 512Mi; priority 0' "$tmp/out.txt" &&
 		grep -q 'default/web-1 (uid a1b2c3d4-0000-4000-8000-00000000000a) for memory.available (hard threshold, rank 1, grace 0s' "$tmp/out.txt"
 }
@@ -92,7 +92,7 @@ check_fall_rates() {
 import json, sys
 r = json.load(open(sys.argv[1]))["fall_rates"]
 assert r == {"online_cpus": 64, "memory": 256 << 30, "memory_derived": True, "pid": 640000, "pid_derived": True,
-             "disk": 2 << 30, "inodes": 100000}, r
+             "disk": 4 << 30, "inodes": 100000}, r
 k = json.load(open(sys.argv[2]))["fall_rates"]
 assert k["memory"] == 1 << 30 and k["memory_derived"] is False and k["pid"] == 640000, k
 PY
