@@ -6,8 +6,8 @@
 # MESSAGE_ID c4b807f8… and EVICTD_POD, EVICTD_POD_UID, EVICTD_NAMESPACE, EVICTD_PRIORITY,
 # EVICTD_KUBE_STEP, EVICTD_KUBE_STATUS, then the finished report (MESSAGE_ID facadd06…), as
 # README promises.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/lib-apiserver.sh"
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../../kube/lib-apiserver.sh"
 
 JOURNALD=/lib/systemd/systemd-journald
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespace; spool records are trusted only when root owns them)"
