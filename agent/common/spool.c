@@ -180,12 +180,28 @@ static int write_atomic(int dirfd, const char *name, const char *data, size_t le
 	return r;
 }
 
+/*
+ * Every record's last steps: the JSON must have been built whole, the oldest undelivered records
+ * make room (spool-max), then the file appears atomically. Frees j.
+ */
+static int finish_record(int dirfd, unsigned max_records, jsonbuf *j, const char *name, char *why, size_t why_size)
+{
+	int r = jb_error(j);
+	if (r < 0)
+		snprintf(why, why_size, "cannot format the record: %s", strerror(-r));
+	else {
+		enforce_bound(dirfd, max_records);
+		r = write_atomic(dirfd, name, j->buf, j->len, why, why_size);
+	}
+	jb_free(j);
+	return r;
+}
+
 int spool_write_eviction(int dirfd, unsigned max_records, const spool_eviction *ev, char *why, size_t why_size)
 {
 	const pod_info *p = ev->pod;
 	char name[128], msg[4096], q[32], ts[40];
 	jsonbuf j;
-	int r;
 
 	if (spool_message(ev, msg, sizeof(msg)) < 0) {
 		snprintf(why, why_size, "message too long");
@@ -242,17 +258,8 @@ int spool_write_eviction(int dirfd, unsigned max_records, const spool_eviction *
 	jb_key(&j, "message");
 	jb_string(&j, msg);
 	jb_end_object(&j);
-	r = jb_error(&j);
-	if (r < 0) {
-		snprintf(why, why_size, "cannot format the record: %s", strerror(-r));
-		jb_free(&j);
-		return r;
-	}
 	snprintf(name, sizeof(name), "%020" PRIu64 "-%s.json", ev->started_real_usec, p->uid);
-	enforce_bound(dirfd, max_records);
-	r = write_atomic(dirfd, name, j.buf, j.len, why, why_size);
-	jb_free(&j);
-	return r;
+	return finish_record(dirfd, max_records, &j, name, why, why_size);
 }
 
 int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, bool hard, int64_t threshold,
@@ -260,7 +267,6 @@ int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, b
 {
 	char name[128], q[32], ts[40], msg[128];
 	jsonbuf j;
-	int r;
 
 	rfc3339(real_usec, ts, sizeof(ts));
 	snprintf(msg, sizeof(msg), "Attempting to reclaim %s", spool_signal_resource(signal));
@@ -283,17 +289,8 @@ int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, b
 	jb_key(&j, "message");
 	jb_string(&j, msg);
 	jb_end_object(&j);
-	r = jb_error(&j);
-	if (r < 0) {
-		jb_free(&j);
-		snprintf(why, why_size, "cannot format the record");
-		return r;
-	}
 	snprintf(name, sizeof(name), "%020" PRIu64 "-node-%s.json", real_usec, signal);
-	enforce_bound(dirfd, max_records);
-	r = write_atomic(dirfd, name, j.buf, j.len, why, why_size);
-	jb_free(&j);
-	return r;
+	return finish_record(dirfd, max_records, &j, name, why, why_size);
 }
 
 const char *spool_condition_type(const char *condition, char *buf, size_t size)
@@ -319,7 +316,6 @@ int spool_write_condition(int dirfd, unsigned max_records, const char *condition
 {
 	char name[128], ts[40], type[64];
 	jsonbuf j;
-	int r;
 
 	rfc3339(real_usec, ts, sizeof(ts));
 	spool_condition_type(condition, type, sizeof(type));
@@ -338,17 +334,8 @@ int spool_write_condition(int dirfd, unsigned max_records, const char *condition
 	jb_key(&j, "startedAt");
 	jb_string(&j, ts);
 	jb_end_object(&j);
-	r = jb_error(&j);
-	if (r < 0) {
-		jb_free(&j);
-		snprintf(why, why_size, "cannot format the record");
-		return r;
-	}
 	snprintf(name, sizeof(name), "%020" PRIu64 "-cond-%s.json", real_usec, type);
-	enforce_bound(dirfd, max_records);
-	r = write_atomic(dirfd, name, j.buf, j.len, why, why_size);
-	jb_free(&j);
-	return r;
+	return finish_record(dirfd, max_records, &j, name, why, why_size);
 }
 
 void spool_container_usage(int pod_fd, const pod_info *pod, bool memory, spool_container *out)
