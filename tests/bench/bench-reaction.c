@@ -338,10 +338,11 @@ static int start_daemon(const char *fsdir, int threshold_mib)
 	if (!f)
 		return -1;
 	fprintf(f,
-	        "[agent]\ninterval = 1s\nstatus-file = %s\nnodefs-path = %s\nimagefs-path = %s\npod-metadata-dir = %s\n"
+	        "[agent]\ninterval = 1s\nstatus-file = %s\nrun-directory = %s\nnodefs-path = %s\nimagefs-path = %s\n"
+	        "pod-metadata-dir = %s\n"
 	        "[eviction-hard]\nmemory.available = 0%%\nimagefs.available = 0%%\nimagefs.inodesFree = 0%%\n"
 	        "nodefs.inodesFree = 0%%\nnodefs.available = %dMi\n",
-	        status_path, fsdir, fsdir, tmpdir, threshold_mib);
+	        status_path, tmpdir, fsdir, fsdir, tmpdir, threshold_mib);
 	fclose(f);
 	daemon_pid = fork();
 	if (daemon_pid == 0) {
