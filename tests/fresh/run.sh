@@ -247,7 +247,7 @@ EXPECTED_SKIPS_DOCS='needs (a cluster|kubectl and a cluster|evictd (running )?un
 EXPECTED_SKIPS_ROOT=("$EXPECTED_SKIPS_DOCS")
 EXPECTED_SKIPS_USER=(
 	"$EXPECTED_SKIPS_DOCS"
-	'needs root'                                  # said so by the test
+	'needs root|not root'                         # said so by the test (the demonstration: "not root")
 	'root-owned|root owns'                        # descriptors and spool records are trusted only then
 	'Permission denied|Operation not permitted'   # creating cgroups, a private mount namespace
 	'private mount namespace'                     # unshare -m as a user
