@@ -132,26 +132,8 @@ T_ALL=$(date +%s)
 
 # ---- the machine -----------------------------------------------------------------------------
 t=$(date +%s)
-CACHE=${FRESH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/evictd-fresh}
-set +e
-TARBALL=$("$HERE/mkrootfs.sh" "$CACHE")
-rc=$?
-set -e
-case $rc in 0) ;; 77) cannot "$TARBALL" ;; *) say "ERROR: building the root tree failed (exit $rc)"; exit 1 ;; esac
-WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-fresh.XXXXXX")
-M=$WORK/machine
-cleanup() {
-	if awk -v w="$WORK/" 'index($5 "/", w) == 1 { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-		say "ERROR: mounts left under $WORK; not removing it"
-		return
-	fi
-	if [ -n "${FRESH_KEEP:-}" ]; then say "kept $M"; else rm -rf --one-file-system "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-mkdir "$M"
-tar -C "$M" -xf "$TARBALL"
-cp /etc/resolv.conf "$M/etc/resolv.conf" 2> /dev/null || true   # the network this machine has
+. "$HERE/machine.sh"
+machine_unpack fresh "${FRESH_KEEP:-}"
 # An ordinary user, as the installer creates one (useradd is not needed for that).
 echo "$DEV:x:$DEV_UID:$DEV_UID:$DEV:/home/$DEV:/bin/bash" >> "$M/etc/passwd"
 echo "$DEV:x:$DEV_UID:" >> "$M/etc/group"

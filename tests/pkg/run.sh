@@ -131,26 +131,8 @@ record "systemd-analyze security of the packaged units" "$t" "${why#; }"
 
 # ---- the machine -----------------------------------------------------------------------------
 t=$(date +%s)
-CACHE=${FRESH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/evictd-fresh}
-set +e
-TARBALL=$("$ROOT/tests/fresh/mkrootfs.sh" "$CACHE")
-rc=$?
-set -e
-case $rc in 0) ;; 77) cannot "$TARBALL" ;; *) say "ERROR: building the root tree failed (exit $rc)"; exit 1 ;; esac
-WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-pkg.XXXXXX")
-M=$WORK/machine
-cleanup() {
-	if awk -v w="$WORK/" 'index($5 "/", w) == 1 { f = 1 } END { exit !f }' /proc/self/mountinfo; then
-		say "ERROR: mounts left under $WORK; not removing it"
-		return
-	fi
-	if [ -n "${PKG_KEEP:-}" ]; then say "kept $M"; else rm -rf --one-file-system "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-mkdir "$M"
-tar -C "$M" -xf "$TARBALL"
-cp /etc/resolv.conf "$M/etc/resolv.conf" 2> /dev/null || true
+. "$ROOT/tests/fresh/machine.sh"
+machine_unpack pkg "${PKG_KEEP:-}"
 # Test material lives in /root/pkgtest, left out of the file lists.
 mkdir -p "$M/root/pkgtest/old" "$M/root/pkgtest/new"
 for v in old new; do
