@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tests/fresh/run.sh and tests/pkg/run.sh: a fresh copy of the cached Debian 12 minbase
 # tree (tests/fresh/mkrootfs.sh) under a work directory of its own, removed on exit unless mounts
 # are still there. The caller defines say() and cannot() (exit 77 with a reason).
