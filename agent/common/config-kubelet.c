@@ -268,16 +268,27 @@ int config_merge_kubelet(parse_state *p)
 	config_error err;
 	int r;
 
-	c->kubelet.path[0] = c->kubelet.warning[0] = '\0';
+	c->kubelet.path[0] = c->kubelet.warning[0] = c->kubelet.missing[0] = '\0';
 	if (!c->kubelet.config_path)
 		return 0;
+	const char *explicit = c->key_origin[config_key_index("kubernetes", "kubelet-config")];
 	/* From a string (tests, fuzzing) only a kubelet configuration the text names: the host's must
 	 * not change what a test sees. */
-	if (p->text && !c->key_origin[config_key_index("kubernetes", "kubelet-config")][0])
+	if (p->text && !explicit[0])
 		return 0;
+	/* Before the read: a change after it then differs from this, and the daemon's watch reloads. */
+	kubelet_files_stamp(c->kubelet.config_path, c->kubelet.stamp);
 	r = kubelet_config_read(c->kubelet.config_path, &k, &err);
-	if (r == -ENOENT)
-		return 0; /* no kubelet here (a node without Kubernetes): nothing to say */
+	if (r == -ENOENT) {
+		/* The default path missing is a node without Kubernetes: nothing to say. A path someone
+		 * wrote is expected to be there: a typo must not pass for "no kubelet". */
+		if (explicit[0])
+			snprintf(c->kubelet.missing, sizeof(c->kubelet.missing),
+			         "%s ([kubernetes] kubelet-config, %s) does not exist: evictd runs on its own configuration "
+			         "and reads the kubelet's when it appears",
+			         c->kubelet.config_path, explicit);
+		return 0;
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {

@@ -48,6 +48,16 @@ typedef struct threshold_value {
 	char origin[CONFIG_ORIGIN_MAX]; /* "file:line" that set it, "default", or "kubelet ..." */
 } threshold_value;
 
+/*
+ * A file as a configuration read it (stat(2) just before the read): the daemon compares it with
+ * the file as it is once its watch is in place, so that a change between the read and the watch
+ * is not lost (kubelet-watch.c).
+ */
+typedef struct config_file_stamp {
+	bool exists;
+	uint64_t dev, ino, size, mtime_nsec, ctime_nsec;
+} config_file_stamp;
+
 typedef struct priority_class_def {
 	char *name;
 	int32_t value;
@@ -144,6 +154,10 @@ typedef struct evictd_config {
 		threshold_value hard[_SIGNAL_MAX]; /* the kubelet's effective thresholds (its defaults applied) */
 		threshold_value soft[_SIGNAL_MAX];
 		char warning[PATH_MAX + 600];    /* a broken kubelet configuration: "file:line: what" */
+		/* kubelet-config set in a file to a path that does not exist (a typo, or a kubelet not
+		 * installed yet): said at start and on each reload; the default path stays silent */
+		char missing[PATH_MAX + CONFIG_ORIGIN_MAX + 160];
+		config_file_stamp stamp[2];      /* config_path and kubeadm-flags.env beside it, as read */
 	} kubelet;
 
 	/* Where every key of config_keys() got its value (index = the table's); "" = default. */

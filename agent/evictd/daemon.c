@@ -31,7 +31,7 @@
 #include "psi-trigger.h"
 
 static void daemon_reload(evictd_daemon *d, const char *why);
-static void on_kubelet_config_changed(evictd_daemon *d, const char *why);
+static void on_kubelet_config_changed(void *userdata, const char *why);
 static void setup_watches(evictd_daemon *d);
 
 /* --- configuration: what the journal is told ---------------------------------------------- */
@@ -207,9 +207,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static void on_kubelet_config_changed(evictd_daemon *d, const char *why)
+static void on_kubelet_config_changed(void *userdata, const char *why)
 {
-	daemon_reload(d, why);
+	daemon_reload(userdata, why);
 }
 
 /* SIGHUP's work: the configuration re-read (transactionally), applied, logged; why is logged. */
@@ -230,8 +230,14 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 		/* Transactional: the running configuration stays in force. */
 		config_free(n);
 		log_config_rejected(d, r, &err);
+		/* Nothing read to compare with: the watch only follows. */
+		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, NULL);
 	} else if (kubelet_reload_refused(d->cfg, n)) {
 		r = -EINVAL;
+		/* The broken file was read: compare with it, or a refusal would reload again and again. */
+		bool same = d->cfg->kubelet.config_path && n->kubelet.config_path &&
+		            strcmp(d->cfg->kubelet.config_path, n->kubelet.config_path) == 0;
+		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, same ? n->kubelet.stamp : NULL);
 		config_free(n);
 	} else {
 		config_free(d->cfg);
@@ -243,7 +249,8 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 			log_config_loaded(d, "reloaded");
 		engine_reconfigure(d);
 		setup_watches(d);
-		kubelet_watch_setup(d, on_kubelet_config_changed);
+		/* Re-armed on every reload, the path changed or not: a stale watch is replaced. */
+		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, d->cfg->kubelet.stamp);
 	}
 	d->dirty = true;
 	d->want_for = NULL;
@@ -382,7 +389,7 @@ static void resume_inflight(evictd_daemon *d)
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
-	kubelet_watch_done(d);
+	d->kubelet_watch = kubelet_watch_free(d->kubelet_watch);
 	sd_event_source_disable_unref(d->tick);
 	sd_event_source_disable_unref(d->shutdown_timer);
 	d->ev = evictor_free(d->ev);
@@ -458,7 +465,10 @@ int daemon_run(const daemon_options *o)
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
-	kubelet_watch_setup(&d, on_kubelet_config_changed);
+	/* Without inotify evictd still runs: the kubelet's files are then read at start and on reload. */
+	if ((r = kubelet_watch_new(d.event, on_kubelet_config_changed, &d, &d.kubelet_watch)) < 0)
+		log_error_errno(r, "cannot follow the kubelet's configuration (read at start and on reload only)");
+	kubelet_watch_arm(d.kubelet_watch, d.cfg->kubelet.config_path, d.cfg->kubelet.stamp);
 	/* In a terminal the "monitoring" line below says what this line would (thresholds, dry run)
 	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
 	if (log_get_target() != LOG_TARGET_STDERR)

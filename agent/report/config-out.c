@@ -39,6 +39,8 @@ int config_out_text(FILE *f, const evictd_config *c, const int64_t *capacity)
 		fprintf(f, "; kubelet configuration: %s\n", c->kubelet.path);
 	else if (c->kubelet.warning[0])
 		fprintf(f, "; warning: kubelet configuration ignored: %s\n", c->kubelet.warning);
+	else if (c->kubelet.missing[0])
+		fprintf(f, "; warning: kubelet configuration %s\n", c->kubelet.missing);
 	else
 		fprintf(f, "; kubelet configuration: %s\n", c->kubelet.config_path ? "not found" : "off");
 	config_kubelet_conflicts(c, capacity, text_conflict, f);
@@ -94,8 +96,8 @@ void config_out_json_members(FILE *f, const evictd_config *c, const int64_t *cap
 	else
 		fputs("null", f);
 	fputs(",\"warning\":", f);
-	if (c->kubelet.warning[0])
-		json_string(f, c->kubelet.warning);
+	if (c->kubelet.warning[0] || c->kubelet.missing[0])
+		json_string(f, c->kubelet.warning[0] ? c->kubelet.warning : c->kubelet.missing);
 	else
 		fputs("null", f);
 	fputs(",\"conflicts\":[", f);

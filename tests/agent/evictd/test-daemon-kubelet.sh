@@ -77,11 +77,14 @@ one_broken() { [ "$(grep -c "Kubelet configuration ignored" "$tmp/log2")" -eq 1 
 ok "broken kubelet config at start: exactly one warning naming file:line" one_broken
 stop
 
-# --- missing: silent ---
+# --- missing: the path evictd.conf names is one warning, nothing else (the default path: none,
+# test-kubelet-follow.sh) ---
 rm -f "$K/config.yaml"
 start "$tmp/evictd.conf" "$tmp/log3"
-quiet() { wait_for "$tmp/log3" "evictd: monitoring" && ! grep -qiE "kubelet configuration|the kubelet.s" "$tmp/log3"; }
-ok "no kubelet config: not a word about it" quiet
+one_missing() { wait_for "$tmp/log3" "evictd: monitoring" &&
+	[ "$(grep -ciE "kubelet configuration|the kubelet.s" "$tmp/log3")" -eq 1 ] &&
+	grep -q "Kubelet configuration $K/config.yaml (\[kubernetes\] kubelet-config, $tmp/evictd.conf:10) does not exist" "$tmp/log3"; }
+ok "no kubelet config where evictd.conf says: one warning, nothing else" one_missing
 # ... and one appearing later (kubeadm join) is read
 kubelet_conf "$K/config.yaml" 500Mi
 ok "a kubelet config created later: reloaded with it" wait_for "$tmp/log3" "Configuration reloaded.*memory.available<625Mi"
