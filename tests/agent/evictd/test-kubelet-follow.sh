@@ -134,11 +134,13 @@ ok "removed: evictd's own thresholds again within a second, as --dump-config say
 ok "removed: the reload says why" wait_for "$tmp/log" "Reloading the configuration: the kubelet's .*\(was removed\|is gone\)"
 ok "made again: the kubelet's new 300Mi + 25% within a second, as --dump-config says" \
 	after "$tmp/evictd.conf" 'mkdir "$K" && replace_conf "$K/config.yaml" 300Mi'
+ok "renamed away: evictd's own thresholds within a second" after "$tmp/evictd.conf" 'mv "$K" "$K.old"'
+ok "renamed back: the kubelet's 300Mi + 25% within a second" after "$tmp/evictd.conf" 'mv "$K.old" "$K"'
 ok "the whole tree removed: evictd's own thresholds within a second" after "$tmp/evictd.conf" 'rm -rf "$NODE"'
 ok "the whole tree made again: 400Mi + 25% within a second" \
 	after "$tmp/evictd.conf" 'mkdir -p "$K" && kubelet_conf "$K/config.yaml" 400Mi'
 n=$(count "$tmp/log" "does not exist")
-ok "a missing kubelet file is said again on each reload that finds it missing (start + 2)" test "$n" -eq 3
+ok "a missing kubelet file is said again on each reload that finds it missing (start + 3)" test "$n" -eq 4
 stop
 
 # --- a typo in an explicit path: one warning at start and on reload; the default path silent --
