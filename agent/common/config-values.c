@@ -588,6 +588,7 @@ int config_finalize(parse_state *p)
 	 */
 	if (!p->hard_explicit[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] && c->hard[SIGNAL_MEMORY_AVAILABLE].set) {
 		c->hard[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] = c->hard[SIGNAL_MEMORY_AVAILABLE];
+		c->allocatable_follows_memory = true;
 		if (!c->min_reclaim[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE].set)
 			c->min_reclaim[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] = c->min_reclaim[SIGNAL_MEMORY_AVAILABLE];
 	}

@@ -140,6 +140,9 @@ typedef struct evictd_config {
 	/* [eviction] kubelet-margin: how far above the kubelet's thresholds evictd's own are taken */
 	threshold_value kubelet_margin;
 	/* [agent] node allocatable, as the kubelet computes it (kubeReserved, systemReserved) */
+	/* [eviction-hard] allocatableMemory.available is memory.available's, copied (neither evictd.conf
+	 * nor the kubelet names it), as the kubelet's addAllocatableThresholds does */
+	bool allocatable_follows_memory;
 	int64_t kube_reserved_memory;
 	int64_t system_reserved_memory;
 	bool enforce_node_allocatable_pods; /* the kubepods cgroup's memory.max is node allocatable */
@@ -249,13 +252,15 @@ bool config_soft_is_hard(const evictd_config *c, evictd_signal s);
 const threshold_value *config_hard(const evictd_config *c, evictd_signal s);
 
 /*
- * One signal whose effective evictd threshold is at or below the kubelet's (config-kubelet.c):
- * the kubelet may evict first. Both thresholds are the highest of hard and soft of each side.
+ * One threshold of evictd at or below the kubelet's of the same kind (hard with hard, soft with
+ * soft; config-kubelet.c): the kubelet may evict first.
  */
 typedef struct kubelet_conflict {
 	evictd_signal signal;
+	bool hard;
 	const threshold_value *evictd, *kubelet;
-	char text[3 * CONFIG_ORIGIN_MAX + 256]; /* the warning, naming both values and both files */
+	char key[64];  /* what the operator wrote and can change: "[eviction-hard] memory.available" */
+	char text[3 * CONFIG_ORIGIN_MAX + 400]; /* the warning, naming both values and both files */
 } kubelet_conflict;
 
 /*

@@ -75,6 +75,10 @@ static void json_conflict(const kubelet_conflict *k, void *userdata)
 	fputs(j->first ? "{\"signal\":" : ",{\"signal\":", j->f);
 	j->first = false;
 	json_string(j->f, signal_name(k->signal));
+	fputs(",\"kind\":", j->f);
+	json_string(j->f, k->hard ? "hard" : "soft");
+	fputs(",\"key\":", j->f);
+	json_string(j->f, k->key);
 	fputs(",\"evictd_origin\":", j->f);
 	json_string(j->f, k->evictd->origin);
 	fputs(",\"kubelet_origin\":", j->f);

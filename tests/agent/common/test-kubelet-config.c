@@ -156,11 +156,13 @@ static void test_ordering_warning_names_both(void **state)
 	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
 	dump d = { .dir = tmpdir };
 
-	/* allocatable follows memory on both sides: the explicit 100Mi is copied, and it is below too */
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 2);
-	assert_non_null(strstr(d.text, "memory.available: evictd's threshold 100Mi (evictd.conf test.conf:4)"));
-	assert_non_null(strstr(d.text, "the kubelet's 500Mi (kubelet FIXTURE/config.yaml:4)"));
-	assert_non_null(strstr(d.text, "allocatableMemory.available: evictd's threshold 100Mi"));
+	/* allocatable follows memory on both sides: said once, under the key that was written */
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_string_equal(d.text,
+	                    "warning: memory.available: evictd's hard threshold 100Mi ([eviction-hard] memory.available, "
+	                    "test.conf:4) is at or below the kubelet's hard 500Mi (kubelet FIXTURE/config.yaml:4): the "
+	                    "kubelet may evict first; raise it above 500Mi, or remove it from evictd.conf to take the "
+	                    "kubelet's plus kubelet-margin (625Mi)\n");
 	config_free(c);
 
 	/* equal is "at or below"; a percentage is compared with a quantity through the capacity */
@@ -176,10 +178,74 @@ static void test_ordering_warning_names_both(void **state)
 	assert_int_equal(config_kubelet_conflicts(c, caps, NULL, NULL), 2);
 	config_free(c);
 
-	/* kubelet-margin = 0: evictd takes the kubelet's thresholds as they are, and says so */
+	/* kubelet-margin = 0: evictd takes the kubelet's thresholds as they are, and says what to change */
 	c = with_kubelet(tmpdir, "config.yaml", "[eviction]\nkubelet-margin = 0\n");
 	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 500LL << 20);
-	assert_int_equal(config_kubelet_conflicts(c, NULL, NULL, NULL), 3); /* memory, allocatable, nodefs */
+	memset(&d, 0, sizeof(d));
+	d.dir = tmpdir;
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 2); /* memory, nodefs */
+	assert_non_null(strstr(d.text, "memory.available: evictd's hard threshold 500Mi is the kubelet's own (kubelet "
+	                               "FIXTURE/config.yaml:4), not raised by [eviction] kubelet-margin = 0 (test.conf:4): "
+	                               "both act on the same crossing; set kubelet-margin above 0, or [eviction-hard] "
+	                               "memory.available above 500Mi\n"));
+	assert_null(strstr(d.text, "allocatableMemory"));
+	config_free(c);
+}
+
+/*
+ * Hard with hard, soft with soft (issue 29): the kubelet at hard 200Mi, soft 500Mi/1m30s, evictd.conf
+ * memory.available = 100Mi. evictd's soft threshold is the kubelet's plus margin, so the old "highest
+ * of each side" compared 625Mi with 500Mi and said nothing, while in a fast fill the kubelet's hard
+ * 200Mi acts long before evictd's 100Mi. allocatableMemory.available, which nobody wrote, is not
+ * warned about on its own.
+ */
+static void test_ordering_hard_with_hard_soft_with_soft(void **state)
+{
+	char path[PATH_MAX];
+	(void)state;
+	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
+	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                 "evictionHard:\n  memory.available: 200Mi\n"
+	                 "evictionSoft:\n  memory.available: 500Mi\n"
+	                 "evictionSoftGracePeriod:\n  memory.available: 1m30s\n");
+	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
+	dump d = { .dir = tmpdir };
+
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_string_equal(d.text,
+	                    "warning: memory.available: evictd's hard threshold 100Mi ([eviction-hard] memory.available, "
+	                    "test.conf:4) is at or below the kubelet's hard 200Mi (kubelet FIXTURE/config.yaml:4): the "
+	                    "kubelet may evict first; raise it above 200Mi, or remove it from evictd.conf to take the "
+	                    "kubelet's plus kubelet-margin (250Mi)\n");
+	config_free(c);
+
+	/* a soft threshold below the kubelet's soft one; evictd's hard (the kubelet's + margin) is fine */
+	c = with_kubelet(tmpdir, "config.yaml",
+	                 "[eviction-soft]\nmemory.available = 400Mi\n[eviction-soft-grace-period]\nmemory.available = 30s\n");
+	memset(&d, 0, sizeof(d));
+	d.dir = tmpdir;
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_non_null(strstr(d.text, "warning: memory.available: evictd's soft threshold 400Mi ([eviction-soft] "
+	                               "memory.available, test.conf:4) is at or below the kubelet's soft 500Mi (kubelet "
+	                               "FIXTURE/config.yaml:6)"));
+	config_free(c);
+
+	/* evictd's hard above the kubelet's hard, evictd's soft inherited: nothing to say, although
+	 * evictd's hard is below the kubelet's soft (hard is not compared with soft) */
+	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 300Mi\n");
+	assert_int_equal(config_kubelet_conflicts(c, NULL, NULL, NULL), 0);
+	config_free(c);
+
+	/* the kubelet names allocatable above the memory threshold evictd.conf sets: evictd then takes
+	 * the kubelet's allocatable (plus margin) and nothing follows memory.available */
+	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+	                 "evictionHard:\n  memory.available: 200Mi\n  allocatableMemory.available: 300Mi\n");
+	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
+	memset(&d, 0, sizeof(d));
+	d.dir = tmpdir;
+	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_non_null(strstr(d.text, "warning: memory.available: evictd's hard threshold 100Mi"));
+	assert_false(c->allocatable_follows_memory);
 	config_free(c);
 }
 
@@ -213,7 +279,11 @@ static void test_quantity_margin(void **state)
 	assert_true(c->hard[SIGNAL_NODEFS_INODES_FREE].fraction == 0.05f);
 	dump d = { .dir = dir };
 	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
-	assert_non_null(strstr(d.text, "nodefs.inodesFree: evictd's threshold 5%"));
+	assert_non_null(strstr(d.text, "nodefs.inodesFree: evictd's hard threshold 5% is the kubelet's own (kubelet "
+	                               "FIXTURE/config.yaml:"));
+	assert_non_null(strstr(d.text, "), not raised by [eviction] kubelet-margin = 200Mi (test.conf:4), a quantity, "
+	                               "which only byte signals take: both act on the same crossing; set kubelet-margin "
+	                               "as a percentage, or [eviction-hard] nodefs.inodesFree above 5%\n"));
 	config_free(c);
 
 	config_error err;
@@ -371,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_kubeadm_defaults_plus_margin),
 		cmocka_unit_test(test_ordering_warning_names_both),
+		cmocka_unit_test(test_ordering_hard_with_hard_soft_with_soft),
 		cmocka_unit_test(test_no_pod_cgroups),
 		cmocka_unit_test(test_quantity_margin),
 		cmocka_unit_test(test_precedence_files_then_kubelet),
