@@ -68,6 +68,7 @@ struct evictd_daemon {
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 
 	bool stopping;
+	int stop_signal;            /* SIGTERM or SIGINT, for the last line */
 	bool dirty;                 /* status.json must be rewritten now */
 	uint64_t status_written_usec;
 	status_history history;

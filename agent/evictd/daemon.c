@@ -274,11 +274,12 @@ static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata
 
 static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)s, (void)si;
+	(void)s;
 	evictd_daemon *d = userdata;
 	if (d->stopping) /* a second SIGTERM/SIGINT: do not wait any longer */
 		return sd_event_exit(d->event, 0);
 	d->stopping = true;
+	d->stop_signal = (int)si->ssi_signo;
 	(void)sd_notify(0, "STOPPING=1");
 	kube_spool_conditions_clear(d->cfg);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
@@ -476,11 +477,15 @@ int daemon_run(const daemon_options *o)
 	evaluate(&d, "start");
 	kubelet_log_notes(&d);
 	kube_spool_conditions(d.cfg, &d.eval, &d.node, true);
-	heartbeat_announce(d.heartbeat);
+	heartbeat_started(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 
 	r = sd_event_loop(d.event);
 	write_status(&d, true);
+	char sig[32] = "";
+	if (d.stop_signal && sigabbrev_np(d.stop_signal))
+		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(d.stop_signal));
+	heartbeat_stopped(d.heartbeat, sig[0] ? sig : NULL);
 	daemon_done(&d);
 	return r < 0 ? 1 : 0;
 fail:
