@@ -416,7 +416,10 @@ int daemon_run(const daemon_options *o)
 	if (r >= 0)
 		r = config_apply_overrides(d.cfg, &o->overrides);
 	if (r < 0) {
-		fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
+		/* Said on stderr too when the entry goes to the journal (whoever started evictd reads
+		 * stderr); in a terminal the entry is that line already. */
+		if (log_get_target() != LOG_TARGET_STDERR)
+			fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
 		log_config_rejected(&d, r, &err);
 		config_free(d.cfg);
 		return 1;

@@ -38,7 +38,8 @@ int config_out_text(FILE *f, const evictd_config *c, const int64_t *capacity)
 	if (c->kubelet.path[0])
 		fprintf(f, "; kubelet configuration: %s\n", c->kubelet.path);
 	else if (c->kubelet.warning[0])
-		fprintf(f, "; warning: kubelet configuration ignored: %s\n", c->kubelet.warning);
+		fprintf(f, "; warning: kubelet configuration ignored: %s (a running evictd that read it before keeps "
+		           "those values: a reload refuses a broken file)\n", c->kubelet.warning);
 	else if (c->kubelet.missing[0])
 		fprintf(f, "; warning: kubelet configuration %s\n", c->kubelet.missing);
 	else
