@@ -145,25 +145,51 @@ static void test_kubeadm_defaults_plus_margin(void **state)
 	config_free(c);
 }
 
+/* tmpdir/config.yaml: a KubeletConfiguration with these lines after apiVersion and kind. */
+static void kubelet_yaml(const char *lines)
+{
+	char path[PATH_MAX], text[2048];
+	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
+	snprintf(text, sizeof(text), "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n%s", lines);
+	write_file(path, text);
+}
+
+/* The ordering warnings of c, one "warning: ...\n" line each, in d; returns how many. */
+static unsigned warnings(const evictd_config *c, const int64_t *caps, dump *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->dir = tmpdir;
+	return config_kubelet_conflicts(c, caps, conflict_row, d);
+}
+
+/*
+ * With evictd.conf's [eviction-hard] memory.available = 100Mi beside tmpdir/config.yaml, whose hard
+ * memory threshold is kubelet (plus the margin: with_margin): exactly the warning for that key.
+ */
+static void only_hard_memory_100Mi_warned(const char *kubelet, const char *with_margin)
+{
+	static dump d;
+	char want[1024];
+	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
+	assert_int_equal(warnings(c, NULL, &d), 1);
+	snprintf(want, sizeof(want),
+	         "warning: memory.available: evictd's hard threshold 100Mi ([eviction-hard] memory.available, test.conf:4) "
+	         "is at or below the kubelet's hard %s (kubelet FIXTURE/config.yaml:4): the kubelet may evict first; "
+	         "raise it above %s, or remove it from evictd.conf to take the kubelet's plus kubelet-margin (%s)\n",
+	         kubelet, kubelet, with_margin);
+	assert_string_equal(d.text, want);
+	config_free(c);
+}
+
 /* The node: the kubelet evicts at 500Mi, evictd.conf says 100Mi. */
 static void test_ordering_warning_names_both(void **state)
 {
-	char path[PATH_MAX];
+	static dump d;
 	(void)state;
-	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
-	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-	                 "evictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\n");
-	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
-	dump d = { .dir = tmpdir };
-
+	kubelet_yaml("evictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\n");
 	/* allocatable follows memory on both sides: said once, under the key that was written */
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
-	assert_string_equal(d.text,
-	                    "warning: memory.available: evictd's hard threshold 100Mi ([eviction-hard] memory.available, "
-	                    "test.conf:4) is at or below the kubelet's hard 500Mi (kubelet FIXTURE/config.yaml:4): the "
-	                    "kubelet may evict first; raise it above 500Mi, or remove it from evictd.conf to take the "
-	                    "kubelet's plus kubelet-margin (625Mi)\n");
-	config_free(c);
+	only_hard_memory_100Mi_warned("500Mi", "625Mi");
+	evictd_config *c;
 
 	/* equal is "at or below"; a percentage is compared with a quantity through the capacity */
 	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nnodefs.available = 10%\nmemory.available = 1%\n");
@@ -181,9 +207,7 @@ static void test_ordering_warning_names_both(void **state)
 	/* kubelet-margin = 0: evictd takes the kubelet's thresholds as they are, and says what to change */
 	c = with_kubelet(tmpdir, "config.yaml", "[eviction]\nkubelet-margin = 0\n");
 	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 500LL << 20);
-	memset(&d, 0, sizeof(d));
-	d.dir = tmpdir;
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 2); /* memory, nodefs */
+	assert_int_equal(warnings(c, NULL, &d), 2); /* memory, nodefs */
 	assert_non_null(strstr(d.text, "memory.available: evictd's hard threshold 500Mi is the kubelet's own (kubelet "
 	                               "FIXTURE/config.yaml:4), not raised by [eviction] kubelet-margin = 0 (test.conf:4): "
 	                               "both act on the same crossing; set kubelet-margin above 0, or [eviction-hard] "
@@ -201,30 +225,17 @@ static void test_ordering_warning_names_both(void **state)
  */
 static void test_ordering_hard_with_hard_soft_with_soft(void **state)
 {
-	char path[PATH_MAX];
+	static dump d;
 	(void)state;
-	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
-	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-	                 "evictionHard:\n  memory.available: 200Mi\n"
-	                 "evictionSoft:\n  memory.available: 500Mi\n"
-	                 "evictionSoftGracePeriod:\n  memory.available: 1m30s\n");
-	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
-	dump d = { .dir = tmpdir };
-
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
-	assert_string_equal(d.text,
-	                    "warning: memory.available: evictd's hard threshold 100Mi ([eviction-hard] memory.available, "
-	                    "test.conf:4) is at or below the kubelet's hard 200Mi (kubelet FIXTURE/config.yaml:4): the "
-	                    "kubelet may evict first; raise it above 200Mi, or remove it from evictd.conf to take the "
-	                    "kubelet's plus kubelet-margin (250Mi)\n");
-	config_free(c);
+	kubelet_yaml("evictionHard:\n  memory.available: 200Mi\nevictionSoft:\n  memory.available: 500Mi\n"
+	             "evictionSoftGracePeriod:\n  memory.available: 1m30s\n");
+	only_hard_memory_100Mi_warned("200Mi", "250Mi");
+	evictd_config *c;
 
 	/* a soft threshold below the kubelet's soft one; evictd's hard (the kubelet's + margin) is fine */
 	c = with_kubelet(tmpdir, "config.yaml",
 	                 "[eviction-soft]\nmemory.available = 400Mi\n[eviction-soft-grace-period]\nmemory.available = 30s\n");
-	memset(&d, 0, sizeof(d));
-	d.dir = tmpdir;
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_int_equal(warnings(c, NULL, &d), 1);
 	assert_non_null(strstr(d.text, "warning: memory.available: evictd's soft threshold 400Mi ([eviction-soft] "
 	                               "memory.available, test.conf:4) is at or below the kubelet's soft 500Mi (kubelet "
 	                               "FIXTURE/config.yaml:6)"));
@@ -238,12 +249,9 @@ static void test_ordering_hard_with_hard_soft_with_soft(void **state)
 
 	/* the kubelet names allocatable above the memory threshold evictd.conf sets: evictd then takes
 	 * the kubelet's allocatable (plus margin) and nothing follows memory.available */
-	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-	                 "evictionHard:\n  memory.available: 200Mi\n  allocatableMemory.available: 300Mi\n");
+	kubelet_yaml("evictionHard:\n  memory.available: 200Mi\n  allocatableMemory.available: 300Mi\n");
 	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
-	memset(&d, 0, sizeof(d));
-	d.dir = tmpdir;
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
+	assert_int_equal(warnings(c, NULL, &d), 1);
 	assert_non_null(strstr(d.text, "warning: memory.available: evictd's hard threshold 100Mi"));
 	assert_false(c->allocatable_follows_memory);
 	config_free(c);

@@ -6,29 +6,16 @@
 # evictd.conf; and `--dump-config` naming where each setting came from.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
-EVICTD=$PWD/$BUILD/evictd
-[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
-FX=$PWD/tests/fixtures/cgroup/systemd
-tmp=$(mktemp -d); D=
-cleanup() { [ -n "$D" ] && { kill -9 "$D" 2>/dev/null; wait "$D" 2>/dev/null; }; rm -rf "$tmp"; }
-trap cleanup EXIT
+fixture_daemon_env
 K=$tmp/kubelet
 mkdir -p "$K"
 
 kubelet_conf() {	# kubelet_conf FILE MEMORY: a KubeletConfiguration evicting at MEMORY
 	printf 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nevictionHard:\n  memory.available: %s\n  nodefs.available: "10%%"\n' "$2" >"$1"
 }
-start() {	# start CONF LOG: the daemon on the fixture tree
-	"$EVICTD" --config "$1" --cgroup-root "$FX/root" --proc-root "$FX/proc" \
-		--metadata-dir "$FX/pods" --log-target stderr 2>"$2" &
-	D=$!
-	for _ in $(seq 100); do grep -q "evictd: monitoring" "$2" 2>/dev/null && break; sleep 0.05; done
-}
-stop() { kill -TERM "$D" 2>/dev/null; wait "$D" 2>/dev/null; D=; }
-wait_for() {	# wait_for FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
-	for _ in $(seq 100); do [ "$(grep -c -- "$2" "$1")" -ge "${3:-1}" ] && return 0; sleep 0.05; done
-	echo "# no \"$2\" (x${3:-1}) in $1:"; sed 's/^/# /' "$1"; return 1
-}
+start() { fixture_daemon_start "$FX" "$@"; }	# start CONF LOG: the daemon on the fixture tree
+stop() { fixture_daemon_stop; }
+wait_for() { wait_log "$@"; }
 
 # --- thresholds from the kubelet, and the warning where evictd.conf sets one at or below ---
 kubelet_conf "$K/config.yaml" 500Mi

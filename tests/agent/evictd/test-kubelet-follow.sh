@@ -8,13 +8,7 @@
 # thresholds (status.json) are --dump-config's within a second.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
-EVICTD=$PWD/$BUILD/evictd
-[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
-command -v python3 >/dev/null || skip_all "python3 missing"
-FX=$PWD/tests/fixtures/cgroup/systemd
-tmp=$(mktemp -d); D=
-cleanup() { [ -n "$D" ] && { kill -9 "$D" 2>/dev/null; wait "$D" 2>/dev/null; }; rm -rf "$tmp"; }
-trap cleanup EXIT
+fixture_daemon_env python3
 
 # The systemd fixture with 200Mi of memory available: above evictd's default hard 100Mi, below a
 # kubelet evicting at 250Mi (MemTotal raised by the 120Mi between 80Mi and 200Mi).
@@ -28,17 +22,7 @@ kubelet_conf() {	# kubelet_conf FILE MEMORY: a KubeletConfiguration evicting at 
 replace_conf() {	# replace_conf FILE MEMORY: the same, replaced by rename as kubeadm does
 	kubelet_conf "$1.tmp" "$2" && mv "$1.tmp" "$1"
 }
-start() {	# start CONF LOG
-	"$EVICTD" --config "$1" --cgroup-root "$tmp/fx/root" --proc-root "$tmp/fx/proc" \
-		--metadata-dir "$tmp/fx/pods" --log-target stderr 2>"$2" &
-	D=$!
-	for _ in $(seq 100); do grep -q "evictd: monitoring" "$2" 2>/dev/null && break; sleep 0.05; done
-}
-stop() { kill -TERM "$D" 2>/dev/null; wait "$D" 2>/dev/null; D=; }
-wait_for() {	# wait_for FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
-	for _ in $(seq 100); do [ "$(grep -c -- "$2" "$1")" -ge "${3:-1}" ] && return 0; sleep 0.05; done
-	echo "# no \"$2\" (x${3:-1}) in $1:"; sed 's/^/# /' "$1"; return 1
-}
+start() { fixture_daemon_start "$tmp/fx" "$@"; }	# start CONF LOG
 count() { grep -c -- "$2" "$1"; }
 
 # after CONF CHANGE: runs the shell command CHANGE, then --dump-config beside the daemon, and
@@ -116,22 +100,22 @@ start "$tmp/evictd.conf" "$tmp/log"
 ok "late: the missing path set in evictd.conf is one warning at start, naming the key's file:line" \
 	test "$(count "$tmp/log" "Kubelet configuration $K/config.yaml (\[kubernetes\] kubelet-config, $tmp/evictd.conf:10) does not exist")" -eq 1
 ok "late: meanwhile evictd's own thresholds (200Mi free, hard 100Mi: nothing to do)" \
-	wait_for "$tmp/log" "monitoring memory.available (hard 100Mi)"
+	wait_log "$tmp/log" "monitoring memory.available (hard 100Mi)"
 ok "late: the daemon agrees with --dump-config before the kubelet comes" after "$tmp/evictd.conf" true
 ok "late: directory and config.yaml made: the kubelet's 250Mi + 25% within a second, as --dump-config says" \
 	after "$tmp/evictd.conf" 'mkdir -p "$K" && kubelet_conf "$K/config.yaml" 250Mi'
 ok "late: --dump-config says 312.5Mi (320000Ki) from the kubelet's file" \
 	dump_has "^memory.available = 320000Ki  *; kubelet $K/config.yaml:4 + kubelet-margin 25%$"
 ok "late: 200Mi free is below the kubelet's 250Mi: evictd acts (dry run: would evict)" \
-	wait_for "$tmp/log" "Would evict .*memory.available 200Mi < 312Mi"
+	wait_log "$tmp/log" "Would evict .*memory.available 200Mi < 312Mi"
 printf 'KUBELET_KUBEADM_ARGS="--root-dir=/data/kubelet"\n' >"$K/kubeadm-flags.env"
 ok "late: kubeadm-flags.env beside it is followed too" \
-	wait_for "$tmp/log" "Reloading the configuration: the kubelet's kubeadm-flags.env changed"
+	wait_log "$tmp/log" "Reloading the configuration: the kubelet's kubeadm-flags.env changed"
 
 # --- removed and made again (kubeadm reset, kubeadm join) ----------------------------------
 ok "removed: evictd's own thresholds again within a second, as --dump-config says" \
 	after "$tmp/evictd.conf" 'rm -rf "$K"'
-ok "removed: the reload says why" wait_for "$tmp/log" "Reloading the configuration: the kubelet's .*\(was removed\|is gone\)"
+ok "removed: the reload says why" wait_log "$tmp/log" "Reloading the configuration: the kubelet's .*\(was removed\|is gone\)"
 ok "made again: the kubelet's new 300Mi + 25% within a second, as --dump-config says" \
 	after "$tmp/evictd.conf" 'mkdir "$K" && replace_conf "$K/config.yaml" 300Mi'
 ok "renamed away: evictd's own thresholds within a second" after "$tmp/evictd.conf" 'mv "$K" "$K.old"'
@@ -141,7 +125,7 @@ ok "the whole tree made again: 400Mi + 25% within a second" \
 	after "$tmp/evictd.conf" 'mkdir -p "$K" && kubelet_conf "$K/config.yaml" 400Mi'
 n=$(count "$tmp/log" "does not exist")
 ok "a missing kubelet file is said again on each reload that finds it missing (start + 3)" test "$n" -eq 4
-stop
+fixture_daemon_stop
 
 # --- a typo in an explicit path: one warning at start and on reload; the default path silent --
 fixture_daemon_conf "$tmp/typo.conf" "$tmp/status.json" "[kubernetes]
@@ -150,22 +134,22 @@ start "$tmp/typo.conf" "$tmp/log2"
 typo_warnings() { count "$tmp/log2" "Kubelet configuration $tmp/var/lib/kubelt/config.yaml (\[kubernetes\] kubelet-config, $tmp/typo.conf:10) does not exist"; }
 ok "typo: one warning at start" test "$(typo_warnings)" -eq 1
 ok "typo: evictd --reload succeeds" "$EVICTD" --reload --config "$tmp/typo.conf"
-ok "typo: one more on the reload" wait_for "$tmp/log2" "does not exist" 2
+ok "typo: one more on the reload" wait_log "$tmp/log2" "does not exist" 2
 sleep 0.3
 ok "typo: and no other" test "$(typo_warnings)" -eq 2
 "$EVICTD" --dump-config --config "$tmp/typo.conf" >"$tmp/dump" 2>&1
 ok "typo: --dump-config warns too" dump_has "^; warning: kubelet configuration $tmp/var/lib/kubelt/config.yaml (\[kubernetes\] kubelet-config, $tmp/typo.conf:10) does not exist"
-stop
+fixture_daemon_stop
 if [ -e /var/lib/kubelet/config.yaml ]; then
 	skip "default path: silent when missing" "this machine has /var/lib/kubelet/config.yaml"
 else
 	fixture_daemon_conf "$tmp/default.conf" "$tmp/status.json"
 	start "$tmp/default.conf" "$tmp/log3"
 	"$EVICTD" --reload --config "$tmp/default.conf" >/dev/null 2>&1
-	wait_for "$tmp/log3" "Configuration reloaded" >/dev/null
+	wait_log "$tmp/log3" "Configuration reloaded" >/dev/null
 	ok "default path missing: not a word about the kubelet, at start or on reload" \
 		eval '! grep -i "kubelet" "$tmp/log3" | sed "s/^/# /" | grep .'
-	stop
+	fixture_daemon_stop
 fi
 
 # --- --reload re-arms a stale watch --------------------------------------------------------
@@ -177,12 +161,12 @@ mkdir -p "$R" && kubelet_conf "$R/config.yaml" 300Mi
 fixture_daemon_conf "$tmp/rearm.conf" "$tmp/status.json" "[kubernetes]
 kubelet-config = $R/config.yaml"
 start "$tmp/rearm.conf" "$tmp/log4"
-ok "re-arm: started on the kubelet's 300Mi + 25%" wait_for "$tmp/log4" "monitoring memory.available (hard 375Mi)"
+ok "re-arm: started on the kubelet's 300Mi + 25%" wait_log "$tmp/log4" "monitoring memory.available (hard 375Mi)"
 mv "$tmp/r/node" "$tmp/r/node.old"
 mkdir -p "$R" && kubelet_conf "$R/config.yaml" 400Mi
 ok "re-arm: evictd --reload succeeds" "$EVICTD" --reload --config "$tmp/rearm.conf"
 ok "re-arm: the reload read the new directory's file (400Mi + 25%)" after "$tmp/rearm.conf" true
 ok "re-arm: a change after the reload is seen: 800Mi + 25% within a second" \
 	after "$tmp/rearm.conf" 'replace_conf "$R/config.yaml" 800Mi'
-stop
+fixture_daemon_stop
 done_testing
