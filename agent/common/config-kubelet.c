@@ -331,7 +331,7 @@ static bool from_kubelet(const threshold_value *t)
 	return strncmp(t->origin, "kubelet ", 8) == 0;
 }
 
-/* evictd's threshold of one kind at or below the kubelet's of the same kind (0 when not, or not comparable). */
+/* evictd's threshold of one kind at or below the kubelet's of the same kind (false too when they cannot be compared). */
 static bool at_or_below(const threshold_value *e, const threshold_value *k, int64_t capacity)
 {
 	if (!e || !e->set || !k->set)
