@@ -116,7 +116,7 @@ else
 	ok "journal: the drop-in's hard 123Mi is at or below the kubelet's hard 300Mi: warned, naming the key" \
 		j_wait 10 '(.MESSAGE // "" | test("^memory.available: evictd.s hard threshold 123Mi \\(\\[eviction-hard\\] memory.available, "))'
 	ok "evictd --dump-config beside it says the same" \
-		bash -c 'evictd --dump-config | grep -q "^nodefs.available = 15% .*; kubelet /var/lib/kubelet/config.yaml:6 + kubelet-margin 25%$"'
+		bash -c 'evictd --dump-config | grep -q "^nodefs.available = 15% .*; kubelet /var/lib/kubelet/config.yaml:5 + kubelet-margin 25%$"'
 	j_mark
 	rm -rf /var/lib/kubelet
 	ok "journal: the kubelet gone (kubeadm reset): reloaded on evictd.conf alone" \
