@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = k8s_load_string(&c, "fuzz.yaml", (const char *)data, size, &d);
 	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "k8s_load_string: %d", r);
 	if (r == 0 && d.nerrors == 0) {
-		r = model_build(&m, &c, &d);
+		r = model_build(&m, &c, 0, &d);
 		FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "model_build: %d", r);
 		if (r == 0 && d.nerrors == 0) {
 			size_t tried = 0;
