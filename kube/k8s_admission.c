@@ -174,7 +174,7 @@ static int plugin_file(struct adm_load *l, yv *v, const kval *path_node, const c
 	struct stat st;
 	int r;
 
-	if (path[0] == '/')
+	if (path[0] == '/' || strcmp(l->dir, ".") == 0)
 		snprintf(full, sizeof(full), "%s", path);
 	else
 		snprintf(full, sizeof(full), "%s/%s", l->dir, path);
