@@ -49,11 +49,20 @@ static int interpret(const char *suffix, struct scan *sc)
 			return 0;
 		}
 	if ((suffix[0] == 'e' || suffix[0] == 'E') && suffix[1]) {
-		char *end;
-		long e = strtol(suffix + 1, &end, 10);
-		if (*end || e < -100000 || e > 100000)
+		const char *p = suffix + 1;
+		bool neg = *p == '-';
+		long e = 0;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!*p)
 			return -EINVAL;
-		sc->exponent = (int)e;
+		for (; *p; p++) {
+			if (!is_digit(*p))
+				return -EINVAL;
+			if (e < 1000000) /* beyond, the value is out of range or rounds to 1n either way */
+				e = e * 10 + (*p - '0');
+		}
+		sc->exponent = (int)(neg ? -e : e);
 		sc->format = PP_QFMT_DECIMAL_EXPONENT;
 		return 0;
 	}
