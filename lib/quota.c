@@ -416,11 +416,15 @@ int pp_quotas_count_pod(pp_quotas *q, const pp_quota_pod *pod, int64_t now_ns, p
 	struct pp_qpod p;
 	int r;
 
-	if (!q || !pod)
+	if (!q || !pod || !pod->namespace_)
 		return -EINVAL;
+	size_t b = pp__quotas_ns_begin(q, pod->namespace_), e = pp__quotas_ns_end(q, pod->namespace_, b), first = b;
+	while (first < e && !q->v[first].computed)
+		first++;
+	if (first == e)
+		return 0; /* nothing of its namespace counts pods: a large cluster's common case */
 	if ((r = pp__qpod_init(&p, pod, charged(pod, now_ns), err)) < 0)
 		return r;
-	size_t b = pp__quotas_ns_begin(q, pod->namespace_), e = pp__quotas_ns_end(q, pod->namespace_, b);
 	for (size_t i = b; i < e && r >= 0; i++) {
 		struct pp_quota *x = &q->v[i];
 		if (!x->computed || !pp__quota_scopes_match(x, &p))

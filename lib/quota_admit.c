@@ -205,9 +205,6 @@ static int check(pp_quotas *q, const struct pp_qpod *p, unsigned flags, pp_admis
 	char *text = NULL, *t2 = NULL, *t3 = NULL;
 	int r = 0;
 
-	/* checkAttributes: no quota and no limitedResources, nothing to check */
-	if (b == e && q->n_lim == 0)
-		return 0;
 	if ((r = limited_by_default(q, p, &limited)) < 0)
 		goto out;
 	if (!(interesting = calloc(e - b + 1, sizeof(*interesting)))) {
@@ -329,12 +326,21 @@ int pp_quotas_admit(pp_quotas *q, const pp_quota_pod *pod, unsigned flags, pp_ad
 	size_t b, e;
 	int r;
 
-	if (!q || !pod || !ret || (flags & ~(PP_ADMIT_DRY_RUN | PP_ADMIT_COVERAGE_ONLY)))
+	if (!q || !pod || !pod->namespace_ || !ret || (flags & ~(PP_ADMIT_DRY_RUN | PP_ADMIT_COVERAGE_ONLY)))
 		return -EINVAL;
-	if ((r = pp__qpod_init(&p, pod, true, err)) < 0)
-		return r;
 	b = pp__quotas_ns_begin(q, pod->namespace_);
 	e = pp__quotas_ns_end(q, pod->namespace_, b);
+	if (b == e && q->n_lim == 0) {
+		/* checkAttributes: no quota and no limitedResources, nothing to evaluate */
+		if (!(a = calloc(1, sizeof(*a))) || !(a->message = strdup(""))) {
+			pp_admission_free(a);
+			return -ENOMEM;
+		}
+		*ret = a;
+		return 0;
+	}
+	if ((r = pp__qpod_init(&p, pod, true, err)) < 0)
+		return r;
 	a = calloc(1, sizeof(*a));
 	staged = calloc(e - b + 1, sizeof(*staged));
 	if (!a || !staged) {

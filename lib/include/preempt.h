@@ -824,7 +824,8 @@ typedef struct pp_quota_pod {
  * Counts a pod that exists already into the quotas of its namespace that have no status, as the
  * quota controller does: the quotas whose scopes all match it, terminal pods and pods stuck
  * terminating past their grace period (at now_ns) in count/pods only. Call it for every existing
- * pod before admitting new ones. -EINVAL bad quantities.
+ * pod before admitting new ones. -EINVAL bad quantities (checked only when a quota of the pod's
+ * namespace counts pods).
  */
 PP_EXPORT int pp_quotas_count_pod(pp_quotas *q, const pp_quota_pod *pod, int64_t now_ns, pp_err *err);
 
@@ -850,7 +851,8 @@ typedef struct pp_admission pp_admission;
  * The ResourceQuota admission plugin on the creation of pod (CheckRequest for a Create):
  * *ret tells admitted or refused and why. Admitted, the matching quotas are charged (their used
  * grows by the pod's usage) unless flags has PP_ADMIT_DRY_RUN. The pod's terminal/deletion
- * fields are ignored: a pod being created is neither. -EINVAL bad quantities, -ENOMEM.
+ * fields are ignored: a pod being created is neither. -EINVAL bad quantities (checked only where
+ * a quota or the configuration has something to check), -ENOMEM.
  */
 PP_EXPORT int pp_quotas_admit(pp_quotas *q, const pp_quota_pod *pod, unsigned flags, pp_admission **ret,
                               pp_err *err);
