@@ -3,6 +3,10 @@
  * libpreempt — Kubernetes pod priority, scheduling queue, preemption and kubelet eviction
  * ranking, as a C library (libc only).
  *
+ * One header on purpose, the whole public API (a consumer includes one file and pkg-config gives
+ * one -l): quantities, PriorityClasses, pod requests, the cluster model, preemption, eviction
+ * ranking, the scheduling queue, ResourceQuotas and their admission — each section self-contained.
+ *
  * Conventions, for every function below:
  *   - int returns are >= 0 on success and a negative errno on failure;
  *   - ret_* out-parameters are written only on success;
