@@ -505,11 +505,19 @@ int pp_quotas_info(pp_quotas *q, size_t i, pp_quota_info *ret)
 	return 0;
 }
 
-size_t pp__scope_req_format(const struct pp_scope_req *s, char *buf, size_t size)
+size_t pp__scope_req_len(const struct pp_scope_req *s)
+{
+	size_t n = strlen("{  []}") + strlen(s->scope) + strlen(s->op);
+	for (size_t i = 0; i < s->n_values; i++)
+		n += strlen(s->values[i]) + (i ? 1 : 0);
+	return n;
+}
+
+void pp__scope_req_format(const struct pp_scope_req *s, char *buf, size_t size)
 {
 	size_t n = (size_t)snprintf(buf, size, "{%s %s [", s->scope, s->op);
-	for (size_t i = 0; i < s->n_values; i++)
-		n += (size_t)snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "%s%s", i ? " " : "", s->values[i]);
-	n += (size_t)snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, "]}");
-	return n;
+	for (size_t i = 0; i < s->n_values && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "", s->values[i]);
+	if (n < size)
+		snprintf(buf + n, size - n, "]}");
 }

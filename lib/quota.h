@@ -69,7 +69,9 @@ bool pp__is_extended_resource_name(const char *name);
 size_t pp__quotas_ns_begin(const pp_quotas *q, const char *ns);
 size_t pp__quotas_ns_end(const pp_quotas *q, const char *ns, size_t begin);
 
-/* Go's %v of a ScopedResourceSelectorRequirement: {PriorityClass In [a b]}. */
-size_t pp__scope_req_format(const struct pp_scope_req *s, char *buf, size_t size);
+/* Go's %v of a ScopedResourceSelectorRequirement, {PriorityClass In [a b]}, into buf (size at
+ * least pp__scope_req_len() + 1), and its length. */
+void pp__scope_req_format(const struct pp_scope_req *s, char *buf, size_t size);
+size_t pp__scope_req_len(const struct pp_scope_req *s);
 
 #endif

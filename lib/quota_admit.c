@@ -174,7 +174,7 @@ static char *uncovered_scopes(const pp_quotas *q, const struct pp_qpod *p, const
 				v = nv;
 			}
 			v[n++] = ls;
-			len += pp__scope_req_format(ls, NULL, 0) + 1;
+			len += pp__scope_req_len(ls) + 1;
 		}
 	if (!(s = malloc(len))) {
 		free(v);
@@ -187,7 +187,8 @@ static char *uncovered_scopes(const pp_quotas *q, const struct pp_qpod *p, const
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				s[at++] = ' ';
-			at += pp__scope_req_format(v[i], s + at, len - at);
+			pp__scope_req_format(v[i], s + at, len - at);
+			at += pp__scope_req_len(v[i]);
 		}
 		snprintf(s + at, len - at, "]");
 	}
