@@ -51,26 +51,28 @@ static void put_pod(FILE *out, const char *namespace_, const char *name)
 	json_write_string(out, pod);
 }
 
-int refusal_json(FILE *out, const char *namespace_, const char *name, const pp_admission *a)
+/* {HEAD"pod":"ns/name",MIDDLE"PLUGIN_KEY":"ResourceQuota","MESSAGE_KEY":"..."} and a newline */
+static int write_refusal(FILE *out, const char *head, const char *namespace_, const char *name, const char *middle,
+                         const char *plugin_key, const char *message_key, const pp_admission *a)
 {
-	fputs("{\"pod\":", out);
+	fprintf(out, "{%s\"pod\":", head);
 	put_pod(out, namespace_, name);
-	fputs(",\"node\":null,\"refused\":", out);
+	fprintf(out, ",%s\"%s\":", middle, plugin_key);
 	json_write_string(out, refusal_plugin(a));
-	fputs(",\"reason\":", out);
+	fprintf(out, ",\"%s\":", message_key);
 	json_write_string(out, pp_admission_message(a));
 	fputs("}\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+int refusal_json(FILE *out, const char *namespace_, const char *name, const pp_admission *a)
+{
+	if (write_refusal(out, "", namespace_, name, "\"node\":null,", "refused", "reason", a) < 0)
+		return -EIO;
 	return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
 }
 
 int refusal_event(FILE *out, const char *namespace_, const char *name, const pp_admission *a)
 {
-	fputs("{\"time\":0,\"event\":\"refused\",\"pod\":", out);
-	put_pod(out, namespace_, name);
-	fputs(",\"plugin\":", out);
-	json_write_string(out, refusal_plugin(a));
-	fputs(",\"message\":", out);
-	json_write_string(out, pp_admission_message(a));
-	fputs("}\n", out);
-	return ferror(out) ? -EIO : 0;
+	return write_refusal(out, "\"time\":0,\"event\":\"refused\",", namespace_, name, "", "plugin", "message", a);
 }

@@ -148,19 +148,29 @@ static int quota_configuration(struct adm_load *l, yv *v, const kval *obj)
 	return bad || v->errors ? -1 : 0;
 }
 
+/* Whether item is the file's one object to read (a second one is reported; empty documents are
+ * skipped). v is set up to report on it as object. */
+static bool the_object(struct adm_load *l, yv *v, const kval *item, const char *object, const char *holds)
+{
+	*v = (yv){ .arena = &l->c->arena, .diag = l->d, .file = l->file };
+	snprintf(v->object, sizeof(v->object), "%s", object);
+	if (yv_is_null(item))
+		return false;
+	if (++l->objects > 1) {
+		yv_error(v, item, "a second object: %s", holds);
+		l->bad = true;
+		return false;
+	}
+	return true;
+}
+
 static int on_plugin_file(void *userdata, const kval *item)
 {
 	struct adm_load *l = userdata;
-	yv v = { .arena = &l->c->arena, .diag = l->d, .file = l->file };
+	yv v;
 
-	snprintf(v.object, sizeof(v.object), "ResourceQuota plugin configuration");
-	if (yv_is_null(item))
+	if (!the_object(l, &v, item, "ResourceQuota plugin configuration", "the plugin's file holds one configuration"))
 		return 0;
-	if (++l->objects > 1) {
-		yv_error(&v, item, "a second object: the plugin's file holds one configuration");
-		l->bad = true;
-		return 0;
-	}
 	if (quota_configuration(l, &v, item) < 0)
 		l->bad = true;
 	return v.oom ? -ENOMEM : 0;
@@ -228,17 +238,11 @@ static int on_item(void *userdata, const kval *item)
 {
 	static const char *const keys[] = { "apiVersion", "kind", "plugins", NULL };
 	struct adm_load *l = userdata;
-	yv v = { .arena = &l->c->arena, .diag = l->d, .file = l->file };
 	const kval *plugins;
+	yv v;
 
-	snprintf(v.object, sizeof(v.object), "admission configuration");
-	if (yv_is_null(item))
+	if (!the_object(l, &v, item, "admission configuration", "kube-apiserver reads one AdmissionConfiguration"))
 		return 0;
-	if (++l->objects > 1) {
-		yv_error(&v, item, "a second object: kube-apiserver reads one AdmissionConfiguration");
-		l->bad = true;
-		return 0;
-	}
 	if (type_meta(&v, item, admission_types, sizeof(admission_types) / sizeof(admission_types[0]),
 	              "an admission configuration") < 0 || strict(&v, item, keys) < 0)
 		l->bad = true;

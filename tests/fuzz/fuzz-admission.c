@@ -60,25 +60,20 @@ static void check_refusal(const model_refusal *r)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The configuration, then the cluster under it; returns how many errors were reported to f. */
+static unsigned run(const uint8_t *data, size_t size, FILE *f)
 {
-	char *buf = NULL;
-	size_t buflen = 0;
-	FILE *out = open_memstream(&buf, &buflen);
 	k8s_cluster c;
-	model m = { 0 };
 	diag d;
-	int r;
 
-	if (!out)
-		return 0;
-	diag_init(&d, out);
+	diag_init(&d, f);
 	k8s_cluster_init(&c);
 	/* a directory that does not exist: relative plugin paths name no file */
-	r = k8s_load_admission_string(&c, "/nonexistent/fuzz/admission.yaml", (const char *)data, size, &d);
+	int r = k8s_load_admission_string(&c, "/nonexistent/fuzz/admission.yaml", (const char *)data, size, &d);
 	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "k8s_load_admission_string: %d", r);
 	FUZZ_CHECK(r == 0 || d.nerrors > 0 || r == -ENOMEM, "failed (%d) without an error", r);
 	if (r == 0 && k8s_load_string(&c, "cluster.yaml", cluster, sizeof(cluster) - 1, &d) == 0) {
+		model m = { 0 };
 		r = model_build(&m, &c, 0, &d);
 		FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "model_build: %d", r);
 		for (size_t i = 0; i < m.nrefused; i++) {
@@ -90,10 +85,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		model_done(&m);
 	}
-	fflush(out);
-	FUZZ_CHECK(d.nerrors == 0 || buflen > 0, "%u errors, nothing printed", d.nerrors);
 	k8s_cluster_done(&c);
-	fclose(out);
-	free(buf);
+	return d.nerrors;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_out out;
+	if (!fuzz_out_open(&out))
+		return 0;
+	unsigned errors = run(data, size, out.f);
+	FUZZ_CHECK(fuzz_out_close(&out) > 0 || errors == 0, "%u errors, nothing printed", errors);
 	return 0;
 }
