@@ -190,7 +190,8 @@ static int default_requests(yv *v, k8s_rlist *req, const k8s_rlist *lim, bool (*
 		return 0;
 	if (!(kv = yv_calloc(v, req->n + extra, sizeof(*kv))))
 		return -1;
-	memcpy(kv, req->v, req->n * sizeof(*kv));
+	if (req->n)
+		memcpy(kv, req->v, req->n * sizeof(*kv));
 	for (size_t i = 0, n = req->n; i < lim->n; i++)
 		if ((!keep || keep(lim->v[i].key)) && !k8s_rlist_get(req, lim->v[i].key))
 			kv[n++] = lim->v[i];
