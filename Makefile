@@ -17,6 +17,8 @@
 #                        evictd-kube (their main.c is left out of the archive)
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
+#   cri/*.c           -> build/cri.a (the container runtime client: gRPC over libcurl, CRI v1
+#                        messages generated from cri/api.proto by protoc-c; evictd only)
 #   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
 #   tests/{lib,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh, tests/agent/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
@@ -90,6 +92,11 @@ CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
 KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
 KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
+# cri/: the CRI client (gRPC over libcurl on the sd-event loop, protobuf-c messages).
+CRI_PKGS     := libcurl libsystemd libprotobuf-c
+CRI_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CRI_PKGS) 2>/dev/null)
+CRI_LIBS     := $(shell $(PKG_CONFIG) --libs $(CRI_PKGS) 2>/dev/null)
+PROTOC_C     ?= protoc-c
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -131,6 +138,8 @@ CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
+CRI_SRCS   := $(sort $(wildcard cri/*.c))
+CRI_OBJS   := $(CRI_SRCS:%.c=$(B)/%.o) $(B)/cri/api.pb-c.o
 
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
@@ -139,6 +148,7 @@ AGENT_A    := $(call agent_archives,evictd)
 CTL_A      := $(B)/controller.a
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
+CRI_A      := $(B)/cri.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
 
@@ -146,12 +156,14 @@ TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/tes
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
+TESTS_CRI   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/cri/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 BENCH_TOOLS := $(B)/bench/idle-floor
 
-all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service \
+     $(B)/cri/api.desc
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -216,6 +228,28 @@ $(KUBE_A): $(KUBE_OBJS)
 $(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
+# --- cri/ (the container runtime client) ------------------------------------------------------
+# The CRI messages in C, and the descriptor set the Python stand-in and the VM scenarios' client
+# build their classes from (tests/cri/README.md), both from the one cri/api.proto.
+$(B)/cri/api.pb-c.c $(B)/cri/api.pb-c.h $(B)/cri/api.desc &: cri/api.proto
+	@mkdir -p $(B)/cri
+	$(PROTOC_C) --c_out=$(B)/cri --descriptor_set_out=$(B)/cri/api.desc -Icri cri/api.proto
+
+$(B)/cri/api.pb-c.o: $(B)/cri/api.pb-c.c
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -I$(B)/cri -MMD -MP -c -o $@ $<
+
+$(B)/cri/%.o: cri/%.c | $(B)/cri/api.pb-c.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -MMD -MP -c -o $@ $<
+
+$(CRI_A): $(CRI_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/tests/cri/%: tests/cri/%.c $(CRI_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -Itests -MMD -MP -o $@ $< $(CRI_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
+
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
 	@mkdir -p $(@D)
@@ -248,7 +282,7 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
 
-TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE)
+TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE) $(TESTS_CRI)
 
 tests: all $(TEST_PROGS) $(TEST_HELPERS)
 
@@ -258,7 +292,7 @@ check: tests
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) -Icontroller -Ikube \
-	  lib agent controller kube
+	  -Icri lib agent controller kube cri
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
