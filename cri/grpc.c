@@ -194,6 +194,9 @@ void grpc_timeout_format(uint64_t usec, char *buf, size_t size)
 
 /* --- calls on the event loop: curl multi driven by sd-event io and timer sources ------------ */
 
+/* Connections open at once where each call has its own (libcurl < 8.0.0). */
+#define CONNECTIONS_MAX 16
+
 struct grpc_call {
 	grpc_channel *ch;
 	grpc_call *prev, *next;
@@ -212,6 +215,7 @@ struct grpc_channel {
 	sd_event_source *timer;
 	grpc_call *calls;
 	unsigned n_calls;
+	bool reuse; /* streams share a connection (libcurl >= 8.0.0) */
 	char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char user_agent[64];
 };
@@ -312,9 +316,17 @@ int grpc_channel_new(sd_event *e, const char *socket_path, const char *user_agen
 	curl_multi_setopt(ch->multi, CURLMOPT_SOCKETDATA, ch);
 	curl_multi_setopt(ch->multi, CURLMOPT_TIMERFUNCTION, set_timer);
 	curl_multi_setopt(ch->multi, CURLMOPT_TIMERDATA, ch);
-	/* all calls share one HTTP/2 connection, as streams */
-	curl_multi_setopt(ch->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	curl_multi_setopt(ch->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 2L);
+	/*
+	 * libcurl before 8.0.0 (Debian 12 has 7.88.1) fails every request after the first on a reused
+	 * prior-knowledge HTTP/2 connection with "Error in the HTTP2 framing layer" (curl issue
+	 * 10634, fixed by pull request 10643 in 8.0.0): there each call gets its own connection — on
+	 * a unix socket a connect and the HTTP/2 preface, tens of microseconds — and at most
+	 * CONNECTIONS_MAX are open at once (the rest wait their turn, within their deadlines). From
+	 * 8.0.0 on, calls are streams of one connection.
+	 */
+	ch->reuse = curl_version_info(CURLVERSION_NOW)->version_num >= 0x080000;
+	curl_multi_setopt(ch->multi, CURLMOPT_PIPELINING, ch->reuse ? (long)CURLPIPE_MULTIPLEX : (long)CURLPIPE_NOTHING);
+	curl_multi_setopt(ch->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, ch->reuse ? 2L : (long)CONNECTIONS_MAX);
 	*ret = ch;
 	return 0;
 }
@@ -340,8 +352,12 @@ grpc_channel *grpc_channel_free(grpc_channel *ch)
 {
 	if (!ch)
 		return NULL;
-	while (ch->calls)
-		call_free(ch, ch->calls);
+	while (ch->calls) {
+		grpc_call *c = ch->calls;
+		if (c->done)
+			c->done(-ECANCELED, -1, NULL, 0, "cancelled", c->userdata);
+		call_free(ch, c);
+	}
 	if (ch->multi)
 		curl_multi_cleanup(ch->multi);
 	sd_event_source_disable_unref(ch->timer);
@@ -403,7 +419,11 @@ static int call_setup(grpc_channel *ch, grpc_call *c, const grpc_call_opts *o)
 	curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, ms);
 	curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT_MS, ms);
 	curl_easy_setopt(c->h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->h, CURLOPT_PIPEWAIT, 1L);
+	if (!ch->reuse) {
+		curl_easy_setopt(c->h, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c->h, CURLOPT_FORBID_REUSE, 1L);
+	}
+	curl_easy_setopt(c->h, CURLOPT_PIPEWAIT, ch->reuse ? 1L : 0L);
 	curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c->h, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_body);

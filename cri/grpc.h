@@ -81,7 +81,7 @@ typedef void (*grpc_done_fn)(int error, long grpc_status, const uint8_t *msg, si
 
 /* socket_path: the unix socket (at most 107 bytes, the kernel's sun_path). */
 int grpc_channel_new(sd_event *e, const char *socket_path, const char *user_agent, grpc_channel **ret);
-/* Aborts calls in flight without calling their callbacks. */
+/* Ends the calls in flight: each done is called with -ECANCELED (to free what it holds). */
 grpc_channel *grpc_channel_free(grpc_channel *ch);
 const char *grpc_channel_socket(const grpc_channel *ch);
 
