@@ -106,10 +106,11 @@ LIB_OBJS   := $(LIB_SRCS:%.c=$(B)/%.o)
 # the folders it may use, so an arrow against the pipeline is a compile error, not a review finding.
 AGENT_DIRS := common observe decide act report evictd evictd-kube
 AGENT_INC_common      := -Iagent/common
-AGENT_INC_observe     := $(AGENT_INC_common) -Iagent/observe
-AGENT_INC_decide      := $(AGENT_INC_common) -Iagent/decide
-AGENT_INC_act         := $(AGENT_INC_common) -Iagent/act
-AGENT_INC_report      := $(AGENT_INC_common) -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report
+# cri/ (the runtime client and its plain data) is seen by evictd's stages, never by evictd-kube.
+AGENT_INC_observe     := $(AGENT_INC_common) -Icri -Iagent/observe
+AGENT_INC_decide      := $(AGENT_INC_common) -Icri -Iagent/decide
+AGENT_INC_act         := $(AGENT_INC_common) -Icri -Iagent/act
+AGENT_INC_report      := $(AGENT_INC_common) -Icri -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report
 AGENT_INC_evictd      := $(AGENT_INC_report) -Iagent/evictd
 AGENT_INC_evictd-kube := $(AGENT_INC_common) -Ikube -Iagent/evictd-kube
 # What each folder links, itself first (archive order: users before what they use).
@@ -204,16 +205,16 @@ $(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sor
 	$$(AR) rcs $$@ $$^
 
 # A unit test of a folder links that folder and what it may use, nothing above it.
-$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A)
+$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS),$$(CRI_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
 # evictd links libpreempt statically: a node agent must not break when the shared library on the
 # node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
-$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
+$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(CRI_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 # --- kube/ (the Kubernetes client and object decoder) ----------------------------------------
 $(B)/kube/%.o: kube/%.c
@@ -295,9 +296,9 @@ lint:
 	  -Icri lib agent controller kube cri
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
-$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
+$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES) $(BENCH_TOOLS)
 	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \

@@ -69,6 +69,9 @@ typedef struct cri_container {
 	uint64_t rootfs_bytes, rootfs_inodes;
 	/* ContainerStatus; NULL until asked (client.c caches it: a container's log path never changes) */
 	char *log_path;
+	/* Filled by the user of the listing from the file system (evictd: observe/runtime-disk.c). */
+	bool has_log;
+	int64_t log_bytes, log_inodes;  /* running: its log directory; dead: its own file(s) */
 } cri_container;
 
 typedef struct cri_listing {
