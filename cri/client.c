@@ -142,6 +142,8 @@ static void text_done(int error, long status, const uint8_t *msg, size_t len, co
 
 	(void)status;
 	if (ctx->c->closing) {
+		/* the caller frees what it holds for the call, and starts nothing */
+		ctx->text_done(-ECANCELED, "cancelled", ctx->userdata);
 		free(ctx);
 		return;
 	}

@@ -144,6 +144,7 @@ enum {
 	CRI_LIST_ALL = (1 << 6) - 1,
 };
 
+/* done gets -ECANCELED when the client is freed first (start nothing then). */
 int cri_client_version(cri_client *c, cri_text_fn done, void *userdata);
 /*
  * What `what` says, in parallel on one HTTP/2 connection. -EBUSY while a listing runs; done is
