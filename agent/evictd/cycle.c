@@ -557,6 +557,11 @@ void evaluate(evictd_daemon *d, const char *reason)
 		reclaiming = reclaim_count(d->reclaim);
 	}
 	metrics_set_reclaiming(d->metrics, reclaiming);
+	uint64_t images_removed, image_bytes;
+	int64_t node_pending[_SIGNAL_MAX];
+	int runtime_up;
+	runtime_counters(d->rt, &images_removed, &image_bytes, node_pending, &runtime_up);
+	metrics_set_node_reclaim(d->metrics, images_removed, image_bytes, node_pending, runtime_up);
 	uint64_t wait;
 	if (d->quiet && !full && !evictor_count(d->ev) && !reclaiming && thresholded_signals_unchanged(d)) {
 		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */

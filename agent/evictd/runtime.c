@@ -51,6 +51,7 @@ struct runtime_state {
 	bool covered_logged[_SIGNAL_MAX];
 	bool expired_logged[_SIGNAL_MAX];
 	uint64_t images_removed, bytes_removed;
+	int64_t last_pending[_SIGNAL_MAX]; /* what the last decision counted */
 	bool sync_done;           /* runtime_list_now */
 	int sync_error;
 };
@@ -180,10 +181,14 @@ const char *runtime_describe(const runtime_state *rt)
 	return rt->client ? rt->socket : rt->why_off;
 }
 
-void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_t *bytes_removed)
+void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_t *bytes_removed,
+                      int64_t pending[_SIGNAL_MAX], int *up)
 {
 	*images_removed = rt ? rt->images_removed : 0;
 	*bytes_removed = rt ? rt->bytes_removed : 0;
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		pending[s] = rt ? rt->last_pending[s] : 0;
+	*up = !rt || !rt->client ? -1 : rt->failed_usec ? 0 : 1;
 }
 
 /* --- listings ------------------------------------------------------------------------------ */
@@ -459,6 +464,7 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		}
 		sp->pending = counted;
 		out->pending[s] = counted;
+		rt->last_pending[s] = counted;
 		/* images this signal's need calls for, beyond what is pending already */
 		int64_t need = te ? te->threshold + te->min_reclaim - o->available - counted -
 		                            (pods_pending && pods_pending->pods[s] ? pods_pending->amount[s] : 0)

@@ -65,5 +65,7 @@ void runtime_after_decision(runtime_state *rt, const decision *dec, const snapsh
 void runtime_observe(runtime_state *rt, const node_signals *node);
 /* After a reload: the configuration's pointer, and a new client when the endpoint changed. */
 void runtime_reconfigure(runtime_state *rt, const evictd_config *cfg);
-/* Counters for metrics: images removed, their bytes. */
-void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_t *bytes_removed);
+/* For metrics: images removed and their bytes so far, the pending of the last decision, and
+ * whether the runtime answered its last call (1), did not (0), or there is none (-1). */
+void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_t *bytes_removed,
+                      int64_t pending[_SIGNAL_MAX], int *up);

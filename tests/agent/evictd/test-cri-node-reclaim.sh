@@ -28,7 +28,7 @@ T=$(mktemp -d -t evictd-cri.XXXXXX)
 ROOT=$CG2/evictd-cri-$TEST_TAG
 W_UID=wwww-0001-cri
 W=$ROOT/kubepods/besteffort/pod$W_UID
-DPID=""; SPID=""; WPID=""
+DPID=""; SPID=""; WPID=""; CASE=0
 
 stop_all() {
 	[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
@@ -37,8 +37,7 @@ stop_all() {
 	wait "$DPID" "$SPID" "$WPID" 2>/dev/null
 	DPID=""; SPID=""; WPID=""
 	[ -e "$W/cgroup.kill" ] && echo 1 > "$W/cgroup.kill"
-	sleep 0.1
-	rmdir "$W" 2>/dev/null
+	wait_for 5 bash -c "! [ -d '$W' ] || rmdir '$W' 2>/dev/null"
 }
 cleanup() {
 	stop_all
@@ -75,16 +74,18 @@ EOF
 # setup [CONF-LINES...]: the writer running with its emptyDir, nodefs filled to 4 MiB available
 setup() {
 	stop_all
+	[ -e "$T/stderr" ] && mv "$T/stderr" "$T/stderr.$((++CASE))"
 	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl"
 	mkdir -p "$W" "$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data" "$LOGDIR" "$T/nodefs/images"
 	dd if=/dev/zero of="$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data/f" bs=1M count=2 status=none
 	: > "$LOGDIR/2.log"
+	rm -f "$T/w.rec"
 	"$REC" --cgroup "$W" "$T/w.rec" & WPID=$!
 	daemon_conf
 	sed -i 's/^interval = 1s/interval = 100ms/' "$T/evictd.conf"
 	printf '%s\n' "nodefs.available = 6Mi" "[agent]" "kubelet-root-dir = $T/nodefs/kubelet" \
 		"pod-logs-dir = $T/nodefs/logs" "container-runtime-endpoint = unix://$T/cri.sock" \
-		"runtime-request-timeout = 1s" \
+		"runtime-request-timeout = 1s" "metrics-file = $T/m.prom" \
 		"[eviction]" "pressure-transition-period = 0s" "image-minimum-gc-age = 0s" "$@" >> "$T/evictd.conf"
 	wait_for 5 test -s "$T/w.rec"
 }
@@ -121,6 +122,8 @@ ok "1: ...through RemoveImage of that image alone" bash -c \
 ok "1: the in-use image stays" bash -c "! grep -q 'RemoveImage.*sha256:used' '$T/calls.jsonl'"
 ok "1: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
 ok "1: the writer runs" alive "$WPID"
+ok "1: metrics count the image and its bytes" wait_for 16 grep -q "^evictd_node_reclaim_images_removed_total 1$" "$T/m.prom"
+ok "1: ...and the runtime as up" grep -q "^evictd_runtime_up 1$" "$T/m.prom"
 ok "1: the runtime's start line names it" grep -q "Container runtime standin 0 (CRI v1) at $T/cri.sock" "$T/stderr"
 
 # --- 2. no unused image: the writer is evicted -------------------------------------------------
