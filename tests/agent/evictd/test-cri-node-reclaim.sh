@@ -75,7 +75,8 @@ EOF
 setup() {
 	stop_all
 	[ -e "$T/stderr" ] && mv "$T/stderr" "$T/stderr.$((++CASE))"
-	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl"
+	# a new node each case: no eviction record of the previous daemon to resume (it would kill the writer)
+	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl" "$T/inflight"
 	mkdir -p "$W" "$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data" "$LOGDIR" "$T/nodefs/images"
 	dd if=/dev/zero of="$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data/f" bs=1M count=2 status=none
 	: > "$LOGDIR/2.log"
