@@ -120,7 +120,7 @@ typedef struct cri_client cri_client;
 typedef struct cri_client_opts {
 	uint64_t timeout_usec;   /* every call's deadline */
 	size_t max_message;      /* the largest answer accepted; 0: CRI_MESSAGE_MAX */
-	unsigned status_parallel; /* ContainerStatus calls in flight at once; 0: 16 */
+	unsigned status_parallel; /* ContainerStatus calls in flight at once; 0: 4, at most 8 */
 } cri_client_opts;
 
 /* socket: the unix socket's path (the endpoint without "unix://"). Connects only when called. */
