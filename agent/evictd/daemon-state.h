@@ -29,6 +29,7 @@
 #include "node.h"
 #include "podmemo.h"
 #include "reclaim.h"
+#include "runtime.h"
 #include "scan.h"
 #include "status-file.h"
 #include "thresholds.h"
@@ -66,6 +67,7 @@ struct evictd_daemon {
 	kubelet_watch *kubelet_watch; /* follows the kubelet's configuration (kubelet-watch.c); NULL: none */
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
+	runtime_state *rt;          /* the container runtime (runtime.h): node-level reclaim, writable layers */
 
 	bool stopping;
 	int stop_signal;            /* SIGTERM or SIGINT, for the last line */

@@ -248,6 +248,7 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 		else
 			log_config_loaded(d, "reloaded");
 		engine_reconfigure(d);
+		runtime_reconfigure(d->rt, d->cfg);
 		setup_watches(d);
 		/* Re-armed on every reload, the path changed or not: a stale watch is replaced. */
 		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, d->cfg->kubelet.stamp);
@@ -263,6 +264,14 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 	heartbeat_announce(d->heartbeat);
 }
 
+
+/* The runtime answered (a listing, a removal ended): the disk signals it held are decided again. */
+static void on_runtime_changed(void *userdata)
+{
+	evictd_daemon *d = userdata;
+	d->quiet = false;
+	evaluate(d, "runtime");
+}
 
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -398,6 +407,7 @@ static void daemon_done(evictd_daemon *d)
 	d->metrics = metrics_free(d->metrics);
 	d->memo = pod_memo_free(d->memo);
 	d->reclaim = reclaim_set_free(d->reclaim);
+	d->rt = runtime_state_free(d->rt);
 	engine_done(d);
 	config_free(d->cfg);
 	free(d->status_path);
@@ -462,8 +472,9 @@ int daemon_run(const daemon_options *o)
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
 	resume_inflight(&d);
-	if ((r = engine_init(&d)) < 0)
+	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, on_runtime_changed, &d, &d.rt)) < 0)
 		goto fail;
+	runtime_start(d.rt, mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
 	if ((r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)

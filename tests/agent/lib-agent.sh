@@ -123,3 +123,14 @@ wait_log() {	# wait_log FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
 	for _ in $(seq 100); do [ "$(grep -c -- "$2" "$1")" -ge "${3:-1}" ] && return 0; sleep 0.05; done
 	echo "# no \"$2\" (x${3:-1}) in $1:"; sed 's/^/# /' "$1"; return 1
 }
+
+# cri_python: prints a python3 that imports grpc (python3-grpcio), for the stand-in CRI runtime
+# (tests/cri/cri-standin.py); fails when there is none. A pyenv or venv python3 first in PATH does
+# not see Debian's modules, so /usr/bin/python3 is tried after it.
+cri_python() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		command -v "$p" >/dev/null && "$p" -c 'import grpc, google.protobuf' 2>/dev/null && { command -v "$p"; return 0; }
+	done
+	return 1
+}
