@@ -273,7 +273,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 		return sd_event_exit(d->event, 0);
 	d->stopping = true;
 	(void)sd_notify(0, "STOPPING=1");
-	kube_spool_conditions_clear(d->cfg);
+	kube_spool_conditions_stopped(d->cfg, &d->eval, d->node_valid ? &d->node : NULL);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
