@@ -147,6 +147,32 @@ ok "two records of one condition waiting: the newer is posted" wait_for 10 node_
 ok "...the older never was" bash -c "! curl -sS '$KUBE_CTL/requests' | grep -q 'older word'"
 ok "...and was dropped as superseded" grep -q "00000000000000000005-cond-EvictdMemoryPressure.json: superseded" "$T/kube.err"
 
+# --- an orderly stop seen before its records: evictd's stop record is its word, not a guess -------
+# An eviction report ahead of it is held up by 503s, so the stop record waits in the spool while the
+# status file already says "stopping".
+kill -TERM "$KPID"; wait "$KPID"; KPID=""
+beat_stop
+printf '{"pid":%s,"state":"stopping","dry_run":false,"updated_usec":%s,"heartbeat_usec":1000000,"conditions":[]}\n' \
+	"$FAKE" "$(date +%s%6N)" > "$T/status.tmp"
+mv "$T/status.tmp" "$T/status.json"
+kube_apply "$(kube_pod_json default held node-1)" >/dev/null
+kube_fault '{"kind": "status", "code": 503, "count": -1, "path": "/api/v1/namespaces/default/events"}'
+printf '{"kind":"eviction","uid":"%s","namespace":"default","name":"held","signal":"memory.available","resource":"memory","hard":true,"threshold":"100Mi","available":"80Mi","priority":0,"gracePeriodSeconds":0,"startedAt":"2026-01-01T00:00:00Z","containers":[],"message":"m"}' \
+	"$(curl -sS "$KUBE_CTL/objects/pods/default/held" | python3 -c 'import json,sys; print(json.load(sys.stdin)["metadata"]["uid"])')" > "$T/spool/.tmp"
+mv "$T/spool/.tmp" "$T/spool/00000000000000000007-held.json"
+record 00000000000000000008-cond-EvictdMemoryPressure.json False EvictdStopped "evictd stopped; no threshold for MemoryPressure was met at its last evaluation"
+kube_ctl DELETE /requests >/dev/null
+"$EKUBE" --config "$T/evictd.conf" --log-target stderr 2>>"$T/kube.err" &
+KPID=$!
+ok "stopped, its stop record behind a held-up report: the report is retried" wait_for 10 grep -q "Pod default/held event: HTTP 503.*will retry" "$T/kube.err"
+sleep 1
+kube_ctl DELETE /faults >/dev/null
+ok "...then the stop record: False, EvictdStopped" wait_for 10 node_cond node-1 \
+	"c['EvictdMemoryPressure']['status']=='False' and c['EvictdMemoryPressure']['reason']=='EvictdStopped'"
+ok "...and no Unknown of evictd-kube's own guess was posted meanwhile" bash -c \
+	"! curl -sS '$KUBE_CTL/requests' | grep -q 'without a word'"
+beat_start
+
 # the node authorizer: node-1's credentials may not patch node-2
 kill -TERM "$KPID"; wait "$KPID"; KPID=""
 conf node-2
