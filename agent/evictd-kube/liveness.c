@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <yajl/yajl_tree.h>
 
 #include "log.h"
 
@@ -109,18 +107,12 @@ static void watch_pid(liveness *l, pid_t pid)
 	(void)sd_event_source_set_io_fd_own(l->pidfd_source, 1);
 }
 
-static yajl_val member(yajl_val v, const char *key)
-{
-	const char *path[] = { key, NULL };
-	return yajl_tree_get(v, path, yajl_t_any);
-}
-
 /* The file's fields into l (state "" when there is no file to believe). */
 static void read_status(liveness *l)
 {
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	struct stat st;
-	char perr[128];
+	evictd_status es;
 	int fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	l->read_mono = now;
@@ -143,43 +135,25 @@ static void read_status(liveness *l)
 	char *buf = malloc(STATUS_READ_MAX + 1);
 	ssize_t n = buf ? read(fd, buf, STATUS_READ_MAX) : -1;
 	close(fd);
-	if (n < 0) {
-		free(buf);
-		return; /* keep what was read before */
-	}
-	buf[n] = '\0';
-	yajl_val root = yajl_tree_parse(buf, perr, sizeof(perr));
+	if (n >= 0)
+		buf[n] = '\0';
+	int r = n >= 0 ? condparse_status(buf, &es) : -EIO;
 	free(buf);
-	yajl_val pid = member(root, "pid"), state = member(root, "state"), updated = member(root, "updated_usec");
-	if (!YAJL_IS_INTEGER(pid) || !YAJL_IS_STRING(state) || !YAJL_IS_INTEGER(updated)) {
-		yajl_tree_free(root); /* written atomically: not evictd's status file, or a future format */
-		return;
-	}
-	yajl_val hb = member(root, "heartbeat_usec"), conds = member(root, "conditions");
-	uint64_t up = (uint64_t)YAJL_GET_INTEGER(updated);
-	uint64_t heartbeat = YAJL_IS_INTEGER(hb) && YAJL_GET_INTEGER(hb) > 0 ? (uint64_t)YAJL_GET_INTEGER(hb)
-	                                                                      : HEARTBEAT_DEFAULT_USEC;
-	pid_t p = (pid_t)YAJL_GET_INTEGER(pid);
-	if (p != l->v.pid || !l->rewritten_mono) {
+	if (r < 0)
+		return; /* keep what was read before: written atomically, so not evictd's (or a future format) */
+	if (es.pid != l->v.pid || !l->rewritten_mono) {
 		/* a file not seen being written: its age by the wall clock, once */
-		uint64_t real = now_usec(CLOCK_REALTIME), age = real > up ? real - up : 0;
+		uint64_t real = now_usec(CLOCK_REALTIME), age = real > es.updated_usec ? real - es.updated_usec : 0;
 		l->rewritten_mono = now > age ? now - age : 1;
-	} else if (up != l->v.updated_real_usec)
+	} else if (es.updated_usec != l->v.updated_real_usec)
 		l->rewritten_mono = now;
-	l->v.pid = p;
-	l->v.updated_real_usec = up;
-	l->v.overdue_usec = heartbeat / 2 * 3;
-	l->v.dry_run = YAJL_IS_TRUE(member(root, "dry_run"));
-	snprintf(l->state, sizeof(l->state), "%s", YAJL_GET_STRING(state));
-	l->v.conditions[0] = '\0';
-	for (size_t i = 0; YAJL_IS_ARRAY(conds) && i < conds->u.array.len; i++) {
-		const char *c = YAJL_GET_STRING(conds->u.array.values[i]);
-		size_t len = strlen(l->v.conditions);
-		if (c && !strchr(c, ' '))
-			snprintf(l->v.conditions + len, sizeof(l->v.conditions) - len, "%s%s", len ? " " : "", c);
-	}
-	yajl_tree_free(root);
-	watch_pid(l, p);
+	l->v.pid = es.pid;
+	l->v.updated_real_usec = es.updated_usec;
+	l->v.overdue_usec = (es.heartbeat_usec ? es.heartbeat_usec : HEARTBEAT_DEFAULT_USEC) / 2 * 3;
+	l->v.dry_run = es.dry_run;
+	snprintf(l->state, sizeof(l->state), "%s", es.state);
+	snprintf(l->v.conditions, sizeof(l->v.conditions), "%s", es.conditions);
+	watch_pid(l, es.pid);
 }
 
 static evictd_liveness judge(liveness *l)

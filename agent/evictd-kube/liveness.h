@@ -23,6 +23,8 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
+#include "condparse.h"
+
 typedef enum evictd_liveness {
 	EVICTD_NEVER_SEEN, /* no status file (evictd has not run since /run was emptied), or not root's */
 	EVICTD_RUNNING,

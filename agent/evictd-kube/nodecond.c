@@ -22,15 +22,10 @@
 #define REASON_NOT_RUNNING "EvictdNotRunning"
 #define REASON_NOT_RESPONDING "EvictdNotResponding"
 
-enum { MEMORY, DISK, PID, N_TYPES };
-static const char *const type_names[N_TYPES] = { "EvictdMemoryPressure", "EvictdDiskPressure", "EvictdPIDPressure" };
+#define N_TYPES NODECOND_TYPES
 
-typedef struct cond {
-	char status[8];
-	char reason[64];
-	char message[1024];
-	char time[40]; /* lastTransitionTime on the Node; the record's time for a word */
-} cond;
+/* time: lastTransitionTime on the Node; the record's time for a word */
+typedef nodecond_value cond;
 
 /* Where a condition's next value comes from. */
 typedef enum source { SRC_NONE, SRC_WORD, SRC_STATUS_FILE, SRC_INFERRED, SRC_NODE } source;
@@ -80,18 +75,10 @@ static void set(char *dst, size_t size, const char *s)
 	snprintf(dst, size, "%s", s ? s : "");
 }
 
-static int type_index(const char *type)
-{
-	for (int i = 0; i < N_TYPES; i++)
-		if (type && strcmp(type, type_names[i]) == 0)
-			return i;
-	return -1;
-}
-
 /* The kubelet's condition the type mirrors ("MemoryPressure"), as evictd's status file names it. */
 static const char *plain(int i)
 {
-	return type_names[i] + strlen("Evictd");
+	return condparse_type_name(i) + strlen("Evictd");
 }
 
 static bool inferred_reason(const char *reason)
@@ -138,24 +125,15 @@ static void outcome_text(int error, long status, const char *body, const char *m
 
 static void take_node_conditions(nodecond *n, const char *body)
 {
-	char perr[128];
-	yajl_val root = yajl_tree_parse(body, perr, sizeof(perr));
-	const char *path[] = { "status", "conditions", NULL };
-	yajl_val conds = yajl_tree_get(root, path, yajl_t_array);
-
-	for (size_t k = 0; conds && k < conds->u.array.len; k++) {
-		yajl_val c = conds->u.array.values[k];
-		const char *pt[] = { "type", NULL }, *ps[] = { "status", NULL }, *pr[] = { "reason", NULL };
-		const char *pm[] = { "message", NULL }, *pl[] = { "lastTransitionTime", NULL };
-		int i = type_index(YAJL_GET_STRING(yajl_tree_get(c, pt, yajl_t_string)));
-		if (i < 0)
-			continue;
+	nodecond_value v[NODECOND_TYPES];
+	if (condparse_node(body, v) < 0)
+		return;
+	for (int i = 0; i < N_TYPES; i++) {
 		slot *s = &n->s[i];
+		if (!v[i].present)
+			continue;
 		s->on_node = true;
-		set(s->node.status, sizeof(s->node.status), YAJL_GET_STRING(yajl_tree_get(c, ps, yajl_t_string)));
-		set(s->node.reason, sizeof(s->node.reason), YAJL_GET_STRING(yajl_tree_get(c, pr, yajl_t_string)));
-		set(s->node.message, sizeof(s->node.message), YAJL_GET_STRING(yajl_tree_get(c, pm, yajl_t_string)));
-		set(s->node.time, sizeof(s->node.time), YAJL_GET_STRING(yajl_tree_get(c, pl, yajl_t_string)));
+		s->node = v[i];
 		/* evictd's last word as relayed before, unless it is evictd-kube's own inference; a word
 		 * that arrived meanwhile is newer */
 		if (!s->has_word && !inferred_reason(s->node.reason)) {
@@ -163,7 +141,6 @@ static void take_node_conditions(nodecond *n, const char *body)
 			s->has_word = true;
 		}
 	}
-	yajl_tree_free(root);
 }
 
 static void node_read(kube_call *call, int error, long status, const char *body, size_t len, const char *msg,
@@ -304,10 +281,10 @@ static void log_post(nodecond *n, int i, int error, long status, const char *wha
 	               MSGID_KUBE_API_CALL);
 	log_entry_add(&e, FIELD_KUBE_STEP, "node-condition");
 	log_entry_add(&e, FIELD_KUBE_STATUS, "%ld", error < 0 ? 0L : status);
-	log_entry_add(&e, FIELD_CONDITION, "%s", type_names[i]);
+	log_entry_add(&e, FIELD_CONDITION, "%s", condparse_type_name(i));
 	log_entry_add(&e, FIELD_CONDITION_STATUS, "%s", c->status);
 	log_entry_add(&e, FIELD_REASON, "%s", c->reason);
-	log_entry_send(&e, "Node condition %s=%s: %s (%s)%s", type_names[i], c->status, what, c->reason,
+	log_entry_send(&e, "Node condition %s=%s: %s (%s)%s", condparse_type_name(i), c->status, what, c->reason,
 	               retry ? "; will retry" : "");
 }
 
@@ -395,7 +372,7 @@ static void post(nodecond *n)
 	jb_begin_array(&j);
 	for (int i = 0; i < N_TYPES; i++)
 		if (n->posting_src[i] != SRC_NONE)
-			write_condition(&j, type_names[i], &n->posting[i], now);
+			write_condition(&j, condparse_type_name(i), &n->posting[i], now);
 	jb_end_array(&j);
 	jb_end_object(&j);
 	jb_end_object(&j);
@@ -514,7 +491,7 @@ void nodecond_set_words_pending(nodecond *n, bool (*fn)(void *userdata), void *u
 
 int nodecond_take_word(nodecond *n, const nodecond_word *w, nodecond_done_fn done, void *userdata)
 {
-	int i = type_index(w->type);
+	int i = condparse_type_index(w->type);
 	if (i < 0 || !w->status ||
 	    (strcmp(w->status, "True") && strcmp(w->status, "False") && strcmp(w->status, "Unknown")))
 		return -EINVAL;

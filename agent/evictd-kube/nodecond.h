@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "condparse.h"
 #include "kmulti.h"
 
 typedef struct nodecond nodecond;
