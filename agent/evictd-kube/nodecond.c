@@ -51,6 +51,7 @@ struct nodecond {
 	uint64_t posted_mono;    /* the last successful post */
 	uint64_t hold_until;     /* after a final refusal: no post before, but for a word */
 	bool missing_logged;
+	bool no_status_logged;
 	/* the word in progress */
 	nodecond_done_fn done;
 	void *done_userdata;
@@ -503,6 +504,13 @@ int nodecond_take_word(nodecond *n, const nodecond_word *w, nodecond_done_fn don
 	set(s->word.message, sizeof(s->word.message), w->message);
 	set(s->word.time, sizeof(s->word.time), w->at);
 	s->has_word = true;
+	if (liveness_check(n->live)->state == EVICTD_NEVER_SEEN && !n->no_status_logged) {
+		/* evictd writes records, so it runs: it writes its status file elsewhere */
+		log_msg(LOG_WARNING, "evictd's condition records arrive, but its status file %s does not exist (or is "
+		        "not root's): is [agent] status-file the same for evictd and evictd-kube? Until it is, evictd's "
+		        "conditions say Unknown", liveness_path(n->live));
+		n->no_status_logged = true;
+	}
 	n->done = done;
 	n->done_userdata = userdata;
 	n->hold_until = 0;

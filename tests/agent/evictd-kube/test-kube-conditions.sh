@@ -133,6 +133,11 @@ beat_stop
 rm "$T/status.json"
 ok "no status file: Unknown, EvictdNotRunning" wait_for 10 node_cond node-1 \
 	"c['EvictdMemoryPressure']['status']=='Unknown' and 'no status file' in c['EvictdMemoryPressure']['message']"
+record 00000000000000000004-cond-EvictdMemoryPressure.json True EvictdHasInsufficientMemory "$MSG"
+ok "...records while there is no status file: one warning naming the setting" wait_for 10 grep -q \
+	"evictd's condition records arrive, but its status file $T/status.json does not exist.*\[agent\] status-file" "$T/kube.err"
+ok "...and the condition stays Unknown (evictd's liveness is not known)" node_cond node-1 \
+	"c['EvictdMemoryPressure']['status']=='Unknown'"
 beat_start
 
 # --- a record superseded by a newer one of the same condition is not posted --------------------
@@ -178,10 +183,10 @@ kill -TERM "$KPID"; wait "$KPID"; KPID=""
 conf node-2
 "$EKUBE" --config "$T/evictd.conf" --log-target stderr 2>"$T/kube2.err" &
 KPID=$!
-record 00000000000000000004-cond-EvictdMemoryPressure.json True EvictdHasInsufficientMemory "$MSG"
+record 00000000000000000009-cond-EvictdMemoryPressure.json True EvictdHasInsufficientMemory "$MSG"
 ok "another node's status: 403 from the node authorizer" wait_for 10 req \
 	"r['method']=='PATCH' and r['path']=='/api/v1/nodes/node-2/status' and r['status']==403"
-ok "...logged, and the record is done (403 is final)" wait_for 5 test ! -e "$T/spool/00000000000000000004-cond-EvictdMemoryPressure.json"
+ok "...logged, and the record is done (403 is final)" wait_for 5 test ! -e "$T/spool/00000000000000000009-cond-EvictdMemoryPressure.json"
 ok "...node-2 has no evictd condition" node_cond node-2 "'EvictdMemoryPressure' not in c"
 ok "...the 403 is in evictd-kube's log" grep -q "Node condition EvictdMemoryPressure=True: HTTP 403" "$T/kube2.err"
 kill -TERM "$KPID"; wait "$KPID"; rc=$?; KPID=""
