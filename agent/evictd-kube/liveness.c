@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ktime.h"
 #include "log.h"
 
 /* evictd's status.json is at most this large (report/status-file.h's STATUS_MAX_BYTES). */
@@ -40,9 +41,7 @@ struct liveness {
 
 static uint64_t now_usec(clockid_t clock)
 {
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+	return ktime_usec(clock);
 }
 
 const char *liveness_name(evictd_liveness s)

@@ -50,7 +50,6 @@ struct nodecond {
 	bool backing_off;
 	uint64_t posted_mono;    /* the last successful post */
 	uint64_t hold_until;     /* after a final refusal: no post before, but for a word */
-	bool missing_logged;
 	bool no_status_logged;
 	/* the word in progress */
 	nodecond_done_fn done;
@@ -66,9 +65,7 @@ static void sync_conditions(nodecond *n);
 
 static uint64_t mono_usec(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+	return ktime_usec(CLOCK_MONOTONIC);
 }
 
 static void set(char *dst, size_t size, const char *s)
@@ -317,7 +314,6 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 	if (ok) {
 		n->posted_mono = mono_usec();
 		n->backoff_usec = 0;
-		n->missing_logged = false;
 		finish_word(n, 0);
 	} else if (retry) {
 		back_off(n);

@@ -60,7 +60,8 @@ api_pod() {	# api_pod NS NAME UID [PRIORITY|CLASS] MEM-REQ [CONTAINER-ID]
 	  \"spec\": {\"nodeName\": \"$NODE\", $prio, \"containers\": [{\"name\": \"main\", \"image\": \"pause\",
 	    \"resources\": {\"requests\": {\"memory\": \"$5\"}}}]}$status}" | jq -e .metadata.uid >/dev/null
 }
-ok "the Node $NODE" bash -c "ctl POST /objects '{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"$NODE\"}}' | jq -e .metadata.uid >/dev/null"
+node_create() { ctl POST /objects "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"$NODE\"}}" | jq -e .metadata.uid >/dev/null; }
+ok "the Node $NODE (evictd's conditions go on its status)" node_create
 ok "API pod e2e/hog" api_pod e2e hog $HOG 1000 64Mi "$HOG_CTR"
 ok "API pod e2e/low" api_pod e2e low $LOW 0 256Mi
 ok "API pod kube-system/critical" api_pod kube-system critical $CRIT system-node-critical 8Mi
