@@ -119,6 +119,15 @@ static void outcome_text(int error, long status, const char *body, const char *m
 	yajl_tree_free(st);
 }
 
+/* A call ended: none is in flight any more; what[] says how it ended. */
+static void call_ended(nodecond *n, kube_call *call, int error, long status, const char *body, const char *msg,
+                       char *what, size_t size)
+{
+	(void)call;
+	n->call = NULL;
+	outcome_text(error, status, body, msg, what, size);
+}
+
 /* --- reading the Node ----------------------------------------------------------------------- */
 
 static void take_node_conditions(nodecond *n, const char *body)
@@ -146,10 +155,8 @@ static void node_read(kube_call *call, int error, long status, const char *body,
 {
 	nodecond *n = userdata;
 	char what[400];
-	(void)call;
 	(void)len;
-	n->call = NULL;
-	outcome_text(error, status, body, msg, what, sizeof(what));
+	call_ended(n, call, error, status, body, msg, what, sizeof(what));
 	if (status == 200) {
 		take_node_conditions(n, body);
 		n->read = true;
@@ -291,10 +298,8 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 {
 	nodecond *n = userdata;
 	char what[400];
-	(void)call;
 	(void)len;
-	n->call = NULL;
-	outcome_text(error, status, body, msg, what, sizeof(what));
+	call_ended(n, call, error, status, body, msg, what, sizeof(what));
 	bool ok = error >= 0 && status >= 200 && status < 300;
 	bool retry = !ok && (error < 0 || status == 0 || status == 401 || status == 409 || status == 429 || status >= 500);
 	for (int i = 0; i < N_TYPES; i++) {

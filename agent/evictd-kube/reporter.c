@@ -574,34 +574,44 @@ static void word_done(long refused, void *userdata)
 	next(r);
 }
 
-/* Another record of the same condition, newer, waits: this one is no longer evictd's word. */
-static bool superseded(reporter *r)
+/* Whether a record of the spool other than the one in progress matches. */
+static bool any_record(reporter *r, bool (*match)(const reporter *r, const char *name))
 {
-	char suffix[128];
 	int fd = openat(r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	bool newer = false;
+	bool found = false;
 
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
-	snprintf(suffix, sizeof(suffix), "-cond-%s.json", rstr(r, "type"));
-	size_t ls = strlen(suffix);
-	while (!newer && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		newer = l > ls && strcmp(de->d_name + l - ls, suffix) == 0 && strcmp(de->d_name, r->name) > 0;
-	}
+	while (!found && (de = readdir(d)))
+		found = de->d_name[0] != '.' && strcmp(de->d_name, r->name) != 0 && match(r, de->d_name);
 	closedir(d);
-	return newer;
+	return found;
+}
+
+/* A newer record of the same condition: the one in progress is no longer evictd's word. */
+static bool newer_of_same_condition(const reporter *r, const char *name)
+{
+	char suffix[128];
+	snprintf(suffix, sizeof(suffix), "-cond-%s.json", rstr(r, "type"));
+	size_t l = strlen(name), ls = strlen(suffix);
+	return l > ls && strcmp(name + l - ls, suffix) == 0 && strcmp(name, r->name) > 0;
+}
+
+static bool condition_record(const reporter *r, const char *name)
+{
+	(void)r;
+	return strstr(name, "-cond-") != NULL;
 }
 
 /* Hands the condition record to nodecond, the one writer of evictd's Node conditions. */
 static void hand_word(reporter *r)
 {
-	if (superseded(r)) {
+	if (any_record(r, newer_of_same_condition)) {
 		finish_record(r, "superseded by a newer record of the same condition");
 		next(r);
 		return;
@@ -619,21 +629,7 @@ static void hand_word(reporter *r)
 /* Condition records wait in the spool, besides the one in progress (nodecond.h). */
 static bool words_pending(void *userdata)
 {
-	reporter *r = userdata;
-	int fd = openat(r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	bool found = false;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	while (!found && (de = readdir(d)))
-		found = de->d_name[0] != '.' && strstr(de->d_name, "-cond-") && strcmp(de->d_name, r->name) != 0;
-	closedir(d);
-	return found;
+	return any_record(userdata, condition_record);
 }
 
 /* Takes the oldest record when idle, and runs its next step. */

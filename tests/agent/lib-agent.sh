@@ -99,3 +99,18 @@ imagefs.inodesFree = 0%
 nodefs.inodesFree = 0%
 EOC
 }
+
+# --- evictd-kube against the stand-in API server ---------------------------------------------
+# kube_section NODE: the [kubernetes] section for node NODE's identity at the stand-in
+# (tests/kube/lib-apiserver.sh: KUBE_DIR), descriptors and spool in $T, retries within 1 s.
+kube_section() {
+	cat <<EOC
+[kubernetes]
+enable = yes
+node-name = $1
+kubeconfig = $KUBE_DIR/kubeconfig-node
+descriptor-dir = $T/kube-pods
+spool-dir = $T/spool
+retry-max-interval = 1s
+EOC
+}

@@ -10,6 +10,7 @@
 #   evictd killed (SIGKILL) under pressure: Unknown (EvictdNotRunning) within 5 s (the pidfd: at
 #     once), True again when evictd runs again.
 . "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../lib-agent.sh"
 . "$(dirname "$0")/../../kube/lib-apiserver.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (evictd-kube believes only root-owned spool records and status files)"
@@ -59,13 +60,7 @@ imagefs.available = 0%
 imagefs.inodesFree = 0%
 [eviction]
 pressure-transition-period = 0s
-[kubernetes]
-enable = yes
-node-name = node-1
-kubeconfig = $KUBE_DIR/kubeconfig-node
-descriptor-dir = $T/kube-pods
-spool-dir = $T/spool
-retry-max-interval = 1s
+$(kube_section node-1)
 condition-heartbeat = 1s
 kubelet-config = none
 EOC

@@ -78,13 +78,7 @@ conf() {	# conf NODE-NAME
 	cat > "$T/evictd.conf" <<EOC
 [agent]
 status-file = $T/status.json
-[kubernetes]
-enable = yes
-node-name = $1
-kubeconfig = $KUBE_DIR/kubeconfig-node
-descriptor-dir = $T/kube-pods
-spool-dir = $T/spool
-retry-max-interval = 1s
+$(kube_section "$1")
 kubelet-config = none
 EOC
 }
