@@ -160,6 +160,25 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	r = model_load_to_decide(&m, &c, &in, &d);
 	if (r < 0)
 		goto out;
+	if (!a->name) {
+		/* no --pod: the one pod of the pod file(s) */
+		size_t n;
+		const struct k8s_pod *only = hint_pod_file_pods(&c, a->kubeconfig, a->files, a->nfiles, &n);
+		if (n != 1) {
+			fprintf(err, "preemptctl: preempt needs --pod NAMESPACE/NAME");
+			if (n)
+				fprintf(err, ": the pod files hold %zu pods, %s/%s the first", n, only->namespace_, only->name);
+			else
+				hint_pending_pods(err, &c, "", "");
+			fputs("\n", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		chosen = *a;
+		chosen.namespace_ = only->namespace_;
+		chosen.name = only->name;
+		a = &chosen;
+	}
 	/* The API server refuses the pod before any scheduler sees it. */
 	const model_refusal *refused = model_find_refusal(&m, a->namespace_, a->name);
 	if (refused) {
@@ -180,25 +199,6 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	}
 	diag_flush(&d);
 
-	if (!a->name) {
-		/* no --pod: the one pod of the pod file(s) */
-		size_t n;
-		const struct k8s_pod *only = hint_pod_file_pods(&c, a->kubeconfig, a->files, a->nfiles, &n);
-		if (n != 1) {
-			fprintf(err, "preemptctl: preempt needs --pod NAMESPACE/NAME");
-			if (n)
-				fprintf(err, ": the pod files hold %zu pods, %s/%s the first", n, only->namespace_, only->name);
-			else
-				hint_pending_pods(err, &c, "", "");
-			fputs("\n", err);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		chosen = *a;
-		chosen.namespace_ = only->namespace_;
-		chosen.name = only->name;
-		a = &chosen;
-	}
 	r = pp_cluster_pod_info(m.cluster, a->namespace_, a->name, &info);
 	if (r == -ENOENT) {
 		const struct k8s_pod *kp = k8s_cluster_find_pod(&c, a->namespace_, a->name);
