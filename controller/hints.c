@@ -24,17 +24,23 @@ static bool readable(const char *path)
 	return ok;
 }
 
-void hint_rejected(FILE *out, unsigned nerrors, const char *kubeconfig, const char *const *files, size_t nfiles)
+void hint_rejected(FILE *out, unsigned nerrors, const struct model_input *in)
 {
-	for (size_t i = 0; i < nfiles; i++) {
-		if (readable(files[i]))
+	for (size_t i = 0; i < in->nfiles; i++) {
+		const char *f = in->files[i];
+		if (readable(f))
 			continue;
-		if (i == 0 && !kubeconfig)
+		if (i == 0 && !in->kubeconfig)
 			fprintf(out, "preemptctl: nothing decided: the cluster snapshot %s cannot be read; "
-			        "`kubectl get priorityclasses,nodes,pods,pdb -A -o json > %s` writes one\n", files[i], files[i]);
+			        "`kubectl get priorityclasses,nodes,pods,pdb -A -o json > %s` writes one\n", f, f);
 		else
 			fprintf(out, "preemptctl: nothing decided: %s cannot be read; give the path of a pod's manifest "
-			        "(YAML or JSON, as for kubectl apply -f)\n", files[i]);
+			        "(YAML or JSON, as for kubectl apply -f)\n", f);
+		return;
+	}
+	if (in->admission_config && !readable(in->admission_config)) {
+		fprintf(out, "preemptctl: nothing decided: the admission configuration %s cannot be read; give the "
+		        "file kube-apiserver's --admission-control-config-file names\n", in->admission_config);
 		return;
 	}
 	fprintf(out, "preemptctl: input rejected (%u %s, above): nothing is decided until %s fixed\n", nerrors,

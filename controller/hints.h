@@ -7,13 +7,14 @@
 #include <stdio.h>
 
 #include "k8s.h"
+#include "model.h"
 
 /*
  * The line after the problems of a rejected input: for a file that cannot be read, how to make
- * it (a CLUSTER snapshot) or what it should hold (a pod file); else that nothing is decided until
- * the problems shown are fixed.
+ * it (a CLUSTER snapshot) or what it should be (a pod file, the admission configuration); else
+ * that nothing is decided until the problems shown are fixed.
  */
-void hint_rejected(FILE *out, unsigned nerrors, const char *kubeconfig, const char *const *files, size_t nfiles);
+void hint_rejected(FILE *out, unsigned nerrors, const struct model_input *in);
 
 /* "; the pending pods: a/b, c/d" (all when few), or "; the closest of N pending pods: ..." (the
  * nearest names to NAMESPACE/NAME; name "": "N pending pods, the first: ..." by name), or

@@ -444,7 +444,7 @@ int model_load_to_decide(model *m, k8s_cluster *c, const struct model_input *in,
 {
 	int r = model_load(m, c, in, d);
 	if (r == -EINVAL)
-		hint_rejected(d->out, d->nerrors, in->kubeconfig, in->files, in->nfiles);
+		hint_rejected(d->out, d->nerrors, in);
 	return r;
 }
 
