@@ -130,11 +130,13 @@ AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 # The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
 # sees only the headers of the folders below it.
-CTL_DIRS := model preemptctl
+CTL_DIRS := model cycle preemptctl
 CTL_INC_model      := -Ikube -Icontroller/model
-CTL_INC_preemptctl := $(CTL_INC_model) -Icontroller/preemptctl
+CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
+CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
 CTL_USES_model      := model
-CTL_USES_preemptctl := preemptctl model
+CTL_USES_cycle      := cycle model
+CTL_USES_preemptctl := preemptctl cycle model
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
 CTL_MAINS := controller/preemptctl/main.c
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
