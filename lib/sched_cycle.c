@@ -461,6 +461,11 @@ int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err)
 	return 0;
 }
 
+int64_t pp_sched_next_flush(const pp_sched *s)
+{
+	return pp__sq_next_leftover_flush(s->q);
+}
+
 int64_t pp_sched_next_wakeup(const pp_sched *s)
 {
 	int64_t t = pp__sq_next_backoff_expiry(s->q);
@@ -726,10 +731,23 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		return r;
 	}
 
+	/* The preemptor stays unschedulable in this cycle: its condition carries the FitError of
+	 * the filter pass, before its victims start terminating ("0/3 nodes are available: 3
+	 * Insufficient cpu." — kube's PostFilter message is empty on success). */
+	char *fit_msg = NULL;
+	const char *ignored;
+	r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &ignored, &s->reasons);
+	if (r >= 0)
+		r = pp__sfit_reasons_format(&s->reasons, "", &fit_msg);
+	if (r < 0) {
+		pp_preemption_free(pr);
+		return r;
+	}
 	node = pp_preemption_node(pr);
 	size_t nv = pp_preemption_victim_count(pr);
 	pp_victim *victims = calloc(nv ? nv : 1, sizeof(*victims));
 	if (!victims) {
+		free(fit_msg);
 		pp_preemption_free(pr);
 		return -ENOMEM;
 	}
@@ -752,7 +770,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		const char *name;
 		spod_names(p, ns, sizeof(ns), &name);
 		pp_sched_event ev = { .kind = PP_SCHED_NOMINATE, .namespace_ = ns, .name = name, .node = node,
-		                      .victims = victims, .n_victims = nv };
+		                      .victims = victims, .n_victims = nv, .message = fit_msg };
 		s->stats.preemptions++;
 		emit(s, &ev);
 	}
@@ -778,6 +796,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		free(lower ? lower[i] : NULL);
 	free(lower);
 	free(victims);
+	free(fit_msg);
 	pp_preemption_free(pr);
 	if (r < 0)
 		return r;

@@ -640,7 +640,9 @@ typedef struct pp_sched_event {
 	const char *by_name;
 	/* unschedulable: kube's FitError message ("0/5 nodes are available: 2 Insufficient cpu, 3
 	 * node(s) had untolerated taint {a: b}. preemption: ..."), and the filter failures counted
-	 * over nodes, in the message's order */
+	 * over nodes, in the message's order; nominate: the FitError of the filter pass that made the
+	 * preemptor preempt, without a preemption part ("0/5 nodes are available: 5 Insufficient
+	 * cpu."), what kube-scheduler writes into its PodScheduled condition (reasons not set) */
 	const char *message;
 	const pp_sched_reason *reasons;
 	size_t n_reasons;
@@ -691,6 +693,13 @@ PP_EXPORT int pp_sched_schedule_one(pp_sched *s, pp_err *err);
  * retries pods whose situation has not changed, so a simulation is idle without it.
  */
 PP_EXPORT int64_t pp_sched_next_wakeup(const pp_sched *s);
+
+/*
+ * When the oldest unschedulable pod is due for the periodic flush back to activeQ
+ * (max_unschedulable after its last attempt; INT64_MAX: none). A live scheduler arms a timer for
+ * it (kube-scheduler flushes every 30 s); pp_sched_advance() past it does the flush.
+ */
+PP_EXPORT int64_t pp_sched_next_flush(const pp_sched *s);
 
 /*
  * Simulates until idle: cycles while activeQ has pods, then advances to pp_sched_next_wakeup(),

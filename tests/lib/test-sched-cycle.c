@@ -22,6 +22,7 @@
 struct log {
 	char lines[64][512];
 	size_t n;
+	char nominate_message[512]; /* the last nominate event's FitError */
 };
 
 static void record(const pp_sched_event *ev, void *ud)
@@ -49,6 +50,8 @@ static void record(const pp_sched_event *ev, void *ud)
 		off += snprintf(b + off, size - (size_t)off, " by=%s/%s", ev->by_namespace, ev->by_name);
 	if (ev->kind == PP_SCHED_UNSCHEDULABLE)
 		snprintf(b + off, size - (size_t)off, ": %s", ev->message);
+	if (ev->kind == PP_SCHED_NOMINATE && ev->message)
+		snprintf(l->nominate_message, sizeof(l->nominate_message), "%s", ev->message);
 }
 
 static void expect(const struct log *l, const char *const *want, size_t n)
@@ -366,6 +369,43 @@ static void test_unschedulable_reasons_counted(void **state)
 	pp_sched_free(w.s);
 }
 
+/* A preemptor's PodScheduled condition says why it did not fit, as kube-scheduler's does after a
+ * successful PostFilter: the filter part of the FitError, no "preemption:" part. */
+static void test_nominate_carries_fit_error(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	node(&w, "n1", 4000, NULL);
+	node(&w, "n2", 1000, NULL);
+	pod(&w, "low", (struct podopt){ .node = "n1", .cpu_m = 4000 });
+	pod(&w, "high", (struct podopt){ .prio = 10, .cpu_m = 3000 });
+	cycle_all(&w);
+	EXPECT(&w.log, "0 nominate default/high n1 victims=default/low");
+	assert_string_equal(w.log.nominate_message, "0/2 nodes are available: 2 Insufficient cpu.");
+	pp_sched_free(w.s);
+}
+
+/* Unschedulable pods come back after max_unschedulable even without an event: the time of that
+ * flush is what a live scheduler arms its timer for. */
+static void test_next_flush_after_five_minutes(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	assert_true(pp_sched_next_flush(w.s) == INT64_MAX);
+	node(&w, "n1", 1000, NULL);
+	pod(&w, "p", (struct podopt){ .cpu_m = 2000 });
+	cycle_all(&w);
+	assert_int_equal(w.log.n, 1);
+	assert_true(pp_sched_next_flush(w.s) == 300 * S);
+	advance(&w, 300 * S);
+	cycle_all(&w);
+	assert_int_equal(w.log.n, 2); /* tried again, unschedulable again */
+	assert_true(pp_sched_next_flush(w.s) == 600 * S);
+	pp_sched_free(w.s);
+}
+
 /* An unschedulable pod is not retried until an event may help it, then waits out its backoff. */
 static void test_requeue_on_node_added_with_backoff(void **state)
 {
@@ -472,6 +512,8 @@ int main(void)
 		cmocka_unit_test(test_preemptor_binds_elsewhere),
 		cmocka_unit_test(test_never_pod_waits_without_preempting),
 		cmocka_unit_test(test_unschedulable_reasons_counted),
+		cmocka_unit_test(test_nominate_carries_fit_error),
+		cmocka_unit_test(test_next_flush_after_five_minutes),
 		cmocka_unit_test(test_requeue_on_node_added_with_backoff),
 		cmocka_unit_test(test_two_pass_anti_affinity_counts_nominated),
 		cmocka_unit_test(test_two_pass_affinity_needs_real_pod),
