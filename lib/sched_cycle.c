@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change.h"
 #include "internal.h"
 #include "sched_fit.h"
 #include "sched_queue.h"
@@ -486,8 +487,9 @@ int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 
 int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 {
-	int r = pp_cluster_update_node(s->c, node, err);
-	if (r >= 0)
+	bool changed = false;
+	int r = pp__cluster_update_node(s->c, node, err, &changed);
+	if (r >= 0 && changed)
 		pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
 	return r;
 }
@@ -524,27 +526,28 @@ int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 	return 0;
 }
 
-int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
+/* After an update of ns/name (old: its info before): the queue moves it calls for. */
+static int after_update(pp_sched *s, const char *ns, const char *name, const pp_pod_info *old,
+                        enum pp__change change, pp_err *err)
 {
-	pp_pod_info old, pi;
+	pp_pod_info pi;
 	struct spod *p;
-	int r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &old);
+	int r;
+
+	if (change == PP_CHANGE_NONE)
+		return 0;
+	r = pp_cluster_pod_info(s->c, ns, name, &pi);
 	if (r < 0)
-		return pp_fail(err, r, "pods/%s/%s: no such pod", pod->namespace_, pod->name);
-	bool was_bound = old.node_name != NULL, had_nomination = old.nominated_node_name != NULL;
-	r = pp_cluster_update_pod(s->c, pod, err);
-	if (r < 0)
-		return r;
-	r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &pi);
-	if (r < 0)
-		return pp_fail(err, r, "pods/%s/%s: updated but not found", pod->namespace_, pod->name);
+		return pp_fail(err, r, "pods/%s/%s: updated but not found", ns, name);
 	p = spod_get(s, pi.namespace_, pi.name);
 	if (!pi.node_name) {
-		/* A changed pending pod is worth another attempt (kube's isPodUpdated). */
+		/* A changed pending pod is worth another attempt (kube's isPodUpdated); a state change
+		 * alone (its start, its deletion) is not. */
 		if (p && p->queued) {
 			p->priority = pi.priority;
 			(void)pp__sq_update_priority(s->q, p, pi.priority);
-			(void)pp__sq_activate(s->q, p, s->now);
+			if (change == PP_CHANGE_SPEC)
+				(void)pp__sq_activate(s->q, p, s->now);
 			return 0;
 		}
 		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
@@ -563,8 +566,37 @@ int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		if (r < 0)
 			return pp_fail(err, r, "out of memory");
 	}
-	pp__sq_move_on_event(s->q, was_bound || had_nomination ? EV_POD_CHANGED : EV_POD_BOUND, NULL, s->now);
+	if (change == PP_CHANGE_SPEC)
+		pp__sq_move_on_event(s->q, old->node_name || old->nominated_node_name ? EV_POD_CHANGED : EV_POD_BOUND,
+		                     NULL, s->now);
 	return 0;
+}
+
+int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
+{
+	enum pp__change change = PP_CHANGE_NONE;
+	pp_pod_info old;
+	int r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &old);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: no such pod", pod->namespace_, pod->name);
+	r = pp__cluster_update_pod(s->c, pod, err, &change);
+	if (r < 0)
+		return r;
+	return after_update(s, pod->namespace_, pod->name, &old, change, err);
+}
+
+int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name, const pp_pod_state *state,
+                           pp_err *err)
+{
+	enum pp__change change = PP_CHANGE_NONE;
+	pp_pod_info old;
+	int r = pp_cluster_pod_info(s->c, namespace_, name, &old);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: no such pod", namespace_, name);
+	r = pp__cluster_set_pod_state(s->c, namespace_, name, state, err, &change);
+	if (r < 0)
+		return r;
+	return after_update(s, namespace_, name, &old, change, err);
 }
 
 int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err)
