@@ -89,8 +89,12 @@ CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 # kube/'s HTTPS client and its sd-event driver (evictd-kube) need more than the decoder.
 KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
+# preemptd: kube/'s client on sd-event, its journal (libsystemd) and its HTTP endpoints.
+PREEMPTD_PKGS := $(KCLIENT_PKGS) libmicrohttpd
 KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
 KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
+PREEMPTD_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PREEMPTD_PKGS) 2>/dev/null)
+PREEMPTD_LIBS   := $(shell $(PKG_CONFIG) --libs $(PREEMPTD_PKGS) 2>/dev/null)
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -130,13 +134,20 @@ AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 # The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
 # sees only the headers of the folders below it.
-CTL_DIRS := model cycle preemptctl
-CTL_INC_model      := -Ikube -Icontroller/model
+CTL_DIRS := report queue model cycle watch preemptctl
+CTL_INC_report     := -Icontroller/report
+CTL_INC_queue      := -Icontroller/queue
+CTL_INC_model      := -Ikube -Icontroller/queue -Icontroller/model
 CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
+CTL_INC_watch      := $(CTL_INC_model) -Icontroller/report -Icontroller/watch
 CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
-CTL_USES_model      := model
-CTL_USES_cycle      := cycle model
-CTL_USES_preemptctl := preemptctl cycle model
+# What each folder links, itself first (archive order: users before what they use).
+CTL_USES_report     := report
+CTL_USES_queue      := queue
+CTL_USES_model      := model queue
+CTL_USES_cycle      := cycle model queue
+CTL_USES_watch      := watch model queue report
+CTL_USES_preemptctl := preemptctl cycle model queue
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
 CTL_MAINS := controller/preemptctl/main.c
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
@@ -155,9 +166,9 @@ PREEMPTCTL := $(B)/preemptctl
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
-TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c $(CTL_DIRS:%=tests/controller/%/test-*.c))))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
-TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
+TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh tests/controller/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 BENCH_TOOLS := $(B)/bench/idle-floor
@@ -231,11 +242,16 @@ $(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube)
 define ctl_dir_rules
 $(B)/controller/$(1)/%.o: controller/$(1)/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(CTL_CFLAGS) $$(CTL_INC_$(1)) -MMD -MP -c -o $$@ $$<
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -MMD -MP -c -o $$@ $$<
 
 $(B)/controller-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(CTL_MAINS),$$(sort $$(wildcard controller/$(1)/*.c))))
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
+
+# A unit test of a folder links that folder and what it may use, nothing above it.
+$(B)/tests/controller/$(1)/%: tests/controller/$(1)/%.c $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 
@@ -249,7 +265,7 @@ $(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) -Ilib -Itests -MMD -MP -o $@ $< $(LIB_A) $(LDFLAGS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
+$(B)/tests/controller/test-%: tests/controller/test-%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
