@@ -134,12 +134,13 @@ AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 # The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
 # sees only the headers of the folders below it.
-CTL_DIRS := report queue model cycle watch preemptctl
+CTL_DIRS := report queue model cycle watch act preemptctl
 CTL_INC_report     := -Icontroller/report
 CTL_INC_queue      := -Icontroller/queue
 CTL_INC_model      := -Ikube -Icontroller/queue -Icontroller/model
 CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
 CTL_INC_watch      := $(CTL_INC_model) -Icontroller/report -Icontroller/watch
+CTL_INC_act        := $(CTL_INC_cycle) -Icontroller/report -Icontroller/act
 CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
 # What each folder links, itself first (archive order: users before what they use).
 CTL_USES_report     := report
@@ -147,6 +148,7 @@ CTL_USES_queue      := queue
 CTL_USES_model      := model queue
 CTL_USES_cycle      := cycle model queue
 CTL_USES_watch      := watch model queue report
+CTL_USES_act        := act cycle model queue report
 CTL_USES_preemptctl := preemptctl cycle model queue
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
 CTL_MAINS := controller/preemptctl/main.c

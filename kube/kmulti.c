@@ -315,6 +315,11 @@ long kube_call_status(const kube_call *call)
 	return call->status;
 }
 
+void *kube_call_userdata(const kube_call *call)
+{
+	return call->userdata;
+}
+
 long kube_call_retry_after(const kube_call *call)
 {
 	return call->retry_after_s;
