@@ -134,7 +134,7 @@ AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 # The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
 # sees only the headers of the folders below it.
-CTL_DIRS := report queue model cycle watch act preemptctl
+CTL_DIRS := report queue model cycle watch act preemptctl preemptd
 CTL_INC_report     := -Icontroller/report
 CTL_INC_queue      := -Icontroller/queue
 CTL_INC_model      := -Ikube -Icontroller/queue -Icontroller/model
@@ -142,6 +142,7 @@ CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
 CTL_INC_watch      := $(CTL_INC_model) -Icontroller/report -Icontroller/watch
 CTL_INC_act        := $(CTL_INC_cycle) -Icontroller/report -Icontroller/act
 CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
+CTL_INC_preemptd   := $(CTL_INC_act) -Icontroller/watch -Icontroller/preemptd
 # What each folder links, itself first (archive order: users before what they use).
 CTL_USES_report     := report
 CTL_USES_queue      := queue
@@ -150,8 +151,9 @@ CTL_USES_cycle      := cycle model queue
 CTL_USES_watch      := watch model queue report
 CTL_USES_act        := act cycle model queue report
 CTL_USES_preemptctl := preemptctl cycle model queue
+CTL_USES_preemptd   := preemptd act watch cycle model queue report
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
-CTL_MAINS := controller/preemptctl/main.c
+CTL_MAINS := controller/preemptctl/main.c controller/preemptd/main.c
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
 
@@ -165,6 +167,7 @@ EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
+PREEMPTD   := $(B)/preemptd
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
@@ -175,7 +178,7 @@ TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helper
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 BENCH_TOOLS := $(B)/bench/idle-floor
 
-all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(PREEMPTD) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -203,7 +206,8 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
 $(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o: Makefile
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o: Makefile
+$(B)/controller/preemptd/config.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
 $(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 define agent_dir_rules
@@ -260,6 +264,11 @@ $(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
 $(PREEMPTCTL): $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
 	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+
+# preemptd is a service binary: libpreempt linked in, as evictd's, so that a library upgrade on
+# the host cannot change a running scheduler's decisions under it.
+$(PREEMPTD): $(B)/controller/preemptd/main.o $(call ctl_archives,preemptd) $(KUBE_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PREEMPTD_LIBS) -linih -lm
 
 # --- tests ------------------------------------------------------------------------------------
 # Unit tests link the static archives, so they can reach internal (non-exported) functions.

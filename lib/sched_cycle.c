@@ -287,7 +287,7 @@ static int scan_pod(const pp_pod_info *pi, void *ud)
 	return 0;
 }
 
-static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priority)
+static int enqueue_as(pp_sched *s, const char *ns, const char *name, int32_t priority, bool backing_off)
 {
 	struct spod *p = spod_get(s, ns, name);
 	int r;
@@ -296,7 +296,7 @@ static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priori
 		if (r < 0)
 			return r;
 	}
-	r = pp__sq_add(s->q, p, priority, s->now);
+	r = backing_off ? pp__sq_add_backing_off(s->q, p, priority, s->now) : pp__sq_add(s->q, p, priority, s->now);
 	if (r < 0) {
 		if (!p->dying)
 			spod_forget(s, p);
@@ -304,6 +304,11 @@ static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priori
 	}
 	p->queued = true;
 	return 0;
+}
+
+static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priority)
+{
+	return enqueue_as(s, ns, name, priority, false);
 }
 
 int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns, pp_sched_event_fn fn,
@@ -550,7 +555,9 @@ static int after_update(pp_sched *s, const char *ns, const char *name, const pp_
 				(void)pp__sq_activate(s->q, p, s->now);
 			return 0;
 		}
-		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
+		/* unbound again: the binding was refused, and like any failed attempt it backs off
+		 * (kube-scheduler's handleBindingCycleError) */
+		r = enqueue_as(s, pi.namespace_, pi.name, pi.priority, old->node_name != NULL);
 		return r < 0 ? pp_fail(err, r, "out of memory") : 0;
 	}
 	if (p && p->queued) {

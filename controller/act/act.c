@@ -106,7 +106,8 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 		journal_entry_send(&e, "Binding of pod %s/%s refused (HTTP 409): someone else decided; not sent again: %s",
 		                   ns, name, msg);
 	else
-		journal_entry_send(&e, "%s %s: HTTP %ld (%s): %s", st->verb, st->path, status, write_result_name(r), msg);
+		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s", st->verb, st->path, status, write_result_name(r),
+		                   *msg ? ": " : "", msg);
 }
 
 static bool gate(void *userdata, long *ret_timeout_ms)

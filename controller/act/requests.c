@@ -232,3 +232,30 @@ char *req_event_body(const req_event *e)
 		object_ref(g, "related", e->related_ns, e->related_name, e->related_uid);
 	return close_gen(g);
 }
+
+char *req_lease_body(const req_lease *l)
+{
+	yajl_gen g = open_gen();
+	if (!g)
+		return NULL;
+	put_kv(g, "apiVersion", "coordination.k8s.io/v1");
+	put_kv(g, "kind", "Lease");
+	put_str(g, "metadata");
+	yajl_gen_map_open(g);
+	put_kv(g, "name", l->name);
+	put_kv(g, "namespace", l->ns);
+	if (l->resource_version)
+		put_kv(g, "resourceVersion", l->resource_version); /* optimistic concurrency: 409 if it moved */
+	yajl_gen_map_close(g);
+	put_str(g, "spec");
+	yajl_gen_map_open(g);
+	put_kv(g, "holderIdentity", l->holder);
+	put_str(g, "leaseDurationSeconds");
+	yajl_gen_integer(g, l->duration_s);
+	put_kv(g, "acquireTime", l->acquire_time);
+	put_kv(g, "renewTime", l->renew_time);
+	put_str(g, "leaseTransitions");
+	yajl_gen_integer(g, l->transitions);
+	yajl_gen_map_close(g);
+	return close_gen(g);
+}

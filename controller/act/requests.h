@@ -42,6 +42,15 @@ typedef struct req_event {
  * note is cut to the API's 1024 bytes the way kube-scheduler cuts it ("... " ending). */
 char *req_event_body(const req_event *e);
 
+/* A coordination.k8s.io/v1 Lease; resource_version NULL when creating. */
+typedef struct req_lease {
+	const char *ns, *name, *resource_version;
+	const char *holder;
+	int32_t duration_s, transitions;
+	const char *acquire_time, *renew_time; /* MicroTime */
+} req_lease;
+char *req_lease_body(const req_lease *l);
+
 /* metav1.Time ("2024-05-01T10:00:00Z") and metav1.MicroTime ("2024-05-01T10:00:00.123456Z"). */
 void req_time(int64_t ns, char *buf, size_t size);
 void req_micro_time(int64_t ns, char *buf, size_t size);

@@ -170,7 +170,7 @@ static void answer_message(const transport_answer *a, char *buf, size_t size)
 		return;
 	}
 	if (!p) {
-		snprintf(buf, size, "HTTP %ld", a->status);
+		buf[0] = '\0';
 		return;
 	}
 	p += strlen("\"message\":\"");

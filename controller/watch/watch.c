@@ -162,8 +162,12 @@ static void on_list_done(void *userdata, const char *rv)
 	journal_entry e;
 	journal_entry_init(&e, st.lists > 1 ? LOG_NOTICE : LOG_INFO, MSGID_WATCH);
 	journal_entry_add(&e, FIELD_RESOURCE, "%s", cluster_kind_name(s->kind));
-	journal_entry_send(&e, "%s %s at resourceVersion %s%s%zu removed", st.lists > 1 ? "Relisted" : "Listed",
-	                   cluster_kind_name(s->kind), rv, gone ? ": " : "", gone);
+	if (gone)
+		journal_entry_send(&e, "%s %s at resourceVersion %s: %zu gone while the watch was down", "Relisted",
+		                   cluster_kind_name(s->kind), rv, gone);
+	else
+		journal_entry_send(&e, "%s %s at resourceVersion %s", st.lists > 1 ? "Relisted" : "Listed",
+		                   cluster_kind_name(s->kind), rv);
 	start_pods_when_ready(s->w);
 }
 

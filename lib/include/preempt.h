@@ -696,8 +696,9 @@ PP_EXPORT int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *e
 PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
 /*
  * The pod's state as given, its spec as it is (pp_pod_state): what a live scheduler applies when
- * its own write fails (a bind refused: pending again) or when the API server's view overrides the
- * one it had assumed. Queue moves as pp_sched_update_pod. -ENOENT unknown pod or node.
+ * its own write fails or when the API server's view overrides the one it had assumed. Queue moves
+ * as pp_sched_update_pod; a pod that was bound and is pending again (its binding refused) goes to
+ * backoffQ, as after a failed attempt. -ENOENT unknown pod or node.
  */
 PP_EXPORT int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name,
                                      const pp_pod_state *state, pp_err *err);

@@ -444,7 +444,8 @@ static void test_unchanged_updates_move_nothing(void **state)
 	pp_sched_free(w.s);
 }
 
-/* A scheduler whose bind was refused puts the pod back as it was: pending, queued again. */
+/* A scheduler whose bind was refused puts the pod back as it was: pending, queued again after
+ * its backoff. */
 static void test_set_pod_state_unbinds(void **state)
 {
 	(void)state;
@@ -461,12 +462,17 @@ static void test_set_pod_state_unbinds(void **state)
 	assert_string_equal(node_of(&w, "p"), "n1");
 	assert_int_equal(pp_sched_set_pod_state(w.s, "default", "p", &pending, &err), 0);
 	assert_string_equal(node_of(&w, "p"), "");
+	/* a refused binding is a failed attempt: it backs off (1 s), it is not retried at once */
 	pp_sched_get_stats(w.s, &st);
-	assert_int_equal(st.active, 1);
+	assert_int_equal(st.active, 0);
+	assert_int_equal(st.backoff, 1);
 	/* the same state again is no change at all */
 	assert_int_equal(pp_sched_set_pod_state(w.s, "default", "p", &pending, &err), 0);
 	cycle_all(&w);
-	assert_string_equal(w.log.lines[1], "0 bind default/p n1");
+	assert_int_equal(w.log.n, 1);
+	advance(&w, 1 * S);
+	cycle_all(&w);
+	assert_string_equal(w.log.lines[1], "1 bind default/p n1");
 	assert_int_equal(pp_sched_set_pod_state(w.s, "default", "nope", &pending, &err), -ENOENT);
 	pp_sched_free(w.s);
 }

@@ -282,7 +282,8 @@ static void test_unschedulable_not_repeated(void **state)
 	teardown(&w);
 }
 
-/* Not the leader: nothing goes out, and the assumed binding is dropped (the pod is queued again). */
+/* Not the leader: nothing goes out, and the assumed binding is dropped (the pod is queued again,
+ * backing off). */
 static void test_closed_gate(void **state)
 {
 	(void)state;
@@ -295,7 +296,7 @@ static void test_closed_gate(void **state)
 	decide(&w, DECISION_BIND);
 	assert_int_equal(w.fake.n, 0);
 	queue_get_counts(w.q, &qc);
-	assert_int_equal(qc.active, 1);
+	assert_int_equal(qc.backoff, 1);
 	teardown(&w);
 }
 

@@ -274,10 +274,11 @@ static void test_bind_refused(void **state)
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 0, "1", "", PENDING), 0);
 	assert_int_equal(run(&w), 1);
 	assert_int_equal(w.d.kind, DECISION_BIND);
-	/* any other failure: pending again at once */
+	/* any other failure: pending again, after a backoff (not a busy loop of bindings) */
 	cluster_write_failed(w.c, CLUSTER_WRITE_BIND, "default", "p", "uid-p", false);
 	queue_get_counts(w.q, &qc);
-	assert_int_equal(qc.active, 1);
+	assert_int_equal(qc.active, 0);
+	assert_int_equal(qc.backoff, 1);
 	assert_string_equal(node_of(&w, "p"), "");
 	/* a write about a pod that was replaced (same name, new uid) is obsolete */
 	assert_int_equal(put_pod(w.c, "p", "uid-p2", 12, "preemptd", 0, "1", "", PENDING), 0);
