@@ -35,6 +35,7 @@ import urllib.parse
 import uuid
 
 import apivalidation as V
+import rbac
 
 # ----------------------------------------------------------------------------------------------
 # Resources
@@ -774,6 +775,9 @@ def identity_of(handler):
         tok = auth[7:].strip()
         if tok in S.tokens:
             return S.tokens[tok]
+        with S.store.lock:
+            if tok in S.sa_tokens:
+                return S.sa_tokens[tok]
         raise ApiError(status(401, "Unauthorized", "Unauthorized"))
     cert = None
     try:
@@ -814,7 +818,8 @@ def authorize(user, verb, r, ns, name, sub, fsel, obj):
         return
     node = node_of(user)
     if node is None:
-        raise forbidden_by_authz(r, name, user[0], verb, ns, sub)
+        rbac_authorize(user, verb, r, ns, name, sub, fsel)
+        return
     if r.kind == "Pod":
         if sub == "" and verb in ("list", "watch"):
             if any(f == "spec.nodeName" and op == "=" and v == node for f, op, v in fsel):
@@ -2172,6 +2177,7 @@ class Control(http.server.BaseHTTPRequestHandler):
                 S.log.reset()
                 S.forbid_all = False
                 S.kubelet.reset()
+                S.rbac.reset()
                 with S.store.lock:
                     for (rk, ns, name), o in list(S.store.objs.items()):
                         r = next(x for x in RESOURCES if res_key(x) == rk)
@@ -2189,6 +2195,19 @@ class Control(http.server.BaseHTTPRequestHandler):
                     end_outage(S.epoch)
                 return self.reply(200, {"down": not S.up.is_set(),
                                         "seconds_left": max(0.0, S.down_until - time.time())})
+            if p == ["rbac"]:
+                if m == "DELETE":
+                    S.rbac.reset()
+                return self.reply(200, S.rbac.report(rbac_objects()))
+            if len(p) == 3 and p[0] == "serviceaccount":
+                with S.store.lock:
+                    sa = S.store.get(BY_KIND[("v1", "ServiceAccount")], p[1], p[2])
+                    tok = next((t for t, u in S.sa_tokens.items()
+                                if u[0] == "system:serviceaccount:%s:%s" % (p[1], p[2])), None)
+                if sa is None or tok is None:
+                    return self.reply(404, {"error": "no such ServiceAccount"})
+                kcfg, sdir = sa_files(p[1], p[2])
+                return self.reply(200, {"token": tok, "kubeconfig": kcfg, "dir": sdir})
             if p == ["kubelet"]:
                 if m == "POST":
                     S.kubelet.configure(body or {})
@@ -2393,6 +2412,77 @@ def end_outage(epoch):
         S.up.set()
 
 
+# ----------------------------------------------------------------------------------------------
+# RBAC (rbac.py) from the roles and bindings in the store, and service account identities
+
+RBAC_KINDS = ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+
+
+def rbac_objects():
+    with S.store.lock:
+        return {k: copy.deepcopy(S.store.list(BY_KIND[("rbac.authorization.k8s.io/v1", k)]))
+                for k in RBAC_KINDS}
+
+
+def rbac_authorize(user, verb, r, ns, name, sub, fsel):
+    """Users other than system:masters and nodes: RBAC, kube-apiserver's 403 when it denies."""
+    if not name:    # a list or watch by metadata.name is authorized for that name
+        name = next((v for f, op, v in fsel if f == "metadata.name" and op == "="), "")
+    if not S.rbac.authorize(rbac_objects(), user[0], user[1], verb, r.group, r.name, sub,
+                            ns or "", name):
+        raise forbidden_by_authz(r, name, user[0], verb, ns, sub)
+
+
+def sa_files(ns, name):
+    return (os.path.join(S.dir, "kubeconfig-sa-%s-%s" % (ns, name)),
+            os.path.join(S.dir, "serviceaccount-%s-%s" % (ns, name)))
+
+
+def on_serviceaccount(r, typ, obj, prev):
+    """A token per ServiceAccount, valid while it exists (as a bound token dies with its
+    account): a kubeconfig `kubeconfig-sa-NS-NAME` and the in-cluster directory
+    `serviceaccount-NS-NAME/` (token, ca.crt, namespace) in --dir."""
+    if r.kind != "ServiceAccount":
+        return
+    md = obj["metadata"]
+    ns, name = md["namespace"], md["name"]
+    user = "system:serviceaccount:%s:%s" % (ns, name)
+    for tok in [t for t, u in S.sa_tokens.items() if u[0] == user]:
+        del S.sa_tokens[tok]
+    kcfg, sdir = sa_files(ns, name)
+    if typ == "DELETED":
+        for f in ("token", "ca.crt", "namespace"):
+            if os.path.exists(os.path.join(sdir, f)):
+                os.unlink(os.path.join(sdir, f))
+        if os.path.exists(kcfg):
+            os.unlink(kcfg)
+        return
+    tok = "sa-" + hashlib.sha256(("%s/%s/%s" % (ns, name, md["uid"])).encode()).hexdigest()[:40]
+    S.sa_tokens[tok] = (user, ["system:serviceaccounts", "system:serviceaccounts:" + ns,
+                               "system:authenticated"])
+    with open(os.path.join(S.certs, "ca.crt"), "rb") as f:
+        ca = f.read()
+    kubeconfig(kcfg, "https://" + S.address, {"certificate-authority-data":
+                                               base64.b64encode(ca).decode()}, {"token": tok})
+    os.makedirs(sdir, exist_ok=True)
+    for f, data in (("token", tok.encode()), ("ca.crt", ca), ("namespace", ns.encode())):
+        with open(os.path.join(sdir, f), "wb") as out:
+            out.write(data)
+
+
+def load_manifests(paths):
+    """--rbac FILE: the manifest's objects stored at startup, as `kubectl apply -f` would."""
+    with S.store.lock:
+        for path in paths:
+            for o in rbac.load_manifest(path):
+                try:
+                    r = resource_for(o)
+                except ValueError as e:
+                    raise SystemExit("%s: %s" % (path, e)) from None
+                o = copy.deepcopy(o)
+                S.store.put(r, default_object(S.store, r, o))
+
+
 def watch_parent(ppid):
     """Exit when the process that started us goes away (tests must leave nothing behind)."""
     while True:
@@ -2424,6 +2514,9 @@ def main():
                     help="multiplier on deletion grace periods (0.01: 30 s become 0.3 s)")
     ap.add_argument("--no-builtin-priorityclasses", action="store_true",
                     help="do not create system-node-critical and system-cluster-critical")
+    ap.add_argument("--rbac", action="append", default=[], metavar="FILE",
+                    help="a manifest (YAML, e.g. deploy/preemptd.yaml) whose objects — "
+                    "ServiceAccounts, roles, bindings — exist from the start")
     ap.add_argument("--kubelet-start-delay", type=float, default=0.05,
                     help="seconds from a pod's binding to its kubelet's Running status")
     ap.add_argument("--podgc-delay", type=float, default=40.0,
@@ -2445,6 +2538,8 @@ def main():
     S.handshake_timeout = 10
     S.kubelet = KubeletSim(a.kubelet_start_delay, a.podgc_delay)
     S.store.hooks.append(S.kubelet.on_change)
+    S.rbac, S.sa_tokens = rbac.Account(), {}
+    S.dir, S.certs = a.dir, certs
     if not a.no_builtin_priorityclasses:
         pcr = BY_KIND[("scheduling.k8s.io/v1", "PriorityClass")]
         with S.store.lock:
@@ -2472,6 +2567,8 @@ def main():
     port, cport = httpd.server_address[1], ctl.server_address[1]
     S.address = "127.0.0.1:%d" % port
     write_kubeconfigs(a.dir, certs, "https://127.0.0.1:%d" % port)
+    S.store.hooks.append(on_serviceaccount)
+    load_manifests(a.rbac)
 
     def stop(*_):
         if S.stopping:
