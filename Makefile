@@ -17,7 +17,8 @@
 #                        evictd-kube (their main.c is left out of the archive)
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
-#   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
+#   controller/STAGE/*.c -> build/controller-STAGE.a, one archive per folder of the controller side
+#                        (controller/README.md), with the same include discipline as agent/
 #   tests/{lib,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh, tests/agent/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
 #   tests/bench/bench-*.c -> benchmarks
@@ -88,8 +89,12 @@ CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 # kube/'s HTTPS client and its sd-event driver (evictd-kube) need more than the decoder.
 KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
+# preemptd: kube/'s client on sd-event, its journal (libsystemd) and its HTTP endpoints.
+PREEMPTD_PKGS := $(KCLIENT_PKGS) libmicrohttpd
 KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
 KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
+PREEMPTD_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PREEMPTD_PKGS) 2>/dev/null)
+PREEMPTD_LIBS   := $(shell $(PKG_CONFIG) --libs $(PREEMPTD_PKGS) 2>/dev/null)
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -127,8 +132,28 @@ agent_test_archives = $(foreach d,$(or $(AGENT_TEST_USES_$(1)),$(AGENT_USES_$(1)
 AGENT_MAINS := agent/evictd/main.c agent/evictd-kube/main.c
 AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent/%/*.c))))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
-CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
-CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
+# The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
+# sees only the headers of the folders below it.
+CTL_DIRS := report queue model cycle watch act preemptctl preemptd
+CTL_INC_report     := -Icontroller/report
+CTL_INC_queue      := -Icontroller/queue
+CTL_INC_model      := -Ikube -Icontroller/queue -Icontroller/model
+CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
+CTL_INC_watch      := $(CTL_INC_model) -Icontroller/report -Icontroller/watch
+CTL_INC_act        := $(CTL_INC_cycle) -Icontroller/report -Icontroller/act
+CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
+CTL_INC_preemptd   := $(CTL_INC_act) -Icontroller/watch -Icontroller/preemptd
+# What each folder links, itself first (archive order: users before what they use).
+CTL_USES_report     := report
+CTL_USES_queue      := queue
+CTL_USES_model      := model queue
+CTL_USES_cycle      := cycle model queue
+CTL_USES_watch      := watch model queue report
+CTL_USES_act        := act cycle model queue report
+CTL_USES_preemptctl := preemptctl cycle model queue
+CTL_USES_preemptd   := preemptd act watch cycle model queue report
+ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
+CTL_MAINS := controller/preemptctl/main.c controller/preemptd/main.c
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
 
@@ -136,22 +161,24 @@ LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 # evictd's own stack; fuzz targets and benchmarks link it whole.
 AGENT_A    := $(call agent_archives,evictd)
-CTL_A      := $(B)/controller.a
+# preemptctl's stack (its main.o aside); tests and fuzz targets link it whole.
+CTL_A      := $(call ctl_archives,preemptctl)
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
+PREEMPTD   := $(B)/preemptd
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
-TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c $(CTL_DIRS:%=tests/controller/%/test-*.c))))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
-TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
+TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh tests/controller/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 BENCH_TOOLS := $(B)/bench/idle-floor
 
-all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(PREEMPTD) $(B)/evictd.service
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -179,8 +206,9 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
 $(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/main.o: Makefile
-$(B)/controller/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o: Makefile
+$(B)/controller/preemptd/config.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
+$(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 define agent_dir_rules
 $(B)/agent/$(1)/%.o: agent/$(1)/%.c
@@ -216,18 +244,31 @@ $(KUBE_A): $(KUBE_OBJS)
 $(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
-# --- preemptctl -------------------------------------------------------------------------------
-$(B)/controller/%.o: controller/%.c
-	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -MMD -MP -c -o $@ $<
+# --- the controller side: controller/<stage>/ -> build/controller-<stage>.a; preemptctl -------
+define ctl_dir_rules
+$(B)/controller/$(1)/%.o: controller/$(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -MMD -MP -c -o $$@ $$<
 
-$(CTL_A): $(CTL_OBJS)
-	@rm -f $@
-	$(AR) rcs $@ $^
+$(B)/controller-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(CTL_MAINS),$$(sort $$(wildcard controller/$(1)/*.c))))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+
+# A unit test of a folder links that folder and what it may use, nothing above it.
+$(B)/tests/controller/$(1)/%: tests/controller/$(1)/%.c $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
+endef
+$(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+
+# preemptd is a service binary: libpreempt linked in, as evictd's, so that a library upgrade on
+# the host cannot change a running scheduler's decisions under it.
+$(PREEMPTD): $(B)/controller/preemptd/main.o $(call ctl_archives,preemptd) $(KUBE_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PREEMPTD_LIBS) -linih -lm
 
 # --- tests ------------------------------------------------------------------------------------
 # Unit tests link the static archives, so they can reach internal (non-exported) functions.
@@ -235,9 +276,9 @@ $(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) -Ilib -Itests -MMD -MP -o $@ $< $(LIB_A) $(LDFLAGS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
+$(B)/tests/controller/test-%: tests/controller/test-%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 $(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
@@ -257,7 +298,7 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) -Icontroller -Ikube \
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) $(CTL_DIRS:%=-Icontroller/%) -Ikube \
 	  lib agent controller kube
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
@@ -316,7 +357,7 @@ install: all install-lib
 	  $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
-	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).

@@ -62,7 +62,7 @@ documented() {	# documented PAGE-TEXT OPTION...: each option appears as itself i
 mapfile -t eopts < <(options_of "$tmp/evictd.help" agent/evictd/main.c)
 ok "evictd(8) documents every evictd option (${#eopts[@]})" documented "$tmp/evictd.8.txt" "${eopts[@]}"
 { "$PREEMPTCTL" --help; "$PREEMPTCTL" schedule --help; } >"$tmp/preemptctl.help" 2>&1
-mapfile -t popts < <(options_of "$tmp/preemptctl.help" controller/*.c)
+mapfile -t popts < <(options_of "$tmp/preemptctl.help" controller/preemptctl/*.c)
 ok "preemptctl(1) documents every preemptctl option (${#popts[@]})" documented "$tmp/preemptctl.1.txt" "${popts[@]}"
 EKUBE=$BUILD/evictd-kube
 if [ -x "$EKUBE" ]; then

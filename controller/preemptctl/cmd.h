@@ -23,7 +23,4 @@ struct preempt_args {
 int cmd_check(const char *kubeconfig, const char *const *files, size_t nfiles, FILE *out, FILE *err);
 int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err);
 
-/* Formats Unix nanoseconds as RFC 3339 (UTC). */
-void format_time(int64_t ns, char *buf, size_t size);
-
 #endif
