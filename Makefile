@@ -206,8 +206,8 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
 $(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o: Makefile
-$(B)/controller/preemptd/config.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: Makefile
+$(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
 $(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 define agent_dir_rules

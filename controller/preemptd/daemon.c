@@ -239,25 +239,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static int make_identity(const preemptd_config *cfg, char **ret)
-{
-	char host[256] = "";
-	unsigned r = (unsigned)random();
-
-	if (cfg->identity) {
-		*ret = strdup(cfg->identity);
-		return *ret ? 0 : -ENOMEM;
-	}
-	if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
-		snprintf(host, sizeof(host), "preemptd");
-	/* kube-scheduler: hostname + "_" + a UUID; a random suffix keeps two instances on one host apart */
-	if (asprintf(ret, "%s_%08x%04x", host, r, (unsigned)random() & 0xffff) < 0) {
-		*ret = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, const char *token_dir,
                  preemptd **ret)
 {
@@ -280,7 +261,11 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	cluster_opts co = { .scheduler_name = cfg->scheduler_name };
 	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
 	                  .retry_max_usec = cfg->retry_max_usec };
-	if ((r = make_identity(cfg, &d->identity)) < 0 || (r = kube_multi_new(e, client, &d->multi)) < 0 ||
+	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd"))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if ((r = kube_multi_new(e, client, &d->multi)) < 0 ||
 	    (r = transport_kube_new(d->multi, &d->transport)) < 0 || (r = queue_new(&qo, wall_ns(), &d->queue)) < 0 ||
 	    (r = cluster_new(d->queue, &co, &d->cluster)) < 0 || (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)

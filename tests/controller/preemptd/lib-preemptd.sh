@@ -78,9 +78,11 @@ events() { kube_ctl GET "/objects/events.events.k8s.io/$1"; }
 nevents() { events "$1" | jq "[.[] | select($2)] | length"; }
 nreqs() { reqs "$1" | wc -l; }
 
+# Debian's python3 (python3-prometheus-client), not one earlier in PATH (pyenv, venv).
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 # The value of a sample of /metrics, read with a real Prometheus text parser (prometheus_client).
 metric() {	# metric PDNAME NAME [LABELS-JSON]
-	pd_get "$1" /metrics | python3 -c '
+	pd_get "$1" /metrics | "$PY" -c '
 import json, sys
 from prometheus_client.parser import text_string_to_metric_families
 name, labels = sys.argv[1], json.loads(sys.argv[2])
