@@ -43,7 +43,7 @@ pd_start() {	# pd_start NAME [options...]
 	local kc=(--kubeconfig "$KUBE_DIR/kubeconfig-admin")
 	case " $* " in *" --kubeconfig "*) kc=() ;; esac
 	"$PD" "${kc[@]}" --config /dev/null --log-target stderr --listen 127.0.0.1:0 --retry-max 2s \
-		--watch-timeout 30s "$@" >>"$T/$name.log" 2>&1 &
+		--watch-timeout "${PD_WATCH_TIMEOUT:-30s}" "$@" >>"$T/$name.log" 2>&1 &
 	PD_PID[$name]=$!
 }
 
@@ -57,6 +57,8 @@ pd_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$(pd_port "
 logged() { grep -q -- "$2" "$T/$1.log"; }
 logged_n() { grep -c -- "$2" "$T/$1.log"; }
 
+# seconds from one request log timestamp to another
+ts_diff() { "$PY" -c 'import datetime, sys; p = datetime.datetime.fromisoformat; print((p(sys.argv[2]) - p(sys.argv[1])).total_seconds())' "$1" "$2"; }
 wait_for() { local end=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.05; done; }
 
 node() { kube_apply "$(kube_node_json "$1" "${2:-4}" "${3:-8Gi}")" >/dev/null; }
