@@ -1,7 +1,7 @@
 # evictd / libpreempt / preemptctl — plain Makefile.
 #
 #   make                 libpreempt.so.0 + libpreempt.a (+ libpreempt-uninstalled.pc), evictd,
-#                        evictd-kube, preemptctl
+#                        evictd-kube, preemptctl, preemptd
 #   make check           every test; last line "N passed, N failed[, N skipped]"
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
 #   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
@@ -349,7 +349,7 @@ $(B)/evictd.service: systemd/evictd.service Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $@
 
-MANPAGES := man/evictd.8 man/evictd-kube.8 man/evictd.conf.5 man/preemptctl.1
+MANPAGES := man/evictd.8 man/evictd-kube.8 man/evictd.conf.5 man/preemptctl.1 man/preemptd.8
 
 install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
@@ -357,6 +357,7 @@ install: all install-lib
 	  $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
+	install -m 0755 $(PREEMPTD) $(DESTDIR)$(SBINDIR)/preemptd
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
@@ -375,17 +376,23 @@ ifeq ($(PACKAGE_BUILD),)
 	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
 endif
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
+	install -m 0644 systemd/preemptd.catalog $(DESTDIR)$(CATALOGDIR)/preemptd.catalog
+	@# preemptd's configuration: an edited one is kept, as evictd.conf is
+	if [ -z "$(PACKAGE_BUILD)" ] && [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/preemptd.conf ]; then \
+	  install -m 0644 conf/preemptd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/preemptd.conf.dist; \
+	else install -m 0644 conf/preemptd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/preemptd.conf; fi
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/evictd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 man/evictd-kube.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/preemptd.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf build build-san build-fuzz
 
 # One line per target; `make help` needs no build dependencies.
 help:
-	@echo 'make              build libpreempt, evictd, evictd-kube and preemptctl into $(B)/'
+	@echo 'make              build libpreempt, evictd, evictd-kube, preemptctl and preemptd into $(B)/'
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
 	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'

@@ -11,7 +11,7 @@ Usage: scripts/ensure-deps.sh SET...
 Makes sure the Debian packages of each SET are installed: as root, installs the missing ones with
 apt-get; as another user, prints the apt-get command to run as root and exits 1.
 Sets:
-  build   compile evictd, preemptctl and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
+  build   compile evictd, preemptctl, preemptd and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
   check   run the tests (cmocka, systemd, python3, jq, kubectl, man-db, ...)
   fuzz    libFuzzer targets (clang)
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
@@ -23,7 +23,7 @@ USAGE
 pkgs_for() {
 	case "$1" in
 	# gcc alone does not pull libc6-dev with --no-install-recommends.
-	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev" ;;
+	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev libmicrohttpd-dev" ;;
 	# Everything a test uses, so that none skips on a Debian 12 root machine for a missing package:
 	# kubectl for test-apiserver's client checks (any kubectl will do: A|B is satisfied by either
 	# and installs A), man for test-manpages' `man -l`, nm/objdump (binutils) for test-symbols,
