@@ -369,6 +369,9 @@ install: all install-lib
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	@# preemptd's unit is installed, not enabled: it needs /etc/evictd/preemptd.kubeconfig first.
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/preemptd.service > $(DESTDIR)$(UNITDIR)/preemptd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/preemptd.service
 	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
 	@# A package enables it in its maintainer scripts instead (debian/rules).
 ifeq ($(PACKAGE_BUILD),)
