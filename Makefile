@@ -206,8 +206,8 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
 $(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o: Makefile
-$(B)/controller/preemptd/config.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: Makefile
+$(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
 $(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 define agent_dir_rules
@@ -302,6 +302,11 @@ lint:
 	  lib agent controller kube
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
+# preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
+$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Itests -MMD -MP -o $@ $< $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
+
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm

@@ -263,6 +263,10 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 		s->free[k] = fits_int64(f) ? (int64_t)f : 0;
 		s->alloc[k] = n->alloc[k];
 	}
+	for (int k = RES_CPU; k <= RES_MEMORY; k++) {
+		general |= !fits_int64(n->nonzero_total[k]);
+		s->nz_used[k] = fits_int64(n->nonzero_total[k]) ? (int64_t)n->nonzero_total[k] : 0;
+	}
 	for (size_t i = 0; i < n->n_pods; i++) {
 		const struct slot *sl = &n->slots[i];
 		for (int k = 0; k < N_CORE_RES; k++)

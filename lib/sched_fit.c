@@ -173,9 +173,36 @@ int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, 
 	r = pp__filter_init(&x, c, p);
 	if (r < 0)
 		return r;
+	/* Most pods ask for cpu and memory and nothing else, and most nodes have no taint, no cordon
+	 * and no nominated pod (NS_GENERAL): then fit and score read only the contiguous summaries,
+	 * a sequential scan instead of a walk through every node's structure. */
+	bool plain = !x.aff && !p->n_node_selector && !p->has_node_affinity && !p->n_scalar;
+	const int64_t want[2] = { pp__pod_nonzero_request(p, RES_CPU), pp__pod_nonzero_request(p, RES_MEMORY) };
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = c->nodes[i];
+		struct nsum *s = &c->sum[i];
 		struct fail f;
+		if (plain && !(s->flags & NS_GENERAL)) {
+			bool fits = s->n_pods < (size_t)(s->max_pods > 0 ? s->max_pods : 0);
+			for (int k = 0; k < N_CORE_RES && fits && !p->zero_request; k++)
+				fits = p->req[k] <= 0 || p->req[k] <= s->free[k];
+			if (fits) {
+				if (s->score_for[0] != want[0] || s->score_for[1] != want[1]) {
+					const i128 used[2] = { s->nz_used[0], s->nz_used[1] };
+					s->score = pp__least_allocated(s->alloc, used, want);
+					s->score_for[0] = want[0];
+					s->score_for[1] = want[1];
+				}
+				int64_t score = s->score;
+				if (score > best_score) {
+					best = n;
+					best_score = score;
+				}
+				continue;
+			}
+			if (!reasons)
+				continue;
+		}
 		if (pp__filter_node(&x, n, false, &f)) {
 			/* Reasons cost string work on every failing node: gathered only when asked. */
 			if (reasons) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "backoff.h"
 
 #define CODES_MAX 64
@@ -143,41 +144,13 @@ static void finish(writer *w, write_chain *ch, write_result r, long status, cons
 
 /* --- one step ---------------------------------------------------------------------------------- */
 
-/* The first resourceVersion of an answer: the API server writes metadata before the rest. */
-static void answer_rv(const char *body, char *rv, size_t size)
-{
-	const char *p = body ? strstr(body, "\"resourceVersion\":\"") : NULL;
-	size_t n = 0;
-
-	rv[0] = '\0';
-	if (!p)
-		return;
-	p += strlen("\"resourceVersion\":\"");
-	while (p[n] && p[n] != '"' && n + 1 < size)
-		n++;
-	memcpy(rv, p, n);
-	rv[n] = '\0';
-}
-
 /* The Status message of an error answer, for the log. */
 static void answer_message(const transport_answer *a, char *buf, size_t size)
 {
-	const char *p = a->body ? strstr(a->body, "\"message\":\"") : NULL;
-	size_t n = 0;
-
-	if (a->error) {
+	if (a->error)
 		snprintf(buf, size, "%s", a->msg && *a->msg ? a->msg : strerror(-a->error));
-		return;
-	}
-	if (!p) {
-		buf[0] = '\0';
-		return;
-	}
-	p += strlen("\"message\":\"");
-	while (p[n] && !(p[n] == '"' && p[n - 1] != '\\') && n + 1 < size)
-		n++;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
+	else
+		(void)answer_read(a->body, a->len, NULL, 0, buf, size);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -220,8 +193,11 @@ static void step_answered(void *userdata, const transport_answer *a)
 	w->in_flight--;
 	count_code(w, st->verb, a->error ? 0 : a->status);
 	if (!a->error && a->status >= 200 && a->status < 300) {
-		char rv[64];
-		answer_rv(a->body, rv, sizeof(rv));
+		char rv[64] = "";
+		/* only a status write's answer is worth reading: its resourceVersion says when the watch
+		 * shows it (a binding's answer is a Status, an Event's is not about the pod) */
+		if (st->kind == CLUSTER_WRITE_STATUS)
+			(void)answer_read(a->body, a->len, rv, sizeof(rv), NULL, 0);
 		cluster_write_landed(w->c, st->kind, ch->ns, ch->name, ch->uid, rv[0] ? rv : NULL);
 		if (w->hooks.step_done)
 			w->hooks.step_done(w->hooks.userdata, ch->ns, ch->name, ch->node, st, WRITE_OK, a->status, "");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <preempt.h>
 
@@ -333,4 +334,17 @@ void config_free(preemptd_config *cfg)
 	free(cfg->identity);
 	free(cfg->listen);
 	memset(cfg, 0, sizeof(*cfg));
+}
+
+int config_default_identity(preemptd_config *cfg)
+{
+	char host[256] = "", id[320];
+
+	if (cfg->identity)
+		return 0;
+	if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+		snprintf(host, sizeof(host), "preemptd");
+	snprintf(id, sizeof(id), "%s_%08lx%04lx", host, (unsigned long)random() & 0xffffffffUL,
+	         (unsigned long)random() & 0xffffUL);
+	return set_str(&cfg->identity, id);
 }

@@ -41,6 +41,9 @@ typedef struct preemptd_config {
  */
 int config_parse(int argc, char **argv, preemptd_config *cfg);
 void config_free(preemptd_config *cfg);
+/* Sets cfg->identity when none was given: the host name, "_" and a random suffix (kube-scheduler
+ * appends a UUID; two instances on one host stay apart). 0 or -ENOMEM. */
+int config_default_identity(preemptd_config *cfg);
 void config_usage(FILE *f);
 
 #endif

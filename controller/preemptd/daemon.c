@@ -58,7 +58,13 @@ static void arm_due(preemptd *d)
 		(void)sd_event_source_set_enabled(d->due, SD_EVENT_OFF);
 		return;
 	}
-	uint64_t delay = due > now ? (uint64_t)(due - now) / 1000 : 0;
+	if (due <= now) {
+		/* due already: a cycle, not a timer that would fire on every turn of the loop */
+		(void)sd_event_source_set_enabled(d->due, SD_EVENT_OFF);
+		poke(d);
+		return;
+	}
+	uint64_t delay = (uint64_t)(due - now) / 1000;
 	(void)sd_event_source_set_time(d->due, mono + delay);
 	(void)sd_event_source_set_enabled(d->due, SD_EVENT_ONESHOT);
 }
@@ -122,8 +128,13 @@ static int on_post(sd_event_source *s, void *userdata)
 		                   d->lease && !lease_is_leader(d->lease) ? " once this instance holds the Lease" : "");
 		(void)sd_notify(0, "STATUS=Caches synced");
 	}
-	if (d->synced && queue_has_active(d->queue))
+	long timeout;
+	if (!d->synced || !preemptd_may_write(d, &timeout))
+		return 0; /* a standby keeps its model current and decides nothing */
+	if (queue_has_active(d->queue))
 		poke(d);
+	else
+		arm_due(d); /* an event may have sent a pod to backoffQ: its expiry is the next due time */
 	return 0;
 }
 
@@ -228,25 +239,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static int make_identity(const preemptd_config *cfg, char **ret)
-{
-	char host[256] = "";
-	unsigned r = (unsigned)random();
-
-	if (cfg->identity) {
-		*ret = strdup(cfg->identity);
-		return *ret ? 0 : -ENOMEM;
-	}
-	if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
-		snprintf(host, sizeof(host), "preemptd");
-	/* kube-scheduler: hostname + "_" + a UUID; a random suffix keeps two instances on one host apart */
-	if (asprintf(ret, "%s_%08x%04x", host, r, (unsigned)random() & 0xffff) < 0) {
-		*ret = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, const char *token_dir,
                  preemptd **ret)
 {
@@ -269,7 +261,11 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	cluster_opts co = { .scheduler_name = cfg->scheduler_name };
 	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
 	                  .retry_max_usec = cfg->retry_max_usec };
-	if ((r = make_identity(cfg, &d->identity)) < 0 || (r = kube_multi_new(e, client, &d->multi)) < 0 ||
+	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd"))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if ((r = kube_multi_new(e, client, &d->multi)) < 0 ||
 	    (r = transport_kube_new(d->multi, &d->transport)) < 0 || (r = queue_new(&qo, wall_ns(), &d->queue)) < 0 ||
 	    (r = cluster_new(d->queue, &co, &d->cluster)) < 0 || (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
@@ -299,8 +295,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 		goto fail;
 	(void)sd_event_source_set_enabled(d->sched, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(d->due, SD_EVENT_OFF);
-	/* the cycles yield to I/O: watch events and answers go first */
-	(void)sd_event_source_set_priority(d->sched, SD_EVENT_PRIORITY_IDLE);
+	/* the cycles take turns with I/O (a bounded batch each), at the same priority: a lower one
+	 * would starve them behind a busy watch */
 	if (token_dir) {
 		uint64_t now;
 		if ((r = sd_event_now(e, CLOCK_MONOTONIC, &now)) < 0 ||
@@ -347,6 +343,9 @@ int preemptd_run(preemptd *d)
 	            d->lease ? "leader election on Lease " : "leader election off",
 	            d->lease ? d->cfg->lease_namespace : "", d->lease ? "/" : "", d->lease ? d->cfg->lease_name : "",
 	            d->httpd ? "" : ", no HTTP endpoints");
+	if (d->httpd)
+		journal_msg(LOG_INFO, "Serving /healthz /livez /readyz /metrics on port %u (listen = %s)",
+		            (unsigned)httpd_port(d->httpd), d->cfg->listen);
 	watch_start(d->watch);
 	if (d->lease)
 		lease_start(d->lease);

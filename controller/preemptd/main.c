@@ -17,6 +17,10 @@
 #include "incluster.h"
 #include "journal.h"
 
+#ifndef PREEMPTD_VERSION
+#define PREEMPTD_VERSION "0.1.0"
+#endif
+
 int main(int argc, char **argv)
 {
 	preemptd_config cfg;
@@ -24,7 +28,7 @@ int main(int argc, char **argv)
 	kube_client *client = NULL;
 	sd_event *e = NULL;
 	preemptd *d = NULL;
-	char err[768];
+	char err[768], agent[400];
 	sigset_t ss;
 	int r;
 
@@ -46,7 +50,15 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
-	kube_client_opts copts = { .user_agent = "preemptd" };
+	if (config_default_identity(&cfg) < 0) {
+		journal_msg(LOG_ERR, "out of memory");
+		config_free(&cfg);
+		kubeconfig_free(kc);
+		return 1;
+	}
+	/* the instance in the User-Agent: an audit log (and the stand-in's) tells who wrote */
+	snprintf(agent, sizeof(agent), "preemptd/%s (%s)", PREEMPTD_VERSION, cfg.identity);
+	kube_client_opts copts = { .user_agent = agent };
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);

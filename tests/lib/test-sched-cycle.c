@@ -210,6 +210,25 @@ static void test_least_allocated_nonzero_defaults(void **state)
 	pp_sched_free(w.s);
 }
 
+/* Pods of one shape one after the other: each binding changes its node's score, so they spread
+ * (n1, n2, n1, n2) — a score remembered across the binding would pile them onto n1. */
+static void test_same_shape_pods_spread(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	node(&w, "n1", 4000, NULL);
+	node(&w, "n2", 4000, NULL);
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%d", i);
+		pod(&w, name, (struct podopt){ .prio = 4 - i, .cpu_m = 500 });
+	}
+	run(&w, INT64_MAX);
+	EXPECT(&w.log, "0 bind default/p0 n1", "0 bind default/p1 n2", "0 bind default/p2 n1", "0 bind default/p3 n2");
+	pp_sched_free(w.s);
+}
+
 static void test_nominated_node_tried_first(void **state)
 {
 	(void)state;
@@ -576,6 +595,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_least_allocated_then_name),
 		cmocka_unit_test(test_least_allocated_nonzero_defaults),
+		cmocka_unit_test(test_same_shape_pods_spread),
 		cmocka_unit_test(test_nominated_node_tried_first),
 		cmocka_unit_test(test_preempt_wait_grace_then_bind),
 		cmocka_unit_test(test_higher_priority_takes_nominated_node),
