@@ -2,7 +2,8 @@
 # systemd/preemptd.service as `make install` writes it: it starts preemptd with the shipped
 # configuration file and the kubeconfig handed over as a credential, `systemd-analyze verify`
 # accepts it, it runs without root, and its offline exposure rating is exactly the one its header
-# states (at most 2.0); removing one hardening line changes the rating, so the pin sees a removal.
+# and README.md state (at most 2.0); removing one hardening line changes the rating, so the pin
+# sees a removal.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 UNIT=systemd/preemptd.service
@@ -39,6 +40,8 @@ if systemd-analyze security --help 2>/dev/null | grep -q -- --offline; then
 	score=$(rating "$tmp/preemptd.service")
 	echo "# preemptd.service: exposure ${score:-none} (stated: ${stated:-none})"
 	ok "the unit states its rating" test -n "$stated"
+	readme=$(sed -n 's/.*`systemd-analyze security` rates the unit \([0-9.]*[0-9]\)\..*/\1/p' README.md | head -n1)
+	ok "README.md states the same rating ($readme)" test -n "$readme" -a "$readme" = "$stated"
 	ok "exposure exactly as stated ($stated)" test -n "$score" -a "$score" = "$stated"
 	ok "... and at most 2.0" awk -v s="${score:-9}" 'BEGIN { exit !(s <= 2.0) }'
 	sees() {	# sees LINE: without LINE the rating is another one

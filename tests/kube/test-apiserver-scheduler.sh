@@ -41,7 +41,9 @@ kube_apply "$(kube_node_json node-2 1 2Gi)" >/dev/null
 w=$KUBE_DIR/watch
 unfinished="fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 rv0=$(kube_ctl GET /rv | jq -r .resourceVersion)
-kube_curl admin -N "$api/pods?watch=true&$unfinished&allowWatchBookmarks=true&resourceVersion=$rv0&timeoutSeconds=4" >"$w" &
+# curl itself in the background (not kube_curl's subshell), so that its pid ends the watch
+curl -s --cacert "$KUBE_DIR/ca.crt" --cert "$KUBE_DIR/admin.crt" --key "$KUBE_DIR/admin.key" -N \
+	"$api/pods?watch=true&$unfinished&allowWatchBookmarks=true&resourceVersion=$rv0&timeoutSeconds=120" >"$w" &
 wp=$!
 ok "a pending pod is created through the API (201, phase Pending, no node)" eval '
 	is "$(req POST "$ns/pods" "$(kube_pending_pod_json default p1 100 500m 256Mi)")" 201 &&
@@ -49,6 +51,7 @@ ok "a pending pod is created through the API (201, phase Pending, no node)" eval
 uid=$(uid_of p1)
 st='{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/2 nodes are available: 2 Insufficient cpu."}]}}'
 req PATCH "$ns/pods/p1/status" "$st" application/strategic-merge-patch+json >/dev/null
+kube_kubelet '{"nodes":{"node-1":{"mode":"stuck"}}}'     # until the checks of the bound, not started pod
 ok "binding with the pod's uid: 201 Status Success, code 201" eval '
 	is "$(req POST "$ns/pods/p1/binding" "$(binding p1 node-1 "$uid")")" 201 &&
 	jqo ".kind==\"Status\" and .status==\"Success\" and .code==201"'
@@ -56,10 +59,12 @@ obj pods/default/p1
 ok "... spec.nodeName set, PodScheduled=True replacing Unschedulable (reason and message gone)" \
 	jqo '.spec.nodeName=="node-1" and (.status.conditions|map(select(.type=="PodScheduled"))|length==1)
 	     and (.status.conditions[]|select(.type=="PodScheduled")|.status=="True" and .reason==null and .message==null)'
-ok "... still Pending right after the binding (the kubelet has not started it yet)" jqo '.status.phase=="Pending"'
+ok "... Pending while node-1's kubelet has not started it (stuck, holding one start)" eval '
+	jqo ".status.phase==\"Pending\"" && kube_ctl GET /kubelet | jq -e ".waiting[\"node-1\"]==1" >/dev/null'
+kube_kubelet '{"nodes":{"node-1":{"mode":"normal"}}}'
 running() { obj "pods/default/$1"; jqo '.status.phase=="Running"'; }
 ok "the kubelet simulation starts it: Running with startTime, Ready, podIP, a running container" eval '
-	eventually 5 running p1 && jqo "(.status.startTime|test(\"Z$\")) and (.status.podIP|startswith(\"10.244.\"))
+	eventually 10 running p1 && jqo "(.status.startTime|test(\"Z$\")) and (.status.podIP|startswith(\"10.244.\"))
 		and (.status.conditions[]|select(.type==\"Ready\").status==\"True\")
 		and (.status.conditions[]|select(.type==\"PodScheduled\").status==\"True\")
 		and (.status.containerStatuses[0].state.running.startedAt!=null)"'
@@ -99,6 +104,7 @@ ok "a victim's DisruptionTarget condition is merged beside the kubelet's" eval '
 	jqo "[.status.conditions[].type]|contains([\"Ready\",\"PodScheduled\",\"DisruptionTarget\"])"'
 
 # ---- graceful DELETE and the kubelet's termination ----------------------------------------------
+kube_kubelet '{"nodes":{"node-1":{"mode":"stuck"}}}'     # p1 terminates only when the checks are done
 ok "DELETE with empty DeleteOptions of a running pod: 200, deletionTimestamp, its own grace (30 s)" eval '
 	is "$(req DELETE "$ns/pods/p1" "{}")" 200 &&
 	jqo ".metadata.deletionTimestamp!=null and .metadata.deletionGracePeriodSeconds==30 and .status.phase==\"Running\""'
@@ -106,8 +112,10 @@ ok "... the pod is still there while its grace period runs (not removed at once)
 ok "... a second DELETE while it terminates: 200, unchanged" eval '
 	is "$(req DELETE "$ns/pods/p1" "{}")" 200 && jqo ".metadata.deletionGracePeriodSeconds==30"'
 gone() { [ "$(kube_curl admin -o /dev/null -w '%{http_code}' "$ns/pods/$1")" = 404 ]; }
-ok "... gone after 30 s × grace-scale 0.02" eventually 5 gone p1
-wait "$wp"
+kube_kubelet '{"nodes":{"node-1":{"mode":"normal"}}}'
+ok "... gone after its grace period (30 s × grace-scale 0.02) once the kubelet acts" eventually 10 gone p1
+sleep 0.3   # the watch's last events
+kill "$wp"; wait "$wp" 2>/dev/null
 evs=$(jq -r 'select(.type!="BOOKMARK") | .type+" "+.object.metadata.name+" "+(.object.status.phase // "")+" "+(if .object.metadata.deletionTimestamp then "deleting" else "" end)' "$w" | grep ' p1 ' | tr -s ' ' | tr '\n' ',')
 ok "the unfinished-pods watch saw p1 created, bound, running, terminating, then leave on its terminal phase" \
 	is "$evs" "ADDED p1 Pending ,MODIFIED p1 Pending ,MODIFIED p1 Pending ,MODIFIED p1 Running ,MODIFIED p1 Running ,MODIFIED p1 Running deleting,DELETED p1 Failed deleting,"
@@ -117,11 +125,11 @@ ok "... the DELETED object is the terminal one: containers terminated with 143" 
 # ---- kubelet: admission, slow, stuck, pod GC ------------------------------------------------------
 for p in a1 a2; do req POST "$ns/pods" "$(kube_pending_pod_json default $p 0 600m 64Mi)" >/dev/null; done
 req POST "$ns/pods/a1/binding" "$(binding a1 node-2)" >/dev/null
-eventually 5 running a1
+eventually 10 running a1
 req POST "$ns/pods/a2/binding" "$(binding a2 node-2)" >/dev/null
 rejected() { obj pods/default/a2; jqo '.status.phase=="Failed"'; }
 ok "the kubelet rejects a pod that does not fit (OutOfcpu, its message)" eval '
-	eventually 5 rejected && jqo ".status.reason==\"OutOfcpu\" and .status.message==\"Pod was rejected: Node didn'"'"'t have enough resource: cpu, requested: 600, used: 600, capacity: 1000\""'
+	eventually 10 rejected && jqo ".status.reason==\"OutOfcpu\" and .status.message==\"Pod was rejected: Node didn'"'"'t have enough resource: cpu, requested: 600, used: 600, capacity: 1000\""'
 ok "... with the kubelet's Warning Event" eval '
 	kube_ctl GET /objects/events/default >"$out" &&
 	jqo "any(.[]; .reason==\"OutOfcpu\" and .type==\"Warning\" and .involvedObject.name==\"a2\" and .source.component==\"kubelet\" and .source.host==\"node-2\")"'
@@ -137,13 +145,13 @@ sleep 0.5
 ok "a stuck kubelet: the terminating pod stays (grace 1 s × 0.02 long past)" eval 'obj pods/default/s1 && jqo ".metadata.deletionTimestamp!=null"'
 ok "... the control endpoint shows what it holds" eval 'kube_ctl GET /kubelet >"$out" && jqo ".waiting[\"node-2\"]==1 and .nodes[\"node-2\"].mode==\"stuck\""'
 kube_kubelet '{"nodes":{"node-2":{"mode":"normal"}}}'
-ok "... unstuck, it finishes the termination" eventually 5 gone s1
+ok "... unstuck, it finishes the termination" eventually 10 gone s1
 kube_apply "$(kube_node_json node-3)" >/dev/null
 req POST "$ns/pods" "$(kube_pending_pod_json default g1)" >/dev/null
 req POST "$ns/pods/g1/binding" "$(binding g1 node-3)" >/dev/null
-eventually 5 running g1
+eventually 10 running g1
 kube_ctl DELETE /objects/nodes/node-3 >/dev/null
-ok "a Node removed at run time: the pod GC deletes its pods" eventually 5 gone g1
+ok "a Node removed at run time: the pod GC deletes its pods" eventually 10 gone g1
 ok "... after marking them DisruptionTarget DeletionByPodGC" eval '
 	kube_requests >/dev/null; kube_curl admin "$api/pods?watch=1&resourceVersion=$rv0&timeoutSeconds=1" |
 	jq -se "any(.[]; .type==\"MODIFIED\" and .object.metadata.name==\"g1\" and any(.object.status.conditions[]; .reason==\"DeletionByPodGC\"))" >/dev/null'
