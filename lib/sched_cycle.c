@@ -59,6 +59,7 @@ struct pp_sched {
 	pp_sched_reason *ev_reasons;
 	size_t cap_ev_reasons;
 	pp_sched_stats stats;
+	bool explain; /* preemption decisions with their per-node records, handed to the events */
 };
 
 const char *pp_sched_event_name(pp_sched_event_kind k)
@@ -385,6 +386,11 @@ pp_sched *pp_sched_free(pp_sched *s)
 	return NULL;
 }
 
+void pp_sched_set_explain(pp_sched *s, bool explain)
+{
+	s->explain = explain;
+}
+
 const pp_cluster *pp_sched_cluster(const pp_sched *s)
 {
 	return s->c;
@@ -670,7 +676,7 @@ static int ensure_ev_reasons(pp_sched *s, size_t n)
 }
 
 /* The pod stays pending: parks it in the queue and reports why. */
-static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report)
+static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report, const pp_preemption *pr)
 {
 	char ns[256], *msg = NULL;
 	const char *name;
@@ -688,7 +694,7 @@ static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool repo
 		if (r >= 0) {
 			pp_sched_event ev = {
 				.kind = PP_SCHED_UNSCHEDULABLE, .namespace_ = ns, .name = name,
-				.message = msg, .reasons = s->ev_reasons, .n_reasons = s->reasons.n,
+				.message = msg, .reasons = s->ev_reasons, .n_reasons = s->reasons.n, .preemption = pr,
 			};
 			for (size_t i = 0; i < s->reasons.n; i++)
 				s->ev_reasons[i] = (pp_sched_reason){ s->reasons.v[i].reason, s->reasons.v[i].nodes };
@@ -719,7 +725,7 @@ static int clear_nomination(pp_sched *s, const char *ns, const char *name, const
 
 static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
 {
-	pp_preempt_options po = { .now_ns = s->now };
+	pp_preempt_options po = { .now_ns = s->now, .explain = s->explain };
 	pp_preemption *pr = NULL;
 	const char *node, *reason;
 	int r;
@@ -738,7 +744,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		if (node)
 			return bind(s, p, pi, node, err);
 		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
-		return fail_attempt(s, p, "", true);
+		return fail_attempt(s, p, "", true, NULL);
 	case PP_OUTCOME_NONE:
 	default:
 		reason = pp_preemption_reason(pr);
@@ -764,7 +770,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 			const char *post = strstr(reason, "preemption:");
 			if (!post)
 				post = strstr(reason, "not eligible");
-			r = fail_attempt(s, p, post ? post : "", true);
+			r = fail_attempt(s, p, post ? post : "", true, pr);
 		}
 		pp_preemption_free(pr);
 		return r;
@@ -809,7 +815,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		const char *name;
 		spod_names(p, ns, sizeof(ns), &name);
 		pp_sched_event ev = { .kind = PP_SCHED_NOMINATE, .namespace_ = ns, .name = name, .node = node,
-		                      .victims = victims, .n_victims = nv, .message = fit_msg };
+		                      .victims = victims, .n_victims = nv, .message = fit_msg, .preemption = pr };
 		s->stats.preemptions++;
 		emit(s, &ev);
 	}

@@ -326,12 +326,21 @@ static void log_preemption(const decision *d)
 	                   victims);
 }
 
+/* The decision in preemptctl preempt --explain's words (the cycle explains at log level debug). */
+static void log_explanation(const decision *d)
+{
+	if (d->explanation)
+		journal_msg(LOG_DEBUG, "Why pod %s/%s %s (as preemptctl preempt --explain words it):\n%s", d->pod.namespace_,
+		            d->pod.name, d->kind == DECISION_PREEMPT ? "preempts there" : "stays pending", d->explanation);
+}
+
 static void preempt(act *a, const decision *d, int64_t now)
 {
 	char note[400];
 	int r;
 
 	log_preemption(d);
+	log_explanation(d);
 	snprintf(note, sizeof(note), "Preempted by pod %s on node %s", d->pod.uid ? d->pod.uid : "", d->node);
 	for (size_t i = 0; i < d->n_victims; i++) {
 		const decision_pod *v = &d->victims[i].pod;
@@ -372,6 +381,7 @@ static void unschedulable(act *a, const decision *d, int64_t now)
 		journal_entry_add(&e, FIELD_PRIORITY, "%d", (int)d->pod.priority);
 		journal_entry_add(&e, FIELD_REASON, "%s", d->message);
 		journal_entry_send(&e, "Pod %s/%s is unschedulable: %s", d->pod.namespace_, d->pod.name, d->message);
+		log_explanation(d);
 	}
 	failed(a, d, now, d->clear_nomination, NULL);
 }

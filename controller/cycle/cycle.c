@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 #include "cycle.h"
 
+#include <stdio.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "explain.h"
+
 struct cycle {
 	queue *q;
 	cluster *c;
+	bool explain;
 	decision *d; /* the cycle in progress */
 	int err;     /* first failure while recording it */
 };
@@ -47,6 +52,24 @@ static void set_pod(cycle *cy, decision_pod *p, const char *ns, const char *name
 	p->priority = pp_cluster_pod_info(queue_cluster(cy->q), ns, name, &pi) >= 0 ? pi.priority : 0;
 }
 
+/* preemptctl's --explain text for the decision the event carries. */
+static void explained(cycle *cy, const pp_sched_event *ev)
+{
+	pp_pod_info pi;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!cy->explain || !ev->preemption ||
+	    pp_cluster_pod_info(queue_cluster(cy->q), ev->namespace_, ev->name, &pi) < 0 ||
+	    !(f = open_memstream(&buf, &len)))
+		return;
+	explain_preemption(f, ev->preemption, &pi, queue_now(cy->q));
+	if (fclose(f) == 0)
+		cy->d->explanation = keep(cy, buf);
+	free(buf);
+}
+
 static void nominated(cycle *cy, const pp_sched_event *ev)
 {
 	decision *d = cy->d;
@@ -61,6 +84,7 @@ static void nominated(cycle *cy, const pp_sched_event *ev)
 		return;
 	}
 	d->n_victims = ev->n_victims;
+	explained(cy, ev);
 	cluster_assume_nominated(cy->c, ev->namespace_, ev->name, ev->node);
 	for (size_t i = 0; i < ev->n_victims; i++) {
 		const pp_victim *v = &ev->victims[i];
@@ -114,11 +138,18 @@ static void on_event(const pp_sched_event *ev, void *userdata)
 		d->kind = DECISION_UNSCHEDULABLE;
 		set_pod(cy, &d->pod, ev->namespace_, ev->name);
 		d->message = keep(cy, ev->message);
+		explained(cy, ev);
 		break;
 	case PP_SCHED_VICTIM_GONE: /* not with external termination: the API server says it */
 	default:
 		break;
 	}
+}
+
+void cycle_set_explain(cycle *cy, bool explain)
+{
+	cy->explain = explain;
+	pp_sched_set_explain(queue_sched(cy->q), explain);
 }
 
 int cycle_new(queue *q, cluster *c, cycle **ret)

@@ -10,6 +10,8 @@
 #ifndef CTL_CYCLE_H
 #define CTL_CYCLE_H
 
+#include <stdbool.h>
+
 #include <preempt.h>
 
 #include "cluster.h"
@@ -27,5 +29,8 @@ cycle *cycle_free(cycle *cy);
  * err set when the library failed.
  */
 int cycle_run_one(cycle *cy, decision *d, pp_err *err);
+
+/* Preemption decisions explained in decision.explanation (costs memory per node per decision). */
+void cycle_set_explain(cycle *cy, bool explain);
 
 #endif

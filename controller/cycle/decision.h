@@ -46,6 +46,9 @@ typedef struct decision {
 	size_t n_victims;
 	decision_pod *cleared;    /* lower-priority pods that lost their nomination to node */
 	size_t n_cleared;
+	/* preempt, unschedulable, when the cycle explains (cycle_set_explain): preemptctl preempt
+	 * --explain's account of the decision, the same words (cycle/explain.c); NULL otherwise */
+	const char *explanation;
 	int64_t time_ns;     /* the queue's clock when decided */
 	int64_t duration_ns; /* the cycle's own time (metrics) */
 	unsigned attempts;   /* how many cycles the pod had (this one included) */

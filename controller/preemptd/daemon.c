@@ -275,6 +275,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	if ((r = act_new(e, d->transport, d->cluster, &ao, &d->act)) < 0)
 		goto fail;
 	act_set_gate(d->act, gate, d);
+	/* at log level debug every preemption decision is explained, in preemptctl's words */
+	cycle_set_explain(d->cycle, cfg->log_level >= LOG_DEBUG);
 	if (cfg->leader_elect) {
 		lease_opts lo = { .namespace_ = cfg->lease_namespace, .name = cfg->lease_name, .identity = d->identity,
 		                  .lease_duration_usec = cfg->lease_duration_usec,

@@ -664,6 +664,10 @@ typedef struct pp_sched_event {
 	const char *message;
 	const pp_sched_reason *reasons;
 	size_t n_reasons;
+	/* nominate, and unschedulable after a preemption attempt: the preemption decision, with its
+	 * per-node records (pp_preemption_node_explain) when pp_sched_set_explain() is on; NULL
+	 * otherwise */
+	const pp_preemption *preemption;
 } pp_sched_event;
 
 typedef void (*pp_sched_event_fn)(const pp_sched_event *ev, void *userdata);
@@ -677,6 +681,10 @@ typedef void (*pp_sched_event_fn)(const pp_sched_event *ev, void *userdata);
 PP_EXPORT int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns,
                            pp_sched_event_fn fn, void *userdata, pp_sched **ret, pp_err *err);
 PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
+
+/* Preemption decisions explained (pp_preempt_options.explain: memory per node), handed to the
+ * nominate and unschedulable events as pp_sched_event.preemption. Off by default. */
+PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
 
 /* The cluster as the scheduler sees it (read-only; change it through pp_sched_*). */
 PP_EXPORT const pp_cluster *pp_sched_cluster(const pp_sched *s);

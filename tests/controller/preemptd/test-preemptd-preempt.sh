@@ -2,7 +2,8 @@
 # Preemption end to end against the stand-in API server and its kubelet simulation: the victims
 # preemptctl preempt names for the same cluster get DisruptionTarget=True/PreemptionByScheduler,
 # then a DELETE with a uid precondition, then a Normal Preempted Event; the preemptor gets
-# status.nominatedNodeName. While the victims terminate (their kubelet stuck) the preemptor does
+# status.nominatedNodeName, and the journal explains the decision in preemptctl --explain's words.
+# While the victims terminate (their kubelet stuck) the preemptor does
 # not preempt again and a lower-priority pod does not take the room; once they are gone the
 # preemptor is bound there.
 . "$(dirname "$0")/../../lib.sh"
@@ -17,14 +18,14 @@ running default v2 n1 0 1500m
 running default v3 n1 0 500m
 pending default p 1000 2500m
 # the what-if first, on the same cluster
-"$PCTL" preempt --kubeconfig "$KUBE_DIR/kubeconfig-admin" --pod default/p >"$T/want.json" 2>"$T/pctl.err"
+"$PCTL" preempt --kubeconfig "$KUBE_DIR/kubeconfig-admin" --pod default/p --explain >"$T/want.json" 2>"$T/pctl.err"
 preempts_on_n1() { jq -e '.node == "n1" and (.victims | length) > 0' "$T/want.json" >/dev/null; }
 ok "preemptctl preempts on n1" preempts_on_n1
 want=$(jq -r '.victims | join(" ")' "$T/want.json")
 puid=$(uid_of default p)
 # the victims' kubelet does not finish them until told
 kube_kubelet '{"nodes": {"n1": {"mode": "stuck"}}}'
-pd_start a --leader-elect no
+pd_start a --leader-elect no --log-level debug
 nominated() { [ "$(nominated_of default p)" = n1 ]; }
 ok "the preemptor gets status.nominatedNodeName n1" wait_for 10 nominated
 deleted_victims() { reqs '.verb == "delete" and .resource == "pods" and .status == 200' | jq -r .name | sort | tr '\n' ' ' | sed 's/ $//'; }
@@ -61,6 +62,16 @@ preempted_events() {
 	done
 }
 ok "...and an Event Normal Preempted \"Preempted by pod UID on node n1\" on each" wait_for 5 preempted_events
+same_words() {	# every node, victim and decision line of preemptctl's --explain is in preemptd's journal
+	local line n=0
+	while IFS= read -r line; do
+		case "$line" in "node "* | "    victim "* | "decision:"*) ;; *) continue ;; esac
+		n=$((n + 1))
+		grep -qxF -- "$line" "$T/a.log" || { echo "# not in preemptd's log: $line"; return 1; }
+	done <"$T/pctl.err"
+	[ "$n" -ge 3 ]
+}
+ok "at log level debug, preemptd explains it in preemptctl --explain's words" same_words
 ok "the preemptor's condition: PodScheduled=False, its FitError" \
 	[ "$(cond default p PodScheduled message)" = "0/1 nodes are available: 1 Insufficient cpu." ]
 
