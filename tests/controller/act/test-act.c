@@ -253,6 +253,33 @@ static void test_preemption_on_the_wire(void **state)
 	teardown(&w);
 }
 
+/* A lower-priority pod nominated to the node the preemptor takes, that no longer fits beside it,
+ * loses its nomination on the wire: {"status":{"nominatedNodeName":null}}, uid-guarded. */
+static void test_weaker_nomination_cleared(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w, false);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put_pod(w.c, "v", "uid-v", 10, "other", 0, "3", BOUND("n1"), RUNNING), 0);
+	assert_int_equal(put_pod(w.c, "l", "uid-l", 11, "preemptd", 50, "2", "", PENDING ",\"nominatedNodeName\":\"n1\""), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 100, "3", "", PENDING), 0);
+	decide(&w, DECISION_PREEMPT);
+	assert_string_equal(w.d.pod.name, "p");
+	assert_int_equal(w.d.n_cleared, 1);
+	assert_string_equal(w.d.cleared[0].name, "l");
+	bool found = false;
+	for (size_t i = 0; i < w.fake.n; i++)
+		if (!strcmp(w.fake.calls[i].path, "/api/v1/namespaces/default/pods/l/status")) {
+			assert_string_equal(w.fake.calls[i].method, "PATCH");
+			assert_string_equal(w.fake.calls[i].body,
+			                    "{\"metadata\":{\"uid\":\"uid-l\"},\"status\":{\"nominatedNodeName\":null}}");
+			found = true;
+		}
+	assert_true(found);
+	teardown(&w);
+}
+
 /* The same FitError again: no second status patch, no second Event. A new one: both. */
 static void test_unschedulable_not_repeated(void **state)
 {
@@ -307,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_bind_conflict),
 		cmocka_unit_test(test_retry_after_and_obsolete),
 		cmocka_unit_test(test_preemption_on_the_wire),
+		cmocka_unit_test(test_weaker_nomination_cleared),
 		cmocka_unit_test(test_unschedulable_not_repeated),
 		cmocka_unit_test(test_closed_gate),
 	};
