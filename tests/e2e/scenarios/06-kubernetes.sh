@@ -17,7 +17,6 @@
 # evictd (its pidfd), back when systemd restarts it; EvictdStopped on systemctl stop.
 . ./lib.sh
 
-KUBE_SRC=$(cd ../kube 2>/dev/null && pwd)
 [ -n "$KUBE_SRC" ] && [ -f "$KUBE_SRC/apiserver.py" ] || skip_all "tests/kube not shipped to the guest"
 command -v python3 >/dev/null && command -v openssl >/dev/null && command -v curl >/dev/null ||
 	skip_all "python3, openssl and curl are needed for the stand-in API server (image/packages)"
@@ -28,29 +27,17 @@ LOW=e2e00000000000000000000000000602
 CRIT=e2e00000000000000000000000000603
 HOG_CTR=$(printf 'e2e6%060d' 1)
 NODE=$(hostname | tr 'A-Z' 'a-z')
-KDIR=$STATE/kube
-APID=
 cleanup() {
 	systemctl stop evictd-kube.service 2>/dev/null
-	[ -n "$APID" ] && kill "$APID" 2>/dev/null
+	standin_stop
 	rm -rf /etc/kubernetes /run/evictd/kube-pods/* /run/evictd/evictions/*
 }
 trap cleanup EXIT
 
 # ---- the stand-in API server and the kubelet's kubeconfig -------------------------------------
-mkdir -p "$KDIR"
-ok "test PKI for node $NODE" "$KUBE_SRC/mkcerts.sh" "$KDIR" "$NODE"
-python3 "$KUBE_SRC/apiserver.py" --dir "$KDIR" --port 0 --bookmark-interval 1 --grace-scale 0.01 \
-	2> "$STATE/apiserver.stderr" &
-APID=$!
-ok "stand-in API server up" wait_until 30 test -s "$KDIR/ports.json"
-CTL=$(jq -r .control "$KDIR/ports.json")
+ok "stand-in API server up, test PKI for node $NODE" standin_start "$NODE" --bookmark-interval 1 --grace-scale 0.01
 mkdir -p /etc/kubernetes
 install -m 600 "$KDIR/kubeconfig-node" /etc/kubernetes/kubelet.conf
-ctl() {	# ctl METHOD PATH [JSON]: the stand-in's control endpoint
-	if [ $# -ge 3 ]; then curl -sS -X "$1" -H 'Content-Type: application/json' --data-binary "$3" "$CTL$2"
-	else curl -sS -X "$1" "$CTL$2"; fi
-}
 api_pod() {	# api_pod NS NAME UID [PRIORITY|CLASS] MEM-REQ [CONTAINER-ID]
 	local prio status=""
 	case "$4" in [0-9]*) prio="\"priority\": $4" ;; *) prio="\"priorityClassName\": \"$4\"" ;; esac
@@ -65,9 +52,6 @@ ok "the Node $NODE (evictd's conditions go on its status)" node_create
 ok "API pod e2e/hog" api_pod e2e hog $HOG 1000 64Mi "$HOG_CTR"
 ok "API pod e2e/low" api_pod e2e low $LOW 0 256Mi
 ok "API pod kube-system/critical" api_pod kube-system critical $CRIT system-node-critical 8Mi
-requests() { ctl GET /requests; }
-# req JQ: some request in the stand-in's record matches
-req() { requests | jq -e -s "any(.[]; $1)" >/dev/null 2>&1; }
 
 # ---- evictd-kube: descriptors from the API ------------------------------------------------------
 thr=$(mib_below_available 300)
