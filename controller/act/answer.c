@@ -7,47 +7,34 @@
 
 #include "kstream.h"
 
-struct fields {
-	char *rv, *msg;
-	size_t rv_size, msg_size;
+struct one {
+	void (*fn)(void *userdata, const kval *obj);
+	void *userdata;
 	int items;
 };
 
-static void copy(const kval *v, char *dst, size_t size)
-{
-	if (dst && kval_type_of(v) == KVAL_STRING)
-		snprintf(dst, size, "%s", kval_str(v));
-}
-
 static int on_item(void *userdata, const kval *obj)
 {
-	struct fields *f = userdata;
+	struct one *o = userdata;
 
-	if (f->items++ || kval_type_of(obj) != KVAL_MAP)
-		return 0;
-	copy(kval_get(kval_get(obj, "metadata"), "resourceVersion"), f->rv, f->rv_size);
-	copy(kval_get(obj, "message"), f->msg, f->msg_size);
+	if (o->items++ == 0)
+		o->fn(o->userdata, obj);
 	return 0;
 }
 
-int answer_read(const char *body, size_t len, char *rv, size_t rv_size, char *msg, size_t msg_size)
+int answer_object(const char *body, size_t len, void (*fn)(void *userdata, const kval *obj), void *userdata)
 {
-	struct fields f = { rv, msg, rv_size, msg_size, 0 };
+	struct one o = { fn, userdata, 0 };
 	kstream *s = NULL;
 	diag d;
 	int r;
 
-	if (rv && rv_size)
-		rv[0] = '\0';
-	if (msg && msg_size)
-		msg[0] = '\0';
 	if (!body || !len)
 		return -EINVAL;
 	diag_init(&d, NULL);
-	/* the reader's complaints about a body that is not JSON are not the log's business */
 	if (!(d.out = fopen("/dev/null", "we")))
 		return -ENOMEM;
-	r = kstream_new(&s, KSTREAM_JSON, "answer", &d, on_item, &f);
+	r = kstream_new(&s, KSTREAM_JSON, "answer", &d, on_item, &o);
 	if (r >= 0) {
 		kstream_set_limits(s, 1u << 20, 1u << 20);
 		r = kstream_feed(s, body, len);
@@ -56,5 +43,39 @@ int answer_read(const char *body, size_t len, char *rv, size_t rv_size, char *ms
 	}
 	kstream_free(s);
 	fclose(d.out);
-	return r < 0 || f.items != 1 ? -EINVAL : 0;
+	if (r == -ENOMEM)
+		return r;
+	return r < 0 || o.items != 1 ? -EINVAL : 0;
+}
+
+struct fields {
+	char *rv, *msg;
+	size_t rv_size, msg_size;
+};
+
+static void copy(const kval *v, char *dst, size_t size)
+{
+	if (dst && kval_type_of(v) == KVAL_STRING)
+		snprintf(dst, size, "%s", kval_str(v));
+}
+
+static void read_fields(void *userdata, const kval *obj)
+{
+	struct fields *f = userdata;
+
+	if (kval_type_of(obj) != KVAL_MAP)
+		return;
+	copy(kval_get(kval_get(obj, "metadata"), "resourceVersion"), f->rv, f->rv_size);
+	copy(kval_get(obj, "message"), f->msg, f->msg_size);
+}
+
+int answer_read(const char *body, size_t len, char *rv, size_t rv_size, char *msg, size_t msg_size)
+{
+	struct fields f = { rv, msg, rv_size, msg_size };
+
+	if (rv && rv_size)
+		rv[0] = '\0';
+	if (msg && msg_size)
+		msg[0] = '\0';
+	return answer_object(body, len, read_fields, &f);
 }

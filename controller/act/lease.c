@@ -8,7 +8,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "kstream.h"
+#include "answer.h"
 #include "requests.h"
 
 #define USEC 1000000ULL
@@ -40,12 +40,6 @@ static void try_now(lease *l);
 
 /* --- the record -------------------------------------------------------------------------------- */
 
-struct parse {
-	lease_record *rec;
-	int r;
-	bool seen;
-};
-
 static int copy_str(const kval *v, char *dst, size_t size)
 {
 	if (!v || kval_type_of(v) == KVAL_NULL) {
@@ -76,21 +70,20 @@ static int copy_int(const kval *v, int32_t *dst)
 	return 0;
 }
 
-static int parse_item(void *userdata, const kval *obj)
+struct parse {
+	lease_record *rec;
+	int r;
+};
+
+static void read_lease(void *userdata, const kval *obj)
 {
 	struct parse *p = userdata;
 	const kval *kind = kval_get(obj, "kind"), *meta = kval_get(obj, "metadata"), *spec = kval_get(obj, "spec");
 
-	if (p->seen) {
-		p->r = -EINVAL; /* one object, not several */
-		return -EINVAL;
-	}
-	p->seen = true;
+	p->r = -EINVAL;
 	if (kval_type_of(obj) != KVAL_MAP || (kind && (kval_type_of(kind) != KVAL_STRING || strcmp(kval_str(kind), "Lease"))) ||
-	    kval_type_of(meta) != KVAL_MAP || (spec && kval_type_of(spec) != KVAL_MAP)) {
-		p->r = -EINVAL;
-		return 0;
-	}
+	    kval_type_of(meta) != KVAL_MAP || (spec && kval_type_of(spec) != KVAL_MAP))
+		return;
 	memset(p->rec, 0, sizeof(*p->rec));
 	if (copy_str(kval_get(meta, "resourceVersion"), p->rec->resource_version, sizeof(p->rec->resource_version)) < 0 ||
 	    !p->rec->resource_version[0] ||
@@ -99,36 +92,19 @@ static int parse_item(void *userdata, const kval *obj)
 	    copy_int(kval_get(spec, "leaseTransitions"), &p->rec->transitions) < 0 ||
 	    copy_str(kval_get(spec, "acquireTime"), p->rec->acquire_time, sizeof(p->rec->acquire_time)) < 0 ||
 	    copy_str(kval_get(spec, "renewTime"), p->rec->renew_time, sizeof(p->rec->renew_time)) < 0)
-		p->r = -EINVAL;
-	else
-		p->r = 0;
-	return 0;
+		return;
+	p->r = 0;
 }
 
 int lease_record_parse(const char *body, size_t len, lease_record *ret)
 {
 	lease_record rec;
 	struct parse p = { .rec = &rec, .r = -EINVAL };
-	kstream *s = NULL;
-	diag d;
-	int r;
+	int r = answer_object(body, len, read_lease, &p);
 
-	diag_init(&d, NULL);
-	d.out = fopen("/dev/null", "w");
-	if (!d.out)
-		return -ENOMEM;
-	r = kstream_new(&s, KSTREAM_JSON, "lease", &d, parse_item, &p);
-	if (r >= 0) {
-		kstream_set_limits(s, 1u << 20, 1u << 20);
-		r = kstream_feed(s, body, len);
-		if (r >= 0)
-			r = kstream_end(s);
-	}
-	kstream_free(s);
-	fclose(d.out);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0 || p.r < 0 || !p.seen)
+	if (r < 0 || p.r < 0)
 		return -EINVAL;
 	*ret = rec;
 	return 0;

@@ -23,6 +23,13 @@ static void put_kv(yajl_gen g, const char *k, const char *v)
 		yajl_gen_null(g);
 }
 
+/* "apiVersion": ..., "kind": ...: what every object and reference here begins with */
+static void type_meta(yajl_gen g, const char *api_version, const char *kind)
+{
+	put_kv(g, "apiVersion", api_version);
+	put_kv(g, "kind", kind);
+}
+
 static yajl_gen open_gen(void)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
@@ -85,8 +92,7 @@ char *req_binding(const char *ns, const char *name, const char *uid, const char 
 	yajl_gen g = open_gen();
 	if (!g)
 		return NULL;
-	put_kv(g, "apiVersion", "v1");
-	put_kv(g, "kind", "Binding");
+	type_meta(g, "v1", "Binding");
 	put_str(g, "metadata");
 	yajl_gen_map_open(g);
 	put_kv(g, "namespace", ns);
@@ -95,8 +101,7 @@ char *req_binding(const char *ns, const char *name, const char *uid, const char 
 	yajl_gen_map_close(g);
 	put_str(g, "target");
 	yajl_gen_map_open(g);
-	put_kv(g, "apiVersion", "v1");
-	put_kv(g, "kind", "Node");
+	type_meta(g, "v1", "Node");
 	put_kv(g, "name", node);
 	yajl_gen_map_close(g);
 	return close_gen(g);
@@ -174,8 +179,7 @@ char *req_delete_options(const char *uid)
 	yajl_gen g = open_gen();
 	if (!g)
 		return NULL;
-	put_kv(g, "apiVersion", "v1");
-	put_kv(g, "kind", "DeleteOptions");
+	type_meta(g, "v1", "DeleteOptions");
 	put_str(g, "preconditions");
 	yajl_gen_map_open(g);
 	put_kv(g, "uid", uid);
@@ -187,8 +191,7 @@ static void object_ref(yajl_gen g, const char *key, const char *ns, const char *
 {
 	put_str(g, key);
 	yajl_gen_map_open(g);
-	put_kv(g, "apiVersion", "v1");
-	put_kv(g, "kind", "Pod");
+	type_meta(g, "v1", "Pod");
 	put_kv(g, "namespace", ns);
 	put_kv(g, "name", name);
 	if (uid)
@@ -213,8 +216,7 @@ char *req_event_body(const req_event *e)
 		snprintf(note, sizeof(note), "%.*s ...", cut, e->note);
 	} else
 		snprintf(note, sizeof(note), "%s", e->note);
-	put_kv(g, "apiVersion", "events.k8s.io/v1");
-	put_kv(g, "kind", "Event");
+	type_meta(g, "events.k8s.io/v1", "Event");
 	put_str(g, "metadata");
 	yajl_gen_map_open(g);
 	put_kv(g, "name", name);
@@ -238,8 +240,7 @@ char *req_lease_body(const req_lease *l)
 	yajl_gen g = open_gen();
 	if (!g)
 		return NULL;
-	put_kv(g, "apiVersion", "coordination.k8s.io/v1");
-	put_kv(g, "kind", "Lease");
+	type_meta(g, "coordination.k8s.io/v1", "Lease");
 	put_str(g, "metadata");
 	yajl_gen_map_open(g);
 	put_kv(g, "name", l->name);

@@ -62,25 +62,28 @@ int journal_max_priority(void)
 
 void journal_entry_init(journal_entry *e, int priority, const char *message_id)
 {
-	e->priority = priority;
-	e->message_id = message_id;
-	e->n = 0;
+	*e = (journal_entry){ .priority = priority, .message_id = message_id };
 }
 
 void journal_entry_add(journal_entry *e, const char *key, const char *fmt, ...)
 {
+	size_t room = sizeof(e->buf) - e->used;
+	char *at = e->buf + e->used;
 	va_list ap;
-	int n;
+	int k, v;
 
-	if (e->n >= JOURNAL_FIELDS_MAX)
+	if (e->n == JOURNAL_FIELDS_MAX || room < strlen(key) + 2)
 		return;
-	n = snprintf(e->fields[e->n], JOURNAL_FIELD_SIZE, "%s=", key);
-	if (n < 0 || (size_t)n >= JOURNAL_FIELD_SIZE)
-		return;
+	k = snprintf(at, room, "%s=", key);
 	va_start(ap, fmt);
-	vsnprintf(e->fields[e->n] + n, JOURNAL_FIELD_SIZE - (size_t)n, fmt, ap);
+	v = vsnprintf(at + k, room - (size_t)k, fmt, ap);
 	va_end(ap);
-	e->n++;
+	if (v < 0)
+		return;
+	size_t len = (size_t)k + ((size_t)v < room - (size_t)k ? (size_t)v : room - (size_t)k - 1);
+	e->start[e->n] = e->used;
+	e->size[e->n++] = len;
+	e->used += len + 1;
 }
 
 /* One line, one write(2): lines of concurrent writers never interleave. */
@@ -121,7 +124,7 @@ static void send_entry(journal_entry *e, const char *msg)
 		iov[n++] = (struct iovec){ msgid, strlen(msgid) };
 	}
 	for (size_t i = 0; i < e->n; i++)
-		iov[n++] = (struct iovec){ e->fields[i], strlen(e->fields[i]) };
+		iov[n++] = (struct iovec){ e->buf + e->start[i], e->size[i] };
 	/* the journal gone (journald restarting): the line is not lost */
 	if (sd_journal_sendv(iov, (int)n) < 0)
 		to_stderr(msg);

@@ -58,17 +58,21 @@ void journal_set_max_priority(int prio);
 int journal_max_priority(void);
 
 #define JOURNAL_FIELDS_MAX 16
-#define JOURNAL_FIELD_SIZE 1280
+#define JOURNAL_ENTRY_BYTES 8192
 
+/* An entry being built: its fields ("KEY=value") one after the other in one buffer, as the iovecs
+ * of sd_journal_sendv will point at them. */
 typedef struct journal_entry {
 	int priority;
 	const char *message_id;
-	size_t n;
-	char fields[JOURNAL_FIELDS_MAX][JOURNAL_FIELD_SIZE]; /* "KEY=value" */
+	size_t n, used;
+	size_t start[JOURNAL_FIELDS_MAX], size[JOURNAL_FIELDS_MAX];
+	char buf[JOURNAL_ENTRY_BYTES];
 } journal_entry;
 
 void journal_entry_init(journal_entry *e, int priority, const char *message_id);
-/* Adds KEY=value (longer values are cut: fields are informative). */
+/* Adds KEY=value; what does not fit the entry is cut (fields are informative), fields past
+ * JOURNAL_FIELDS_MAX are left out. */
 void journal_entry_add(journal_entry *e, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Sets MESSAGE and sends. */
 void journal_entry_send(journal_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -31,7 +31,7 @@ struct watch {
 
 static const struct {
 	const char *path, *what, *kind, *selector;
-} resources[CLUSTER_KINDS] = {
+} watched[CLUSTER_KINDS] = {
 	[CLUSTER_CLASSES] = { "/apis/scheduling.k8s.io/v1/priorityclasses", "PriorityClass", "PriorityClass", NULL },
 	[CLUSTER_NODES] = { "/api/v1/nodes", "node", "Node", NULL },
 	[CLUSTER_PDBS] = { "/apis/policy/v1/poddisruptionbudgets", "PodDisruptionBudget", "PodDisruptionBudget",
@@ -95,7 +95,7 @@ static int apply_other(struct source *s, const kval *obj, const char *source)
 	const char *name = meta_str(obj, "name"), *ns = s->kind == CLUSTER_PDBS ? meta_str(obj, "namespace") : NULL;
 	int r;
 
-	r = k8s_decode_list_item(&w->objs, &w->diag, source, obj, resources[s->kind].kind);
+	r = k8s_decode_list_item(&w->objs, &w->diag, source, obj, watched[s->kind].kind);
 	if (r == 0 && w->objs.nclasses)
 		r = cluster_put_class(w->c, &w->objs.classes[0], err, sizeof(err));
 	else if (r == 0 && w->objs.nnodes)
@@ -105,7 +105,7 @@ static int apply_other(struct source *s, const kval *obj, const char *source)
 	else if (r == 0) {
 		/* another kind in this resource's stream: nothing of ours */
 		snprintf(err, sizeof(err), "%s/%s: not a %s", cluster_kind_name(s->kind), name ? name : "(unnamed)",
-		         resources[s->kind].kind);
+		         watched[s->kind].kind);
 		r = -EINVAL;
 	} else if (r == -EINVAL) {
 		snprintf(err, sizeof(err), "%s", diag_take_line(&w->diag));
@@ -227,9 +227,9 @@ int watch_new(sd_event *e, kube_multi *m, cluster *c, const watch_opts *o, watch
 		snprintf(hint, sizeof(hint), "forbidden: preemptd's ClusterRole must allow list and watch on %s "
 		         "(deploy/preemptd.yaml)", cluster_kind_name((cluster_kind)k));
 		kube_reflector_opts ro = {
-			.path = resources[k].path,
-			.field_selector = resources[k].selector,
-			.what = resources[k].what,
+			.path = watched[k].path,
+			.field_selector = watched[k].selector,
+			.what = watched[k].what,
 			.forbidden_hint = hint,
 			.page_limit = o ? o->page_limit : 0,
 			.watch_timeout_usec = o ? o->watch_timeout_usec : 0,

@@ -11,3 +11,4 @@ trap 'rm -rf "$d"' EXIT
 python3 tests/bench/gen-cluster.py --watch-dir "$d" --nodes "${NODES:-5000}" --fit "${FIT:-10000}" \
 	--preemptors "${PREEMPTORS:-2000}"
 "$BUILD/bench/bench-preemptd" "$d"
+BUILD=${BUILD:-build} tests/bench/bench-preemptd-e2e.sh
