@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""A stand-in Kubernetes API server for evictd's tests.
+"""A stand-in Kubernetes API server for evictd's and preemptd's tests.
 
 Not a kube-apiserver: a test double that speaks the same wire protocol (HTTPS, client
 certificates and bearer tokens, Status objects, list/watch with resourceVersion, chunked
 watch streams, BOOKMARK, 410 Gone, limit/continue, field selectors, the node authorizer's
-rules, DELETE preconditions, pods/status patches, Eviction with PodDisruptionBudgets) and
-serves objects in the JSON layout `kubectl get -o json` prints.  Tests drive it through a
-plain-HTTP control port on 127.0.0.1: objects, injected faults, the request log.
+rules and RBAC, DELETE preconditions, pods/status patches, pods/binding, Leases, Events,
+Eviction with PodDisruptionBudgets) and serves objects in the JSON layout `kubectl get -o json`
+prints; beside the API it plays the cluster's kubelets and pod GC (KubeletSim) and can go down
+and come back (begin_outage). Tests drive it through a plain-HTTP control port on 127.0.0.1:
+objects, injected faults, kubelet modes, the request log, the RBAC account.
 
-Python 3 standard library only.  See tests/kube/README.md for the control API.
+One file over 600 lines because every part works on one shared state (the store, its history
+and the watches waiting on it, the kubelets' timers, the outage) and the tests and the e2e guest
+start it by path; what needs none of it lives beside it (apivalidation.py: upstream's decoder
+and validator texts; rbac.py: the authorizer and its account).
+
+Python 3 standard library only (python3-yaml for --rbac manifests).  See tests/kube/README.md.
 """
 
 import argparse
