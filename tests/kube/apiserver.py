@@ -2388,14 +2388,15 @@ def begin_outage(seconds):
     refused), every open connection and watch is cut without a goodbye, then the same port
     serves again. A request being handled when it starts may still change the state (its
     answer is lost)."""
-    if not S.up.is_set():
-        S.down_until = max(S.down_until, time.time() + seconds)
-        return
-    S.up.clear()
-    S.epoch += 1
-    S.down_until = time.time() + seconds
-    S.httpd.shutdown()          # serve_forever (the main thread) returns ...
-    S.httpd.server_close()      # ... and the port refuses connections from now on
+    with S.outage_lock:
+        if not S.up.is_set():
+            S.down_until = max(S.down_until, time.time() + seconds)
+            return
+        S.up.clear()
+        S.epoch += 1
+        S.down_until = time.time() + seconds
+        S.httpd.shutdown()          # serve_forever (the main thread) returns ...
+        S.httpd.server_close()      # ... and the port refuses connections from now on
     with S.conns_lock:
         for c in list(S.conns):
             try:
@@ -2565,7 +2566,7 @@ def main():
     ctx.set_alpn_protocols(["http/1.1"])
 
     S.conns, S.conns_lock = set(), threading.Lock()
-    S.epoch, S.down_until = 0, 0.0
+    S.epoch, S.down_until, S.outage_lock = 0, 0.0, threading.Lock()
     S.up = threading.Event()
     S.up.set()
     httpd = S.httpd = TLSServer(("127.0.0.1", a.port), Handler, ctx)
@@ -2601,13 +2602,13 @@ def main():
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(info, f)
     os.rename(tmp, os.path.join(a.dir, "ports.json"))     # ready: the file exists
-    while True:
+    while not S.stopping:
         S.httpd.serve_forever(poll_interval=0.2)
         S.httpd.server_close()
         S.up.wait()     # an outage (begin_outage) ends here
-        if S.stopping:
-            break
-        S.httpd = TLSServer(("127.0.0.1", port), Handler, ctx)
+        with S.outage_lock:     # (not while another outage begins)
+            if not S.stopping:
+                S.httpd = TLSServer(("127.0.0.1", port), Handler, ctx)
     ctl.server_close()
     try:
         os.unlink(os.path.join(a.dir, "ports.json"))
