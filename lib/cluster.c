@@ -280,7 +280,8 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 		s->tail_start[j] = sl->start;
 		s->tail_nostart |= (unsigned)!sl->has_start << j;
 	}
-	s->flags = (general ? NS_GENERAL : 0) | (n->n_pdb_pods ? NS_PDB : 0) | (n->n_nostart ? NS_NOSTART : 0);
+	s->flags = (general ? NS_GENERAL : 0) | (n->n_pdb_pods || n->n_protected ? NS_PDB : 0) |
+	           (n->n_nostart ? NS_NOSTART : 0);
 }
 
 void pp__node_changed(const pp_cluster *c, const struct node *n)
@@ -397,6 +398,7 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 	(void)req_scalar_add(n, p, +1); /* room reserved above */
 	p->node = n;
 	n->n_pdb_pods += p->n_pdbs > 0;
+	n->n_protected += p->protected_;
 	n->n_nostart += !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
 		n->nonzero_total[k] += pp__pod_nonzero_request(p, k);
@@ -421,6 +423,7 @@ static void node_detach(pp_cluster *c, struct pod *p)
 	recompute_psum(n, i);
 	(void)req_scalar_add(n, p, -1); /* existing entries only: cannot allocate */
 	n->n_pdb_pods -= p->n_pdbs > 0;
+	n->n_protected -= p->protected_;
 	n->n_nostart -= !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
 		n->nonzero_total[k] -= pp__pod_nonzero_request(p, k);
@@ -733,6 +736,7 @@ int pp__cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err, 
 		pod_free(p);
 		return 0;
 	}
+	p->protected_ = old->protected_; /* what the API server refused stays refused */
 	pod_unlink(c, old);
 	r = pod_link(c, p, spec, err);
 	if (r < 0) {
@@ -1058,4 +1062,9 @@ int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *ns, cons
 struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name)
 {
 	return find_pod(c, ns, name);
+}
+
+struct pdb *pp__cluster_find_pdb(const pp_cluster *c, const char *ns, const char *name)
+{
+	return find_pdb(c, ns, name);
 }

@@ -10,7 +10,10 @@
  *                                      nomination elsewhere: its reservation is released)
  *   assigned pod updated               resources, affinity, anti-affinity
  *   nomination cleared, nominated pod removed   resources, anti-affinity
- *   node removed, PDB changes          nothing (no filter can start passing)
+ *   node removed                       nothing (no filter can start passing)
+ *   PDB added, removed or observed     prefer: nothing; strict: resources (a budget decides
+ *                                      whether preemption can help)
+ *   a pod's protection lifted          resources
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -631,14 +634,56 @@ int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, p
 	return 0;
 }
 
+/* Under the strict policy a budget decides whether preemption can help: a pod that failed for
+ * resources may preempt now (prefer: a budget only steers the choice). */
+static void budget_event(pp_sched *s)
+{
+	if (pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT)
+		pp__sq_move_on_event(s->q, SCHED_REJ_RESOURCES, NULL, s->now);
+}
+
 int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
 {
-	return pp_cluster_add_pdb(s->c, pdb, err);
+	int r = pp_cluster_add_pdb(s->c, pdb, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
 }
 
 int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err)
 {
-	return pp_cluster_remove_pdb(s->c, namespace_, name, err);
+	int r = pp_cluster_remove_pdb(s->c, namespace_, name, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
+}
+
+int pp_sched_set_pdb_disruptions_allowed(pp_sched *s, const char *namespace_, const char *name,
+                                         int32_t disruptions_allowed, pp_err *err)
+{
+	int r = pp_cluster_set_pdb_disruptions_allowed(s->c, namespace_, name, disruptions_allowed, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
+}
+
+int pp_sched_set_pod_protected(pp_sched *s, const char *namespace_, const char *name, bool protected_, pp_err *err)
+{
+	bool was = pp_cluster_pod_protected(s->c, namespace_, name);
+	int r = pp_cluster_set_pod_protected(s->c, namespace_, name, protected_, err);
+	/* a victim more to choose from may help a pod that failed for resources */
+	if (r >= 0 && was && !protected_)
+		pp__sq_move_on_event(s->q, SCHED_REJ_RESOURCES, NULL, s->now);
+	return r;
+}
+
+int pp_sched_set_pdb_policy(pp_sched *s, pp_pdb_policy policy)
+{
+	pp_pdb_policy was = pp_cluster_pdb_policy(s->c);
+	int r = pp_cluster_set_pdb_policy(s->c, policy);
+	if (r >= 0 && was == PP_PDB_STRICT && policy != PP_PDB_STRICT)
+		pp__sq_move_on_event(s->q, SCHED_REJ_RESOURCES, NULL, s->now);
+	return r;
 }
 
 /* ---- the cycle ---------------------------------------------------------------------------- */
