@@ -126,7 +126,8 @@ static bool gate(void *userdata, long *ret_timeout_ms)
 static bool refusal(void *userdata, const write_step *st, const transport_answer *ans)
 {
 	(void)userdata;
-	return st->kind == CLUSTER_WRITE_EVICT && evict_is_refusal(ans);
+	return st->kind == CLUSTER_WRITE_EVICT && !ans->error &&
+	       eviction_answer_refuses(ans->status, ans->body, ans->len);
 }
 
 /* --- the object -------------------------------------------------------------------------------- */

@@ -77,16 +77,6 @@ void evict_get_stats(const evictor *ev, evict_stats *ret)
 		*ret = (evict_stats){ 0 };
 }
 
-bool evict_is_refusal(const transport_answer *a)
-{
-	eviction_answer ea;
-
-	if (a->error || (a->status != 429 && a->status < 500))
-		return false;
-	eviction_answer_read(a->status, a->body, a->len, &ea);
-	return ea.refusal != EVICTION_NOT_REFUSED;
-}
-
 /* --- the decision, kept --------------------------------------------------------------------------- */
 
 static bool keep_pod(karena *ar, decision_pod *dst, const decision_pod *src)

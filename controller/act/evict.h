@@ -53,9 +53,6 @@ evictor *evictor_free(evictor *ev);
 /* Starts carrying decision d (DECISION_PREEMPT) out; now_ns: the wall clock. */
 void evict_preempt(evictor *ev, const decision *d, int64_t now_ns);
 
-/* Whether an eviction's 429 or 5xx answer is a budget's refusal, not load to wait out. */
-bool evict_is_refusal(const transport_answer *a);
-
 typedef struct evict_stats {
 	uint64_t evicted;                     /* evictions accepted */
 	uint64_t refused[EVICTION_REFUSALS];  /* evictions refused, by what refused them */

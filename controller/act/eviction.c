@@ -81,6 +81,16 @@ static void read_status(void *userdata, const kval *obj)
 	}
 }
 
+bool eviction_answer_refuses(long status, const char *body, size_t len)
+{
+	eviction_answer a;
+
+	if (status != 429 && status < 500)
+		return false;
+	eviction_answer_read(status, body, len, &a);
+	return a.refusal != EVICTION_NOT_REFUSED;
+}
+
 void eviction_answer_read(long status, const char *body, size_t len, eviction_answer *ret)
 {
 	struct reading rd = { status, ret };

@@ -13,6 +13,7 @@
 #ifndef CTL_EVICTION_H
 #define CTL_EVICTION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum eviction_refusal {
@@ -34,6 +35,8 @@ typedef struct eviction_answer {
 /* Reads the answer (status, body) to an eviction that was not accepted. Never fails: what cannot
  * be read is EVICTION_OTHER for a 4xx, EVICTION_NOT_REFUSED for anything else. */
 void eviction_answer_read(long status, const char *body, size_t len, eviction_answer *ret);
+/* Whether a 429 or 5xx answer is a budget's refusal (ends the eviction), not load to wait out. */
+bool eviction_answer_refuses(long status, const char *body, size_t len);
 /* "disruption_budget", "budget_not_processed", "multiple_budgets", "budget_forbidden", "other"
  * (metric labels); "none" for EVICTION_NOT_REFUSED. */
 const char *eviction_refusal_name(eviction_refusal r);
