@@ -32,8 +32,9 @@ ok "check takes no --pdb" expect 2 "" "~check takes no --pod, --explain, --now o
 # the README's example (examples/pdb/): kube-scheduler breaks the budget web on node-a; strict
 # goes to node-c, as preemptd --pdb strict would
 nominates() {	# nominates WANT ARGS...: the schedule nominates payments-0 as WANT says
+	local want=$1; shift
 	"$PCTL" schedule examples/pdb/cluster.yaml --max-time 1s "$NOW" "$@" 2>/dev/null |
-		grep -qF "\"event\":\"nominate\",\"pod\":\"default/payments-0\",$1"
+		grep -qF "\"event\":\"nominate\",\"pod\":\"default/payments-0\",$want"
 }
 ok "schedule (--pdb prefer, the default): node-a, web-0 among the victims" \
 	nominates '"node":"node-a","victims":["default/report-0","default/web-0"]}'
