@@ -11,8 +11,8 @@
  *   assigned pod updated               resources, affinity, anti-affinity
  *   nomination cleared, nominated pod removed   resources, anti-affinity
  *   node removed                       nothing (no filter can start passing)
- *   PDB added, removed or observed     prefer: nothing; strict: resources (a budget decides
- *                                      whether preemption can help)
+ *   PDB added, changed, removed or     prefer: nothing; strict: resources (a budget decides
+ *   observed                           whether preemption can help)
  *   a pod's protection lifted          resources
  */
 #include <errno.h>
@@ -645,6 +645,14 @@ static void budget_event(pp_sched *s)
 int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
 {
 	int r = pp_cluster_add_pdb(s->c, pdb, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
+}
+
+int pp_sched_update_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
+{
+	int r = pp_cluster_update_pdb(s->c, pdb, err);
 	if (r >= 0)
 		budget_event(s);
 	return r;

@@ -431,6 +431,10 @@ PP_EXPORT int pp_cluster_mark_terminating(pp_cluster *c, const char *namespace_,
                                           int64_t deletion_time_ns, bool by_preemption, pp_err *err);
 
 PP_EXPORT int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *pdb, pp_err *err);
+/* Replaces the PDB of that namespace/name (-ENOENT). A status update (the same selector, as the
+ * disruption controller writes one after every change of the pods it covers) costs O(1): the pods
+ * it covers stay; a new selector costs what removing and adding it does. */
+PP_EXPORT int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *pdb, pp_err *err);
 PP_EXPORT int pp_cluster_remove_pdb(pp_cluster *c, const char *namespace_, const char *name, pp_err *err);
 
 /* Read access. Returned strings belong to the cluster and stay valid until the object changes. */
@@ -605,7 +609,7 @@ PP_EXPORT bool pp_cluster_pod_protected(const pp_cluster *c, const char *namespa
 /*
  * The budget as observed: sets the PDB's status.disruptionsAllowed (e.g. 0 after the API server
  * refused an eviction with 429 TooManyRequests, before the watch shows the budget spent). It
- * holds until the PDB is replaced (removed and added with its new status). -ENOENT unknown PDB.
+ * holds until the PDB is updated or replaced with its new status. -ENOENT unknown PDB.
  */
 PP_EXPORT int pp_cluster_set_pdb_disruptions_allowed(pp_cluster *c, const char *namespace_, const char *name,
                                                      int32_t disruptions_allowed, pp_err *err);
@@ -782,6 +786,7 @@ PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const cha
 PP_EXPORT int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name,
                                      const pp_pod_state *state, pp_err *err);
 PP_EXPORT int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
+PP_EXPORT int pp_sched_update_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
 PP_EXPORT int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
 /*
  * pp_cluster_set_pdb_policy(), pp_cluster_set_pod_protected() and

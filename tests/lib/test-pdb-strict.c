@@ -336,6 +336,58 @@ static void test_observed_budget(void **state)
 	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n1: db-0");
 }
 
+/* A status update is applied in place; a new selector changes which pods the budget covers. */
+static void test_update_pdb(void **state)
+{
+	(void)state;
+	pp_err err = { "" };
+	pp_pdb_info bi;
+	node("n1", 1000);
+	node("n2", 1000);
+	pod("db-0", "n1", 1, 1000, 1, "db");
+	pod("other", "n2", 3, 1000, 1, "web");
+	pdb(C, "db", "db", 0);
+	pod("pre", NULL, 10, 1000, 0, NULL);
+	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n2: other");
+
+	pp_label l = { "app", "db" };
+	pp_pdb_spec b = { .namespace_ = "default", .name = "db",
+		          .selector = { .present = true, .match_labels = &l, .n_match_labels = 1 },
+		          .has_disruptions_allowed = true, .disruptions_allowed = 1 };
+	for (int i = 0; i < 100; i++) /* as often as the disruption controller writes it */
+		assert_int_equal(pp_cluster_update_pdb(C, &b, &err), 0);
+	assert_int_equal(pp_cluster_pod_pdb(C, "default", "db-0", 0, &bi), 0);
+	assert_string_equal(bi.name, "db");
+	assert_int_equal(bi.disruptions_allowed, 1);
+	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n1: db-0");
+	/* an observation holds until the next update */
+	assert_int_equal(pp_cluster_set_pdb_disruptions_allowed(C, "default", "db", 0, NULL), 0);
+	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n2: other");
+	assert_int_equal(pp_cluster_update_pdb(C, &b, NULL), 0);
+	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n1: db-0");
+
+	/* another selector: it covers web's pod now, db-0 no more */
+	pp_label w = { "app", "web" };
+	b.selector.match_labels = &w;
+	b.disruptions_allowed = 0;
+	assert_int_equal(pp_cluster_update_pdb(C, &b, NULL), 0);
+	assert_int_equal(pp_cluster_pod_pdb(C, "default", "db-0", 0, &bi), -ERANGE);
+	assert_int_equal(pp_cluster_pod_pdb(C, "default", "other", 0, &bi), 0);
+	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n1: db-0");
+
+	/* refused as an add would be, the budget as it was */
+	b.min_available = (pp_int_or_percent){ PP_IOP_INT, 1 };
+	b.max_unavailable = (pp_int_or_percent){ PP_IOP_INT, 1 };
+	assert_int_equal(pp_cluster_update_pdb(C, &b, &err), -EINVAL);
+	assert_string_equal(err.msg, "poddisruptionbudgets/default/db: spec: Invalid value: minAvailable and "
+	                             "maxUnavailable cannot be both set");
+	assert_int_equal(pp_cluster_pod_pdb(C, "default", "other", 0, &bi), 0);
+	b.max_unavailable = (pp_int_or_percent){ 0 };
+	b.name = "nope";
+	assert_int_equal(pp_cluster_update_pdb(C, &b, &err), -ENOENT);
+	assert_string_equal(err.msg, "poddisruptionbudgets/default/nope: not found");
+}
+
 /* --- the scheduler ------------------------------------------------------------------------------ */
 
 struct log {
@@ -454,6 +506,7 @@ int main(void)
 		T(test_terminating_victims_count_against_nothing),
 		T(test_protected_pod),
 		T(test_observed_budget),
+		T(test_update_pdb),
 		T(test_sched_budget_event_strict),
 		T(test_sched_budget_event_prefer),
 		T(test_sched_protection_lifted),

@@ -331,6 +331,20 @@ static pp_cluster *build(struct gen *g)
 		for (size_t b = 0; b < g->n_pdbs; b++)
 			if (pp_cluster_add_pdb(c, &g->pdbs[b], &err) < 0)
 				fail_msg("add pdb: %s", err.msg);
+	/* Some budgets come again (the disruption controller's updates): first with another status or
+	 * no selector, then as generated. */
+	for (size_t b = 0; b < g->n_pdbs; b++) {
+		if (!chance(25))
+			continue;
+		pp_pdb_spec tmp = g->pdbs[b];
+		if (chance(50)) {
+			tmp.has_disruptions_allowed = true;
+			tmp.disruptions_allowed = 2 - tmp.disruptions_allowed;
+		} else
+			tmp.selector = (pp_label_selector){ 0 };
+		if (pp_cluster_update_pdb(c, &tmp, &err) < 0 || pp_cluster_update_pdb(c, &g->pdbs[b], &err) < 0)
+			fail_msg("update pdb: %s", err.msg);
+	}
 	return c;
 }
 
