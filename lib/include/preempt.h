@@ -791,9 +791,10 @@ PP_EXPORT int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const cha
 /*
  * pp_cluster_set_pdb_policy(), pp_cluster_set_pod_protected() and
  * pp_cluster_set_pdb_disruptions_allowed() as scheduler events. Under the strict policy a budget
- * decides whether preemption can help, so a budget added, removed or observed, a protection
- * lifted or the policy changed move the pods that failed for resources (prefer: a budget only
- * steers the choice, nothing moves).
+ * decides whether preemption can help, so a budget added, updated, removed or observed, a
+ * protection lifted or the policy changed move the pods whose preemption failed (prefer: a
+ * budget only steers the choice, nothing moves; a pod that may not preempt, or whose victims are
+ * still terminating, has nothing to gain either).
  */
 PP_EXPORT int pp_sched_set_pdb_policy(pp_sched *s, pp_pdb_policy policy);
 PP_EXPORT int pp_sched_set_pod_protected(pp_sched *s, const char *namespace_, const char *name, bool protected_,

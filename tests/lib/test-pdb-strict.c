@@ -426,14 +426,13 @@ static void sched_budget(pp_pdb_policy policy, const char *want_after_budget)
 	pp_sched_get_stats(s, &st);
 	assert_int_equal(st.unschedulable, 1);
 
-	/* the budget allows one disruption now (the watch replaces it whole): the pod moves */
+	/* the budget allows one disruption now (the disruption controller's status update): the pod moves */
 	log.text[0] = '\0';
-	assert_int_equal(pp_sched_remove_pdb(s, "default", "db", NULL), 0);
 	pp_label l = { "app", "db" };
 	pp_pdb_spec b = { .namespace_ = "default", .name = "db",
 		          .selector = { .present = true, .match_labels = &l, .n_match_labels = 1 },
 		          .has_disruptions_allowed = true, .disruptions_allowed = 1 };
-	assert_int_equal(pp_sched_add_pdb(s, &b, NULL), 0);
+	assert_int_equal(pp_sched_update_pdb(s, &b, NULL), 0);
 	pp_sched_get_stats(s, &st);
 	assert_int_equal(st.unschedulable, 0);
 	assert_int_equal(pp_sched_advance(s, 1000 + 20 * 1000000000LL, NULL), 0); /* past its backoff */
@@ -459,6 +458,55 @@ static void test_sched_budget_event_prefer(void **state)
 {
 	(void)state;
 	sched_budget(PP_PDB_PREFER, NULL);
+}
+
+/* Under strict a budget's news moves the pods whose preemption failed, and only those: a pod that
+ * may not preempt (preemptionPolicy Never) has nothing to gain and stays where it is. */
+static void test_sched_budget_event_moves_failed_preemptions(void **state)
+{
+	(void)state;
+	pp_sched *s = NULL;
+	struct log log = { "" };
+	pp_sched_stats st;
+	pp_resource req[1];
+	pp_label l;
+	pp_pod_spec never;
+	node("n", 1000);
+	pod("db-0", "n", 1, 1000, 1, "db");
+	pdb(C, "db", "db", 0);
+	pod("pre", NULL, 10, 1000, 0, NULL);
+	pod_spec(&never, req, &l, "never", NULL, 9, 1000, 0, NULL);
+	never.preemption_policy = PP_PREEMPT_NEVER;
+	assert_int_equal(pp_cluster_add_pod(C, &never, NULL), 0);
+	assert_int_equal(pp_cluster_set_pdb_policy(C, PP_PDB_STRICT), 0);
+	pp_sched_options o = { .external_termination = true };
+	assert_int_equal(pp_sched_new(C, &o, 1000, record, &log, &s, NULL), 0);
+	C = NULL;
+	assert_int_equal(pp_sched_schedule_one(s, NULL), 1);
+	assert_int_equal(pp_sched_schedule_one(s, NULL), 1);
+	assert_string_equal(log.text, "unschedulable pre;unschedulable never;");
+	pp_sched_get_stats(s, &st);
+	assert_int_equal(st.unschedulable, 2);
+
+	pp_label dl = { "app", "db" };
+	pp_pdb_spec b = { .namespace_ = "default", .name = "db",
+		          .selector = { .present = true, .match_labels = &dl, .n_match_labels = 1 },
+		          .has_disruptions_allowed = true, .disruptions_allowed = 0 };
+	assert_int_equal(pp_sched_update_pdb(s, &b, NULL), 0);
+	pp_sched_get_stats(s, &st);
+	assert_int_equal(st.unschedulable, 1);
+	assert_int_equal(pp_sched_advance(s, 1000 + 20 * 1000000000LL, NULL), 0);
+	log.text[0] = '\0';
+	assert_int_equal(pp_sched_schedule_one(s, NULL), 1);
+	assert_int_equal(pp_sched_schedule_one(s, NULL), 0); /* never is not tried again */
+	assert_string_equal(log.text, "unschedulable pre;");
+	/* removed and added, as a changed selector is, it moves pre again, never still not */
+	assert_int_equal(pp_sched_remove_pdb(s, "default", "db", NULL), 0);
+	assert_int_equal(pp_sched_add_pdb(s, &b, NULL), 0);
+	pp_sched_get_stats(s, &st);
+	assert_int_equal(st.unschedulable, 1);
+	assert_int_equal(pp_sched_update_pdb(s, &b, NULL), 0); /* nothing left to move */
+	pp_sched_free(s);
 }
 
 /* A protection lifted moves the pods that failed for resources; the policy switched back to prefer too. */
@@ -509,6 +557,7 @@ int main(void)
 		T(test_update_pdb),
 		T(test_sched_budget_event_strict),
 		T(test_sched_budget_event_prefer),
+		T(test_sched_budget_event_moves_failed_preemptions),
 		T(test_sched_protection_lifted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
