@@ -371,17 +371,19 @@ int cluster_put_pdb(cluster *c, const struct k8s_pdb *p, char *err, size_t err_s
 
 	pod_key(key, sizeof(key), p->namespace_, p->name);
 	snprintf(label, sizeof(label), "poddisruptionbudgets/%s", key);
+	bool known = objmap_get(&c->pdbs, key) != NULL;
 	o = mobj_get(&c->pdbs, key, true);
 	if (!o)
 		return -ENOMEM;
-	/* a budget's status (disruptionsAllowed) changes all the time: replaced whole, it is small */
-	(void)pp_sched_remove_pdb(c->s, p->namespace_, p->name, NULL);
 	budget_memory_pdb_changed(c->budgets, c->s, p->namespace_);
 	r = conv_pdb(&c->scratch, p, &spec);
+	/* a budget's status (disruptionsAllowed) changes all the time: updated in place */
 	if (r >= 0)
-		r = pp_sched_add_pdb(c->s, &spec, &perr);
+		r = known ? pp_sched_update_pdb(c->s, &spec, &perr) : pp_sched_add_pdb(c->s, &spec, &perr);
 	karena_reset(&c->scratch);
 	if (r < 0) {
+		/* refused: the model keeps no version of it (as a replaced budget was dropped before) */
+		(void)pp_sched_remove_pdb(c->s, p->namespace_, p->name, NULL);
 		free(objmap_remove(&c->pdbs, key));
 		return refuse(err, err_size, label, perr.msg[0] ? perr.msg : strerror(-r), r);
 	}
