@@ -4,6 +4,9 @@
 #  - a budget with a {} selector covers its whole namespace for the API server, nothing for
 #    kube-scheduler's preemption: its 429 leads to another choice (another node), the refused pod
 #    protected and still running, the preemptor bound elsewhere;
+#  - a budget the dry run sees, allowing a disruption by the status the watch showed, refused by
+#    the API server all the same: the dry run repeated with the budget as observed (spent) chooses
+#    another node; prefer, on the same cluster, DELETEs the pod the API server would not evict;
 #  - a partial preemption: the first victim (the tighter budget) evicted, the second refused → the
 #    preemption withdrawn (never nominated there, nothing more evicted), the preemptor retried and
 #    bound elsewhere; no budget broken;
@@ -52,6 +55,39 @@ ok "metrics: a refusal by a budget, a retry with nothing evicted" eval '
 	[ "$(metric a preemptd_preemption_retries_total "{\"evicted\":\"some\"}")" = 0 ] &&
 	[ "$(metric a preemptd_evictions_total)" = 1 ]'
 pd_stop a
+
+# --- a budget the dry run sees, refused: the budget as observed, another node ---------------------
+# The status says 1 but the disruption controller has not processed the spec's generation 2: the
+# API server refuses (429, "still being processed"), as it refuses an eviction of a budget spent
+# since the watch showed it.
+stale_cluster() {
+	kube_ctl POST /reset >/dev/null
+	node n6 1
+	node n7 1
+	running_app default x6 n6 0 1 x6       # the cheapest victim, its budget allowing 1 by the status
+	running_app default y7 n7 5 1 y7       # more important, no budget
+	pdb default x6 '{"matchLabels":{"app":"x6"}}' 1 2 1
+	pending default pre 1000 1
+}
+stale_cluster
+pd_start s --leader-elect no --pdb strict
+ok "a budget the dry run sees: x6's eviction refused (429)" wait_for 15 eval '[ "$(evictions x6 429)" = 1 ]'
+ok "...the dry run again with the budget spent: y7 evicted on n7, the preemptor bound there" \
+	wait_for 20 eval '[ "$(evictions y7 201)" = 1 ] && bound_to default pre n7'
+ok "...x6 still runs, asked once, never nominated to n6" eval 'still_runs default x6 n6 && [ "$(evictions x6 429)" = 1 ] &&
+	[ "$(nreqs ".name == \"pre\" and .body.status.nominatedNodeName == \"n6\"")" = 0 ]'
+ok "...the journal names the budget counted spent" \
+	logged s "Preemption for pod default/pre on node n6 withdrawn: the eviction of default/x6 was refused (HTTP 429, PodDisruptionBudget default/x6"
+ok "...metrics: one refusal by a budget not processed, a retry with nothing evicted" eval '
+	[ "$(metric s preemptd_eviction_refusals_total "{\"reason\":\"budget_not_processed\"}")" = 1 ] &&
+	[ "$(metric s preemptd_preemption_retries_total "{\"evicted\":\"none\"}")" = 1 ]'
+pd_stop s
+stale_cluster
+pd_start sp --leader-elect no --pdb prefer
+ok "prefer on the same cluster: x6 DELETEd, past what the API server would have let go" \
+	wait_for 15 eval '[ "$(nreqs ".verb == \"delete\" and .name == \"x6\" and .status == 200")" = 1 ]'
+ok "...y7 untouched" [ "$(nreqs '.name == "y7" and .verb != "get" and .verb != "list" and .verb != "watch"')" = 0 ]
+pd_stop sp
 
 # --- a partial preemption ----------------------------------------------------------------------------
 kube_ctl POST /reset >/dev/null
