@@ -409,7 +409,7 @@ help:
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
 	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
 	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
-	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl) in build/deb/, lintian-clean'
+	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl, preemptd) in build/deb/, lintian-clean'
 	@echo 'make install      binaries, library, unit, catalog, man pages, /etc/evictd (DESTDIR=, PREFIX=)'
 	@echo 'make install-lib  only libpreempt: shared and static library, header, pkg-config file'
 	@echo 'make clean        remove build/ (with build/deb/), build-san/ and build-fuzz/'
