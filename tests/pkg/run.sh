@@ -185,7 +185,7 @@ want_call() { grep -qx -- "$1" /root/pkgtest/systemctl.log 2>/dev/null || fail "
 clear_calls() { rm -f /root/pkgtest/systemctl.log; }
 versions() { dpkg-query -W -f="\${Package}=\${Version} " '"$PKGS"'; }
 in_catalog() { local c; c=$(journalctl --list-catalog 2>/dev/null); [[ $c == *evictd* ]]; }
-pd_in_catalog() { journalctl --list-catalog 2>/dev/null | grep -q '"$PD_MSGID"'; }
+pd_in_catalog() { local c; c=$(journalctl --list-catalog 2>/dev/null); [[ $c == *'"$PD_MSGID"'* ]]; }
 no_call() { ! grep -qx -- "$1" /root/pkgtest/systemctl.log 2>/dev/null || fail "maintainer scripts ran systemctl $1"; }
 WANTS=/etc/systemd/system/multi-user.target.wants
 '
