@@ -59,6 +59,7 @@ KUBE_NO_TRAP=1
 . tests/kube/lib-apiserver.sh
 trap cleanup EXIT
 since() { echo $(($(date +%s) - $1)); }
+T_ALL=$(date +%s)
 wait_for() { local end=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.1; done; }
 
 # ---- build, twice --------------------------------------------------------------------------------
@@ -76,7 +77,7 @@ else
 	[ $rc = 77 ] && skip_all "$(tail -n1 "$T/build.log")"
 	[ $rc = 0 ] || { sed 's/^/# /' "$T/build.log" | tail -n 40; bail "scripts/build-image.sh builds the image"; }
 	echo "# built in $(since "$t")s:"
-	sed -n '/built in/,/^$/p' "$T/build.log" | sed '1d; s/^ *//; s/^/#   /'
+	sed -n '/^build-image: built in/,/^$/p' "$T/build.log" | sed '1d; /^ *$/d; s/^ *//; s/^/#   /'
 	t=$(date +%s)
 	scripts/build-image.sh "$OUT-again" --debs "$DEBS" > "$T/build-again.log" 2>&1 ||
 		{ sed 's/^/# /' "$T/build-again.log" | tail -n 20; bail "the second build"; }
@@ -280,4 +281,5 @@ runc kill "$RUNC_ID-k" TERM
 wait "$RUNPID"
 ok "... SIGTERM ends it with status 0" test "$?" = 0
 runc delete "$RUNC_ID-k" 2> /dev/null
+echo "# tests/image/run.sh: $(since "$T_ALL")s in all"
 done_testing
