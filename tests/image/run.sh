@@ -55,6 +55,7 @@ cleanup() {
 	findmnt -rn -o TARGET | grep "^$T/" | sort -r | xargs -r umount -l
 	rm -rf "$T" "$OUT-again"
 }
+# shellcheck disable=SC2034  # read by kube_start (lib-apiserver.sh)
 KUBE_NO_TRAP=1
 . tests/kube/lib-apiserver.sh
 trap cleanup EXIT
