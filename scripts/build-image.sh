@@ -139,6 +139,8 @@ find "$R/dev" -mindepth 1 -delete
 find "$R/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
 find "$R/usr/share/doc" -mindepth 1 -type d -empty -delete
 for d in man info groff linda lintian/overrides; do rm -rf "${R:?}/usr/share/$d"; done
+find "$R/usr/share/locale" -mindepth 1 ! -name locale.alias -delete 2> /dev/null || true
+find "$R/usr/share/lintian" -depth -type d -empty -delete 2> /dev/null || true
 # glibc's iconv modules for legacy character sets (8 MB): preemptd and its libraries convert only
 # between ASCII and UTF-8, which glibc has built in.
 rm -rf "$R/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/gconv"
@@ -152,8 +154,6 @@ find "$R/etc" -mindepth 1 -type d -empty -delete
 # base-files' postinst: /var/run is a link to /run.
 rm -rf "$R/var/run"
 ln -s /run "$R/var/run"
-find "$R/usr/share/locale" -mindepth 1 ! -name locale.alias -delete 2> /dev/null || true
-find "$R/usr/share/lintian" -depth -type d -empty -delete 2> /dev/null || true
 
 printf 'root:x:0:0:root:/root:/usr/sbin/nologin\npreemptd:x:%s:%s:preemptd:/nonexistent:/usr/sbin/nologin\n' \
 	"$IMAGE_UID" "$IMAGE_UID" > "$R/etc/passwd"
