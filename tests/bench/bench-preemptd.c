@@ -267,7 +267,7 @@ static size_t snapshot_heap(const char *dir)
 	before = heap_bytes() - total; /* the text is not the decoded cluster */
 	diag_init(&d, stderr);
 	k8s_cluster_init(&kc);
-	if (k8s_load_string(&kc, "snapshot", list, total, &d) < 0 || model_build(&m, &kc, &d) < 0) {
+	if (k8s_load_string(&kc, "snapshot", list, total, &d) < 0 || model_build(&m, &kc, T0, &d) < 0) {
 		fprintf(stderr, "bench-preemptd: the snapshot does not load\n");
 		exit(1);
 	}

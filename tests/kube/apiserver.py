@@ -82,6 +82,7 @@ RESOURCES = [
     Res("roles", "rbac.authorization.k8s.io", "v1", "Role", True),
     Res("rolebindings", "rbac.authorization.k8s.io", "v1", "RoleBinding", True),
     Res("deployments", "apps", "v1", "Deployment", True, ["deploy"], subs=("status",)),
+    Res("resourcequotas", CORE, "v1", "ResourceQuota", True, ["quota"], subs=("status",)),
 ]
 BY_PATH = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_KIND = {(r.api_version, r.kind): r for r in RESOURCES}

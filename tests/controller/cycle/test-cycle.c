@@ -97,7 +97,7 @@ static pp_preemption *preemptctl(const char *items, const char *name)
 	diag_init(&d, stderr);
 	k8s_cluster_init(&kc);
 	assert_int_equal(k8s_load_string(&kc, "snapshot", text, strlen(text), &d), 0);
-	assert_int_equal(model_build(&m, &kc, &d), 0);
+	assert_int_equal(model_build(&m, &kc, T0, &d), 0);
 	if (pp_cluster_preempt(m.cluster, "default", name, &po, &p, &err) < 0)
 		fail_msg("pp_cluster_preempt: %s", err.msg);
 	model_done(&m);
