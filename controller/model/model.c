@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "model.h"
 
+#include "hints.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,8 +302,7 @@ int model_load_to_decide(model *m, k8s_cluster *c, const struct model_input *in,
 {
 	int r = model_load(m, c, in, d);
 	if (r == -EINVAL)
-		fprintf(d->out, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d->nerrors,
-		        d->nerrors == 1 ? "problem" : "problems");
+		hint_rejected(d->out, d->nerrors, in);
 	return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "explain.h"
+#include "hints.h"
 #include "json.h"
 #include "k8s.h"
 #include "model.h"
@@ -45,6 +46,7 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	pp_preemption *p = NULL;
 	pp_pod_info info;
 	pp_err perr;
+	struct preempt_args chosen;
 	int r, status = EXIT_REJECTED;
 
 	struct model_input in = { a->kubeconfig, a->files, a->nfiles, a->admission_config, a->now_ns };
@@ -53,6 +55,25 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	r = model_load_to_decide(&m, &c, &in, &d);
 	if (r < 0)
 		goto out;
+	if (!a->name) {
+		/* no --pod: the one pod of the pod file(s) */
+		size_t n;
+		const struct k8s_pod *only = hint_pod_file_pods(&c, a->kubeconfig, a->files, a->nfiles, &n);
+		if (n != 1) {
+			fprintf(err, "preemptctl: preempt needs --pod NAMESPACE/NAME");
+			if (n)
+				fprintf(err, ": the pod files hold %zu pods, %s/%s the first", n, only->namespace_, only->name);
+			else
+				hint_pending_pods(err, &c, "", "");
+			fputs("\n", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		chosen = *a;
+		chosen.namespace_ = only->namespace_;
+		chosen.name = only->name;
+		a = &chosen;
+	}
 	/* The API server refuses the pod before any scheduler sees it. */
 	const model_refusal *refused = model_find_refusal(&m, a->namespace_, a->name);
 	if (refused) {
@@ -79,8 +100,11 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 		if (kp)
 			fprintf(err, "preemptctl: pods/%s/%s: the pod has finished (status.phase), nothing to schedule\n",
 			        a->namespace_, a->name);
-		else
-			fprintf(err, "preemptctl: pods/%s/%s: no such pod in the input\n", a->namespace_, a->name);
+		else {
+			fprintf(err, "preemptctl: pods/%s/%s: no such pod in the input", a->namespace_, a->name);
+			hint_pending_pods(err, &c, a->namespace_, a->name);
+			fputs("\n", err);
+		}
 		goto out;
 	}
 	if (r < 0) {

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""A stand-in Kubernetes API server for evictd's tests.
+"""A stand-in Kubernetes API server for evictd's and preemptd's tests.
 
 Not a kube-apiserver: a test double that speaks the same wire protocol (HTTPS, client
 certificates and bearer tokens, Status objects, list/watch with resourceVersion, chunked
 watch streams, BOOKMARK, 410 Gone, limit/continue, field selectors, the node authorizer's
-rules, DELETE preconditions, pods/status patches, Eviction with PodDisruptionBudgets) and
-serves objects in the JSON layout `kubectl get -o json` prints.  Tests drive it through a
-plain-HTTP control port on 127.0.0.1: objects, injected faults, the request log.
+rules and RBAC, DELETE preconditions, pods/status patches, pods/binding, Leases, Events,
+Eviction with PodDisruptionBudgets) and serves objects in the JSON layout `kubectl get -o json`
+prints; beside the API it plays the cluster's kubelets and pod GC (KubeletSim) and can go down
+and come back (begin_outage). Tests drive it through a plain-HTTP control port on 127.0.0.1:
+objects, injected faults, kubelet modes, the request log, the RBAC account.
 
-Python 3 standard library only.  See tests/kube/README.md for the control API.
+One file over 600 lines because every part works on one shared state (the store, its history
+and the watches waiting on it, the kubelets' timers, the outage) and the tests and the e2e guest
+start it by path; what needs none of it lives beside it (apivalidation.py: upstream's decoder
+and validator texts; rbac.py: the authorizer and its account).
+
+Python 3 standard library only (python3-yaml for --rbac manifests).  See tests/kube/README.md.
 """
 
 import argparse
@@ -2382,14 +2389,15 @@ def begin_outage(seconds):
     refused), every open connection and watch is cut without a goodbye, then the same port
     serves again. A request being handled when it starts may still change the state (its
     answer is lost)."""
-    if not S.up.is_set():
-        S.down_until = max(S.down_until, time.time() + seconds)
-        return
-    S.up.clear()
-    S.epoch += 1
-    S.down_until = time.time() + seconds
-    S.httpd.shutdown()          # serve_forever (the main thread) returns ...
-    S.httpd.server_close()      # ... and the port refuses connections from now on
+    with S.outage_lock:
+        if not S.up.is_set():
+            S.down_until = max(S.down_until, time.time() + seconds)
+            return
+        S.up.clear()
+        S.epoch += 1
+        S.down_until = time.time() + seconds
+        S.httpd.shutdown()          # serve_forever (the main thread) returns ...
+        S.httpd.server_close()      # ... and the port refuses connections from now on
     with S.conns_lock:
         for c in list(S.conns):
             try:
@@ -2559,7 +2567,7 @@ def main():
     ctx.set_alpn_protocols(["http/1.1"])
 
     S.conns, S.conns_lock = set(), threading.Lock()
-    S.epoch, S.down_until = 0, 0.0
+    S.epoch, S.down_until, S.outage_lock = 0, 0.0, threading.Lock()
     S.up = threading.Event()
     S.up.set()
     httpd = S.httpd = TLSServer(("127.0.0.1", a.port), Handler, ctx)
@@ -2595,13 +2603,13 @@ def main():
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(info, f)
     os.rename(tmp, os.path.join(a.dir, "ports.json"))     # ready: the file exists
-    while True:
+    while not S.stopping:
         S.httpd.serve_forever(poll_interval=0.2)
         S.httpd.server_close()
         S.up.wait()     # an outage (begin_outage) ends here
-        if S.stopping:
-            break
-        S.httpd = TLSServer(("127.0.0.1", port), Handler, ctx)
+        with S.outage_lock:     # (not while another outage begins)
+            if not S.stopping:
+                S.httpd = TLSServer(("127.0.0.1", port), Handler, ctx)
     ctl.server_close()
     try:
         os.unlink(os.path.join(a.dir, "ports.json"))

@@ -155,16 +155,27 @@ _DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-
 _QUALIFIED_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 
 
+def regex_error(msg, regex, examples):
+    """validation.RegexError: the message, its examples (joined as Go joins them, with two
+    spaces before "or") and the regular expression."""
+    return msg + " (e.g. " + " or ".join("'%s', " % e for e in examples) + \
+        "regex used for validation is '%s')" % regex
+
+
+_QUALIFIED_NAME_ERROR = regex_error("must consist of alphanumeric characters, '-', '_' or '.', "
+                                    "and must start and end with an alphanumeric character",
+                                    _QUALIFIED_NAME, ["MyName", "my.name", "123-abc"])
+
+
 def dns1123_subdomain(name):
     """validation.IsDNS1123Subdomain: the messages (none when valid)."""
     out = []
     if len(name) > 253:
         out.append("must be no more than 253 characters")
     if not re.fullmatch(_DNS1123_SUBDOMAIN, name):
-        out.append("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                   "characters, '-' or '.', and must start and end with an alphanumeric "
-                   "character (e.g. 'example.com', regex used for validation is '%s')"
-                   % _DNS1123_SUBDOMAIN)
+        out.append(regex_error("a lowercase RFC 1123 subdomain must consist of lower case "
+                               "alphanumeric characters, '-' or '.', and must start and end with "
+                               "an alphanumeric character", _DNS1123_SUBDOMAIN, ["example.com"]))
     return out
 
 
@@ -181,17 +192,12 @@ def qualified_name(value):
     elif len(parts) == 1:
         name = parts[0]
     else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-                "must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                "'my.name',  or '123-abc', regex used for validation is '%s') with an optional "
-                "DNS subdomain prefix and '/' (e.g. 'example.com/MyName')" % _QUALIFIED_NAME]
+        return ["a qualified name " + _QUALIFIED_NAME_ERROR + " with an optional DNS subdomain "
+                "prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         out.append("name part must be non-empty")
     elif len(name) > 63:
         out.append("name part must be no more than 63 characters")
     if not re.fullmatch(_QUALIFIED_NAME, name):
-        out.append("name part must consist of alphanumeric characters, '-', '_' or '.', and "
-                   "must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                   "'my.name',  or '123-abc', regex used for validation is '%s')"
-                   % _QUALIFIED_NAME)
+        out.append("name part " + _QUALIFIED_NAME_ERROR)
     return out

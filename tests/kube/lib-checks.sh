@@ -1,5 +1,9 @@
 # Checks shared by the stand-in's protocol tests (sourced after tests/lib.sh and lib-apiserver.sh;
-# $out is the file that holds the last response body).
+# $out is the file that holds the last response body). Sourcing it skips the test file when a
+# tool they all need is missing.
+for t in python3 curl openssl jq; do
+	command -v "$t" >/dev/null || skip_all "$t not installed"
+done
 # code IDENTITY URL [CURL-ARGS...]: prints the HTTP code, body in $out
 code() { local who=$1 url=$2; shift 2; kube_curl "$who" -o "$out" -w '%{http_code}' "$@" "$url"; }
 is() { [ "$1" = "$2" ] || { echo "# expected '$2', got '$1'" >&2; return 1; }; }

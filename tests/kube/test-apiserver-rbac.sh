@@ -10,10 +10,6 @@ cd "$(dirname "$0")" || exit 1
 . ../lib.sh
 . ./lib-apiserver.sh
 . ./lib-checks.sh
-
-for t in python3 curl openssl jq; do
-	command -v "$t" >/dev/null || skip_all "$t not installed"
-done
 python3 -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed"
 
 manifest=$(mktemp); trap 'rm -f "$manifest"; kube_stop' EXIT

@@ -10,10 +10,6 @@ cd "$(dirname "$0")" || exit 1
 . ./lib-apiserver.sh
 . ./lib-checks.sh
 
-for t in python3 curl openssl jq; do
-	command -v "$t" >/dev/null || skip_all "$t not installed"
-done
-
 kube_start --bookmark-interval 0.3 --grace-scale 0.02 --kubelet-start-delay 0.2 --podgc-delay 0.3 ||
 	{ echo "not ok 1 - server starts"; exit 1; }
 out=$KUBE_DIR/out

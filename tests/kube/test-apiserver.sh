@@ -8,10 +8,6 @@ cd "$(dirname "$0")" || exit 1
 . ./lib-apiserver.sh
 . ./lib-checks.sh
 
-for t in python3 curl openssl jq; do
-	command -v "$t" >/dev/null || skip_all "$t not installed"
-done
-
 kube_start --bookmark-interval 0.3 --grace-scale 0.02 || { echo "not ok 1 - server starts"; exit 1; }
 N=$KUBE_NODE
 ca=(--cacert "$KUBE_DIR/ca.crt")

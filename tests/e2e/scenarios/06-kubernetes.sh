@@ -12,6 +12,9 @@
 # low survive; the stand-in's request record must show the Warning Event "Evicted" with the
 # kubelet's message (naming the container), the DisruptionTarget condition, the DELETE with the
 # UID precondition and the node's EvictionThresholdMet; evictd-kube's journal has each outcome.
+# Then evictd's own Node condition under the real sandbox of evictd-kube (no capability, private
+# users, /run read-only): True from evictd's record; Unknown (EvictdNotRunning) after a SIGKILL of
+# evictd (its pidfd), back when systemd restarts it; EvictdStopped on systemctl stop.
 . ./lib.sh
 
 [ -n "$KUBE_SRC" ] && [ -f "$KUBE_SRC/apiserver.py" ] || skip_all "tests/kube not shipped to the guest"
@@ -44,6 +47,8 @@ api_pod() {	# api_pod NS NAME UID [PRIORITY|CLASS] MEM-REQ [CONTAINER-ID]
 	  \"spec\": {\"nodeName\": \"$NODE\", $prio, \"containers\": [{\"name\": \"main\", \"image\": \"pause\",
 	    \"resources\": {\"requests\": {\"memory\": \"$5\"}}}]}$status}" | jq -e .metadata.uid >/dev/null
 }
+node_create() { ctl POST /objects "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"$NODE\"}}" | jq -e .metadata.uid >/dev/null; }
+ok "the Node $NODE (evictd's conditions go on its status)" node_create
 ok "API pod e2e/hog" api_pod e2e hog $HOG 1000 64Mi "$HOG_CTR"
 ok "API pod e2e/low" api_pod e2e low $LOW 0 256Mi
 ok "API pod kube-system/critical" api_pod kube-system critical $CRIT system-node-critical 8Mi
@@ -130,5 +135,23 @@ ok "the spool is empty (every report delivered)" wait_until 30 bash -c '[ -d /ru
 ok "kube-system/critical survived" pod_populated $CRIT burstable
 ok "e2e/low survived" pod_populated $LOW burstable
 ok "evictd still active (running)" evictd_running
+
+# ---- evictd's Node condition, and what it says when evictd is not there -----------------------------
+# cond_patch JQ: evictd-kube patched the Node's EvictdMemoryPressure as JQ says (on .c)
+cond_patch() {
+	req ".method == \"PATCH\" and .path == \"/api/v1/nodes/$NODE/status\" and .status == 200 and any(.body.status.conditions[]; .type == \"EvictdMemoryPressure\" and (. as \$c | {c: \$c} | $1))"
+}
+ok "EvictdMemoryPressure=True posted from evictd's record" wait_until 30 cond_patch \
+	'.c.status == "True" and .c.reason == "EvictdHasInsufficientMemory"'
+ctl DELETE /requests >/dev/null
+systemctl kill -s KILL --kill-who=main evictd.service
+ok "evictd killed (SIGKILL): Unknown, EvictdNotRunning (seen through its pidfd, under the sandbox)" \
+	wait_until 10 cond_patch '.c.status == "Unknown" and .c.reason == "EvictdNotRunning"'
+ok "systemd restarts evictd" wait_until 30 evictd_running
+ok "...and the condition is evictd's word again" wait_until 30 cond_patch '.c.reason != "EvictdNotRunning"'
+ctl DELETE /requests >/dev/null
+systemctl stop evictd.service
+ok "systemctl stop evictd: reason EvictdStopped" wait_until 30 cond_patch '.c.reason == "EvictdStopped"'
+ok "evictd started again" evictd_restart
 journalctl -u evictd-kube.service --no-pager -o cat 2>/dev/null | tail -n 12 | sed 's/^/#   /'
 done_testing
