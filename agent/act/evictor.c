@@ -236,13 +236,14 @@ static void start_walk(eviction *x, int sig);
  * applies to the whole subtree (frozen, threaded and "."-named sub-cgroups included), or without
  * it SIGKILL passes repeated until the cgroup is empty.
  */
-static void escalate(eviction *x)
+static void escalate(eviction *x, evict_kill_cause why)
 {
 	if (x->info.phase == EVICT_PHASE_KILLING)
 		return;
 	stop_walk(x); /* a SIGTERM walk still running is moot now */
 	x->info.phase = EVICT_PHASE_KILLING;
 	x->info.sigkilled = true;
+	x->info.kill_cause = why;
 	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->cfg.kill_timeout_usec;
 	persist(x, INFLIGHT_KILLING);
 	int r = x->cfg.no_cgroup_kill ? -ENOENT : cg_kill(x->dirfd);
@@ -250,7 +251,9 @@ static void escalate(eviction *x)
 	if (r < 0) /* no cgroup.kill (Linux < 5.14, or a fixture): SIGKILL every process we can see */
 		start_walk(x, SIGKILL);
 	if (!x->started_emitted) {
+		/* the eviction's first line says the kill: ESCALATED must not say it a second time */
 		x->started_emitted = true;
+		x->info.kill_announced = true;
 		emit(x, EVICT_EVENT_STARTED);
 	}
 	emit(x, EVICT_EVENT_ESCALATED);
@@ -267,7 +270,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	switch (x->info.phase) {
 	case EVICT_PHASE_TERMINATING:
 		if (!check_empty(x))
-			escalate(x);
+			escalate(x, EVICT_KILL_GRACE_OVER);
 		break;
 	case EVICT_PHASE_KILLING:
 	case EVICT_PHASE_WAITING:
@@ -410,7 +413,7 @@ static void start_kill(eviction *x, bool emit_started)
 	if (!x->inotify)
 		watch_events(x);
 	if (x->info.grace_usec == 0) {
-		escalate(x);
+		escalate(x, EVICT_KILL_NO_GRACE);
 		return;
 	}
 	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->info.grace_usec;
@@ -737,11 +740,11 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 	case INFLIGHT_KILLING:
 		/* cgroup.kill again (idempotent): the previous process may have died before writing it. */
 		x->info.phase = EVICT_PHASE_TERMINATING;
-		escalate(x);
+		escalate(x, EVICT_KILL_AGAIN);
 		return 0;
 	case INFLIGHT_TERMINATING:
 		if (left == 0) {
-			escalate(x);
+			escalate(x, EVICT_KILL_LATE);
 			return 0;
 		}
 		break;
@@ -851,7 +854,7 @@ unsigned evictor_shutdown(evictor *ev)
 		eviction *next = x->next;
 		switch (x->info.phase) {
 		case EVICT_PHASE_TERMINATING:
-			escalate(x);
+			escalate(x, EVICT_KILL_STOPPING);
 			break;
 		case EVICT_PHASE_DRY_RUN:
 			finish(x, EVICT_DRY, 0);

@@ -72,6 +72,17 @@ typedef enum evict_outcome {
 
 #define EVICT_STDERR_TAIL 512
 
+/* Why the pod was killed (cgroup.kill, or SIGKILL without it): each says something else. */
+typedef enum evict_kill_cause {
+	EVICT_KILL_NONE = 0,     /* not killed (yet) */
+	EVICT_KILL_NO_GRACE,     /* no grace period (hard threshold): at once, without SIGTERM */
+	EVICT_KILL_GRACE_OVER,   /* the grace period ended before the pod did */
+	EVICT_KILL_STOPPING,     /* evictd stopping: no pod is left SIGTERMed but never killed */
+	EVICT_KILL_LATE,         /* taken over after a restart: its grace ended while no evictd ran */
+	EVICT_KILL_AGAIN,        /* taken over after a restart from a process that was killing it:
+	                          * written again (idempotent), as that process may have died first */
+} evict_kill_cause;
+
 /* A snapshot of one eviction, for callbacks, logs and status.json. Valid during the call only. */
 typedef struct evict_info {
 	const char *uid, *namespace_, *name, *cgroup_path, *signal;
@@ -85,6 +96,8 @@ typedef struct evict_info {
 	evict_phase phase;
 	int procs_signalled;         /* processes that got SIGTERM */
 	bool sigkilled;              /* the grace ended before the pod did */
+	evict_kill_cause kill_cause; /* why, once sigkilled */
+	bool kill_announced;         /* STARTED was emitted by the kill itself (no grace): it said so */
 	bool cgroup_kill;            /* false: per-process SIGKILL (kernel without cgroup.kill) */
 	bool resumed;                /* taken over from a previous evictd process (inflight.h) */
 	int walk_error;              /* first error of the signal walk (-errno), 0 when none: logged, not fatal */
@@ -100,7 +113,7 @@ typedef struct evict_info {
 
 typedef enum evict_event {
 	EVICT_EVENT_STARTED,   /* SIGTERM sent, command started, or dry run logged */
-	EVICT_EVENT_ESCALATED, /* grace over: cgroup.kill / SIGKILL */
+	EVICT_EVENT_ESCALATED, /* cgroup.kill / SIGKILL written (kill_cause says why) */
 	EVICT_EVENT_EXEC_DONE, /* the command exited or timed out (see exec_status) */
 	EVICT_EVENT_FINISHED,  /* outcome set; the pod has already left the tracker */
 	EVICT_EVENT_RESUMED,   /* an eviction recorded by a previous evictd process was taken over */

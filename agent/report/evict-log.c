@@ -74,8 +74,9 @@ void evict_log(evict_event what, const evict_info *i)
 			log_entry_send(&e, "Evicting %s (%s, %s threshold): eviction command started, grace %s",
 			               pod, i->signal, i->hard ? "hard" : "soft", grace);
 		else if (i->grace_usec == 0)
-			log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, cgroup.kill at once",
-			               pod, i->signal, i->hard ? "hard" : "soft");
+			log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, %s at once", pod, i->signal,
+			               i->hard ? "hard" : "soft",
+			               !i->sigkilled || i->cgroup_kill ? "cgroup.kill" : "SIGKILL to every process (no cgroup.kill)");
 		else {
 			/* What the walk could not read is said, but it changes nothing: cgroup.kill ends it. */
 			char walk[160] = "";
@@ -100,12 +101,32 @@ void evict_log(evict_event what, const evict_info *i)
 		               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
 		break;
 	}
-	case EVICT_EVENT_ESCALATED:
+	case EVICT_EVENT_ESCALATED: {
+		/* one cause, one sentence: a kill the eviction's first line announced is not told again */
+		if (i->kill_announced)
+			break;
+		const char *kill = i->cgroup_kill ? "cgroup.kill written" : "SIGKILL sent to every process (no cgroup.kill)";
 		log_entry_init(&e, LOG_WARNING, NULL);
 		common_fields(&e, i, pod);
-		log_entry_send(&e, "Grace period of %s over (%s): %s", pod, grace,
-		               i->cgroup_kill ? "cgroup.kill written" : "SIGKILL sent to every process (no cgroup.kill)");
+		switch (i->kill_cause) {
+		case EVICT_KILL_NO_GRACE:
+			log_entry_send(&e, "No grace period for %s: %s", pod, kill);
+			break;
+		case EVICT_KILL_STOPPING:
+			log_entry_send(&e, "Stopping: %s killed before the end of its grace period (%s): %s", pod, grace, kill);
+			break;
+		case EVICT_KILL_LATE:
+			log_entry_send(&e, "Grace period of %s ended while no evictd ran (%s): %s", pod, grace, kill);
+			break;
+		case EVICT_KILL_AGAIN:
+			log_entry_send(&e, "Kill of %s carried on from the previous evictd: %s again", pod, kill);
+			break;
+		default:
+			log_entry_send(&e, "Grace period of %s over (%s): %s", pod, grace, kill);
+			break;
+		}
 		break;
+	}
 	case EVICT_EVENT_EXEC_DONE:
 		stderr_line(i->exec_stderr, line, sizeof(line));
 		log_entry_init(&e, i->exec_status == 0 ? LOG_INFO : LOG_ERR, NULL);
