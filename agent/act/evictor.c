@@ -47,6 +47,8 @@ struct eviction {
 	sd_event_source *walk_src;
 	bool started_emitted;
 	bool persisted; /* an in-flight record exists on disk */
+	reclaim_entry *reclaim; /* recorded with it (the caller's reclaim tracking), NULL: none */
+	unsigned failures;
 };
 
 struct evictor {
@@ -145,6 +147,7 @@ static void eviction_free(eviction *x)
 	free(x->name);
 	free(x->cgroup_path);
 	free(x->signal);
+	free(x->reclaim);
 	free(x);
 }
 
@@ -180,6 +183,11 @@ static void persist(eviction *x, inflight_phase phase)
 	r->phase = phase;
 	r->started_real_usec = x->info.started_real_usec;
 	r->deadline_real_usec = deadline_real(x);
+	r->version = INFLIGHT_VERSION;
+	r->has_reclaim = x->reclaim != NULL;
+	if (x->reclaim)
+		r->reclaim = *x->reclaim;
+	r->failures = x->failures;
 	int k = inflight_save(x->cfg.inflight_dir, r);
 	if (k < 0)
 		log_msg(LOG_WARNING, "Eviction of %s not recorded in %s (%s): a crash now would leave it unfinished",
@@ -205,7 +213,7 @@ static void stop_walk(eviction *x)
 static void finish(eviction *x, evict_outcome outcome, int error)
 {
 	stop_walk(x);
-	if (x->persisted)
+	if (x->persisted && !x->cfg.keep_records)
 		(void)inflight_remove(x->cfg.inflight_dir, x->uid);
 	x->info.outcome = outcome;
 	x->info.error = error;
@@ -611,7 +619,10 @@ static eviction *eviction_new(evictor *ev, const evict_request *req, int *ret_er
 	x->name = strdup(req->name && *req->name ? req->name : req->uid);
 	x->cgroup_path = strdup(req->cgroup_path);
 	x->signal = dup_or_empty(req->signal);
-	if (!x->uid || !x->namespace_ || !x->name || !x->cgroup_path || !x->signal) {
+	x->failures = req->failures;
+	if (req->reclaim && (x->reclaim = malloc(sizeof(*x->reclaim))))
+		*x->reclaim = *req->reclaim;
+	if (!x->uid || !x->namespace_ || !x->name || !x->cgroup_path || !x->signal || (req->reclaim && !x->reclaim)) {
 		eviction_free(x);
 		return NULL;
 	}
@@ -708,7 +719,10 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 		.uid = rec->uid, .namespace_ = rec->namespace_, .name = rec->name, .cgroup_path = rec->cgroup,
 		.signal = rec->signal, .hard = rec->hard, .grace_usec = rec->grace_usec,
 		.priority = rec->priority, .usage = rec->usage, .expected_reclaim = rec->expected_reclaim,
+		.reclaim = rec->has_reclaim ? &rec->reclaim : NULL, .failures = rec->failures,
 	};
+	if (rec->phase != INFLIGHT_TERMINATING && rec->phase != INFLIGHT_KILLING && rec->phase != INFLIGHT_EXEC)
+		return -EINVAL; /* what follows an eviction is the caller's (reclaim, back-off) */
 	int r;
 	eviction *x = eviction_new(ev, &req, &r);
 	if (!x)
@@ -752,6 +766,8 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 		/* The command ran (or was about to): it is not run again; the pod gets the rest of its wait. */
 		if (left == 0)
 			left = 1;
+		break;
+	default:
 		break;
 	}
 	if (arm_deadline(x, left) < 0 || arm_recheck(x) < 0) {

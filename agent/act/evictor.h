@@ -28,6 +28,9 @@ typedef struct evict_config {
 	uint64_t kill_timeout_usec; /* after SIGKILL, how long to wait for an empty cgroup */
 	uint64_t recheck_usec;      /* cgroup.events re-read period while a pod terminates */
 	const char *inflight_dir;   /* borrowed; where in-flight evictions are recorded (NULL: nowhere) */
+	bool keep_records;          /* a finished eviction's record is left to the FINISHED callback, which
+	                             * replaces it with what follows (a reclaim, a back-off) or removes it:
+	                             * so that no moment is without a record (inflight.h) */
 	unsigned walk_dirs_per_turn;/* sub-cgroups a signal walk visits per event-loop turn */
 	bool no_cgroup_kill;        /* test hook: behave as on a kernel without cgroup.kill */
 } evict_config;
@@ -47,6 +50,8 @@ typedef struct evict_request {
 	int32_t priority;
 	int64_t usage;           /* the pod's usage for signal (bytes, or processes for pid.available) */
 	int64_t expected_reclaim;/* counted by evictor_pending_reclaim() until the pod is gone */
+	const reclaim_entry *reclaim; /* recorded with the eviction (inflight.h), NULL: none */
+	unsigned failures;       /* the pod's failed or refused evictions so far, recorded with it */
 } evict_request;
 
 typedef enum evict_phase {

@@ -99,6 +99,7 @@ typedef struct pod_info {
 	bool has_disk;
 	bool disk_partial;        /* a lower bound: the walk hit its limits */
 	int64_t disk_bytes, disk_inodes;
+	int64_t disk_volume_bytes, disk_volume_inodes; /* of which the emptyDir volumes (the rest: logs) */
 	uint64_t disk_measured_usec;
 	bool disk_warned;         /* the lower-bound warning was logged and the pod is still partial */
 } pod_info;

@@ -647,6 +647,8 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 			p->disk_partial = old->disk_partial;
 			p->disk_bytes = old->disk_bytes;
 			p->disk_inodes = old->disk_inodes;
+			p->disk_volume_bytes = old->disk_volume_bytes;
+			p->disk_volume_inodes = old->disk_volume_inodes;
 			p->disk_measured_usec = old->disk_measured_usec;
 			p->disk_warned = old->disk_warned;
 		}
@@ -710,6 +712,8 @@ int scanner_measure_disk(scanner *s, uint64_t now_usec)
 		p->disk_partial = u.partial;
 		p->disk_bytes = u.bytes;
 		p->disk_inodes = u.inodes;
+		p->disk_volume_bytes = u.volume_bytes;
+		p->disk_volume_inodes = u.volume_inodes;
 		p->disk_measured_usec = now_usec;
 		if (u.known)
 			disk_status(p, &u);

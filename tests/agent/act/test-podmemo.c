@@ -107,13 +107,13 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	snprintf(pods[0].uid, sizeof(pods[0].uid), "u1");
 	snapshot snap = { .pods = pods, .n_pods = 1 };
 	restarts = 0;
-	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
 	assert_true(skipped(m, 1000 * SEC, &why)); /* never due while empty */
 	assert_non_null(strstr(why, "evicted already"));
 	assert_int_equal(restarts, 0);
 	events("populated 1\nfrozen 0\n"); /* a container restarted in the pod: a victim stays one */
-	pod_memo_prune(m, &snap, on_restart, NULL);
-	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
 	assert_int_equal(restarts, 2);     /* to be killed each time... */
 	assert_int_equal(first_restarts, 1); /* ...reported once */
 	assert_true(skipped(m, 0, &why));  /* never chosen anew */
@@ -127,7 +127,7 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	assert_non_null(strstr(why, "failed"));
 	assert_false(skipped(m, 110 * SEC, &why));
 	restarts = 0;
-	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
 	assert_int_equal(restarts, 0);
 	assert_int_equal(pod_memo_refused(m, "nobody", 0, SEC, SEC, &b), MEMO_IGNORED); /* not ours */
 	/* a failure then success: done */
@@ -136,7 +136,7 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	i.outcome = EVICT_EMPTY;
 	assert_int_equal(pod_memo_finished(m, &i, 0, SEC, SEC, NULL), MEMO_DONE);
 	snapshot none = { .pods = NULL, .n_pods = 0 };
-	pod_memo_prune(m, &none, on_restart, NULL); /* the pod is gone: so is its entry */
+	pod_memo_prune(m, &none, on_restart, NULL, NULL); /* the pod is gone: so is its entry */
 	assert_int_equal(pod_memo_count(m), 0);
 	pod_memo_free(m);
 }
