@@ -183,8 +183,8 @@ unsigned reclaim_signal_parts(const reclaim_entry *e, evictd_signal s)
 		m |= 1u << RECLAIM_PART_VOLUMES;
 	if (reclaim_part_tracked(e, RECLAIM_PART_LOGS))
 		m |= 1u << RECLAIM_PART_LOGS;
-	/* no directory, and nothing measured: the kubelet's own test, the cgroup (volumes go before it) */
-	if (!m && e->expected[s] < 0)
+	/* no directory known: the kubelet's own test, the cgroup (the volumes go before it) */
+	if (!m)
 		m = 1u << RECLAIM_PART_CGROUP;
 	return m;
 }

@@ -13,7 +13,7 @@
  * was counted in them, their files, is freed) — the kubelet removes the volumes and the cgroup
  * first, the runtime's container GC the logs seconds later. Each signal counts only its own parts
  * (memory, tasks, imagefs: the cgroup; nodefs bytes and inodes: the volumes and the logs, each with
- * what was counted in it), so a signal stops being pending as soon as its parts are back, and the
+ * what was counted in it, or the cgroup when the pod had neither directory), so a signal stops being pending as soon as its parts are back, and the
  * entry ends when every part is back (RECLAIM_DONE) or the reclaim timeout passes (the kubelet's
  * podCleanupTimeout, 30 s; RECLAIM_TIMEOUT). Meanwhile reclaim_pending() adds each outstanding
  * amount to the decision's pending reclaim (pending.h).

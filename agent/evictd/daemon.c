@@ -428,13 +428,16 @@ int daemon_run(const daemon_options *o)
 	}
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
+	/* Before the records are resumed: an eviction whose pod ended while no evictd ran finishes at
+	 * once, and what follows it is counted (a crash here would repeat at every restart). */
+	if ((r = metrics_new(&d.metrics)) < 0)
+		goto fail;
 	victims_resume(&d);
 	if ((r = engine_init(&d)) < 0)
 		goto fail;
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
-	if ((r = metrics_new(&d.metrics)) < 0 ||
-	    (r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
+	if ((r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
 		goto fail;
 	if ((r = sd_event_add_time_relative(d.event, &d.tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
 	                                    on_tick, &d)) < 0)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "evict-log.h"
 #include "inflight.h"
@@ -50,7 +51,8 @@ static void sync_one(evictd_daemon *d, const char *uid, bool reclaim_over)
 		r->reclaim = *e;
 		snprintf(r->cgroup, sizeof(r->cgroup), "%s", e->cgroup);
 		split_pod(e->pod, r);
-	} else if (known && (m.done || m.failures)) {
+	} else if (known && (m.done || m.failures) && access(m.cgroup, F_OK) == 0) {
+		/* while its cgroup stays: a pod whose cgroup is gone is gone, and nothing is left to keep */
 		r->phase = m.done ? INFLIGHT_EVICTED : INFLIGHT_BACKOFF;
 		r->retry_mono_usec = m.done ? 0 : m.retry_at;
 		snprintf(r->cgroup, sizeof(r->cgroup), "%s", m.cgroup);

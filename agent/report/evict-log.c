@@ -94,11 +94,15 @@ void evict_log(evict_event what, const evict_info *i)
 		common_fields(&e, i, pod);
 		uint64_t now = monotonic_usec();
 		uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
-		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
-		               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
-		               evict_phase_to_string(i->phase),
-		               i->exec ? " (command not run again)" : i->sigkilled ? "" : " (SIGTERM not sent again)",
-		               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
+		if (i->sigkilled && !i->exec)
+			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "
+			               "(its kill is carried on)", pod, i->signal, i->hard ? "hard" : "soft");
+		else
+			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
+			               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
+			               evict_phase_to_string(i->phase),
+			               i->exec ? " (command not run again)" : " (SIGTERM not sent again)",
+			               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
 		break;
 	}
 	case EVICT_EVENT_ESCALATED: {
@@ -272,11 +276,14 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 		return;
 	}
 
-	bool known = e->observed_known[s] && now_known;
+	/* against the value when it was chosen; for a record without it (version 1), once it was gone */
+	bool base_known = e->observed_known[s] || (e->bound_set && e->gone_known[s]);
+	int64_t base = e->observed_known[s] ? e->observed[s] : e->gone[s];
+	bool known = base_known && now_known;
 	if (known) {
-		format_signal_value(s, e->observed[s], was, sizeof(was));
+		format_signal_value(s, base, was, sizeof(was));
 		format_signal_value(s, now_value, is, sizeof(is));
-		int64_t d = now_value - e->observed[s];
+		int64_t d = now_value - base;
 		delta[0] = d >= 0 ? '+' : '-';
 		format_signal_value(s, d >= 0 ? d : -d, delta + 1, sizeof(delta) - 1);
 	}
@@ -289,7 +296,7 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 	               what == RECLAIM_DONE ? MSGID_EVICTION_RECLAIMED : MSGID_RECLAIM_TIMEOUT);
 	reclaim_fields(&l, e, took, names);
 	if (known) {
-		log_entry_add(&l, FIELD_RECLAIMED, "%" PRId64, now_value - e->observed[s]);
+		log_entry_add(&l, FIELD_RECLAIMED, "%" PRId64, now_value - base);
 		log_entry_add(&l, FIELD_OBSERVED, "%" PRId64, now_value);
 	}
 	char change[160];
