@@ -108,6 +108,7 @@ static void save_reclaim(jsonbuf *j, const reclaim_entry *e)
 		jb_begin_object(j);
 		jb_key(j, "expected"), jb_int(j, e->expected[s] < 0 ? -1 : e->expected[s]);
 		jb_key(j, "observed"), int_or_null(j, e->observed_known[s], e->observed[s]);
+		jb_key(j, "base"), int_or_null(j, e->base_known[s], e->base[s]);
 		jb_key(j, "gone"), int_or_null(j, e->bound_set && e->gone_known[s], e->gone[s]);
 		jb_key(j, "relieved"), jb_bool(j, e->relieved[s]);
 		jb_end_object(j);
@@ -293,8 +294,9 @@ static const char *parse_signals(yajl_val sigs, reclaim_entry *e)
 			continue; /* not known to the writer: nothing expected, nothing observed */
 		if (!YAJL_IS_OBJECT(o) || !get_int(o, "expected", -1, &x) ||
 		    !get_int_or_null(o, "observed", &e->observed[s], &e->observed_known[s]) ||
+		    !get_int_or_null(o, "base", &e->base[s], &e->base_known[s]) ||
 		    !get_int_or_null(o, "gone", &e->gone[s], &e->gone_known[s]) || !get_bool(o, "relieved", &e->relieved[s]))
-			return "reclaim: a signal's expected, observed, gone or relieved is missing or invalid";
+			return "reclaim: a signal's expected, observed, base, gone or relieved is missing or invalid";
 		e->expected[s] = x;
 	}
 	return NULL;

@@ -78,6 +78,8 @@ int reclaim_arm(reclaim_set *r, const reclaim_entry *e)
 	if (!x)
 		return k;
 	*x = *e;
+	memcpy(x->base, x->observed, sizeof(x->base));
+	memcpy(x->base_known, x->observed_known, sizeof(x->base_known));
 	x->reclaiming = false;
 	x->gone_usec = x->deadline_usec = 0;
 	x->rekills = 0;
@@ -212,8 +214,8 @@ static bool cgroup_back(reclaim_entry *x)
 	return false;
 }
 
-/* Marks the parts that came back since the last look; returns how many did. */
-static unsigned look(reclaim_entry *x, reclaim_probe_fn probe, void *probe_data, reclaim_part *last)
+/* Marks the parts that came back since the last look; returns them, a bit each. */
+static unsigned look(reclaim_entry *x, reclaim_probe_fn probe, void *probe_data)
 {
 	unsigned back = 0;
 	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
@@ -228,10 +230,8 @@ static unsigned look(reclaim_entry *x, reclaim_probe_fn probe, void *probe_data,
 			int k = probe(part, reclaim_part_path(x, part), probe_data);
 			x->part_back[p] = k == 0 || k == -ENOENT;
 		}
-		if (x->part_back[p] && reclaim_part_tracked(x, part)) {
-			back++;
-			*last = part;
-		}
+		if (x->part_back[p] && reclaim_part_tracked(x, part))
+			back |= 1u << p;
 	}
 	return back;
 }
@@ -255,19 +255,18 @@ unsigned reclaim_check(reclaim_set *r, uint64_t now, reclaim_probe_fn probe, voi
 			continue;
 		}
 		unsigned rekills = x->rekills;
-		reclaim_part last = RECLAIM_PART_CGROUP;
-		unsigned back = look(x, probe, probe_data, &last);
+		unsigned back = look(x, probe, probe_data);
+		x->just_back = back;
 		if (rekills == 0 && x->rekills > 0 && fn)
 			fn(RECLAIM_REKILLED, x, userdata);
 		if (all_back(x) || now >= x->deadline_usec) {
 			if (fn)
 				fn(all_back(x) ? RECLAIM_DONE : RECLAIM_TIMEOUT, x, userdata);
+			changed += back != 0;
 			remove_at(r, i);
-			changed++;
 			continue;
 		}
 		if (back) {
-			x->last_back = last;
 			if (fn)
 				fn(RECLAIM_PART_BACK, x, userdata);
 			changed++;
@@ -343,6 +342,36 @@ unsigned reclaim_signal_relieved(reclaim_set *r, evictd_signal s)
 			n++;
 		}
 	return n;
+}
+
+unsigned reclaim_rebase(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX])
+{
+	unsigned n = 0;
+	for (size_t i = 0; r && i < r->n; i++) {
+		reclaim_entry *x = &r->e[i];
+		if (!x->reclaiming || x->just_back)
+			continue; /* its own parts came back: the change is (partly) its own */
+		for (int s = 0; s < _SIGNAL_MAX; s++) {
+			x->base[s] = available[s];
+			x->base_known[s] = known[s];
+		}
+		n++;
+	}
+	return n;
+}
+
+int reclaim_measured(const reclaim_entry *e, evictd_signal s, bool now_known, int64_t now, int64_t *ret)
+{
+	if (s < 0 || s >= _SIGNAL_MAX || !now_known)
+		return -1;
+	/* without a value at the choice (a version 1 record): from the value once it was gone */
+	if (e->base_known[s])
+		*ret = now - e->base[s];
+	else if (e->bound_set && e->gone_known[s])
+		*ret = now - e->gone[s];
+	else
+		return -1;
+	return 0;
 }
 
 void reclaim_foreach(const reclaim_set *r, void (*fn)(const reclaim_entry *e, void *userdata), void *userdata)

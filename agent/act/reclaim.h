@@ -55,6 +55,10 @@ typedef struct reclaim_entry {
 	int64_t expected[_SIGNAL_MAX]; /* per signal, in its unit; -1 unknown */
 	int64_t observed[_SIGNAL_MAX]; /* each signal's value when it was chosen... */
 	bool observed_known[_SIGNAL_MAX]; /* ...when known */
+	/* what its reclaim is measured against: the value when it was chosen, moved on each time
+	 * another victim's part came back (that change is the other's) — reclaim_rebase() */
+	int64_t base[_SIGNAL_MAX];
+	bool base_known[_SIGNAL_MAX];
 	/* the two directories (absolute; "" when the pod had none) and what was counted in each for
 	 * nodefs.available and nodefs.inodesFree (-1: not measured, or only a lower bound) */
 	char volumes[PATH_MAX];
@@ -65,7 +69,7 @@ typedef struct reclaim_entry {
 	uint64_t gone_usec;      /* CLOCK_MONOTONIC: when its processes were gone */
 	uint64_t deadline_usec;  /* gone_usec + reclaim timeout */
 	bool part_back[_RECLAIM_PART_MAX]; /* back (an untracked part counts as back) */
-	reclaim_part last_back;  /* for RECLAIM_PART_BACK: the part that just came back */
+	unsigned just_back;      /* the parts (a bit each) that came back at the last look */
 	bool relieved[_SIGNAL_MAX]; /* the signal's pressure ended meanwhile: not pending for it */
 	bool bound_set;          /* gone[] read (the first look after its processes were gone) */
 	int64_t gone[_SIGNAL_MAX];  /* each signal then: a fall below it is new pressure */
@@ -78,7 +82,7 @@ typedef enum reclaim_event {
 	RECLAIM_DONE,      /* every part is back: the node has the pod's resources back */
 	RECLAIM_TIMEOUT,   /* still not all back after the timeout: no longer pending */
 	RECLAIM_REKILLED,  /* processes reappeared and were killed again (first time only) */
-	RECLAIM_PART_BACK, /* one part is back (last_back), others are still outstanding */
+	RECLAIM_PART_BACK, /* parts are back (just_back), others are still outstanding */
 } reclaim_event;
 
 /*
@@ -131,7 +135,7 @@ const char *reclaim_part_path(const reclaim_entry *e, reclaim_part p);
  * emptied (probe) -> that part is back (RECLAIM_PART_BACK while others are outstanding, RECLAIM_DONE
  * with the last, entry removed); processes back in the cgroup -> cgroup.kill and RECLAIM_REKILLED
  * (once per pod; dry runs excepted); deadline passed -> RECLAIM_TIMEOUT (entry removed). fn gets the
- * entry before it is removed. Returns the number of entries changed (a part back, or removed).
+ * entry before it is removed. Returns the number of entries with a part back in this look.
  */
 unsigned reclaim_check(reclaim_set *r, uint64_t now, reclaim_probe_fn probe, void *probe_data,
                        void (*fn)(reclaim_event what, const reclaim_entry *e, void *userdata), void *userdata);
@@ -158,6 +162,17 @@ void reclaim_pending(const reclaim_set *r, pending_reclaim *p);
  * is new pressure. Returns how many entries changed.
  */
 unsigned reclaim_signal_relieved(reclaim_set *r, evictd_signal s);
+
+/*
+ * Parts came back (reclaim_check said so) and the signals now read available[] (known[]): that
+ * change was theirs, so the other pods still reclaiming measure theirs from here on — no reclaim
+ * is credited to another pod. (Pods whose parts came back in the same look share the change: each
+ * line shows it whole.) Returns how many entries changed.
+ */
+unsigned reclaim_rebase(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX]);
+
+/* An entry's reclaim so far for signal s, given the signal now: -1 not measurable (*ret unset). */
+int reclaim_measured(const reclaim_entry *e, evictd_signal s, bool now_known, int64_t now, int64_t *ret);
 
 /* Calls fn for every reclaiming entry, oldest first (status.json, the records). */
 void reclaim_foreach(const reclaim_set *r, void (*fn)(const reclaim_entry *e, void *userdata), void *userdata);

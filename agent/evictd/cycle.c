@@ -147,8 +147,9 @@ static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdat
 	if (sd) {
 		snprintf(sd->reclaim, sizeof(sd->reclaim), "%s", what == RECLAIM_DONE ? "reclaimed" : "timeout");
 		sd->reclaim_usec = took;
-		sd->has_reclaimed = o->known && e->observed_known[e->signal];
-		sd->reclaimed = sd->has_reclaimed ? o->available - e->observed[e->signal] : 0;
+		sd->has_reclaimed = reclaim_measured(e, e->signal, o->known, o->available, &sd->reclaimed) == 0;
+		if (!sd->has_reclaimed)
+			sd->reclaimed = 0;
 		if (sd->has_reclaimed && strcmp(signal_unit(e->signal), "bytes") == 0)
 			sd->reclaimed_bytes = sd->reclaimed;
 	}
@@ -601,7 +602,10 @@ void evaluate(evictd_daemon *d, const char *reason)
 		if (reclaim_observe(d->reclaim, avail, known))
 			victims_sync_reclaiming(d); /* the values once they were gone: what a restart must compare with */
 		take_outcomes(d);
-		reclaim_check(d->reclaim, mono_usec(), probe_part, d, on_reclaim, d);
+		/* what came back is credited to its pods; the others measure theirs from here on */
+		if (reclaim_check(d->reclaim, mono_usec(), probe_part, d, on_reclaim, d) &&
+		    reclaim_rebase(d->reclaim, avail, known))
+			victims_sync_reclaiming(d);
 		reclaiming = reclaim_count(d->reclaim);
 	}
 	metrics_set_reclaiming(d->metrics, reclaiming);

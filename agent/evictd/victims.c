@@ -108,6 +108,7 @@ static void entry_from_v1(const inflight_record *rec, reclaim_entry *e)
 		e->part_bytes[p] = e->part_inodes[p] = -1;
 	if (rec->expected_reclaim > 0)
 		e->expected[e->signal] = rec->expected_reclaim;
+	/* nothing observed at the choice: measured from the value once it was gone (reclaim_measured) */
 }
 
 static void restore_memo(evictd_daemon *d, const inflight_record *rec, bool done)

@@ -224,18 +224,28 @@ static void outstanding(const reclaim_entry *e, char *list, size_t list_size, ch
 			                      part == RECLAIM_PART_CGROUP ? "" : " ",
 			                      part == RECLAIM_PART_CGROUP ? "" : reclaim_part_path(e, part), amount);
 		if (n < names_size)
-			n += (size_t)snprintf(names + n, names_size - n, "%s%s", n ? "," : "", reclaim_part_name(part));
+			n += (size_t)snprintf(names + n, names_size - n, "%s%s", n ? ", " : "", reclaim_part_name(part));
 	}
 }
 
-/* "pod cgroup, emptyDir volumes, container logs": the parts the entry tracked. */
-static void tracked(const reclaim_entry *e, char *buf, size_t size)
+/* "pod cgroup, emptyDir volumes, container logs": the parts in mask (a bit each). */
+static void part_list(unsigned mask, char *buf, size_t size)
 {
 	size_t l = 0;
 	buf[0] = '\0';
 	for (int p = 0; p < _RECLAIM_PART_MAX && l < size; p++)
-		if (reclaim_part_tracked(e, (reclaim_part)p))
+		if (mask & (1u << p))
 			l += (size_t)snprintf(buf + l, size - l, "%s%s", l ? ", " : "", reclaim_part_name((reclaim_part)p));
+}
+
+/* The parts the entry tracked. */
+static void tracked(const reclaim_entry *e, char *buf, size_t size)
+{
+	unsigned mask = 0;
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++)
+		if (reclaim_part_tracked(e, (reclaim_part)p))
+			mask |= 1u << p;
+	part_list(mask, buf, size);
 }
 
 static void reclaim_fields(log_entry *l, const reclaim_entry *e, uint64_t took, const char *names)
@@ -267,19 +277,20 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 	}
 	outstanding(e, left, sizeof(left), names, sizeof(names));
 	if (what == RECLAIM_PART_BACK) {
+		char back[96];
+		part_list(e->just_back, back, sizeof(back));
 		log_entry_init(&l, LOG_INFO, MSGID_RECLAIM_PROGRESS);
 		reclaim_fields(&l, e, took, names);
-		log_entry_add(&l, FIELD_RECLAIM_BACK, "%s", reclaim_part_name(e->last_back));
+		log_entry_add(&l, FIELD_RECLAIM_BACK, "%s", back);
 		log_entry_send(&l, "%sReclaim of evicted %s: %s back %" PRIu64 ".%03" PRIu64 "s after its processes; "
-		               "still outstanding: %s", e->dry_run ? "Dry run: " : "", e->pod, reclaim_part_name(e->last_back),
+		               "still outstanding: %s", e->dry_run ? "Dry run: " : "", e->pod, back,
 		               took / 1000000, took / 1000 % 1000, left);
 		return;
 	}
 
-	/* against the value when it was chosen; for a record without it (version 1), once it was gone */
-	bool base_known = e->observed_known[s] || (e->bound_set && e->gone_known[s]);
-	int64_t base = e->observed_known[s] ? e->observed[s] : e->gone[s];
-	bool known = base_known && now_known;
+	int64_t moved = 0;
+	bool known = reclaim_measured(e, s, now_known, now_value, &moved) == 0;
+	int64_t base = now_value - moved;
 	if (known) {
 		format_signal_value(s, base, was, sizeof(was));
 		format_signal_value(s, now_value, is, sizeof(is));

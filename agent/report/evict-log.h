@@ -14,8 +14,8 @@
 #define FIELD_EXEC_STDERR "EVICTD_EXEC_STDERR"
 #define FIELD_OUTCOME     "EVICTD_OUTCOME"
 /* The parts of an evicted pod (reclaim.h) still holding what was counted, and the one just back. */
-#define FIELD_RECLAIM_OUTSTANDING "EVICTD_RECLAIM_OUTSTANDING" /* "container logs,emptyDir volumes" */
-#define FIELD_RECLAIM_BACK        "EVICTD_RECLAIM_BACK"        /* "pod cgroup" */
+#define FIELD_RECLAIM_OUTSTANDING "EVICTD_RECLAIM_OUTSTANDING" /* "emptyDir volumes, container logs" */
+#define FIELD_RECLAIM_BACK        "EVICTD_RECLAIM_BACK"        /* "pod cgroup, emptyDir volumes" */
 
 /* Part of an evicted pod's resources is back (its cgroup, volumes or logs); others are not yet. */
 #define MSGID_RECLAIM_PROGRESS "6c046409ff8945c7a0e7ed531fa9c92d"

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/../lib-agent.sh"
 
 node_init reclaim-restart
-A=aaaa-0010 B=bbbb-0020 G=gggg-crit
+A=aaaa-0010 B=bbbb-0020 G=gggg-crit CASE=0
 
 record_phase() {	# record_phase UID PHASE: evictd's record of the pod is in that phase
 	python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/inflight/$1.json'))['phase'] == '$2' else 1)" 2>/dev/null
@@ -25,6 +25,7 @@ never_b() { ! node_logged "Evicting default/b"; }
 # pods, data and pressure; CONF-LINES for node_conf
 pods() {
 	node_reset
+	[ -s "$T/stderr" ] && mv "$T/stderr" "$T/stderr.$((++CASE))"	# (KEEP=1 keeps each case's log)
 	: > "$T/stderr"
 	node_pod $G guard 2000001000
 	node_pod $B b 20; BPID=$NODE_PID
@@ -93,7 +94,7 @@ after_restart grace
 # as it was armed (nothing back, no value once gone).
 pods
 node_conf 6Mi
-node_cleaner $A a 2.5 0
+node_cleaner $A a 4 0
 node_start
 ok "kill: a killed (hard threshold)" node_wait 5 node_logged \
 	"Evicting default/a (nodefs.available, hard threshold): no grace period, cgroup.kill at once"
