@@ -128,7 +128,7 @@ node_init() {
 	trap node_cleanup EXIT
 	mkdir_cg "$PODS"
 	[ -e "$ROOT/cgroup.kill" ] || skip_all "no cgroup.kill (kernel < 5.14)"
-	mkdir -p "$T/nodefs" "$T/meta"
+	mkdir -p "$T/nodefs" "$T/meta"; : > "$T/stderr"
 	mount -t tmpfs -o size=24m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
 }
 node_reset() {	# node_reset: kills everything, removes the pods, empties nodefs, forgets evictd's records
@@ -140,7 +140,7 @@ node_reset() {	# node_reset: kills everything, removes the pods, empties nodefs,
 	for u in "${NODE_UIDS[@]}"; do [ -e "$PODS/pod$u/cgroup.kill" ] && echo 1 > "$PODS/pod$u/cgroup.kill"; done
 	sleep 0.2
 	for u in "${NODE_UIDS[@]}"; do rmdir "$PODS/pod$u" 2>/dev/null; done
-	wait 2>/dev/null
+	[ ${#PIDS[@]} -eq 0 ] || wait "${PIDS[@]}" 2>/dev/null	# only ours: a test may run other helpers
 	PIDS=() NODE_UIDS=() CLEANERS=()
 	rm -rf "${T:?}/nodefs"/* "$T/meta"/* "$T/inflight" "$T"/*.rec "$T/status.json"
 }

@@ -38,9 +38,10 @@ kube_apply '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"
   "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"guarded"}}},"status":{"disruptionsAllowed":0,
   "currentHealthy":1,"desiredHealthy":1,"expectedPods":1}}' >/dev/null
 
-node_conf 4Mi "[agent]" "pod-metadata-dir = $T/kube-pods" "[eviction]" "retry-backoff = 1s" "retry-backoff-max = 4s" \
+node_conf 4Mi "[eviction]" "retry-backoff = 1s" "retry-backoff-max = 4s" \
 	"[kubernetes]" "enable = yes" "node-name = node-1" "kubeconfig = $KUBE_DIR/kubeconfig-node" \
 	"descriptor-dir = $T/kube-pods" "spool-dir = $T/spool" "eviction-api = eviction" "retry-max-interval = 1s"
+sed -i "s|^pod-metadata-dir = .*|pod-metadata-dir = $T/kube-pods|" "$T/evictd.conf"	# what evictd-kube writes
 "$BUILD/evictd-kube" --config "$T/evictd.conf" --log-target stderr 2>"$T/kube.err" &
 KPID=$!
 ok "evictd-kube writes the descriptors" node_wait 10 test -e "$T/kube-pods/$LOW.conf" -a -e "$T/kube-pods/aaaa-crit.conf"
@@ -48,13 +49,17 @@ mkdir -p "$PODS/pod$LOW" "$PODS/podaaaa-crit"
 NODE_UIDS+=("$LOW" aaaa-crit)
 node_restart_container aaaa-crit
 node_restart_container $LOW
-# The kubelet: low's container is restarted 0.2 s after each kill (its pod was not deleted: the
-# API server refused); each kill's time goes to $T/kills.
-( while :; do
+# The kubelet: low's container is restarted once the API server has refused its eviction (the pod
+# was not deleted; restarted earlier, evictd would rightly kill it again as a victim still
+# reclaiming); each kill's time goes to $T/kills.
+( n=0
+  while :; do
 	if grep -q "populated 0" "$PODS/pod$LOW/cgroup.events" 2>/dev/null; then
 		date +%s.%N >> "$T/kills"
-		sleep 0.2
-		"$REC" --cgroup "$PODS/pod$LOW" "$T/low.rec" & sleep 0.2
+		n=$((n + 1))
+		until [ "$(grep -c 'The API server refused the eviction of default/low' "$T/stderr")" -ge $n ]; do sleep 0.02; done
+		"$REC" --cgroup "$PODS/pod$LOW" "$T/low.rec" &
+		until grep -q "populated 1" "$PODS/pod$LOW/cgroup.events"; do sleep 0.01; done
 	fi
 	sleep 0.02
   done ) &
