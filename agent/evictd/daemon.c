@@ -2,7 +2,7 @@
 /*
  * evictd as a service: the sd-event loop and its wake-up sources (the polling tick, PSI triggers,
  * inotify on memory.events), the configuration at start and on SIGHUP, SIGTERM's orderly stop,
- * the one-per-node lock and the evictions a previous process left in flight. What one wake-up
+ * the one-per-node lock and, at start, what a previous process left (victims.c). What one wake-up
  * does is cycle.c's; what readers are told is status-out.c's.
  */
 #include "daemon-state.h"
