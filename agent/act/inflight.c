@@ -264,7 +264,7 @@ static const char *parse_parts(yajl_val parts, reclaim_entry *e)
 	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
 		yajl_val o = member(parts, part_keys[p]);
 		char *path = p == RECLAIM_PART_CGROUP ? NULL : p == RECLAIM_PART_VOLUMES ? e->volumes : e->logs;
-		char cg[PATH_MAX];
+		char cg[PATH_MAX] = "";
 		long long b = -1, i = -1;
 		if (!o || !YAJL_IS_OBJECT(o) || !get_bool(o, "back", &e->part_back[p]))
 			return "reclaim: a part is missing or has no \"back\"";

@@ -24,7 +24,8 @@ static void split_pod(const char *pod, inflight_record *r)
 		snprintf(r->name, sizeof(r->name), "%.255s", pod);
 		return;
 	}
-	snprintf(r->namespace_, sizeof(r->namespace_), "%.*s", (int)(slash - pod) & 0xff, pod);
+	int ns = (int)(slash - pod);
+	snprintf(r->namespace_, sizeof(r->namespace_), "%.*s", ns < 255 ? ns : 255, pod);
 	snprintf(r->name, sizeof(r->name), "%.255s", slash + 1);
 }
 
@@ -158,10 +159,12 @@ static void resume_one(const inflight_record *rec, void *userdata)
 		evict_log_reclaim_resumed(&rec->reclaim, mono_usec());
 		break;
 	case INFLIGHT_EVICTED:
-		restore_memo(d, rec, true);
-		break;
 	case INFLIGHT_BACKOFF:
-		restore_memo(d, rec, false);
+		/* kept while its cgroup stays: a pod gone meanwhile has nothing left to remember */
+		if (access(rec->cgroup, F_OK) < 0)
+			(void)inflight_remove(d->inflight_dir, rec->uid);
+		else
+			restore_memo(d, rec, rec->phase == INFLIGHT_EVICTED);
 		break;
 	default:
 		break;

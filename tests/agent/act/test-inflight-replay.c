@@ -8,7 +8,6 @@
 #undef LLVMFuzzerTestOneInput
 
 #include "../../fuzz/replay.h"
-#include "scratch.h"
 
 static void test_inflight(void **state)
 {
@@ -16,28 +15,10 @@ static void test_inflight(void **state)
 	replay_target("inflight", fuzz_inflight_one);
 }
 
-static char tmpdir[100];
-
-static int setup(void **state)
-{
-	(void)state;
-	if (!mkdtemp(scratch_template(tmpdir, sizeof(tmpdir), "evictd-inflight-replay")))
-		return -1;
-	return setenv("FUZZ_TMPDIR", tmpdir, 1);
-}
-
-static int cleanup(void **state)
-{
-	char cmd[160];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inflight),
 	};
-	return cmocka_run_group_tests(tests, setup, cleanup);
+	return cmocka_run_group_tests(tests, replay_group_setup, replay_group_teardown);
 }
