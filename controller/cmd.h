@@ -13,6 +13,7 @@
 
 struct preempt_args {
 	const char *kubeconfig; /* a live cluster, or NULL */
+	const char *admission_config; /* --admission-config, or NULL */
 	const char *const *files;
 	size_t nfiles;
 	const char *namespace_, *name;
@@ -20,7 +21,8 @@ struct preempt_args {
 	int64_t now_ns;
 };
 
-int cmd_check(const char *kubeconfig, const char *const *files, size_t nfiles, FILE *out, FILE *err);
+int cmd_check(const char *kubeconfig, const char *admission_config, const char *const *files, size_t nfiles,
+              FILE *out, FILE *err);
 int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err);
 
 /* Formats Unix nanoseconds as RFC 3339 (UTC). */

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "k8s.h"
 #include "model.h"
+#include "refusal.h"
 
 void format_time(int64_t ns, char *buf, size_t size)
 {
@@ -151,11 +152,31 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	pp_err perr;
 	int r, status = EXIT_REJECTED;
 
+	struct model_input in = { a->kubeconfig, a->files, a->nfiles, a->admission_config, a->now_ns };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	r = model_load_to_decide(&m, &c, a->kubeconfig, a->files, a->nfiles, &d);
+	r = model_load_to_decide(&m, &c, &in, &d);
 	if (r < 0)
 		goto out;
+	/* The API server refuses the pod before any scheduler sees it. */
+	const model_refusal *refused = model_find_refusal(&m, a->namespace_, a->name);
+	if (refused) {
+		if (a->explain)
+			refusal_explain(err, a->namespace_, a->name, refused->admission);
+		if (refusal_json(out, a->namespace_, a->name, refused->admission) < 0)
+			fprintf(err, "preemptctl: writing the decision: %s\n", strerror(EIO));
+		else
+			status = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < m.nrefused; i++) {
+		const struct k8s_pod *rp = m.refused[i].pod;
+		char label[K8S_LABEL_MAX];
+		k8s_pod_label(rp, label, sizeof(label));
+		diag_warn(&d, &rp->loc, label, "refused at admission by the %s plugin, so not created: %s",
+		          refusal_plugin(m.refused[i].admission), pp_admission_message(m.refused[i].admission));
+	}
+	diag_flush(&d);
 
 	r = pp_cluster_pod_info(m.cluster, a->namespace_, a->name, &info);
 	if (r == -ENOENT) {

@@ -26,6 +26,7 @@
 #include "json.h"
 #include "k8s.h"
 #include "model.h"
+#include "refusal.h"
 
 #define NSEC_PER_SEC 1000000000LL
 /* Without --until-idle, a simulation stops after this much simulated time. */
@@ -41,7 +42,7 @@ struct out_ctx {
 static void usage(FILE *f)
 {
 	fputs("Usage: preemptctl schedule CLUSTER [MORE_FILES...] [--until-idle] [--max-time DURATION]\n"
-	      "                           [--now TIME] [--kubeconfig FILE]\n"
+	      "                           [--now TIME] [--kubeconfig FILE] [--admission-config FILE]\n"
 	      "\n"
 	      "Runs kube-scheduler's queue and scheduling cycle over every pending pod, in simulated\n"
 	      "time: binds, preemptions (victims terminate for their terminationGracePeriodSeconds,\n"
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 	      "  {... \"event\":\"victim-gone\", \"node\":..., \"preemptor\":\"ns/p\"}\n"
 	      "  {... \"event\":\"clear-nomination\", \"node\":..., \"by\":\"ns/p\"}\n"
 	      "  {... \"event\":\"unschedulable\", \"reasons\":{\"Insufficient cpu\":3,...}, \"message\":...}\n"
+	      "  {\"time\":0,\"event\":\"refused\",\"pod\":...,\"plugin\":\"ResourceQuota\",\"message\":...}\n"
 	      "A summary goes to stderr.\n"
 	      "\n"
 	      "  --until-idle         run until nothing more can happen (no pod to try, no victim\n"
@@ -58,6 +60,11 @@ static void usage(FILE *f)
 	      "                       simulated time if still busy\n"
 	      "  --max-time DURATION  stop after this much simulated time (\"90s\", \"1h\")\n"
 	      "  --kubeconfig FILE    read the cluster from its API server (files add to it)\n"
+	      "  --admission-config FILE\n"
+	      "                       kube-apiserver's admission configuration (its ResourceQuota\n"
+	      "                       plugin's limitedResources); new pods are admitted in input order\n"
+	      "                       before the simulation: {... \"event\":\"refused\", \"plugin\":...,\n"
+	      "                       \"message\":\"<the API server's message>\"} for those refused\n"
 	      "  --now TIME           RFC 3339 time the simulation starts at, which pods without\n"
 	      "                       status.startTime count as started (default: the current time)\n"
 	      "\n"
@@ -145,6 +152,7 @@ static void on_event(const pp_sched_event *ev, void *ud)
 
 struct sched_args {
 	const char *kubeconfig;
+	const char *admission_config;
 	const char **files;
 	size_t nfiles;
 	bool until_idle;
@@ -164,10 +172,11 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_args(int argc, char **argv, struct sched_args *a)
 {
-	enum { OPT_UNTIL_IDLE = 0x100, OPT_MAX_TIME, OPT_NOW, OPT_KUBECONFIG };
+	enum { OPT_UNTIL_IDLE = 0x100, OPT_MAX_TIME, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+		{ "admission-config", required_argument, NULL, OPT_ADMISSION_CONFIG },
 		{ "until-idle", no_argument, NULL, OPT_UNTIL_IDLE },
 		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 		{ "now", required_argument, NULL, OPT_NOW },
@@ -193,6 +202,11 @@ static int parse_args(int argc, char **argv, struct sched_args *a)
 			break;
 		case OPT_KUBECONFIG:
 			a->kubeconfig = optarg;
+			break;
+		case OPT_ADMISSION_CONFIG:
+			if (a->admission_config)
+				return usage_error("%s", "--admission-config given twice");
+			a->admission_config = optarg;
 			break;
 		case OPT_NOW:
 			if (k8s_parse_time(optarg, &a->now) < 0)
@@ -232,16 +246,22 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 	struct out_ctx o = { .out = out };
 	int r, status = EXIT_REJECTED;
 
+	o.start = a->has_now ? a->now : wall_now();
+	struct model_input in = { a->kubeconfig, (const char *const *)a->files, a->nfiles, a->admission_config, o.start };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
-	r = model_load_to_decide(&m, &c, a->kubeconfig, a->files, a->nfiles, &d);
+	r = model_load_to_decide(&m, &c, &in, &d);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			fputs("preemptctl: out of memory\n", err);
 		goto out;
 	}
+	/* Quota is charged when a pod is created, not when it is bound: the input's new pods were
+	 * created (admitted or refused) in input order before the simulation starts. */
+	for (size_t i = 0; i < m.nrefused; i++)
+		if (refusal_event(out, m.refused[i].pod->namespace_, m.refused[i].pod->name, m.refused[i].admission) < 0)
+			o.failed = true;
 
-	o.start = a->has_now ? a->now : wall_now();
 	r = pp_sched_new(m.cluster, NULL, o.start, on_event, &o, &s, &perr);
 	if (r < 0) {
 		fprintf(err, "preemptctl: %s\n", perr.msg);
@@ -272,10 +292,13 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 	fprintf(err, "preemptctl: %s at ", r == 1 ? "idle" : "stopped");
 	put_seconds(err, (r == 1 ? pp_sched_now(s) : until) - o.start);
 	fprintf(err, "s%s: ", r == 1 ? "" : a->has_max_time ? " (--max-time)" : " (the default --max-time)");
-	fprintf(err, "%zu bound, %zu preemption%s, %zu pod%s still pending, %zu victim%s terminating\n",
+	fprintf(err, "%zu bound, %zu preemption%s, %zu pod%s still pending, %zu victim%s terminating",
 	        o.binds, o.nominations, o.nominations == 1 ? "" : "s",
 	        st.active + st.backoff + st.unschedulable, st.active + st.backoff + st.unschedulable == 1 ? "" : "s",
 	        st.terminating, st.terminating == 1 ? "" : "s");
+	if (m.nrefused)
+		fprintf(err, ", %zu refused at admission", m.nrefused);
+	fputc('\n', err);
 	status = 0;
 out:
 	pp_sched_free(s);

@@ -46,6 +46,13 @@ static void usage(FILE *f)
 	      "                     current context instead of, or before, CLUSTER files: its\n"
 	      "                     PriorityClasses, Nodes, Pods and PodDisruptionBudgets, listed\n"
 	      "                     page by page (CA, client certificate/key or token; no exec plugin)\n"
+	      "  --admission-config FILE\n"
+	      "                     (every command) kube-apiserver's admission configuration: the\n"
+	      "                     ResourceQuota plugin's limitedResources. Pods of the input that\n"
+	      "                     are not created yet (no creationTimestamp, no nodeName) go through\n"
+	      "                     ResourceQuota admission first, in input order; preempt answers\n"
+	      "                     {\"pod\":...,\"node\":null,\"refused\":\"ResourceQuota\",\"reason\":\"...\"}\n"
+	      "                     for a refused pod, with the API server's message\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h, --help     this text\n"
@@ -72,9 +79,10 @@ static int64_t now_ns(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW, OPT_KUBECONFIG };
+	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG };
 	static const struct option options[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+		{ "admission-config", required_argument, NULL, OPT_ADMISSION_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "pod", required_argument, NULL, OPT_POD },
@@ -82,7 +90,7 @@ int main(int argc, char **argv)
 		{ "now", required_argument, NULL, OPT_NOW },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *command = NULL, *pod = NULL, *now = NULL, *kubeconfig = NULL;
+	const char *command = NULL, *pod = NULL, *now = NULL, *kubeconfig = NULL, *admission = NULL;
 	bool explain = false;
 	int c;
 	/* every non-option argument after the command is a file */
@@ -123,6 +131,13 @@ int main(int argc, char **argv)
 		case OPT_KUBECONFIG:
 			kubeconfig = optarg;
 			break;
+		case OPT_ADMISSION_CONFIG:
+			if (admission) {
+				free(files);
+				return usage_error("%s", "--admission-config given twice");
+			}
+			admission = optarg;
+			break;
 		case 1:
 			if (!command)
 				command = optarg;
@@ -154,9 +169,10 @@ int main(int argc, char **argv)
 		else if (!nfiles && !kubeconfig)
 			status = usage_error("%s", "check needs a CLUSTER file (or --kubeconfig)");
 		else
-			status = cmd_check(kubeconfig, files, nfiles, stdout, stderr);
+			status = cmd_check(kubeconfig, admission, files, nfiles, stdout, stderr);
 	} else if (!strcmp(command, "preempt")) {
-		struct preempt_args a = { .kubeconfig = kubeconfig, .files = files, .nfiles = nfiles, .explain = explain };
+		struct preempt_args a = { .kubeconfig = kubeconfig, .admission_config = admission, .files = files,
+			                  .nfiles = nfiles, .explain = explain };
 		char *ns = NULL;
 		const char *slash = pod ? strchr(pod, '/') : NULL;
 

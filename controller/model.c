@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "quota.h"
 
 struct build {
 	model *m;
@@ -212,7 +213,7 @@ static bool class_is_bad(const struct build *b, const char *name)
  * deleted or replaced since, Kubernetes keeps the pod's priority, and so do we (with a warning).
  */
 static int admit(struct build *b, const struct k8s_pod *p, const char *label, int32_t *ret_prio,
-                 pp_preemption_policy *ret_policy)
+                 pp_preemption_policy *ret_policy, const char **ret_class)
 {
 	pp_preemption_policy spec_policy;
 	pp_err err;
@@ -230,7 +231,7 @@ static int admit(struct build *b, const struct k8s_pod *p, const char *label, in
 		return -EINVAL;
 	}
 	r = pp_pcset_admit(b->m->classes, p->priority_class_name, p->has_priority ? &p->priority : NULL,
-	                   p->preemption_policy ? &spec_policy : NULL, ret_prio, ret_policy, NULL, &err);
+	                   p->preemption_policy ? &spec_policy : NULL, ret_prio, ret_policy, ret_class, &err);
 	if (r == -ENOMEM) {
 		b->oom = true;
 		return r;
@@ -268,8 +269,9 @@ static void add_pod(struct build *b, const struct k8s_pod *p)
 	pp_err err;
 	bool bad = false;
 
+	const char *class_name = NULL;
 	snprintf(label, sizeof(label), "pods/%s/%s", p->namespace_, p->name);
-	bad |= admit(b, p, label, &prio, &policy) < 0;
+	bad |= admit(b, p, label, &prio, &policy, &class_name) < 0;
 	bad |= pod_requests(b, p, label, &req, &nreq) < 0;
 	if (p->phase == K8S_PHASE_SUCCEEDED || p->phase == K8S_PHASE_FAILED) {
 		b->m->nterminal++;
@@ -277,6 +279,13 @@ static void add_pod(struct build *b, const struct k8s_pod *p)
 	}
 	if (bad || b->oom)
 		return;
+	/* ResourceQuota admission comes after Priority admission (which named the default class) */
+	if (quota_pod_is_new(p)) {
+		int r = quota_admit_new(b->m, p, class_name, b->d);
+		b->oom |= r == -ENOMEM;
+		if (r != 0)
+			return;
+	}
 	/* A nomination outlives a deleted node in a snapshot; kube-scheduler would just retry. */
 	const char *nominated = p->nominated_node_name;
 	if (nominated && *nominated && !has_node(b->c, nominated)) {
@@ -384,7 +393,7 @@ static void add_pdbs(struct build *b)
 	}
 }
 
-int model_build(model *m, const k8s_cluster *c, diag *d)
+int model_build(model *m, const k8s_cluster *c, int64_t now_ns, diag *d)
 {
 	struct build b = { .m = m, .c = c, .d = d };
 	unsigned errors_before = d->nerrors;
@@ -397,6 +406,8 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	}
 	add_classes(&b);
 	add_nodes(&b);
+	if (!b.oom && quota_build(m, c, now_ns, d) == -ENOMEM)
+		b.oom = true;
 	for (size_t i = 0; i < c->npods && !b.oom; i++) {
 		add_pod(&b, &c->pods[i]);
 		karena_reset(&b.scratch);
@@ -411,33 +422,47 @@ int model_build(model *m, const k8s_cluster *c, diag *d)
 	return d->nerrors > errors_before ? -EINVAL : 0;
 }
 
-int model_load(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files, size_t nfiles,
-               diag *d)
+int model_load(model *m, k8s_cluster *c, const struct model_input *in, diag *d)
 {
 	int r = 0;
 
-	if (kubeconfig)
-		r = k8s_load_api(c, kubeconfig, d);
-	for (size_t i = 0; i < nfiles && r != -ENOMEM; i++)
-		r = k8s_load_file(c, files[i], d);
+	if (in->kubeconfig)
+		r = k8s_load_api(c, in->kubeconfig, d);
+	for (size_t i = 0; i < in->nfiles && r != -ENOMEM; i++)
+		r = k8s_load_file(c, in->files[i], d);
+	if (in->admission_config && r != -ENOMEM)
+		r = k8s_load_admission_config(c, in->admission_config, d);
 	if (r != -ENOMEM)
-		r = model_build(m, c, d);
+		r = model_build(m, c, in->now_ns, d);
 	diag_flush(d);
 	return r == -ENOMEM ? r : d->nerrors ? -EINVAL : 0;
 }
 
-int model_load_to_decide(model *m, k8s_cluster *c, const char *kubeconfig, const char *const *files,
-                         size_t nfiles, diag *d)
+int model_load_to_decide(model *m, k8s_cluster *c, const struct model_input *in, diag *d)
 {
-	int r = model_load(m, c, kubeconfig, files, nfiles, d);
+	int r = model_load(m, c, in, d);
 	if (r == -EINVAL)
 		fprintf(d->out, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d->nerrors,
 		        d->nerrors == 1 ? "problem" : "problems");
 	return r;
 }
 
+const model_refusal *model_find_refusal(const model *m, const char *namespace_, const char *name)
+{
+	for (size_t i = 0; i < m->nrefused; i++)
+		if (strcmp(m->refused[i].pod->namespace_, namespace_) == 0 && strcmp(m->refused[i].pod->name, name) == 0)
+			return &m->refused[i];
+	return NULL;
+}
+
 void model_done(model *m)
 {
 	m->cluster = pp_cluster_free(m->cluster);
 	m->classes = pp_pcset_free(m->classes);
+	m->quotas = pp_quotas_free(m->quotas);
+	for (size_t i = 0; i < m->nrefused; i++)
+		pp_admission_free(m->refused[i].admission);
+	free(m->refused);
+	m->refused = NULL;
+	m->nrefused = 0;
 }

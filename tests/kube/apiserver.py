@@ -64,6 +64,7 @@ RESOURCES = [
     Res("priorityclasses", "scheduling.k8s.io", "v1", "PriorityClass", False, ["pc"]),
     Res("poddisruptionbudgets", "policy", "v1", "PodDisruptionBudget", True, ["pdb"],
         subs=("status",)),
+    Res("resourcequotas", CORE, "v1", "ResourceQuota", True, ["quota"], subs=("status",)),
 ]
 BY_PATH = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_KIND = {(r.api_version, r.kind): r for r in RESOURCES}
