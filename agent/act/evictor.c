@@ -49,6 +49,9 @@ struct eviction {
 	bool persisted; /* an in-flight record exists on disk */
 	reclaim_entry *reclaim; /* recorded with it (the caller's reclaim tracking), NULL: none */
 	unsigned failures;
+	bool refused;           /* the API server refused it meanwhile (evictor_note_refusal) */
+	uint64_t retry_mono_usec;
+	inflight_phase recorded; /* the phase of the record on disk */
 };
 
 struct evictor {
@@ -188,6 +191,9 @@ static void persist(eviction *x, inflight_phase phase)
 	if (x->reclaim)
 		r->reclaim = *x->reclaim;
 	r->failures = x->failures;
+	r->refused = x->refused;
+	r->retry_mono_usec = x->retry_mono_usec;
+	x->recorded = phase;
 	int k = inflight_save(x->cfg.inflight_dir, r);
 	if (k < 0)
 		log_msg(LOG_WARNING, "Eviction of %s not recorded in %s (%s): a crash now would leave it unfinished",
@@ -620,6 +626,7 @@ static eviction *eviction_new(evictor *ev, const evict_request *req, int *ret_er
 	x->cgroup_path = strdup(req->cgroup_path);
 	x->signal = dup_or_empty(req->signal);
 	x->failures = req->failures;
+	x->refused = false;
 	if (req->reclaim && (x->reclaim = malloc(sizeof(*x->reclaim))))
 		*x->reclaim = *req->reclaim;
 	if (!x->uid || !x->namespace_ || !x->name || !x->cgroup_path || !x->signal || (req->reclaim && !x->reclaim)) {
@@ -731,6 +738,9 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 	uint64_t age = now_real > rec->started_real_usec ? now_real - rec->started_real_usec : 0;
 	uint64_t left = rec->deadline_real_usec > now_real ? rec->deadline_real_usec - now_real : 0;
 	x->info.resumed = true;
+	x->refused = rec->refused;
+	x->retry_mono_usec = rec->retry_mono_usec;
+	x->recorded = rec->phase;
 	x->info.dry_run = false;
 	x->info.exec = rec->exec;
 	x->info.grace_usec = rec->grace_usec;
@@ -822,6 +832,30 @@ evictor *evictor_free(evictor *ev)
 	sd_event_unref(ev->event);
 	free(ev);
 	return NULL;
+}
+
+static eviction *find_eviction(const evictor *ev, const char *uid)
+{
+	for (eviction *x = ev ? ev->head : NULL; x && uid; x = x->next)
+		if (strcmp(x->uid, uid) == 0)
+			return x;
+	return NULL;
+}
+
+int evictor_note_refusal(evictor *ev, const char *uid, unsigned failures, uint64_t retry_mono_usec)
+{
+	if (!ev || !uid)
+		return -EINVAL;
+	eviction *x = find_eviction(ev, uid);
+	if (!x)
+		return -ENOENT;
+	x->failures = failures;
+	x->refused = true;
+	x->retry_mono_usec = retry_mono_usec;
+	/* the record as it was, with the refusal: the deadline of the step under way is kept */
+	if (x->persisted)
+		persist(x, x->recorded);
+	return 0;
 }
 
 bool evictor_contains(const evictor *ev, const char *uid)

@@ -152,6 +152,13 @@ int evictor_start(evictor *ev, const evict_request *req);
  */
 int evictor_resume(evictor *ev, const inflight_record *rec);
 
+/*
+ * The API server refused this eviction while it still runs (eviction-api = eviction): the pod's
+ * failure count and retry time (CLOCK_MONOTONIC) are recorded with it at once, so that a restart
+ * before it ends keeps the refusal. Returns 0, -ENOENT (not in flight) or -EINVAL.
+ */
+int evictor_note_refusal(evictor *ev, const char *uid, unsigned failures, uint64_t retry_mono_usec);
+
 bool evictor_contains(const evictor *ev, const char *uid);
 unsigned evictor_count(const evictor *ev);
 

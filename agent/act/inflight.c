@@ -145,6 +145,7 @@ int inflight_save(const char *dir, const inflight_record *r)
 	jb_key(&j, "failures"), jb_uint(&j, r->failures);
 	jb_key(&j, "retry_monotonic_usec"), jb_uint(&j, r->retry_mono_usec);
 	if (is_evicting(r->phase)) {
+		jb_key(&j, "refused"), jb_bool(&j, r->refused);
 		jb_key(&j, "signal"), jb_string(&j, r->signal);
 		jb_key(&j, "hard"), jb_bool(&j, r->hard);
 		jb_key(&j, "action"), jb_string(&j, r->exec ? "exec" : "kill");
@@ -370,6 +371,8 @@ const char *inflight_parse(const char *text, const char *boot, inflight_record *
 		why = "failures or retry_monotonic_usec missing or out of range";
 	if (!why && is_evicting(r->phase))
 		why = parse_eviction(root, r);
+	if (!why && r->version >= 2 && is_evicting(r->phase) && member(root, "refused") && !get_bool(root, "refused", &r->refused))
+		why = "refused is not a boolean";
 	yajl_val rec = member(root, "reclaim");
 	if (!why && r->version >= 2 && rec) {
 		r->has_reclaim = true;

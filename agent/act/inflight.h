@@ -15,7 +15,8 @@
  *   backoff                     its eviction failed or the API server refused it: not chosen
  *                               before its retry time; the failure count doubles the next wait.
  * Every record of version 2 carries the victim's reclaim state (reclaim.h) from the eviction's
- * start and its failure count, so that whatever step a restart lands in, the next evictd process
+ * start and its failure count (and, while the eviction runs, whether the API server refused it
+ * already: evictor_note_refusal), so that whatever step a restart lands in, the next evictd process
  * counts the same pending reclaim, credits it to the same pod and keeps the same back-off. The
  * file goes when the pod's cgroup is gone and its reclaim is over.
  *
@@ -69,7 +70,8 @@ typedef struct inflight_record {
 	bool has_reclaim;            /* required in phase reclaiming */
 	reclaim_entry reclaim;
 	unsigned failures;           /* failed or refused evictions of this pod so far */
-	uint64_t retry_mono_usec;    /* backoff: not chosen before (CLOCK_MONOTONIC) */
+	uint64_t retry_mono_usec;    /* backoff: not chosen before (CLOCK_MONOTONIC); also with refused */
+	bool refused;                /* the eviction still runs, but the API server refused it already */
 } inflight_record;
 
 /* A uid usable as a file name: [A-Za-z0-9_-], 1-63 characters (a pod UID is 36). */

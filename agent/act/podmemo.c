@@ -127,23 +127,23 @@ bool pod_memo_get(const pod_memo *m, const char *uid, pod_memo_state *ret)
 	const memo_entry *e = m && uid ? find(m, uid) : NULL;
 	if (!e)
 		return false;
-	*ret = (pod_memo_state){ .done = e->done, .dry = e->dry, .failures = e->failures, .retry_at = e->retry_at,
-		                 .cgroup = e->cgroup };
+	*ret = (pod_memo_state){ .done = e->done, .refused_in_flight = e->refused_in_flight, .dry = e->dry,
+		                 .failures = e->failures, .retry_at = e->retry_at, .cgroup = e->cgroup };
 	return true;
 }
 
-int pod_memo_restore(pod_memo *m, const char *uid, const char *cgroup, bool done, unsigned failures,
-                     uint64_t retry_at)
+int pod_memo_restore(pod_memo *m, const char *uid, const char *cgroup, const pod_memo_state *st)
 {
-	if (!m || !uid || !*uid || !cgroup)
+	if (!m || !uid || !*uid || !cgroup || !st)
 		return -EINVAL;
 	memo_entry *e = find_or_add_uid(m, uid, cgroup);
 	if (!e)
 		return m->n == MEMO_MAX ? -ENOSPC : -ENOMEM;
-	e->done = done;
+	e->done = st->done && !st->refused_in_flight;
+	e->refused_in_flight = st->refused_in_flight;
 	e->dry = false;
-	e->failures = failures;
-	e->retry_at = done ? 0 : retry_at;
+	e->failures = st->failures;
+	e->retry_at = e->done ? 0 : st->retry_at;
 	return 0;
 }
 

@@ -76,6 +76,7 @@ memo_verdict pod_memo_refused_in_flight(pod_memo *m, const char *uid, const char
  */
 typedef struct pod_memo_state {
 	bool done;          /* evicted: not chosen again while its cgroup stays */
+	bool refused_in_flight; /* refused while its eviction still runs (pod_memo_refused_in_flight) */
 	bool dry;           /* ...in a dry run */
 	unsigned failures;  /* failed or refused evictions so far */
 	uint64_t retry_at;  /* CLOCK_MONOTONIC: not chosen before (0: no wait) */
@@ -83,9 +84,9 @@ typedef struct pod_memo_state {
 } pod_memo_state;
 /* false when uid has no entry. */
 bool pod_memo_get(const pod_memo *m, const char *uid, pod_memo_state *ret);
-/* Puts an entry back as a previous evictd process left it. Returns 0, -EINVAL, -ENOSPC or -ENOMEM. */
-int pod_memo_restore(pod_memo *m, const char *uid, const char *cgroup, bool done, unsigned failures,
-                     uint64_t retry_at);
+/* Puts an entry back as a previous evictd process left it (ret: what it was; done and
+ * refused_in_flight exclusive). Returns 0, -EINVAL, -ENOSPC or -ENOMEM. */
+int pod_memo_restore(pod_memo *m, const char *uid, const char *cgroup, const pod_memo_state *state);
 
 
 unsigned pod_memo_count(const pod_memo *m);

@@ -417,14 +417,17 @@ static void take_outcomes(evictd_daemon *d)
 		                                  d->cfg->retry_backoff_max_usec, &retry);
 		if (v == MEMO_IGNORED)
 			continue; /* not a pod evicted by this process or by the one before it */
+		pod_memo_state ms;
+		bool known = pod_memo_get(d->memo, o.uid, &ms);
+		if (known && evictor_contains(d->ev, o.uid))
+			(void)evictor_note_refusal(d->ev, o.uid, ms.failures, ms.retry_at);
 		victims_sync(d, o.uid);
 		status_decision *sd = status_history_find(&d->history, o.uid);
 		if (sd)
 			snprintf(sd->reclaim, sizeof(sd->reclaim), "refused");
 		d->dirty = true;
 		/* each refusal is its own answer from the API server: said every time, with the wait it earns */
-		pod_memo_state ms;
-		unsigned refusals = pod_memo_get(d->memo, o.uid, &ms) ? ms.failures : 1;
+		unsigned refusals = known ? ms.failures : 1;
 		log_msg(LOG_NOTICE, "The API server refused the eviction of %s (HTTP %d%s): it is not killed again if "
 		        "its containers restart, may be chosen again in %" PRIu64 "s at the earliest (refusal %u; the "
 		        "wait doubles up to %" PRIu64 "s), and the next pod in the ranking is chosen while pressure lasts",

@@ -114,7 +114,9 @@ static void entry_from_v1(const inflight_record *rec, reclaim_entry *e)
 
 static void restore_memo(evictd_daemon *d, const inflight_record *rec, bool done)
 {
-	int k = pod_memo_restore(d->memo, rec->uid, rec->cgroup, done, rec->failures, done ? 0 : rec->retry_mono_usec);
+	pod_memo_state st = { .done = done, .refused_in_flight = rec->refused, .failures = rec->failures,
+		              .retry_at = rec->retry_mono_usec };
+	int k = pod_memo_restore(d->memo, rec->uid, rec->cgroup, &st);
 	if (k < 0)
 		log_error_errno(k, "what the previous evictd knew of %s is not carried over", rec->uid);
 }
@@ -127,8 +129,9 @@ static void resume_one(const inflight_record *rec, void *userdata)
 	case INFLIGHT_TERMINATING:
 	case INFLIGHT_KILLING:
 	case INFLIGHT_EXEC: {
-		/* tracked for reclaim like any other eviction: armed before the evictor may finish it */
-		reclaim_entry *e = malloc(sizeof(*e));
+		/* tracked for reclaim like any other eviction: armed before the evictor may finish it;
+		 * not when the API server refused it already (its reclaim does not count) */
+		reclaim_entry *e = rec->refused ? NULL : malloc(sizeof(*e));
 		if (e) {
 			if (rec->has_reclaim)
 				*e = rec->reclaim;
@@ -139,7 +142,7 @@ static void resume_one(const inflight_record *rec, void *userdata)
 				log_error_errno(k, "the reclaim of %s will not be tracked", rec->uid);
 			free(e);
 		}
-		if (rec->failures)
+		if (rec->failures || rec->refused)
 			restore_memo(d, rec, false);
 		k = evictor_resume(d->ev, rec);
 		if (k < 0) {

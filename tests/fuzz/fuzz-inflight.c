@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(strcmp(back->namespace_, r->namespace_) == 0 && strcmp(back->name, r->name) == 0);
 		FUZZ_ASSERT(strcmp(back->signal, r->signal) == 0 && back->hard == r->hard && back->exec == r->exec);
 		FUZZ_ASSERT(back->priority == r->priority && back->grace_usec == r->grace_usec && back->usage == r->usage);
-		FUZZ_ASSERT(back->expected_reclaim == r->expected_reclaim);
+		FUZZ_ASSERT(back->expected_reclaim == r->expected_reclaim && back->refused == r->refused);
 		FUZZ_ASSERT(back->started_real_usec == r->started_real_usec && back->deadline_real_usec == r->deadline_real_usec);
 	}
 	FUZZ_ASSERT(back->has_reclaim == r->has_reclaim);
