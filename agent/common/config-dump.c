@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every effective setting in evictd.conf syntax with where it came from: `evictd --dump-config`
- * and the configuration part of `--once`. Walks the key table (config-keys.c), so a key added
- * there without a formatter here prints "?" and the dump test fails.
+ * and the configuration part of `--once`, one row per setting (an alias is shown under the key it
+ * names). Walks the key table (config-keys.c), so a key added there without a formatter here
+ * prints "?" and the dump test fails.
  */
 #include "config-parse.h"
 
@@ -86,6 +87,15 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return snprintf(buf, size, "%" PRIu64, c->pod_disk_walk_limit), buf;
 	if (K("agent", "imagefs-path"))
 		return c->imagefs_path;
+	if (K("agent", "container-runtime-endpoint")) {
+		if (!c->runtime_endpoint && c->kubelet.runtime_endpoint[0])
+			return snprintf(buf, size, "unix://%.107s", c->kubelet.runtime_endpoint), buf;
+		if (!c->runtime_endpoint)
+			return "auto (" CONTAINERD_SOCKET ", else " CRIO_SOCKET ")";
+		return c->runtime_endpoint[0] ? (snprintf(buf, size, "unix://%.107s", c->runtime_endpoint), buf) : "none";
+	}
+	if (K("agent", "runtime-request-timeout"))
+		return duration(c->runtime_timeout_usec, buf, size);
 	if (K("agent", "kube-reserved-memory"))
 		return spool_quantity(c->kube_reserved_memory, buf, size);
 	if (K("agent", "system-reserved-memory"))
@@ -129,16 +139,16 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return duration(c->max_pod_grace_usec, buf, size);
 	if (K("eviction", "pressure-transition-period"))
 		return duration(c->pressure_transition_usec, buf, size);
-	if (K("eviction", "psi-memory-some") || K("eviction", "psi-memory-full")) {
-		evictd_signal s = key[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
-		return threshold_text(s, &c->hard[s], buf, size);
-	}
 	if (K("eviction", "retry-backoff"))
 		return duration(c->retry_backoff_usec, buf, size);
 	if (K("eviction", "retry-backoff-max"))
 		return duration(c->retry_backoff_max_usec, buf, size);
 	if (K("eviction", "reclaim-timeout"))
 		return duration(c->reclaim_timeout_usec, buf, size);
+	if (K("eviction", "node-reclaim"))
+		return c->node_reclaim == NODE_RECLAIM_IMAGES ? "images" : c->node_reclaim == NODE_RECLAIM_ACCOUNT ? "account" : "off";
+	if (K("eviction", "image-minimum-gc-age"))
+		return duration(c->image_min_gc_age_usec, buf, size);
 	if (K("eviction", "kubelet-margin")) {
 		if (!c->kubelet_margin.set)
 			return "0";
@@ -193,8 +203,22 @@ static void signal_rows(const evictd_config *c, const char *section, setting_cb 
 		/* an unset threshold is shown only when something unset it (a file, the kubelet) */
 		if (!t->set && (!t->origin[0] || strcmp(t->origin, "default") == 0))
 			continue;
-		cb(section, name, threshold_text(s, t, buf, sizeof(buf)), t->origin[0] ? t->origin : "default", userdata);
+		const char *origin = t->origin[0] ? t->origin : "default";
+		char via[CONFIG_ORIGIN_MAX + 48];
+		if (signal_is_psi(s) && c->psi_origin[s == SIGNAL_MEMORY_FULL][1][0]) {
+			/* set under its older name: shown once, here, saying which name the file used */
+			snprintf(via, sizeof(via), "%s ([eviction] psi-%s)", origin, s == SIGNAL_MEMORY_FULL ? "memory-full"
+			                                                                                       : "memory-some");
+			origin = via;
+		}
+		cb(section, name, threshold_text(s, t, buf, sizeof(buf)), origin, userdata);
 	}
+}
+
+/* [eviction] psi-memory-some/full name [eviction-hard] memory.some/full: one setting, one row. */
+static bool is_alias(const config_key *k)
+{
+	return strcmp(k->section, "eviction") == 0 && strncmp(k->key, "psi-memory-", 11) == 0;
 }
 
 void config_foreach_setting(const evictd_config *c, setting_cb cb, void *userdata)
@@ -204,7 +228,7 @@ void config_foreach_setting(const evictd_config *c, setting_cb cb, void *userdat
 	char buf[4096];
 
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(k[i].section, CONFIG_SECTION_CLASS) == 0)
+		if (strcmp(k[i].section, CONFIG_SECTION_CLASS) == 0 || is_alias(&k[i]))
 			continue;
 		if (strcmp(k[i].key, CONFIG_KEY_SIGNAL) == 0) {
 			signal_rows(c, k[i].section, cb, userdata);

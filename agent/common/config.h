@@ -33,6 +33,17 @@
 /* Room for the key table (config-keys.c asserts it fits). */
 #define CONFIG_KEYS_MAX 64
 
+/* [eviction] node-reclaim: what evictd does with unused images before a disk eviction. */
+typedef enum node_reclaim_mode {
+	NODE_RECLAIM_IMAGES = 0, /* removes them through the CRI (RemoveImage), least recently used first */
+	NODE_RECLAIM_ACCOUNT,    /* leaves them to the kubelet, counting them as pending like dead containers */
+	NODE_RECLAIM_OFF,        /* neither: pods are evicted as if the runtime held nothing reclaimable */
+} node_reclaim_mode;
+
+/* Default CRI sockets, tried in this order when no endpoint is configured (container-runtimes doc). */
+#define CONTAINERD_SOCKET "/run/containerd/containerd.sock"
+#define CRIO_SOCKET "/var/run/crio/crio.sock"
+
 typedef enum evictd_action {
 	ACTION_KILL = 0,
 	ACTION_EXEC,
@@ -47,6 +58,16 @@ typedef struct threshold_value {
 	int64_t margin;  /* added after resolution: a quantity kubelet-margin over a kubelet percentage */
 	char origin[CONFIG_ORIGIN_MAX]; /* "file:line" that set it, "default", or "kubelet ..." */
 } threshold_value;
+
+/*
+ * A file as a configuration read it (stat(2) just before the read): the daemon compares it with
+ * the file as it is once its watch is in place, so that a change between the read and the watch
+ * is not lost (kubelet-watch.c).
+ */
+typedef struct config_file_stamp {
+	bool exists;
+	uint64_t dev, ino, size, mtime_nsec, ctime_nsec;
+} config_file_stamp;
 
 typedef struct priority_class_def {
 	char *name;
@@ -69,6 +90,13 @@ typedef struct evictd_config {
 	char *pod_logs_dir;     /* <namespace>_<name>_<uid>/: container logs, per-pod nodefs usage */
 	uint64_t pod_disk_walk_limit; /* directory entries counted per pod before usage is a lower bound */
 	char *imagefs_path;     /* statvfs() target for imagefs.*; the runtime's image store */
+	/*
+	 * The CRI runtime's socket: NULL for "auto" (the kubelet's containerRuntimeEndpoint when its
+	 * configuration was read, else containerd's socket, else CRI-O's, whichever exists), "" for
+	 * "none" (no runtime: images and writable layers are not seen). A path, without "unix://".
+	 */
+	char *runtime_endpoint;
+	uint64_t runtime_timeout_usec; /* every CRI call's deadline */
 	bool dry_run;
 	evictd_action action;
 	char **exec_argv;       /* NULL-terminated; placeholders {namespace} {name} {uid} {grace} */
@@ -108,6 +136,8 @@ typedef struct evictd_config {
 	uint64_t retry_backoff_usec;          /* a pod whose eviction failed waits this, doubling */
 	uint64_t retry_backoff_max_usec;      /* ... up to this */
 	uint64_t reclaim_timeout_usec;        /* an evicted pod reclaims until its cgroup is gone or this passes; 0: no wait */
+	node_reclaim_mode node_reclaim;       /* before a disk eviction: remove unused images, count them, or neither */
+	uint64_t image_min_gc_age_usec;       /* the kubelet's imageMinimumGCAge: younger images are kept */
 
 	/* [kubernetes]: shared by evictd (spool, descriptor dir) and evictd-kube (the rest) */
 	struct {
@@ -130,6 +160,9 @@ typedef struct evictd_config {
 	/* [eviction] kubelet-margin: how far above the kubelet's thresholds evictd's own are taken */
 	threshold_value kubelet_margin;
 	/* [agent] node allocatable, as the kubelet computes it (kubeReserved, systemReserved) */
+	/* [eviction-hard] allocatableMemory.available is memory.available's, copied (neither evictd.conf
+	 * nor the kubelet names it), as the kubelet's addAllocatableThresholds does */
+	bool allocatable_follows_memory;
 	int64_t kube_reserved_memory;
 	int64_t system_reserved_memory;
 	bool enforce_node_allocatable_pods; /* the kubepods cgroup's memory.max is node allocatable */
@@ -144,6 +177,11 @@ typedef struct evictd_config {
 		threshold_value hard[_SIGNAL_MAX]; /* the kubelet's effective thresholds (its defaults applied) */
 		threshold_value soft[_SIGNAL_MAX];
 		char warning[PATH_MAX + 600];    /* a broken kubelet configuration: "file:line: what" */
+		/* kubelet-config set in a file to a path that does not exist (a typo, or a kubelet not
+		 * installed yet): said at start and on each reload; the default path stays silent */
+		char missing[PATH_MAX + CONFIG_ORIGIN_MAX + 160];
+		config_file_stamp stamp[2];      /* config_path and kubeadm-flags.env beside it, as read */
+		char runtime_endpoint[PATH_MAX]; /* containerRuntimeEndpoint without "unix://"; "" unset */
 	} kubelet;
 
 	/* Where every key of config_keys() got its value (index = the table's); "" = default. */
@@ -235,13 +273,15 @@ bool config_soft_is_hard(const evictd_config *c, evictd_signal s);
 const threshold_value *config_hard(const evictd_config *c, evictd_signal s);
 
 /*
- * One signal whose effective evictd threshold is at or below the kubelet's (config-kubelet.c):
- * the kubelet may evict first. Both thresholds are the highest of hard and soft of each side.
+ * One threshold of evictd at or below the kubelet's of the same kind (hard with hard, soft with
+ * soft; config-kubelet.c): the kubelet may evict first.
  */
 typedef struct kubelet_conflict {
 	evictd_signal signal;
+	bool hard;
 	const threshold_value *evictd, *kubelet;
-	char text[3 * CONFIG_ORIGIN_MAX + 256]; /* the warning, naming both values and both files */
+	char key[64];  /* what the operator wrote and can change: "[eviction-hard] memory.available" */
+	char text[3 * CONFIG_ORIGIN_MAX + 400]; /* the warning, naming both values and both files */
 } kubelet_conflict;
 
 /*
