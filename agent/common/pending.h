@@ -5,10 +5,13 @@
  * Pending reclaim, per signal: what the node is about to get back without another eviction — the
  * one interface between what is owed to it and the decision (decide.h; DESIGN §5 "Reclaim").
  *
- * Sources today: evicted pods still reclaiming (act/reclaim.h: each counted part of a victim — its
- * cgroup, its emptyDir volumes, its container logs — until it is back). A node-level reclaim
- * (dead containers, unused images, reference/kubelet-eviction.md §6) adds itself the same way,
- * one pending_reclaim_add() per signal it will relieve, for as long as it runs.
+ * Sources: evicted pods still reclaiming (act/reclaim.h: each counted part of a victim — its
+ * cgroup, its emptyDir volumes, its container logs — until it is back). The kubelet's node-level
+ * reclaim (dead containers, unused images, reference/kubelet-eviction.md §6) comes beside it as
+ * decide_input.node (decide.h): a pending amount without a bound, and a hold while it runs — the
+ * kubelet measures again after its own reclaim, whatever the signal does meanwhile. A source that
+ * should be held to "new pressure only" (a bound) belongs here, one pending_reclaim_add() per
+ * signal it will relieve, for as long as it runs.
  *
  * The decision reads it as: while a signal has sources, it is held unless it falls below the
  * worst value it had once those sources were under way (bound): only then is there new pressure,
