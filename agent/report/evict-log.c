@@ -352,6 +352,7 @@ void evict_log_reclaim_resumed(const reclaim_entry *e, uint64_t now_usec)
 	reclaim_fields(&l, e, took, names);
 	log_entry_send(&l, "Resumed the reclaim of evicted %s begun by a previous evictd (its processes gone %" PRIu64
 	               ".%03" PRIu64 "s ago): pending %s; outstanding: %s; reclaim timeout in %" PRIu64 ".%03" PRIu64 "s",
-	               e->pod, took / 1000000, took / 1000 % 1000, pend[0] ? pend : "nothing known",
+	               e->pod, took / 1000000, took / 1000 % 1000,
+	               pend[0] ? pend : "nothing known (no pressure left on its signals, or its reclaim is unknown)",
 	               left[0] ? left : "nothing", rest / 1000000, rest / 1000 % 1000);
 }
