@@ -133,6 +133,9 @@ struct k8s_pod {
 	struct k8s_map labels;
 	/* k8s_decode_pod only (the node agent's fields; preemptctl's cluster loader skips them) */
 	const char *uid;                 /* NULL when absent */
+	const char *resource_version;    /* metadata.resourceVersion, NULL when absent */
+	const char *scheduler_name;      /* spec.schedulerName, NULL when absent */
+	size_t nscheduling_gates;        /* spec.schedulingGates: the pod may not be scheduled yet */
 	struct k8s_map annotations;      /* kubernetes.io/config.mirror, config.source... */
 	const char *qos_class;           /* status.qosClass: Guaranteed, Burstable, BestEffort; NULL */
 	bool has_deletion_grace;         /* metadata.deletionGracePeriodSeconds */
@@ -176,6 +179,9 @@ struct k8s_pod {
 	bool ready_false; /* a Ready condition with a status other than True */
 	/* condition DisruptionTarget=True, reason PreemptionByScheduler: deleted by a preemption */
 	bool preempted_by_scheduler;
+	/* condition PodScheduled as it stands (NULL when absent): a scheduler writes it only when it
+	 * changes */
+	const char *scheduled_status, *scheduled_reason, *scheduled_message;
 };
 
 /* An IntOrString: minAvailable / maxUnavailable. */

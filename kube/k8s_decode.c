@@ -377,6 +377,11 @@ static int pod_status(yv *v, const kval *st, struct k8s_pod *p)
 				else if (!strcmp(type, "DisruptionTarget") && !strcmp(status, "True") && reason &&
 				         !strcmp(reason, "PreemptionByScheduler"))
 					p->preempted_by_scheduler = true;
+				else if (!strcmp(type, "PodScheduled")) {
+					p->scheduled_status = status;
+					p->scheduled_reason = reason;
+					bad |= yv_string(v, c, "message", false, &p->scheduled_message) < 0;
+				}
 				yv_pop(v, m2);
 			}
 		yv_pop(v, mark);
@@ -406,6 +411,7 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 	if (node) {
 		bad |= yv_string(v, meta, "uid", false, &p->uid) < 0;
 		bad |= yv_string_map(v, meta, "annotations", &p->annotations) < 0;
+		bad |= yv_string(v, meta, "resourceVersion", false, &p->resource_version) < 0;
 	}
 	bad |= (r = yv_time(v, meta, "creationTimestamp", &p->creation_ns)) < 0;
 	p->has_creation = r > 0;
@@ -430,6 +436,12 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 		p->has_priority = r > 0;
 		bad |= yv_string(v, spec, "preemptionPolicy", false, &p->preemption_policy) < 0;
 		bad |= yv_string(v, spec, "nodeName", false, &p->node_name) < 0;
+		if (node) {
+			const kval *gates = yv_get(spec, "schedulingGates");
+			bad |= yv_string(v, spec, "schedulerName", false, &p->scheduler_name) < 0;
+			while (kval_type_of(gates) == KVAL_SEQ && kval_at(gates, p->nscheduling_gates))
+				p->nscheduling_gates++;
+		}
 		r = yv_list(v, spec, "containers", sizeof(struct k8s_container), &p->ncontainers,
 		               (void **)&p->containers, container);
 		if (r == 0 || (r > 0 && p->ncontainers == 0)) {

@@ -178,6 +178,8 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return duration(c->kube.watch_timeout_usec, buf, size);
 	if (K("kubernetes", "retry-max-interval"))
 		return duration(c->kube.retry_max_usec, buf, size);
+	if (K("kubernetes", "condition-heartbeat"))
+		return duration(c->kube.condition_heartbeat_usec, buf, size);
 #undef K
 	return NULL;
 }

@@ -151,6 +151,7 @@ typedef struct evictd_config {
 		uint64_t request_timeout_usec;
 		uint64_t watch_timeout_usec;
 		uint64_t retry_max_usec;   /* cap of the jittered exponential backoff */
+		uint64_t condition_heartbeat_usec; /* evictd's Node conditions re-posted this often */
 	} kube;
 
 	/* [priority-class NAME] */

@@ -292,7 +292,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	d->stopping = true;
 	d->stop_signal = (int)si->ssi_signo;
 	(void)sd_notify(0, "STOPPING=1");
-	kube_spool_conditions_clear(d->cfg);
+	kube_spool_conditions_stopped(d->cfg, &d->eval, d->node_valid ? &d->node : NULL);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now

@@ -389,7 +389,8 @@ PP_EXPORT pp_cluster *pp_cluster_free(pp_cluster *c);
 
 /* -EEXIST duplicate name, -EINVAL invalid spec (err names the field). */
 PP_EXPORT int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *node, pp_err *err);
-/* Replaces labels, taints, allocatable and unschedulable of the node with that name (-ENOENT). */
+/* Replaces labels, taints, allocatable and unschedulable of the node with that name (-ENOENT);
+ * when they are all as before (a heartbeat), nothing is touched. */
 PP_EXPORT int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *node, pp_err *err);
 /* -ENOENT unknown, -EBUSY while pods are bound to it. */
 PP_EXPORT int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err);
@@ -397,7 +398,8 @@ PP_EXPORT int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *er
 /* -EEXIST duplicate namespace/name, -ENOENT node_name not in the cluster, -EINVAL bad spec. */
 PP_EXPORT int pp_cluster_add_pod(pp_cluster *c, const pp_pod_spec *pod, pp_err *err);
 /* Replaces the pod with the same namespace/name (remove + add, atomically: on failure the old
- * pod stays). */
+ * pod stays). An update that changes nothing the model keeps (a status the filters do not read)
+ * leaves the pod and its node's cached results untouched. */
 PP_EXPORT int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_cluster_remove_pod(pp_cluster *c, const char *namespace_, const char *name, pp_err *err);
 /* Binds a pending pod to a node (-EBUSY if already bound, -ENOENT unknown pod or node); clears its
@@ -407,6 +409,22 @@ PP_EXPORT int pp_cluster_bind_pod(pp_cluster *c, const char *namespace_, const c
 /* Sets (node non-NULL) or clears (NULL) status.nominatedNodeName. The node must exist. */
 PP_EXPORT int pp_cluster_set_nominated_node(pp_cluster *c, const char *namespace_, const char *name,
                                             const char *node, pp_err *err);
+/*
+ * What a pod's lifecycle and a scheduler's own writes change, without the rest of its spec: the
+ * binding, the nomination, the start, the deletion, readiness and the preemption condition.
+ * pp_sched_set_pod_state() applies it in place.
+ */
+typedef struct pp_pod_state {
+	const char *node_name;           /* NULL or "": pending */
+	const char *nominated_node_name; /* NULL or "": none (ignored for a bound pod) */
+	bool has_start_time;
+	int64_t start_time_ns;
+	bool terminating;
+	int64_t deletion_time_ns;
+	bool preempted_by_scheduler;
+	bool not_ready;
+} pp_pod_state;
+
 /* Sets metadata.deletionTimestamp (and the PreemptionByScheduler condition when
  * by_preemption). A terminating pod still occupies its node until removed. */
 PP_EXPORT int pp_cluster_mark_terminating(pp_cluster *c, const char *namespace_, const char *name,
@@ -644,10 +662,16 @@ typedef struct pp_sched_event {
 	const char *by_name;
 	/* unschedulable: kube's FitError message ("0/5 nodes are available: 2 Insufficient cpu, 3
 	 * node(s) had untolerated taint {a: b}. preemption: ..."), and the filter failures counted
-	 * over nodes, in the message's order */
+	 * over nodes, in the message's order; nominate: the FitError of the filter pass that made the
+	 * preemptor preempt, without a preemption part ("0/5 nodes are available: 5 Insufficient
+	 * cpu."), what kube-scheduler writes into its PodScheduled condition (reasons not set) */
 	const char *message;
 	const pp_sched_reason *reasons;
 	size_t n_reasons;
+	/* nominate, and unschedulable after a preemption attempt: the preemption decision, with its
+	 * per-node records (pp_preemption_node_explain) when pp_sched_set_explain() is on; NULL
+	 * otherwise */
+	const pp_preemption *preemption;
 } pp_sched_event;
 
 typedef void (*pp_sched_event_fn)(const pp_sched_event *ev, void *userdata);
@@ -662,19 +686,34 @@ PP_EXPORT int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t 
                            pp_sched_event_fn fn, void *userdata, pp_sched **ret, pp_err *err);
 PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
 
+/* Preemption decisions explained (pp_preempt_options.explain: memory per node), handed to the
+ * nominate and unschedulable events as pp_sched_event.preemption. Off by default. */
+PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
+
 /* The cluster as the scheduler sees it (read-only; change it through pp_sched_*). */
 PP_EXPORT const pp_cluster *pp_sched_cluster(const pp_sched *s);
 PP_EXPORT int64_t pp_sched_now(const pp_sched *s);
 
 /* Cluster events, as pp_cluster_* plus queue moves. A pending pod added enters activeQ; a
  * pending pod updated is re-queued (activeQ, or backoffQ while backing off); a pod removed
- * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. */
+ * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. An
+ * update that changes nothing the model keeps moves nothing (a kubelet's status report, a node's
+ * heartbeat), nor does one that changes only a pod's lifecycle state (start, readiness, deletion
+ * under way: nothing is freed until the pod is removed). */
 PP_EXPORT int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err);
 PP_EXPORT int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
+/*
+ * The pod's state as given, its spec as it is (pp_pod_state): what a live scheduler applies when
+ * its own write fails or when the API server's view overrides the one it had assumed. Queue moves
+ * as pp_sched_update_pod; a pod that was bound and is pending again (its binding refused) goes to
+ * backoffQ, as after a failed attempt. -ENOENT unknown pod or node.
+ */
+PP_EXPORT int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name,
+                                     const pp_pod_state *state, pp_err *err);
 PP_EXPORT int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
 PP_EXPORT int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
 
@@ -695,6 +734,13 @@ PP_EXPORT int pp_sched_schedule_one(pp_sched *s, pp_err *err);
  * retries pods whose situation has not changed, so a simulation is idle without it.
  */
 PP_EXPORT int64_t pp_sched_next_wakeup(const pp_sched *s);
+
+/*
+ * When the oldest unschedulable pod is due for the periodic flush back to activeQ
+ * (max_unschedulable after its last attempt; INT64_MAX: none). A live scheduler arms a timer for
+ * it (kube-scheduler flushes every 30 s); pp_sched_advance() past it does the flush.
+ */
+PP_EXPORT int64_t pp_sched_next_flush(const pp_sched *s);
 
 /*
  * Simulates until idle: cycles while activeQ has pods, then advances to pp_sched_next_wakeup(),

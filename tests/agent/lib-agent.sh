@@ -246,6 +246,21 @@ wait_log() {	# wait_log FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
 	echo "# no \"$2\" (x${3:-1}) in $1:"; sed 's/^/# /' "$1"; return 1
 }
 
+# --- evictd-kube against the stand-in API server ---------------------------------------------
+# kube_section NODE: the [kubernetes] section for node NODE's identity at the stand-in
+# (tests/kube/lib-apiserver.sh: KUBE_DIR), descriptors and spool in $T, retries within 1 s.
+kube_section() {
+	cat <<EOC
+[kubernetes]
+enable = yes
+node-name = $1
+kubeconfig = $KUBE_DIR/kubeconfig-node
+descriptor-dir = $T/kube-pods
+spool-dir = $T/spool
+retry-max-interval = 1s
+EOC
+}
+
 # cri_python: prints a python3 that imports grpc (python3-grpcio), for the stand-in CRI runtime
 # (tests/cri/cri-standin.py); fails when there is none. A pyenv or venv python3 first in PATH does
 # not see Debian's modules, so /usr/bin/python3 is tried after it.

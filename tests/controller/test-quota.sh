@@ -167,7 +167,7 @@ ok "schedule: --admission-config twice too" expect 2 "" "~--admission-config giv
 	"$PCTL" schedule $E/cluster.yaml --admission-config $A --admission-config $A
 ok "a missing admission configuration rejects the input" expect 1 "" \
 "preemptctl: $tmp/none.yaml: No such file or directory
-preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
+preemptctl: nothing decided: the admission configuration $tmp/none.yaml cannot be read; give the file kube-apiserver's --admission-control-config-file names" \
 	"$PCTL" preempt $E/cluster.yaml --pod tenant-a/batch-1 --admission-config "$tmp/none.yaml" $NOW
 sed 's/matchScopes:/matchScope:/' "$A" > "$tmp/typo.yaml"
 ok "a misspelt field of the configuration is an error (kube-apiserver decodes it strictly)" expect 1 "" \

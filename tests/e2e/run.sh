@@ -85,7 +85,10 @@ cp "$HERE/runner.sh" "$SHARE/entry"
 cp -r "$HERE/scenarios" "$SHARE/scenarios"
 # the stand-in API server for the Kubernetes scenario (a test double; tests/kube/README.md)
 mkdir -p "$SHARE/kube"
-cp "$ROOT/tests/kube/apiserver.py" "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+cp "$ROOT"/tests/kube/*.py "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+# deploy/preemptd.yaml: scenario 09 starts the stand-in with its ServiceAccount and RBAC
+mkdir -p "$SHARE/deploy"
+cp "$ROOT"/deploy/*.yaml "$SHARE/deploy/"
 # Debian packages for scenario 07 (tests/pkg/run.sh sets E2E_DEBS to a directory with old/ and new/).
 [ -n "${E2E_DEBS:-}" ] && cp -r "$E2E_DEBS" "$SHARE/debs"
 printf 'E2E_ONLY=%q\n' "${E2E_ONLY:-}" > "$SHARE/env"

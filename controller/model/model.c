@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "model.h"
 
+#include "hints.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "convert.h"
 #include "quota.h"
 
 struct build {
@@ -20,61 +23,6 @@ struct build {
 	const char **bad_classes;
 	size_t nbad_classes;
 };
-
-static void *scratch(struct build *b, size_t n, size_t size)
-{
-	void *p = karena_calloc(&b->scratch, n, size);
-	if (!p)
-		b->oom = true;
-	return p;
-}
-
-static const pp_label *labels(struct build *b, const struct k8s_map *m)
-{
-	pp_label *l = scratch(b, m->n, sizeof(*l));
-	for (size_t i = 0; l && i < m->n; i++)
-		l[i] = (pp_label){ m->v[i].key, m->v[i].value };
-	return l;
-}
-
-static pp_selector_op selector_op(const char *op)
-{
-	static const char *const names[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(op, names[i]) == 0)
-			return (pp_selector_op)i;
-	return PP_OP_IN; /* unreachable: the decoder accepts only these */
-}
-
-static const pp_requirement *requirements(struct build *b, const struct k8s_req *r, size_t n)
-{
-	pp_requirement *q = scratch(b, n, sizeof(*q));
-	for (size_t i = 0; q && i < n; i++)
-		q[i] = (pp_requirement){ r[i].key, selector_op(r[i].op), r[i].values, r[i].nvalues };
-	return q;
-}
-
-static pp_label_selector label_selector(struct build *b, const struct k8s_label_selector *s)
-{
-	return (pp_label_selector){
-		.present = s->present,
-		.match_labels = labels(b, &s->match_labels),
-		.n_match_labels = s->match_labels.n,
-		.match_expressions = requirements(b, s->exprs, s->nexprs),
-		.n_match_expressions = s->nexprs,
-	};
-}
-
-static pp_taint_effect effect(const char *e)
-{
-	if (!strcmp(e, "NoSchedule"))
-		return PP_EFFECT_NO_SCHEDULE;
-	if (!strcmp(e, "PreferNoSchedule"))
-		return PP_EFFECT_PREFER_NO_SCHEDULE;
-	if (!strcmp(e, "NoExecute"))
-		return PP_EFFECT_NO_EXECUTE;
-	return PP_EFFECT_ANY;
-}
 
 /* The library names the object in its messages; the diag line names it already. */
 static const char *strip_label(const char *msg, const char *label)
@@ -133,41 +81,17 @@ static void add_classes(struct build *b)
 
 /* --- nodes ----------------------------------------------------------------------------------- */
 
-static const pp_resource *resources(struct build *b, const k8s_rlist *l)
-{
-	pp_resource *res = scratch(b, l->n, sizeof(*res));
-	for (size_t i = 0; res && i < l->n; i++) {
-		res[i].name = l->v[i].key;
-		/* validated by the decoder */
-		if (strcmp(l->v[i].key, PP_RESOURCE_CPU) == 0)
-			(void)pp_quantity_parse_milli(l->v[i].value, &res[i].value, NULL);
-		else
-			(void)pp_quantity_parse(l->v[i].value, &res[i].value, NULL);
-	}
-	return res;
-}
-
 static void add_nodes(struct build *b)
 {
 	for (size_t i = 0; i < b->c->nnodes && !b->oom; i++) {
 		const struct k8s_node *n = &b->c->nodes[i];
-		pp_taint *t = scratch(b, n->ntaints, sizeof(*t));
+		pp_node_spec spec;
 		pp_err err;
 
-		for (size_t j = 0; t && j < n->ntaints; j++)
-			t[j] = (pp_taint){ n->taints[j].key, n->taints[j].value, effect(n->taints[j].effect) };
-		pp_node_spec spec = {
-			.name = n->name,
-			.labels = labels(b, &n->labels),
-			.n_labels = n->labels.n,
-			.taints = t,
-			.n_taints = n->ntaints,
-			.allocatable = resources(b, &n->allocatable),
-			.n_allocatable = n->allocatable.n,
-			.unschedulable = n->unschedulable,
-		};
-		if (b->oom)
+		if (conv_node(&b->scratch, n, &spec) < 0) {
+			b->oom = true;
 			return;
+		}
 		int r = pp_cluster_add_node(b->m->cluster, &spec, &err);
 		if (r == -ENOMEM)
 			b->oom = true;
@@ -249,16 +173,6 @@ static int admit(struct build *b, const struct k8s_pod *p, const char *label, in
 	return r;
 }
 
-static const pp_pod_affinity_term *affinity_terms(struct build *b, const struct k8s_pod_affinity_term *t,
-                                                  size_t n)
-{
-	pp_pod_affinity_term *a = scratch(b, n, sizeof(*a));
-	for (size_t i = 0; a && i < n; i++)
-		a[i] = (pp_pod_affinity_term){ label_selector(b, &t[i].selector), t[i].topology_key,
-		                               t[i].namespaces, t[i].nnamespaces };
-	return a;
-}
-
 static void add_pod(struct build *b, const struct k8s_pod *p)
 {
 	char label[K8S_LABEL_MAX];
@@ -294,50 +208,11 @@ static void add_pod(struct build *b, const struct k8s_pod *p)
 		nominated = NULL;
 	}
 
-	pp_toleration *tol = scratch(b, p->ntolerations, sizeof(*tol));
-	for (size_t i = 0; tol && i < p->ntolerations; i++) {
-		const struct k8s_toleration *t = &p->tolerations[i];
-		tol[i] = (pp_toleration){ t->key, strcmp(t->op, "Exists") == 0 ? PP_TOLERATION_EXISTS : PP_TOLERATION_EQUAL,
-		                          t->value, effect(t->effect) };
-	}
-	pp_node_selector_term *terms = scratch(b, p->nnode_terms, sizeof(*terms));
-	for (size_t i = 0; terms && i < p->nnode_terms; i++) {
-		const struct k8s_node_selector_term *t = &p->node_terms[i];
-		terms[i] = (pp_node_selector_term){ requirements(b, t->exprs, t->nexprs), t->nexprs,
-		                                    requirements(b, t->fields, t->nfields), t->nfields };
-	}
-	pp_pod_spec spec = {
-		.namespace_ = p->namespace_,
-		.name = p->name,
-		.labels = labels(b, &p->labels),
-		.n_labels = p->labels.n,
-		.priority = prio,
-		.preemption_policy = policy,
-		.requests = req,
-		.n_requests = nreq,
-		.node_name = p->node_name,
-		.nominated_node_name = nominated,
-		.has_start_time = p->has_start,
-		.start_time_ns = p->start_ns,
-		.terminating = p->has_deletion,
-		.deletion_time_ns = p->deletion_ns,
-		.preempted_by_scheduler = p->preempted_by_scheduler,
-		.not_ready = p->ready_false,
-		.termination_grace_period_s = p->has_grace ? p->grace_seconds : -1,
-		.tolerations = tol,
-		.n_tolerations = p->ntolerations,
-		.node_selector = labels(b, &p->node_selector),
-		.n_node_selector = p->node_selector.n,
-		.has_node_affinity = p->has_node_affinity,
-		.node_affinity = terms,
-		.n_node_affinity = p->nnode_terms,
-		.affinity = affinity_terms(b, p->affinity, p->naffinity),
-		.n_affinity = p->naffinity,
-		.anti_affinity = affinity_terms(b, p->anti_affinity, p->nanti_affinity),
-		.n_anti_affinity = p->nanti_affinity,
-	};
-	if (b->oom)
+	pp_pod_spec spec;
+	if (conv_pod(&b->scratch, p, prio, policy, req, nreq, nominated, &spec) < 0) {
+		b->oom = true;
 		return;
+	}
 	int r = pp_cluster_add_pod(b->m->cluster, &spec, &err);
 	if (r == -ENOMEM)
 		b->oom = true;
@@ -355,31 +230,16 @@ static void add_pod(struct build *b, const struct k8s_pod *p)
 
 /* --- PDBs ------------------------------------------------------------------------------------ */
 
-static pp_int_or_percent int_or_percent(const struct k8s_intstr *v)
-{
-	if (!v->present)
-		return (pp_int_or_percent){ PP_IOP_UNSET, 0 };
-	return (pp_int_or_percent){ v->percent ? PP_IOP_PERCENT : PP_IOP_INT, v->value };
-}
-
 static void add_pdbs(struct build *b)
 {
 	for (size_t i = 0; i < b->c->npdbs && !b->oom; i++) {
 		const struct k8s_pdb *p = &b->c->pdbs[i];
-		pp_pdb_spec spec = {
-			.namespace_ = p->namespace_,
-			.name = p->name,
-			.selector = label_selector(b, &p->selector),
-			.min_available = int_or_percent(&p->min_available),
-			.max_unavailable = int_or_percent(&p->max_unavailable),
-			.has_disruptions_allowed = p->has_disruptions_allowed,
-			.disruptions_allowed = p->disruptions_allowed,
-			.disrupted_pods = p->disrupted_pods,
-			.n_disrupted_pods = p->ndisrupted,
-		};
+		pp_pdb_spec spec;
 		pp_err err;
-		if (b->oom)
+		if (conv_pdb(&b->scratch, p, &spec) < 0) {
+			b->oom = true;
 			return;
+		}
 		int r = pp_cluster_add_pdb(b->m->cluster, &spec, &err);
 		if (r == -ENOMEM)
 			b->oom = true;
@@ -442,8 +302,7 @@ int model_load_to_decide(model *m, k8s_cluster *c, const struct model_input *in,
 {
 	int r = model_load(m, c, in, d);
 	if (r == -EINVAL)
-		fprintf(d->out, "preemptctl: input rejected (%u %s); `preemptctl check` lists them\n", d->nerrors,
-		        d->nerrors == 1 ? "problem" : "problems");
+		hint_rejected(d->out, d->nerrors, in);
 	return r;
 }
 

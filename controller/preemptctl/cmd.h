@@ -25,7 +25,4 @@ int cmd_check(const char *kubeconfig, const char *admission_config, const char *
               FILE *out, FILE *err);
 int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err);
 
-/* Formats Unix nanoseconds as RFC 3339 (UTC). */
-void format_time(int64_t ns, char *buf, size_t size);
-
 #endif

@@ -26,12 +26,13 @@ static void usage(FILE *f)
 	      "(multi-document YAML, JSON). \"-\" reads standard input.\n"
 	      "\n"
 	      "Commands:\n"
-	      "  preempt CLUSTER [MORE_FILES...] --pod NAMESPACE/NAME [--explain] [--now TIME]\n"
+	      "  preempt CLUSTER [POD_FILES...] [--pod NAMESPACE/NAME] [--explain] [--now TIME]\n"
 	      "      What kube-scheduler would do for the pending pod: one JSON object on stdout,\n"
 	      "        {\"pod\":\"ns/name\",\"node\":\"n3\",\"victims\":[\"ns/a\",\"ns/b\"]}  preempt victims,\n"
 	      "        {\"pod\":\"ns/name\",\"node\":\"n1\",\"victims\":[]}             fits as is,\n"
 	      "        {\"pod\":\"ns/name\",\"node\":null,\"reason\":\"...\"}          neither.\n"
-	      "      --pod NAMESPACE/NAME  the pending pod (NAME alone: namespace \"default\")\n"
+	      "      --pod NAMESPACE/NAME  the pending pod (NAME alone: namespace \"default\"); not\n"
+	      "                            needed when the POD_FILES hold exactly one pod\n"
 	      "      --explain             why each node was rejected or chosen, on stderr\n"
 	      "      --now TIME            RFC 3339 time that pods without status.startTime started\n"
 	      "                            (default: the current time)\n"
@@ -178,7 +179,7 @@ int main(int argc, char **argv)
 
 		if (!nfiles && !kubeconfig) {
 			status = usage_error("%s", "preempt needs a CLUSTER file (or --kubeconfig)");
-		} else if (!pod || !*pod) {
+		} else if (pod && !*pod) {
 			status = usage_error("%s", "preempt needs --pod NAMESPACE/NAME");
 		} else if (slash && (slash == pod || !slash[1] || strchr(slash + 1, '/'))) {
 			status = usage_error("--pod '%s': expected NAMESPACE/NAME", pod);
@@ -188,8 +189,9 @@ int main(int argc, char **argv)
 			fputs("preemptctl: out of memory\n", stderr);
 			status = EXIT_REJECTED;
 		} else {
+			/* no --pod: the pod file's one pod (cmd_preempt) */
 			a.namespace_ = ns ? ns : "default";
-			a.name = slash ? slash + 1 : pod;
+			a.name = !pod ? NULL : slash ? slash + 1 : pod;
 			if (!now)
 				a.now_ns = now_ns();
 			status = cmd_preempt(&a, stdout, stderr);
