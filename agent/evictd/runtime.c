@@ -467,7 +467,7 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		rt->last_pending[s] = counted;
 		/* images this signal's need calls for, beyond what is pending already */
 		int64_t need = te ? te->threshold + te->min_reclaim - o->available - counted -
-		                            (pods_pending && pods_pending->pods[s] ? pods_pending->amount[s] : 0)
+		                            (pods_pending && pods_pending->sources[s] ? pods_pending->amount[s] : 0)
 		                  : 0;
 		if (c->node_reclaim == NODE_RECLAIM_IMAGES && te && o->known)
 			sp->n_remove = noderec_images_for(&p, rt->listing, rt->layout, s, need, &sp->remove_bytes);

@@ -78,6 +78,7 @@ j_show() { j_evictd | jq -r '"#   " + (.MESSAGE // "" | tostring)' 2>/dev/null |
 	MSGID_EVICTION_FAILED=46c580319dc046efbfc12795e324cec2
 	MSGID_CONFIG_REJECTED=66c4dcae33c544ab98841e90cf502d80
 	MSGID_CONFIG_LOADED=7fa6fd181a6747859af23d487c11872e
+	MSGID_RECLAIM_RESUMED=d5cc88c02fbe439ebdd71c424809cffc
 }
 j_id() { echo "(.MESSAGE_ID == \"$1\")"; }                                    # j_id MSGID
 j_pod() { echo "(.MESSAGE_ID == \"$1\") and (.EVICTD_POD_UID == \"$2\")"; }  # j_pod MSGID UID
