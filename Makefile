@@ -17,6 +17,8 @@
 #                        evictd-kube (their main.c is left out of the archive)
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
+#   cri/*.c           -> build/cri.a (the container runtime client: gRPC over libcurl, CRI v1
+#                        messages generated from cri/api.proto by protoc-c; evictd only)
 #   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
 #   tests/{lib,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh, tests/agent/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
@@ -90,6 +92,11 @@ CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
 KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
 KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
+# cri/: the CRI client (gRPC over libcurl on the sd-event loop, protobuf-c messages).
+CRI_PKGS     := libcurl libsystemd libprotobuf-c
+CRI_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CRI_PKGS) 2>/dev/null)
+CRI_LIBS     := $(shell $(PKG_CONFIG) --libs $(CRI_PKGS) 2>/dev/null)
+PROTOC_C     ?= protoc-c
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -99,10 +106,11 @@ LIB_OBJS   := $(LIB_SRCS:%.c=$(B)/%.o)
 # the folders it may use, so an arrow against the pipeline is a compile error, not a review finding.
 AGENT_DIRS := common observe decide act report evictd evictd-kube
 AGENT_INC_common      := -Iagent/common
-AGENT_INC_observe     := $(AGENT_INC_common) -Iagent/observe
-AGENT_INC_decide      := $(AGENT_INC_common) -Iagent/decide
-AGENT_INC_act         := $(AGENT_INC_common) -Iagent/act
-AGENT_INC_report      := $(AGENT_INC_common) -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report
+# cri/ (the runtime client and its plain data) is seen by evictd's stages, never by evictd-kube.
+AGENT_INC_observe     := $(AGENT_INC_common) -Icri -Iagent/observe
+AGENT_INC_decide      := $(AGENT_INC_common) -Icri -Iagent/decide
+AGENT_INC_act         := $(AGENT_INC_common) -Icri -Iagent/act
+AGENT_INC_report      := $(AGENT_INC_common) -Icri -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report
 AGENT_INC_evictd      := $(AGENT_INC_report) -Iagent/evictd
 AGENT_INC_evictd-kube := $(AGENT_INC_common) -Ikube -Iagent/evictd-kube
 # What each folder links, itself first (archive order: users before what they use).
@@ -131,6 +139,8 @@ CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
 CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
+CRI_SRCS   := $(sort $(wildcard cri/*.c))
+CRI_OBJS   := $(CRI_SRCS:%.c=$(B)/%.o) $(B)/cri/api.pb-c.o
 
 LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
@@ -139,6 +149,7 @@ AGENT_A    := $(call agent_archives,evictd)
 CTL_A      := $(B)/controller.a
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
+CRI_A      := $(B)/cri.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
 
@@ -146,12 +157,14 @@ TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/tes
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
+TESTS_CRI   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/cri/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
 BENCH_TOOLS := $(B)/bench/idle-floor
 
-all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service \
+     $(B)/cri/api.desc
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -192,16 +205,16 @@ $(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sor
 	$$(AR) rcs $$@ $$^
 
 # A unit test of a folder links that folder and what it may use, nothing above it.
-$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A)
+$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS),$$(CRI_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
 # evictd links libpreempt statically: a node agent must not break when the shared library on the
 # node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
-$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
+$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(CRI_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 # --- kube/ (the Kubernetes client and object decoder) ----------------------------------------
 $(B)/kube/%.o: kube/%.c
@@ -215,6 +228,28 @@ $(KUBE_A): $(KUBE_OBJS)
 # Statically linked against libpreempt like evictd, for the same reason.
 $(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
+
+# --- cri/ (the container runtime client) ------------------------------------------------------
+# The CRI messages in C, and the descriptor set the Python stand-in and the VM scenarios' client
+# build their classes from (tests/cri/README.md), both from the one cri/api.proto.
+$(B)/cri/api.pb-c.c $(B)/cri/api.pb-c.h $(B)/cri/api.desc &: cri/api.proto
+	@mkdir -p $(B)/cri
+	$(PROTOC_C) --c_out=$(B)/cri --descriptor_set_out=$(B)/cri/api.desc -Icri cri/api.proto
+
+$(B)/cri/api.pb-c.o: $(B)/cri/api.pb-c.c
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -I$(B)/cri -MMD -MP -c -o $@ $<
+
+$(B)/cri/%.o: cri/%.c | $(B)/cri/api.pb-c.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -MMD -MP -c -o $@ $<
+
+$(CRI_A): $(CRI_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/tests/cri/%: tests/cri/%.c $(CRI_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -Itests -MMD -MP -o $@ $< $(CRI_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
 
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c
@@ -248,7 +283,7 @@ $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
 
-TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE)
+TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE) $(TESTS_CRI)
 
 tests: all $(TEST_PROGS) $(TEST_HELPERS)
 
@@ -258,12 +293,12 @@ check: tests
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) -Icontroller -Ikube \
-	  lib agent controller kube
+	  -Icri lib agent controller kube cri
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
-$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A)
+$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(LIB_A) $(LDFLAGS) $(AGENT_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES) $(BENCH_TOOLS)
 	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \

@@ -332,7 +332,7 @@ static int pod_affinity(yv *v, const kval *aff, const char *key, size_t *ret_n,
 	return bad ? -1 : 0;
 }
 
-static int affinity(yv *v, const kval *spec, struct k8s_pod *p)
+static int decode_affinity(yv *v, const kval *spec, struct k8s_pod *p)
 {
 	bool bad = false;
 	size_t mark, m2, m3;
@@ -484,7 +484,7 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 		bad |= list_field(v, spec, "tolerations", sizeof(struct k8s_toleration), &p->ntolerations,
 		                  (void **)&p->tolerations, toleration) < 0;
 		bad |= yv_string_map(v, spec, "nodeSelector", &p->node_selector) < 0;
-		bad |= affinity(v, spec, p) < 0;
+		bad |= decode_affinity(v, spec, p) < 0;
 		bad |= (r = yv_int64(v, spec, "terminationGracePeriodSeconds", &p->grace_seconds)) < 0;
 		p->has_grace = r > 0;
 		if (r > 0 && p->grace_seconds < 0) {

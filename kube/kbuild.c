@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kstream-internal.h"
+#include "kparse.h"
 
 #define ANCHORS_MAX 256
 
@@ -36,7 +36,7 @@ static bool key_is(const kval *k, const char *s, size_t len)
 	return k && k->type < KVAL_MAP && k->n == len && memcmp(k->u.s, s, len) == 0;
 }
 
-void kb_init(kstream *s)
+void kb_init(kparse *s)
 {
 	memset(&s->b, 0, sizeof(s->b));
 	s->b.alias_budget = KSTREAM_ALIAS_NODES_MAX;
@@ -49,7 +49,7 @@ static void drop_pending(struct kbuild *b)
 	b->pending_rv = b->pending_continue = NULL;
 }
 
-void kb_reset(kstream *s)
+void kb_reset(kparse *s)
 {
 	struct kbuild *b = &s->b;
 
@@ -64,7 +64,7 @@ void kb_reset(kstream *s)
 	drop_pending(b);
 }
 
-void kb_done(kstream *s)
+void kb_done(kparse *s)
 {
 	struct kbuild *b = &s->b;
 
@@ -77,7 +77,7 @@ void kb_done(kstream *s)
 	memset(b, 0, sizeof(*b));
 }
 
-bool kb_in_value(const kstream *s)
+bool kb_in_value(const kparse *s)
 {
 	return s->b.nframes > 0;
 }
@@ -88,7 +88,7 @@ static karena *arena_for(struct kbuild *b, int parent)
 	return parent >= 1 && b->frames[1].items ? &b->item : &b->header;
 }
 
-static void *node_alloc(kstream *s, karena *a, size_t size, uint32_t line)
+static void *node_alloc(kparse *s, karena *a, size_t size, uint32_t line)
 {
 	void *p = karena_alloc(a, size);
 	if (!p) {
@@ -96,7 +96,7 @@ static void *node_alloc(kstream *s, karena *a, size_t size, uint32_t line)
 		return NULL;
 	}
 	if (a->used > s->item_max) {
-		ks_error(s, line, "object larger than %zu bytes, refusing it", s->item_max);
+		kp_error(s, line, "object larger than %zu bytes, refusing it", s->item_max);
 		s->err = -EINVAL;
 		return NULL;
 	}
@@ -118,7 +118,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static void forget_list_meta(kstream *s)
+static void forget_list_meta(kparse *s)
 {
 	free(s->list_rv);
 	free(s->list_continue);
@@ -126,7 +126,7 @@ static void forget_list_meta(kstream *s)
 }
 
 /* The top-level value is a List: its metadata, if seen already, becomes the stream's. */
-static void publish_list_meta(kstream *s)
+static void publish_list_meta(kparse *s)
 {
 	struct kbuild *b = &s->b;
 
@@ -139,7 +139,7 @@ static void publish_list_meta(kstream *s)
 }
 
 /* metadata of the top-level mapping: kept aside until we know it is a List's */
-static int stash_meta(kstream *s, const kval *meta)
+static int stash_meta(kparse *s, const kval *meta)
 {
 	struct kbuild *b = &s->b;
 	const kval *rv = kval_get(meta, "resourceVersion"), *cont = kval_get(meta, "continue");
@@ -163,7 +163,7 @@ static void drop_item_anchors(struct kbuild *b)
 	b->nanchors = j;
 }
 
-static int deliver(kstream *s, const kval *v, bool item)
+static int deliver(kparse *s, const kval *v, bool item)
 {
 	struct kbuild *b = &s->b;
 	bool *bad = item ? &b->bad : &b->bad_top;
@@ -186,7 +186,7 @@ static int deliver(kstream *s, const kval *v, bool item)
 	return r;
 }
 
-static int top_done(kstream *s, const kval *v)
+static int top_done(kparse *s, const kval *v)
 {
 	struct kbuild *b = &s->b;
 	int r = 0;
@@ -213,7 +213,7 @@ static int top_done(kstream *s, const kval *v)
 }
 
 /* Adds a finished node to its parent, or hands it out. */
-static int push_child(kstream *s, const kval *v)
+static int push_child(kparse *s, const kval *v)
 {
 	struct kbuild *b = &s->b;
 
@@ -241,14 +241,14 @@ static int push_child(kstream *s, const kval *v)
 	return 0;
 }
 
-static int add_anchor(kstream *s, const char *name, size_t len, const kval *v, uint32_t line)
+static int add_anchor(kparse *s, const char *name, size_t len, const kval *v, uint32_t line)
 {
 	struct kbuild *b = &s->b;
 
 	if (!name)
 		return 0;
 	if (b->nanchors >= ANCHORS_MAX) {
-		ks_error(s, line, "more than %d YAML anchors in one object, refusing it", ANCHORS_MAX);
+		kp_error(s, line, "more than %d YAML anchors in one object, refusing it", ANCHORS_MAX);
 		return s->err = -EINVAL;
 	}
 	if (grow((void **)&b->anchors, &b->cap_anchors, b->nanchors + 1, sizeof(*b->anchors)) < 0)
@@ -257,7 +257,7 @@ static int add_anchor(kstream *s, const char *name, size_t len, const kval *v, u
 	return 0;
 }
 
-int kb_scalar(kstream *s, kval_type t, uint8_t flags, const char *text, size_t len, uint32_t line,
+int kb_scalar(kparse *s, kval_type t, uint8_t flags, const char *text, size_t len, uint32_t line,
               const char *anchor, size_t anchor_len)
 {
 	struct kbuild *b = &s->b;
@@ -266,7 +266,7 @@ int kb_scalar(kstream *s, kval_type t, uint8_t flags, const char *text, size_t l
 	char *c;
 
 	if (len > UINT32_MAX) {
-		ks_error(s, line, "value larger than 4 GiB");
+		kp_error(s, line, "value larger than 4 GiB");
 		return s->err = -EINVAL;
 	}
 	v = node_alloc(s, a, sizeof(*v) + len + 1, line);
@@ -286,13 +286,13 @@ int kb_scalar(kstream *s, kval_type t, uint8_t flags, const char *text, size_t l
 	return push_child(s, v);
 }
 
-int kb_begin(kstream *s, kval_type t, uint32_t line, const char *anchor, size_t anchor_len)
+int kb_begin(kparse *s, kval_type t, uint32_t line, const char *anchor, size_t anchor_len)
 {
 	struct kbuild *b = &s->b;
 	struct kframe *f;
 
 	if (b->nframes >= KSTREAM_DEPTH_MAX) {
-		ks_error(s, line, "nested deeper than %d levels, refusing it", KSTREAM_DEPTH_MAX);
+		kp_error(s, line, "nested deeper than %d levels, refusing it", KSTREAM_DEPTH_MAX);
 		return s->err = -EINVAL;
 	}
 	f = &b->frames[b->nframes];
@@ -374,7 +374,7 @@ static long keyset_add(struct kbuild *b, const kval *const *pairs, size_t j, boo
 	return -1;
 }
 
-static int check_duplicates(kstream *s, const kval **pairs, size_t n)
+static int check_duplicates(kparse *s, const kval **pairs, size_t n)
 {
 	struct kbuild *b = &s->b;
 	bool hashed = n > 8;
@@ -384,7 +384,7 @@ static int check_duplicates(kstream *s, const kval **pairs, size_t n)
 	for (size_t j = 0; j < n; j++)
 		if (keyset_add(b, pairs, j, hashed) >= 0) {
 			const kval *k = pairs[2 * j];
-			ks_error(s, k->line, "duplicate key \"%.*s\"", (int)(k->n > 100 ? 100 : k->n), k->u.s);
+			kp_error(s, k->line, "duplicate key \"%.*s\"", (int)(k->n > 100 ? 100 : k->n), k->u.s);
 			mark_bad(b); /* the object is dropped; the stream goes on */
 			return 0;
 		}
@@ -400,7 +400,7 @@ static bool is_merge_key(const kval *k)
  * YAML merge keys as go-yaml (and so kubectl) applies them: the mapping's own keys win, then the
  * merged mappings in order. The result replaces the frame's children on the kids stack.
  */
-static int apply_merges(kstream *s, struct kframe *f)
+static int apply_merges(kparse *s, struct kframe *f)
 {
 	struct kbuild *b = &s->b;
 	size_t n = (b->nkids - f->start) / 2, total = 0, out;
@@ -416,14 +416,14 @@ static int apply_merges(kstream *s, struct kframe *f)
 		else if (v->type == KVAL_SEQ) {
 			for (size_t j = 0; j < v->n; j++) {
 				if (v->u.v[j]->type != KVAL_MAP) {
-					ks_error(s, v->u.v[j]->line, "a merge key (<<) takes a mapping or a list of mappings");
+					kp_error(s, v->u.v[j]->line, "a merge key (<<) takes a mapping or a list of mappings");
 					mark_bad(b);
 					return 0;
 				}
 				total += v->u.v[j]->n;
 			}
 		} else {
-			ks_error(s, v->line, "a merge key (<<) takes a mapping or a list of mappings");
+			kp_error(s, v->line, "a merge key (<<) takes a mapping or a list of mappings");
 			mark_bad(b);
 			return 0;
 		}
@@ -442,7 +442,7 @@ static int apply_merges(kstream *s, struct kframe *f)
 		dst[2 * m] = k;
 		dst[2 * m + 1] = b->kids[f->start + 2 * i + 1];
 		if (keyset_add(b, dst, m, true) >= 0) {
-			ks_error(s, k->line, "duplicate key \"%.*s\"", (int)(k->n > 100 ? 100 : k->n), k->u.s);
+			kp_error(s, k->line, "duplicate key \"%.*s\"", (int)(k->n > 100 ? 100 : k->n), k->u.s);
 			mark_bad(b);
 			return 0;
 		}
@@ -468,7 +468,7 @@ static int apply_merges(kstream *s, struct kframe *f)
 	return 0;
 }
 
-int kb_end(kstream *s)
+int kb_end(kparse *s)
 {
 	struct kbuild *b = &s->b;
 	struct kframe f;
@@ -479,7 +479,7 @@ int kb_end(kstream *s)
 		return 0;
 	f = b->frames[b->nframes - 1];
 	if (f.type == KVAL_MAP && (b->nkids - f.start) % 2 == 1) {
-		ks_error(s, f.line, "mapping key without a value");
+		kp_error(s, f.line, "mapping key without a value");
 		return s->err = -EINVAL;
 	}
 	if (f.type == KVAL_MAP && f.merge && apply_merges(s, &f) < 0)
@@ -522,7 +522,7 @@ static bool count_nodes(const kval *v, uint64_t *budget, unsigned depth)
 	return true;
 }
 
-int kb_alias(kstream *s, const char *name, size_t len, uint32_t line)
+int kb_alias(kparse *s, const char *name, size_t len, uint32_t line)
 {
 	struct kbuild *b = &s->b;
 	const kval *target = NULL;
@@ -533,18 +533,18 @@ int kb_alias(kstream *s, const char *name, size_t len, uint32_t line)
 			break;
 		}
 	if (!target) {
-		ks_error(s, line, "alias *%.*s refers to no anchor of this object", (int)(len > 100 ? 100 : len), name);
+		kp_error(s, line, "alias *%.*s refers to no anchor of this object", (int)(len > 100 ? 100 : len), name);
 		return s->err = -EINVAL;
 	}
 	if (!count_nodes(target, &b->alias_budget, b->nframes)) {
-		ks_error(s, line, "YAML aliases expand to more than %d nodes (or nest too deeply), refusing the document",
+		kp_error(s, line, "YAML aliases expand to more than %d nodes (or nest too deeply), refusing the document",
 		         KSTREAM_ALIAS_NODES_MAX);
 		return s->err = -EINVAL;
 	}
 	return push_child(s, target);
 }
 
-void kb_document_end(kstream *s)
+void kb_document_end(kparse *s)
 {
 	s->b.nanchors = 0;
 }

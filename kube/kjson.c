@@ -9,7 +9,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
-#include "kstream-internal.h"
+#include "kparse.h"
 
 #define ONES UINT64_C(0x0101010101010101)
 #define LOW7 UINT64_C(0x7f7f7f7f7f7f7f7f)
@@ -31,7 +31,7 @@ static inline uint64_t count_newlines(const unsigned char *p, size_t n)
 }
 
 /* Line of the byte yajl has just consumed. */
-static uint32_t line_now(kstream *s)
+static uint32_t line_now(kparse *s)
 {
 	size_t off = yajl_get_bytes_consumed(s->yajl);
 
@@ -48,38 +48,38 @@ static uint32_t line_now(kstream *s)
 
 static int on_null(void *ctx)
 {
-	kstream *s = ctx;
+	kparse *s = ctx;
 	return kb_scalar(s, KVAL_NULL, KVAL_F_PLAIN, "null", 4, line_now(s), NULL, 0) == 0;
 }
 
 static int on_bool(void *ctx, int b)
 {
-	kstream *s = ctx;
+	kparse *s = ctx;
 	return kb_scalar(s, KVAL_BOOL, KVAL_F_PLAIN, b ? "true" : "false", b ? 4 : 5, line_now(s), NULL, 0) == 0;
 }
 
 static int on_number(void *ctx, const char *num, size_t len)
 {
-	kstream *s = ctx;
+	kparse *s = ctx;
 	kval_type t = memchr(num, '.', len) || memchr(num, 'e', len) || memchr(num, 'E', len) ? KVAL_FLOAT : KVAL_INT;
 	return kb_scalar(s, t, KVAL_F_PLAIN, num, len, line_now(s), NULL, 0) == 0;
 }
 
 static int on_string(void *ctx, const unsigned char *str, size_t len)
 {
-	kstream *s = ctx;
+	kparse *s = ctx;
 	return kb_scalar(s, KVAL_STRING, 0, (const char *)str, len, line_now(s), NULL, 0) == 0;
 }
 
 static int on_start_map(void *ctx)
 {
-	kstream *s = ctx;
+	kparse *s = ctx;
 	return kb_begin(s, KVAL_MAP, line_now(s), NULL, 0) == 0;
 }
 
 static int on_start_array(void *ctx)
 {
-	kstream *s = ctx;
+	kparse *s = ctx;
 	return kb_begin(s, KVAL_SEQ, line_now(s), NULL, 0) == 0;
 }
 
@@ -100,7 +100,7 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = on_end,
 };
 
-int kjson_new(kstream *s)
+int kjson_new(kparse *s)
 {
 	s->yajl = yajl_alloc(&callbacks, NULL, s);
 	if (!s->yajl)
@@ -113,21 +113,21 @@ int kjson_new(kstream *s)
 	return 0;
 }
 
-void kjson_free(kstream *s)
+void kjson_free(kparse *s)
 {
 	if (s->yajl)
 		yajl_free(s->yajl);
 	s->yajl = NULL;
 }
 
-bool kjson_may_fall_back(const kstream *s)
+bool kjson_may_fall_back(const kparse *s)
 {
 	/* nothing delivered and nothing said: the input may be flow YAML ({kind: Pod}) */
 	return s->keeping && s->nitems == 0 && s->d->nerrors + s->d->nwarnings == s->diag_mark;
 }
 
 /* yajl's message without its "parse error: " prefix, trailing blanks and period. */
-static void syntax_error(kstream *s, uint32_t line)
+static void syntax_error(kparse *s, uint32_t line)
 {
 	unsigned char *e = yajl_get_error(s->yajl, 0, NULL, 0);
 	const char *m = e ? (const char *)e : "invalid JSON";
@@ -149,7 +149,7 @@ out:
 		yajl_free_error(s->yajl, e);
 }
 
-int kjson_feed(kstream *s, const unsigned char *buf, size_t len)
+int kjson_feed(kparse *s, const unsigned char *buf, size_t len)
 {
 	yajl_status st;
 
@@ -189,7 +189,7 @@ int kjson_feed(kstream *s, const unsigned char *buf, size_t len)
 	return s->err;
 }
 
-int kjson_end(kstream *s)
+int kjson_end(kparse *s)
 {
 	yajl_status st;
 

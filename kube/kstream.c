@@ -11,22 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kstream-internal.h"
+#include "kparse.h"
+#include "kstream.h"
+
+/* The front is the parse state (kparse.h) behind the public handle. */
+struct kstream {
+	kparse p;
+};
 
 #define CHUNK (64 * 1024)
-
-int ks_error(kstream *s, uint32_t line, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	diag_error(s->d, &(struct diag_loc){ .file = s->name, .line = line > INT32_MAX ? 0 : (int)line }, NULL,
-	           "%s", msg);
-	return -EINVAL;
-}
 
 int kstream_new(kstream **ret, kstream_format fmt, const char *name, diag *d, kstream_item_fn fn,
                 void *userdata)
@@ -35,43 +28,47 @@ int kstream_new(kstream **ret, kstream_format fmt, const char *name, diag *d, ks
 
 	if (!s)
 		return -ENOMEM;
-	s->name = strdup(name ? name : "<input>");
-	if (!s->name) {
+	s->p.name = strdup(name ? name : "<input>");
+	if (!s->p.name) {
 		free(s);
 		return -ENOMEM;
 	}
-	s->d = d;
-	s->fn = fn;
-	s->userdata = userdata;
-	s->fmt = fmt;
-	s->fd = -1;
-	s->item_max = KSTREAM_ITEM_MAX;
-	s->diag_mark = d->nerrors + d->nwarnings;
-	kgate_init(&s->gate, s->name, KSTREAM_TOTAL_MAX, d);
-	kb_init(s);
+	s->p.d = d;
+	s->p.fn = fn;
+	s->p.userdata = userdata;
+	s->p.fmt = fmt;
+	s->p.fd = -1;
+	s->p.item_max = KSTREAM_ITEM_MAX;
+	s->p.diag_mark = d->nerrors + d->nwarnings;
+	kgate_init(&s->p.gate, s->p.name, KSTREAM_TOTAL_MAX, d);
+	kb_init(&s->p);
 	*ret = s;
 	return 0;
 }
 
 void kstream_set_limits(kstream *s, size_t total_max, size_t item_max)
 {
-	s->gate.max = total_max;
+	kparse *p = &s->p;
+
+	p->gate.max = total_max;
 	if (item_max)
-		s->item_max = item_max;
+		p->item_max = item_max;
 }
 
 kstream *kstream_free(kstream *s)
 {
 	if (!s)
 		return NULL;
-	kjson_free(s);
-	kb_done(s);
-	free(s->keep);
-	free(s->pre);
-	free(s->ybuf);
-	free(s->list_rv);
-	free(s->list_continue);
-	free(s->name);
+	kparse *p = &s->p;
+
+	kjson_free(p);
+	kb_done(p);
+	free(p->keep);
+	free(p->pre);
+	free(p->ybuf);
+	free(p->list_rv);
+	free(p->list_continue);
+	free(p->name);
 	free(s);
 	return NULL;
 }
@@ -94,7 +91,7 @@ static int append(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
 }
 
 /* Picks JSON or YAML on the first non-blank byte. */
-static void sniff(kstream *s, const unsigned char *p, size_t len)
+static void sniff(kparse *s, const unsigned char *p, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')
@@ -110,7 +107,7 @@ static void sniff(kstream *s, const unsigned char *p, size_t len)
 }
 
 /* JSON failed before any item: start over as YAML with what was kept. */
-static int fall_back_to_yaml(kstream *s)
+static int fall_back_to_yaml(kparse *s)
 {
 	kjson_free(s);
 	kb_reset(s);
@@ -127,7 +124,7 @@ static int fall_back_to_yaml(kstream *s)
 	return 0;
 }
 
-static int feed_json(kstream *s, const void *buf, size_t len, bool *fell_back)
+static int feed_json(kparse *s, const void *buf, size_t len, bool *fell_back)
 {
 	int r;
 
@@ -151,54 +148,55 @@ static int feed_json(kstream *s, const void *buf, size_t len, bool *fell_back)
 
 int kstream_feed(kstream *s, const void *buf, size_t len)
 {
+	kparse *p = &s->p;
 	bool fell_back = false;
 	int r;
 
-	if (s->err)
-		return s->err;
-	if (s->ended)
+	if (p->err)
+		return p->err;
+	if (p->ended)
 		return -EINVAL;
 	if (len == 0)
 		return 0;
-	if ((r = kgate_feed(&s->gate, buf, len)) < 0)
-		return s->err = r;
-	if (s->fmt == KSTREAM_AUTO) {
-		sniff(s, buf, len);
-		if (s->fmt == KSTREAM_AUTO) {
+	if ((r = kgate_feed(&p->gate, buf, len)) < 0)
+		return p->err = r;
+	if (p->fmt == KSTREAM_AUTO) {
+		sniff(p, buf, len);
+		if (p->fmt == KSTREAM_AUTO) {
 			/* blanks only so far: kept, they count for lines and YAML indentation */
-			if (append(&s->pre, &s->npre, &s->cap_pre, buf, len) < 0)
-				return s->err = -ENOMEM;
+			if (append(&p->pre, &p->npre, &p->cap_pre, buf, len) < 0)
+				return p->err = -ENOMEM;
 			return 0;
 		}
-		if (s->npre) {
-			char *pre = s->pre;
-			size_t npre = s->npre;
-			s->pre = NULL;
-			s->npre = s->cap_pre = 0;
-			r = s->fmt == KSTREAM_JSON ? feed_json(s, pre, npre, &fell_back)
-			                           : append(&s->ybuf, &s->ylen, &s->ycap, pre, npre);
+		if (p->npre) {
+			char *pre = p->pre;
+			size_t npre = p->npre;
+			p->pre = NULL;
+			p->npre = p->cap_pre = 0;
+			r = p->fmt == KSTREAM_JSON ? feed_json(p, pre, npre, &fell_back)
+			                           : append(&p->ybuf, &p->ylen, &p->ycap, pre, npre);
 			free(pre);
 			if (r < 0)
-				return s->err = r;
+				return p->err = r;
 			if (fell_back) {
-				if (append(&s->ybuf, &s->ylen, &s->ycap, buf, len) < 0)
-					return s->err = -ENOMEM;
+				if (append(&p->ybuf, &p->ylen, &p->ycap, buf, len) < 0)
+					return p->err = -ENOMEM;
 				return 0;
 			}
 		}
 	}
-	if (s->fmt == KSTREAM_JSON) {
-		r = feed_json(s, buf, len, &fell_back);
+	if (p->fmt == KSTREAM_JSON) {
+		r = feed_json(p, buf, len, &fell_back);
 		if (r < 0 || !fell_back)
 			return r;
 		return 0; /* the kept bytes (this chunk included) are in ybuf now */
 	}
-	if (append(&s->ybuf, &s->ylen, &s->ycap, buf, len) < 0)
-		return s->err = -ENOMEM;
+	if (append(&p->ybuf, &p->ylen, &p->ycap, buf, len) < 0)
+		return p->err = -ENOMEM;
 	return 0;
 }
 
-static int end_common(kstream *s)
+static int end_common(kparse *s)
 {
 	int r;
 
@@ -219,39 +217,42 @@ static int end_common(kstream *s)
 
 int kstream_end(kstream *s)
 {
-	if (s->err)
-		return s->err;
-	if (s->ended)
+	kparse *p = &s->p;
+
+	if (p->err)
+		return p->err;
+	if (p->ended)
 		return 0;
-	s->ended = true;
-	return end_common(s);
+	p->ended = true;
+	return end_common(p);
 }
 
 int kstream_read_fd(kstream *s, int fd)
 {
+	kparse *p = &s->p;
 	unsigned char *buf;
 	struct stat st;
 	int r = 0;
 
-	if (s->err)
-		return s->err;
+	if (p->err)
+		return p->err;
 	/* a regular file's size tells "too large" before reading a byte */
-	if (s->gate.max && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > s->gate.max) {
-		diag_error(s->d, NULL, NULL, "%s: larger than %zu bytes, refusing to read it", s->name, s->gate.max);
-		return s->err = -EFBIG;
+	if (p->gate.max && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > p->gate.max) {
+		diag_error(p->d, NULL, NULL, "%s: larger than %zu bytes, refusing to read it", p->name, p->gate.max);
+		return p->err = -EFBIG;
 	}
 	buf = malloc(CHUNK);
 	if (!buf)
-		return s->err = -ENOMEM;
+		return p->err = -ENOMEM;
 	/* JSON is pushed chunk by chunk; YAML (chosen or fallen back to) pulls the rest itself */
-	while (s->fmt != KSTREAM_YAML) {
+	while (p->fmt != KSTREAM_YAML) {
 		ssize_t n = read(fd, buf, CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			r = -errno;
-			diag_error(s->d, NULL, NULL, "%s: %s", s->name, strerror(-r));
-			s->err = r;
+			diag_error(p->d, NULL, NULL, "%s: %s", p->name, strerror(-r));
+			p->err = r;
 			break;
 		}
 		if (n == 0)
@@ -262,33 +263,33 @@ int kstream_read_fd(kstream *s, int fd)
 	free(buf);
 	if (r < 0)
 		return r;
-	s->fd = fd;
+	p->fd = fd;
 	r = kstream_end(s);
-	s->fd = -1;
+	p->fd = -1;
 	return r;
 }
 
 const char *kstream_name(const kstream *s)
 {
-	return s->name;
+	return s->p.name;
 }
 
 kstream_format kstream_format_of(const kstream *s)
 {
-	return s->fmt;
+	return s->p.fmt;
 }
 
 uint64_t kstream_items(const kstream *s)
 {
-	return s->nitems;
+	return s->p.nitems;
 }
 
 const char *kstream_list_resource_version(const kstream *s)
 {
-	return s->list_rv;
+	return s->p.list_rv;
 }
 
 const char *kstream_list_continue(const kstream *s)
 {
-	return s->list_continue;
+	return s->p.list_continue;
 }

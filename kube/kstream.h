@@ -30,19 +30,9 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "kstream-types.h"
 #include "kval.h"
 
-typedef enum kstream_format {
-	KSTREAM_AUTO,
-	KSTREAM_JSON,
-	KSTREAM_YAML,
-} kstream_format;
-
-/* Bounds (defaults; see kstream_set_limits). */
-#define KSTREAM_DEPTH_MAX 64                    /* nesting of one top-level value */
-#define KSTREAM_ITEM_MAX ((size_t)64 << 20)     /* bytes of one object's tree */
-#define KSTREAM_TOTAL_MAX ((size_t)256 << 20)   /* input bytes; 0 = unbounded (watch streams) */
-#define KSTREAM_ALIAS_NODES_MAX 100000          /* nodes added by YAML aliases in one object */
 
 typedef struct kstream kstream;
 

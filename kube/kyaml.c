@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kstream-internal.h"
+#include "kparse.h"
 
 /* YAML 1.2 core schema resolution of a plain scalar (quoted and block scalars are strings). */
 static kval_type classify(const char *s, size_t len)
@@ -65,7 +65,7 @@ static kval_type classify(const char *s, size_t len)
 
 static ssize_t input(void *user, void *buf, size_t count)
 {
-	kstream *s = user;
+	kparse *s = user;
 
 	if (s->err)
 		return -1;
@@ -108,7 +108,7 @@ static const char *token_text(struct fy_token *t, size_t *len)
 	return p;
 }
 
-static int event(kstream *s, struct fy_event *ev)
+static int event(kparse *s, struct fy_event *ev)
 {
 	const char *text, *anchor;
 	size_t len, alen;
@@ -142,7 +142,7 @@ static int event(kstream *s, struct fy_event *ev)
 	}
 }
 
-int kyaml_run(kstream *s)
+int kyaml_run(kparse *s)
 {
 	struct fy_diag_cfg dcfg;
 	struct fy_diag *fdiag;
@@ -193,7 +193,7 @@ int kyaml_run(kstream *s)
 			diag_error(s->d, &(struct diag_loc){ .file = s->name }, NULL, "syntax error");
 		r = s->err = -EINVAL;
 	} else if (kb_in_value(s)) {
-		ks_error(s, 0, "truncated input");
+		kp_error(s, 0, "truncated input");
 		r = s->err = -EINVAL;
 	}
 out:

@@ -469,7 +469,7 @@ static bool lane_fits(const struct pod *pre, const struct nsum *s, size_t keep)
 /*
  * One node's part of a decision from its summary (struct nsum), for nodes without NS_GENERAL
  * when the preemptor has no scalar requests, node selector, affinity of any kind. The same
- * states as evaluate(); PC_BOUND: k is a lower bound of the node's key (when it is a candidate)
+ * states as evaluate_node(); PC_BOUND: k is a lower bound of the node's key (when it is a candidate)
  * that is enough to skip it (can_skip), so its victims were never selected. Otherwise the
  * victims are selected as usual (select_victims), unless the bounds already pin them down.
  */
@@ -568,7 +568,7 @@ static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
 
 /* One node's part of a decision without explanations: PC_* (key filled for PC_CANDIDATE, a
  * lower bound for PC_BOUND), or a negative errno. */
-static int evaluate(struct ctx *x, const struct node *n, bool not_eligible, const struct pkey *best, int lcp_max,
+static int evaluate_node(struct ctx *x, const struct node *n, bool not_eligible, const struct pkey *best, int lcp_max,
                     struct pkey *k)
 {
 	struct fail f;
@@ -627,7 +627,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 				state = 0; /* the bound no longer suffices: evaluate */
 		}
 		if (!state) {
-			state = evaluate(x, n, not_eligible != NULL, &best_key, lcp_max, &k);
+			state = evaluate_node(x, n, not_eligible != NULL, &best_key, lcp_max, &k);
 			if (state < 0) {
 				r = state;
 				break;

@@ -23,11 +23,12 @@ USAGE
 pkgs_for() {
 	case "$1" in
 	# gcc alone does not pull libc6-dev with --no-install-recommends.
-	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev" ;;
+	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler" ;;
 	# Everything a test uses, so that none skips on a Debian 12 root machine for a missing package:
+	# python3-grpcio and python3-protobuf: the stand-in CRI runtime (tests/cri/cri-standin.py).
 	# kubectl for test-apiserver's client checks (any kubectl will do: A|B is satisfied by either
 	# and installs A), man for test-manpages' `man -l`, nm/objdump (binutils) for test-symbols.
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client jq curl openssl mandoc groff-base man-db binutils kubernetes-client|kubectl" ;;
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client python3-grpcio python3-protobuf jq curl openssl mandoc groff-base man-db binutils kubernetes-client|kubectl" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;

@@ -22,7 +22,7 @@ SECONDS_PER=${FUZZ_SECONDS:-60}
 BF=${FUZZ_BUILD:-build-fuzz}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 OBJ_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN"
-FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Icontroller -Ikube -Itests/fuzz"
+FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Icontroller -Ikube -Icri -I$BF/cri -Itests/fuzz"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -46,13 +46,14 @@ for n in "${targets[@]}"; do
 done
 grep -qw controller <<<"$need" && need="$need kube"
 archives=()
-for a in lib agent controller kube; do
+for a in lib agent controller kube cri; do
 	if grep -qw "$a" <<<"$need"; then
 		case $a in
 		lib) archives+=("$BF/libpreempt.a") ;;
 		agent) archives+=("$BF/agent-evictd.a" "$BF/agent-report.a" "$BF/agent-act.a" "$BF/agent-decide.a" "$BF/agent-observe.a" "$BF/agent-common.a") ;;
 		controller) archives+=("$BF/controller.a") ;;
 		kube) archives+=("$BF/kube.a") ;;
+		cri) archives+=("$BF/cri.a") ;;
 		esac
 	fi
 done
@@ -74,6 +75,7 @@ pkglibs=""
 grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih libfyaml)"
 grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)"
 grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl)"
+grep -qw cri <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libprotobuf-c libcurl libsystemd)"
 pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml yajl 2>/dev/null)"
 
 if grep -qw kube <<<"$need"; then
@@ -95,6 +97,7 @@ for n in "${targets[@]}"; do
 	grep -qw controller <<<"$links" && link+=("$BF/controller.a")
 	grep -qwE 'controller|kube' <<<"$links" && link+=("$BF/kube.a" -L"$BF/fuzz" -lpreempt -Wl,-rpath,"$PWD/$BF/fuzz")
 	grep -qw agent <<<"$links" && link+=("$BF/agent-evictd.a" "$BF/agent-report.a" "$BF/agent-act.a" "$BF/agent-decide.a" "$BF/agent-observe.a" "$BF/agent-common.a")
+	grep -qw cri <<<"$links" && link+=("$BF/cri.a")
 	grep -qwE 'controller|kube' <<<"$links" || link+=("$BF/libpreempt.a")
 	# shellcheck disable=SC2086
 	if ! clang $FUZZ_CFLAGS $pkgcflags -o "$bin" "$src" "${link[@]}" $pkglibs -lm >"$log" 2>&1; then

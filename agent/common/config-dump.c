@@ -86,6 +86,15 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return snprintf(buf, size, "%" PRIu64, c->pod_disk_walk_limit), buf;
 	if (K("agent", "imagefs-path"))
 		return c->imagefs_path;
+	if (K("agent", "container-runtime-endpoint")) {
+		if (!c->runtime_endpoint && c->kubelet.runtime_endpoint[0])
+			return snprintf(buf, size, "unix://%.107s", c->kubelet.runtime_endpoint), buf;
+		if (!c->runtime_endpoint)
+			return "auto (" CONTAINERD_SOCKET ", else " CRIO_SOCKET ")";
+		return c->runtime_endpoint[0] ? (snprintf(buf, size, "unix://%.107s", c->runtime_endpoint), buf) : "none";
+	}
+	if (K("agent", "runtime-request-timeout"))
+		return duration(c->runtime_timeout_usec, buf, size);
 	if (K("agent", "kube-reserved-memory"))
 		return spool_quantity(c->kube_reserved_memory, buf, size);
 	if (K("agent", "system-reserved-memory"))
@@ -139,6 +148,10 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return duration(c->retry_backoff_max_usec, buf, size);
 	if (K("eviction", "reclaim-timeout"))
 		return duration(c->reclaim_timeout_usec, buf, size);
+	if (K("eviction", "node-reclaim"))
+		return c->node_reclaim == NODE_RECLAIM_IMAGES ? "images" : c->node_reclaim == NODE_RECLAIM_ACCOUNT ? "account" : "off";
+	if (K("eviction", "image-minimum-gc-age"))
+		return duration(c->image_min_gc_age_usec, buf, size);
 	if (K("eviction", "kubelet-margin")) {
 		if (!c->kubelet_margin.set)
 			return "0";

@@ -236,6 +236,16 @@ static int apply(parse_state *p, const kubelet_config *k)
 		c->pods = v;
 		mark(c, "agent", "pods", k, NULL, k->cgroup_driver_item.set ? k->cgroup_driver_item.line : k->cgroup_root_item.line);
 	}
+	if (k->runtime_endpoint_item.set) {
+		/* used only while the key says auto: the operator's endpoint wins (config.h) */
+		snprintf(c->kubelet.runtime_endpoint, sizeof(c->kubelet.runtime_endpoint), "%s", k->runtime_endpoint);
+		if (unset(c, "agent", "container-runtime-endpoint"))
+			mark(c, "agent", "container-runtime-endpoint", k, NULL, k->runtime_endpoint_item.line);
+	}
+	if (k->image_min_gc_age.set && unset(c, "eviction", "image-minimum-gc-age")) {
+		c->image_min_gc_age_usec = k->image_min_gc_age_usec;
+		mark(c, "eviction", "image-minimum-gc-age", k, NULL, k->image_min_gc_age.line);
+	}
 	if (k->pod_logs_dir_item.set && unset(c, "agent", "pod-logs-dir")) {
 		if ((r = set_str(&c->pod_logs_dir, k->pod_logs_dir)) < 0)
 			return r;

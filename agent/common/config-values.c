@@ -297,6 +297,27 @@ int config_handle_agent(parse_state *p, const char *name, const char *v, bool co
 		if (q < 1 || q > 100000000)
 			return config_fail(p, "pod-disk-walk-limit \"%s\" out of range (1-100M directory entries)", v);
 		c->pod_disk_walk_limit = (uint64_t)q;
+	} else if (strcmp(name, "container-runtime-endpoint") == 0) {
+		/* the kubelet's syntax: unix:// and an absolute path; a bare path is taken as one */
+		const char *path = strncmp(v, "unix://", 7) == 0 ? v + 7 : v;
+		if (strcmp(v, "auto") == 0) {
+			free(c->runtime_endpoint);
+			c->runtime_endpoint = NULL;
+			return 1;
+		}
+		if (strcmp(v, "none") == 0)
+			path = "";
+		else if (path[0] != '/' || strlen(path) > 107)
+			return config_fail(p, "container-runtime-endpoint \"%s\" must be auto, none or unix:///PATH "
+			                   "(an absolute path of at most 107 bytes)", v);
+		return replace_str(p, &c->runtime_endpoint, path);
+	} else if (strcmp(name, "runtime-request-timeout") == 0) {
+		uint64_t u = 0;
+		if (!config_parse_duration_usec(p, name, v, &u))
+			return 0;
+		if (u < USEC_PER_SEC / 100 || u > 60 * USEC_PER_SEC)
+			return config_fail(p, "runtime-request-timeout \"%s\" out of range (10ms-60s)", v);
+		c->runtime_timeout_usec = u;
 	} else if (strcmp(name, "exec-fallback") == 0) {
 		if (strcmp(v, "kill") == 0)
 			c->exec_fallback_kill = true;
@@ -333,6 +354,26 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 		if (u > 3600 * USEC_PER_SEC)
 			return config_fail(p, "%s \"%s\" out of range (0-1h)", name, v);
 		c->reclaim_timeout_usec = u;
+		return 1;
+	}
+	if (strcmp(name, "node-reclaim") == 0) {
+		if (strcmp(v, "images") == 0)
+			c->node_reclaim = NODE_RECLAIM_IMAGES;
+		else if (strcmp(v, "account") == 0)
+			c->node_reclaim = NODE_RECLAIM_ACCOUNT;
+		else if (strcmp(v, "off") == 0)
+			c->node_reclaim = NODE_RECLAIM_OFF;
+		else
+			return config_fail(p, "node-reclaim: expected images, account or off, not \"%s\"", v);
+		return 1;
+	}
+	if (strcmp(name, "image-minimum-gc-age") == 0) {
+		uint64_t u = 0;
+		if (!config_parse_duration_usec(p, name, v, &u))
+			return 0;
+		if (u > 24 * 3600 * USEC_PER_SEC)
+			return config_fail(p, "%s \"%s\" out of range (0-24h)", name, v);
+		c->image_min_gc_age_usec = u;
 		return 1;
 	}
 	if (strcmp(name, "kubelet-margin") == 0) {
@@ -544,6 +585,9 @@ int config_new_default(evictd_config **ret)
 	c->retry_backoff_usec = 10 * USEC_PER_SEC;
 	c->retry_backoff_max_usec = 300 * USEC_PER_SEC;
 	c->reclaim_timeout_usec = 30 * USEC_PER_SEC; /* the kubelet's podCleanupTimeout */
+	c->node_reclaim = NODE_RECLAIM_IMAGES;
+	c->image_min_gc_age_usec = 120 * USEC_PER_SEC; /* the kubelet's imageMinimumGCAge default */
+	c->runtime_timeout_usec = 2 * USEC_PER_SEC;
 	*ret = c;
 	return 0;
 }

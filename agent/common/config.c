@@ -48,6 +48,7 @@ evictd_config *config_free(evictd_config *c)
 	free(c->proc_root);
 	free(c->nodefs_path);
 	free(c->imagefs_path);
+	free(c->runtime_endpoint);
 	free(c->kubelet_root_dir);
 	free(c->pod_logs_dir);
 	config_strv_free(c->exec_argv);

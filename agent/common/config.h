@@ -33,6 +33,17 @@
 /* Room for the key table (config-keys.c asserts it fits). */
 #define CONFIG_KEYS_MAX 64
 
+/* [eviction] node-reclaim: what evictd does with unused images before a disk eviction. */
+typedef enum node_reclaim_mode {
+	NODE_RECLAIM_IMAGES = 0, /* removes them through the CRI (RemoveImage), least recently used first */
+	NODE_RECLAIM_ACCOUNT,    /* leaves them to the kubelet, counting them as pending like dead containers */
+	NODE_RECLAIM_OFF,        /* neither: pods are evicted as if the runtime held nothing reclaimable */
+} node_reclaim_mode;
+
+/* Default CRI sockets, tried in this order when no endpoint is configured (container-runtimes doc). */
+#define CONTAINERD_SOCKET "/run/containerd/containerd.sock"
+#define CRIO_SOCKET "/var/run/crio/crio.sock"
+
 typedef enum evictd_action {
 	ACTION_KILL = 0,
 	ACTION_EXEC,
@@ -69,6 +80,13 @@ typedef struct evictd_config {
 	char *pod_logs_dir;     /* <namespace>_<name>_<uid>/: container logs, per-pod nodefs usage */
 	uint64_t pod_disk_walk_limit; /* directory entries counted per pod before usage is a lower bound */
 	char *imagefs_path;     /* statvfs() target for imagefs.*; the runtime's image store */
+	/*
+	 * The CRI runtime's socket: NULL for "auto" (the kubelet's containerRuntimeEndpoint when its
+	 * configuration was read, else containerd's socket, else CRI-O's, whichever exists), "" for
+	 * "none" (no runtime: images and writable layers are not seen). A path, without "unix://".
+	 */
+	char *runtime_endpoint;
+	uint64_t runtime_timeout_usec; /* every CRI call's deadline */
 	bool dry_run;
 	evictd_action action;
 	char **exec_argv;       /* NULL-terminated; placeholders {namespace} {name} {uid} {grace} */
@@ -108,6 +126,8 @@ typedef struct evictd_config {
 	uint64_t retry_backoff_usec;          /* a pod whose eviction failed waits this, doubling */
 	uint64_t retry_backoff_max_usec;      /* ... up to this */
 	uint64_t reclaim_timeout_usec;        /* an evicted pod reclaims until its cgroup is gone or this passes; 0: no wait */
+	node_reclaim_mode node_reclaim;       /* before a disk eviction: remove unused images, count them, or neither */
+	uint64_t image_min_gc_age_usec;       /* the kubelet's imageMinimumGCAge: younger images are kept */
 
 	/* [kubernetes]: shared by evictd (spool, descriptor dir) and evictd-kube (the rest) */
 	struct {
@@ -144,6 +164,7 @@ typedef struct evictd_config {
 		threshold_value hard[_SIGNAL_MAX]; /* the kubelet's effective thresholds (its defaults applied) */
 		threshold_value soft[_SIGNAL_MAX];
 		char warning[PATH_MAX + 600];    /* a broken kubelet configuration: "file:line: what" */
+		char runtime_endpoint[PATH_MAX]; /* containerRuntimeEndpoint without "unix://"; "" unset */
 	} kubelet;
 
 	/* Where every key of config_keys() got its value (index = the table's); "" = default. */

@@ -148,6 +148,22 @@ static int top_scalar(walker *w, const char *v, unsigned line)
 			return -EINVAL;
 		if (b)
 			item(&k->merge_defaults, line);
+	} else if (strcmp(key, "containerRuntimeEndpoint") == 0) {
+		/* only a unix socket is a runtime evictd can reach (the kubelet also accepts npipe://) */
+		const char *path = strncmp(v, "unix://", 7) == 0 ? v + 7 : v;
+		if (!v[0])
+			return 0; /* kubeadm writes "" for the default: the kubelet's own, as unset */
+		if (path[0] != '/' || strlen(path) > 107)
+			return wfail(w, line, "containerRuntimeEndpoint \"%s\" is not unix:///PATH (at most 107 bytes)", v);
+		snprintf(k->runtime_endpoint, sizeof(k->runtime_endpoint), "%s", path);
+		item(&k->runtime_endpoint_item, line);
+	} else if (strcmp(key, "imageMinimumGCAge") == 0) {
+		if (!config_parse_duration_usec(&w->p, key, v, &k->image_min_gc_age_usec))
+			return -EINVAL;
+		/* the kubelet's defaulting cannot tell "0s" from unset: both mean 2m (kubeadm writes 0s) */
+		if (k->image_min_gc_age_usec == 0)
+			return 0;
+		item(&k->image_min_gc_age, line);
 	} else if (strcmp(key, "podLogsDir") == 0) {
 		if (v[0] != '/' || strlen(v) >= sizeof(k->pod_logs_dir))
 			return wfail(w, line, "podLogsDir \"%s\" is not an absolute path", v);
@@ -219,7 +235,8 @@ static char shape_of(const char *key)
 	                                    "evictionMinimumReclaim", "kubeReserved", "systemReserved" };
 	static const char *const scalars[] = { "apiVersion", "kind", "evictionPressureTransitionPeriod",
 	                                       "evictionMaxPodGracePeriod", "cgroupDriver", "cgroupRoot",
-	                                       "cgroupsPerQOS", "podLogsDir", "mergeDefaultEvictionSettings" };
+	                                       "cgroupsPerQOS", "podLogsDir", "mergeDefaultEvictionSettings",
+	                                       "containerRuntimeEndpoint", "imageMinimumGCAge" };
 	for (size_t i = 0; i < ELEMENTSOF(maps); i++)
 		if (strcmp(key, maps[i]) == 0)
 			return 'm';

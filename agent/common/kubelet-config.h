@@ -49,6 +49,10 @@ typedef struct kubelet_config {
 	kubelet_item enforce;
 	char pod_logs_dir[PATH_MAX];
 	kubelet_item pod_logs_dir_item;
+	char runtime_endpoint[PATH_MAX];       /* containerRuntimeEndpoint without "unix://" */
+	kubelet_item runtime_endpoint_item;
+	uint64_t image_min_gc_age_usec;        /* imageMinimumGCAge */
+	kubelet_item image_min_gc_age;
 	/* kubeadm-flags.env next to the configuration */
 	char flags_path[PATH_MAX];
 	char root_dir[PATH_MAX];

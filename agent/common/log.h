@@ -57,6 +57,14 @@
 /* An eviction recorded by a previous evictd process (crash, restart) was taken over. */
 #define MSGID_EVICTION_RESUMED     "a6b0895935574068ad84b4fc62ee0212"
 
+/* Node-level reclaim: unused images removed through the CRI before a disk eviction (one entry per step). */
+#define MSGID_NODE_RECLAIM_IMAGES  "a4f66582d18e434398317e0f4e92b276"
+/* Node-level reclaim: what the kubelet's container GC (or, with node-reclaim = account, its image GC)
+ * will free covers a disk signal's need: no pod is evicted for it. */
+#define MSGID_NODE_RECLAIM_PENDING "c5993dbfb40d40c8b727d3b09f362030"
+/* The container runtime: reachable (at start), or not (what is not done, and why). */
+#define MSGID_RUNTIME_STATUS       "91d3378316bd47e8926cc2d501ab150c"
+
 /* Journal fields (DESIGN §5). */
 #define FIELD_POD            "EVICTD_POD"            /* "namespace/name" (or the UID) */
 #define FIELD_POD_UID        "EVICTD_POD_UID"
@@ -89,6 +97,14 @@
 #define FIELD_FILE           "EVICTD_FILE"           /* a pod's statistics file ("." = its cgroup) */
 #define FIELD_DISK_BYTES     "EVICTD_DISK_BYTES"     /* a pod's nodefs usage (logs + emptyDir) */
 #define FIELD_DISK_INODES    "EVICTD_DISK_INODES"
+#define FIELD_IMAGES         "EVICTD_IMAGES"         /* node-level reclaim: the images removed (tags or ids) */
+#define FIELD_IMAGES_COUNT   "EVICTD_IMAGES_COUNT"
+#define FIELD_FREED_BYTES    "EVICTD_FREED_BYTES"    /* the runtime's sizes of what was removed */
+#define FIELD_OBSERVED_AFTER "EVICTD_OBSERVED_AFTER" /* the signal measured again after the step */
+#define FIELD_PENDING        "EVICTD_PENDING"        /* node-level reclaim pending for the signal, its unit */
+#define FIELD_CONTAINERS_COUNT "EVICTD_CONTAINERS_COUNT"
+#define FIELD_RUNTIME        "EVICTD_RUNTIME"        /* "containerd 1.6.20 (CRI v1)" */
+#define FIELD_ENDPOINT       "EVICTD_ENDPOINT"       /* the runtime's socket */
 
 typedef enum log_target {
 	LOG_TARGET_AUTO = 0,

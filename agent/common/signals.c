@@ -53,8 +53,9 @@ evictd_rank_kind signal_rank_kind(evictd_signal s)
 	case SIGNAL_NODEFS_INODES_FREE:
 		return RANK_INODES;
 	case SIGNAL_IMAGEFS_AVAILABLE:
-	case SIGNAL_IMAGEFS_INODES_FREE:
 		return RANK_IMAGEFS;
+	case SIGNAL_IMAGEFS_INODES_FREE:
+		return RANK_IMAGEFS_INODES;
 	default:
 		return RANK_MEMORY;
 	}
@@ -89,6 +90,6 @@ const char *condition_name(evictd_condition c)
 
 const char *rank_kind_name(evictd_rank_kind k)
 {
-	static const char *const n[_RANK_MAX] = { "memory", "disk", "pid", "inodes", "imagefs" };
+	static const char *const n[_RANK_MAX] = { "memory", "disk", "pid", "inodes", "imagefs", "imagefs-inodes" };
 	return k >= 0 && k < _RANK_MAX ? n[k] : NULL;
 }

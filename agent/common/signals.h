@@ -36,7 +36,8 @@ typedef enum evictd_rank_kind {
 	RANK_DISK,    /* nodefs.available: bytes of emptyDir volumes + logs vs ephemeral-storage request */
 	RANK_PID,
 	RANK_INODES,  /* nodefs.inodesFree: inodes of emptyDir volumes + logs, no request */
-	RANK_IMAGEFS, /* imagefs.*: writable layers cannot be attributed without the CRI: priority only */
+	RANK_IMAGEFS, /* imagefs.available: as the layout says (writable layers...); without the CRI, priority only */
+	RANK_IMAGEFS_INODES, /* imagefs.inodesFree: the same in inodes */
 	_RANK_MAX,
 } evictd_rank_kind;
 
@@ -55,4 +56,4 @@ bool signal_is_psi(evictd_signal s);
 const char *signal_unit(evictd_signal s);
 
 const char *condition_name(evictd_condition c); /* "MemoryPressure", ... */
-const char *rank_kind_name(evictd_rank_kind k); /* "memory", "disk", "pid", "inodes", "imagefs" */
+const char *rank_kind_name(evictd_rank_kind k); /* "memory", "disk", "pid", "inodes", "imagefs", "imagefs-inodes" */

@@ -46,3 +46,17 @@ const char *pod_qos_name(pod_qos q)
 	static const char *const n[] = { "", "Guaranteed", "Burstable", "BestEffort" };
 	return q <= QOS_BESTEFFORT ? n[q] : "";
 }
+
+const char *disk_layout_name(disk_layout l)
+{
+	switch (l) {
+	case LAYOUT_SINGLE:
+		return "single filesystem";
+	case LAYOUT_DEDICATED:
+		return "dedicated imagefs";
+	case LAYOUT_SPLIT:
+		return "split (images apart from writable layers)";
+	default:
+		return "unknown";
+	}
+}

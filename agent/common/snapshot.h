@@ -30,6 +30,18 @@ typedef enum pod_qos {
 	QOS_BESTEFFORT,
 } pod_qos;
 
+/*
+ * Where the container runtime keeps images and writable layers, from its ImageFsInfo compared with
+ * the kubelet's root directory (the kubelet's HasDedicatedImageFs, IsContainerFsSeparateFromImageFs;
+ * reference cri.md §4). It decides which node-level reclaim and which pod usage each disk signal has.
+ */
+typedef enum disk_layout {
+	LAYOUT_UNKNOWN = 0, /* no runtime listing: emptyDir + logs for nodefs, priority alone for imagefs */
+	LAYOUT_SINGLE,      /* images and writable layers on the nodefs filesystem */
+	LAYOUT_DEDICATED,   /* both on another filesystem (imagefs = containerfs != nodefs) */
+	LAYOUT_SPLIT,       /* images on imagefs, writable layers on nodefs (containerfs = nodefs) */
+} disk_layout;
+
 typedef enum meta_source {
 	META_NONE = 0,   /* nothing known: default applies */
 	META_DESCRIPTOR, /* /run/evictd/pods/<uid>.conf */
@@ -101,6 +113,19 @@ typedef struct pod_info {
 	int64_t disk_bytes, disk_inodes;
 	uint64_t disk_measured_usec;
 	bool disk_warned;         /* the lower-bound warning was logged and the pod is still partial */
+	int64_t volume_bytes, volume_inodes; /* the emptyDir part of disk_* */
+	int64_t log_bytes, log_inodes;       /* the logs part */
+
+	/*
+	 * From the container runtime (observe/runtime-disk.c), when a listing is known: the writable
+	 * layers of the pod's running containers (ContainerStats), its logs from the runtime's log
+	 * paths, and disk_* (nodefs) and imagefs_* set as the kubelet ranks each signal for the layout.
+	 */
+	bool has_rootfs;
+	int64_t rootfs_bytes, rootfs_inodes;
+	bool cri_logs;            /* log_* came from the runtime's log paths, not the guessed directory */
+	bool has_imagefs;         /* imagefs_* are attributed (writable layers, and logs on one disk) */
+	int64_t imagefs_bytes, imagefs_inodes;
 } pod_info;
 
 typedef struct snapshot {
@@ -108,7 +133,11 @@ typedef struct snapshot {
 	node_signals node;
 	pod_info *pods;          /* sorted by cgroup path */
 	size_t n_pods;
+	disk_layout layout;      /* LAYOUT_UNKNOWN without a runtime listing */
 } snapshot;
+
+/* "single filesystem", "dedicated imagefs", "split (images apart from writable layers)", "unknown". */
+const char *disk_layout_name(disk_layout l);
 
 /* "ns/name", or the name alone when the namespace is empty. */
 const char *pod_display_name(const pod_info *p, char *buf, size_t size);

@@ -45,7 +45,7 @@ static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **re
 	size_t *order = calloc(n ? n : 1, sizeof(*order));
 	ranked_pod *out = calloc(n ? n : 1, sizeof(*out));
 	static const pp_evict_signal map[_RANK_MAX] = { PP_EVICT_MEMORY, PP_EVICT_DISK, PP_EVICT_PID, PP_EVICT_DISK,
-		                                        PP_EVICT_DISK };
+		                                        PP_EVICT_DISK, PP_EVICT_DISK };
 	int r = -ENOMEM;
 
 	if (!pp || !order || !out)
@@ -80,9 +80,15 @@ static int rank_kind(const decide_input *in, evictd_rank_kind k, ranked_pod **re
 			pp[i].request = 0;
 			break;
 		case RANK_IMAGEFS:
-			/* writable layers are the runtime's (no CRI here): priority, then name */
-			pp[i].has_stats = false;
+			/* the layout's share (runtime-disk.h); without the runtime: priority, then name */
+			pp[i].has_stats = p->has_imagefs;
+			pp[i].usage = p->imagefs_bytes;
 			pp[i].request = p->storage_request;
+			break;
+		case RANK_IMAGEFS_INODES:
+			pp[i].has_stats = p->has_imagefs;
+			pp[i].usage = p->imagefs_inodes;
+			pp[i].request = 0; /* as nodefs.inodesFree: no inode request */
 			break;
 		default:
 			pp[i].has_stats = p->has_pids;
@@ -137,6 +143,10 @@ int64_t pod_expected_reclaim(evictd_signal s, const pod_info *p)
 		return p->has_disk ? p->disk_bytes : -1;
 	case RANK_INODES:
 		return p->has_disk ? p->disk_inodes : -1;
+	case RANK_IMAGEFS:
+		return p->has_imagefs ? p->imagefs_bytes : -1;
+	case RANK_IMAGEFS_INODES:
+		return p->has_imagefs ? p->imagefs_inodes : -1;
 	default:
 		return -1;
 	}
@@ -179,7 +189,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	const signal_obs *o = &snap->node.s[s];
 	evictd_rank_kind rk = signal_rank_kind(s);
 	const ranked_pod *rank = d->ranking[rk];
-	bool estimable = !signal_is_psi(s) && rk != RANK_IMAGEFS;
+	bool estimable = !signal_is_psi(s);
 	bool disk = rk == RANK_DISK || rk == RANK_INODES;
 	int64_t need, pending = 0;
 	bool inflight_any = false, inflight_unknown = false;
@@ -205,10 +215,16 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	}
 	if (inflight_unknown)
 		return 0; /* let what is in flight act first: its effect cannot be predicted */
+	if (in->node && in->node->hold[s]) {
+		d->node_held[s] = true;
+		return 0; /* node-level reclaim first, then measure again (the kubelet's order) */
+	}
+	if (in->node && in->node->pending[s] > 0)
+		pending += in->node->pending[s];
 	if (!estimable) {
 		if (inflight_any)
 			return 0;
-		need = 1; /* PSI, imagefs: one pod, then measure again */
+		need = 1; /* PSI: one pod, then measure again */
 	} else {
 		/* back to threshold + minimum reclaim, less what evictions in flight or reclaiming will free */
 		need = te->threshold + te->min_reclaim - o->available - pending;
@@ -216,8 +232,11 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 		if (worse && pr->bound[s] - o->available < need)
 			need = pr->bound[s] - o->available;
 	}
-	if (need <= 0)
+	if (need <= 0) {
+		if (in->node && in->node->pending[s] > 0 && te->threshold + te->min_reclaim - o->available > 0)
+			d->node_covered[s] = true;
 		return 0;
+	}
 
 	bool first_exceeds = false;
 	size_t taken = 0, first = d->n_evict;
@@ -338,7 +357,16 @@ const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_po
 			             r->usage);
 		break;
 	case RANK_IMAGEFS:
-		n = snprintf(buf, size, "writable layers not attributable without the CRI (ranked by priority)");
+	case RANK_IMAGEFS_INODES:
+		if (!r->has_usage)
+			n = snprintf(buf, size, "writable layers not attributable without the container runtime (ranked by priority)");
+		else if (k == RANK_IMAGEFS)
+			n = snprintf(buf, size, "writable layers%s %s %s ephemeral-storage request %s",
+			             p->cri_logs && p->rootfs_bytes != r->usage ? " + logs + emptyDir" : "",
+			             format_bytes(r->usage, u, sizeof(u)), r->exceeds ? "exceeds" : "within",
+			             format_bytes(r->request, q, sizeof(q)));
+		else
+			n = snprintf(buf, size, "writable layers %" PRId64 " inodes", r->usage);
 		break;
 	default:
 		if (r->has_usage)

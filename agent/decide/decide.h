@@ -62,6 +62,8 @@ typedef struct decision {
 	size_t n_ranked;                /* = snapshot->n_pods */
 	eviction_choice *evict;
 	size_t n_evict;
+	bool node_held[_SIGNAL_MAX];    /* actionable, but node-level reclaim runs: no pod chosen */
+	bool node_covered[_SIGNAL_MAX]; /* actionable, but node-level reclaim's pending covers the need */
 } decision;
 
 /*
@@ -78,6 +80,17 @@ typedef struct pending_reclaim {
 	int64_t bound[_SIGNAL_MAX];   /* the signal's worst value once one of them was gone */
 } pending_reclaim;
 
+/*
+ * The kubelet's node-level reclaim before a disk eviction (decide/noderec.h computes it, the daemon
+ * runs it): what it will give back counts like a reclaiming pod's reclaim — only pressure beyond it
+ * chooses a pod — and while it runs (images being removed, the runtime's listing awaited) no pod is
+ * chosen for the signal: the kubelet measures again after its reclaim before it evicts.
+ */
+typedef struct node_reclaim_input {
+	int64_t pending[_SIGNAL_MAX]; /* in the signal's unit */
+	bool hold[_SIGNAL_MAX];
+} node_reclaim_input;
+
 typedef struct decide_input {
 	const snapshot *snap;
 	const evictd_config *cfg;
@@ -88,6 +101,7 @@ typedef struct decide_input {
 	const char *const *skip_why;      /* ...and why (static strings); their reclaim does not count */
 	size_t n_skip;
 	const pending_reclaim *pending;   /* NULL: nothing is reclaiming */
+	const node_reclaim_input *node;   /* NULL: no container runtime (no node-level reclaim) */
 	bool rank_all; /* compute every ranking, even with nothing actionable (--once, status) */
 } decide_input;
 

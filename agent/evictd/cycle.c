@@ -225,10 +225,12 @@ static bool anything_actionable(const evaluation *e)
 	return false;
 }
 
-static bool nodefs_actionable(const evaluation *e)
+/* nodefs, and imagefs when the runtime may put the pods' volumes and logs on it (one disk) */
+static bool disk_actionable(const evaluation *e, bool runtime)
 {
 	for (int k = 0; k < _THRESHOLD_KIND_MAX; k++)
-		if (e->t[k][SIGNAL_NODEFS_AVAILABLE].actionable || e->t[k][SIGNAL_NODEFS_INODES_FREE].actionable)
+		if (e->t[k][SIGNAL_NODEFS_AVAILABLE].actionable || e->t[k][SIGNAL_NODEFS_INODES_FREE].actionable ||
+		    (runtime && (e->t[k][SIGNAL_IMAGEFS_AVAILABLE].actionable || e->t[k][SIGNAL_IMAGEFS_INODES_FREE].actionable)))
 			return true;
 	return false;
 }
@@ -457,8 +459,8 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		d->eval = ev;
 		return;
 	}
-	/* Disk walks cost time per file: only when a nodefs threshold is to be acted on. */
-	if (nodefs_actionable(&ev) && (r = scanner_measure_disk(d->sc, now)) < 0)
+	/* Disk walks cost time per file: only when a disk threshold is to be acted on. */
+	if (disk_actionable(&ev, runtime_enabled(d->rt)) && (r = scanner_measure_disk(d->sc, now)) < 0)
 		log_error_errno(r, "disk usage of pods not measured");
 	uid_list inflight = { NULL, 0, evictor_count(d->ev) };
 	if (inflight.cap && !(inflight.uids = calloc(inflight.cap, sizeof(*inflight.uids)))) {
@@ -478,9 +480,13 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	}
 	pending_reclaim pending;
 	reclaim_pending(d->reclaim, pending.amount, pending.pods, pending.unknown, pending.bound);
+	/* node-level reclaim first (the runtime's listing, images removed): what it frees, what it holds */
+	node_reclaim_input node;
+	runtime_prepare(d->rt, (snapshot *)snap, &ev, &pending, now, &node, NULL);
 	decide_input in = { .snap = snap, .cfg = d->cfg, .now_usec = now,
 	                    .inflight_uids = inflight.uids, .n_inflight = inflight.n,
-	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip, .pending = &pending };
+	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip, .pending = &pending,
+	                    .node = runtime_enabled(d->rt) ? &node : NULL };
 	decision dec;
 	r = decide(&in, &d->ts, &dec);
 	free(inflight.uids);
@@ -496,6 +502,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	d->eval = dec.eval;
 	metrics_observe_decision(d->metrics, mono_usec() - now);
 	events_log_decision(&dec, snap, d->cfg);
+	runtime_after_decision(d->rt, &dec, snap);
 	kube_spool_thresholds(d->cfg, &dec.eval, snap);
 	if (anything_changed(&dec.eval) || dec.n_evict)
 		d->dirty = true;
@@ -534,6 +541,7 @@ void evaluate(evictd_daemon *d, const char *reason)
 		node_signals_read_some(&src, read, &d->node);
 	}
 	d->node_valid = true;
+	runtime_observe(d->rt, &d->node);
 	/* Only while something reclaims: a look at each such pod's cgroup (gone? restarted? too long?). */
 	unsigned reclaiming = reclaim_count(d->reclaim);
 	if (reclaiming) {
@@ -549,6 +557,11 @@ void evaluate(evictd_daemon *d, const char *reason)
 		reclaiming = reclaim_count(d->reclaim);
 	}
 	metrics_set_reclaiming(d->metrics, reclaiming);
+	uint64_t images_removed, image_bytes;
+	int64_t node_pending[_SIGNAL_MAX];
+	int runtime_up;
+	runtime_counters(d->rt, &images_removed, &image_bytes, node_pending, &runtime_up);
+	metrics_set_node_reclaim(d->metrics, images_removed, image_bytes, node_pending, runtime_up);
 	uint64_t wait;
 	if (d->quiet && !full && !evictor_count(d->ev) && !reclaiming && thresholded_signals_unchanged(d)) {
 		/* The idle tick: same inputs, same (empty) result; the evaluation is skipped. */

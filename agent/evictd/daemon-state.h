@@ -29,6 +29,7 @@
 #include "node.h"
 #include "podmemo.h"
 #include "reclaim.h"
+#include "runtime.h"
 #include "scan.h"
 #include "status-file.h"
 #include "thresholds.h"
@@ -69,6 +70,7 @@ struct evictd_daemon {
 	kubelet_changed_fn kubelet_changed;
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
+	runtime_state *rt;          /* the container runtime (runtime.h): node-level reclaim, writable layers */
 
 	bool stopping;
 	bool dirty;                 /* status.json must be rewritten now */

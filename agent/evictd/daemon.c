@@ -242,6 +242,7 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 		else
 			log_config_loaded(d, "reloaded");
 		engine_reconfigure(d);
+		runtime_reconfigure(d->rt, d->cfg);
 		setup_watches(d);
 		kubelet_watch_setup(d, on_kubelet_config_changed);
 	}
@@ -256,6 +257,14 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 	heartbeat_announce(d->heartbeat);
 }
 
+
+/* The runtime answered (a listing, a removal ended): the disk signals it held are decided again. */
+static void on_runtime_changed(void *userdata)
+{
+	evictd_daemon *d = userdata;
+	d->quiet = false;
+	evaluate(d, "runtime");
+}
 
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -390,6 +399,7 @@ static void daemon_done(evictd_daemon *d)
 	d->metrics = metrics_free(d->metrics);
 	d->memo = pod_memo_free(d->memo);
 	d->reclaim = reclaim_set_free(d->reclaim);
+	d->rt = runtime_state_free(d->rt);
 	engine_done(d);
 	config_free(d->cfg);
 	free(d->status_path);
@@ -447,8 +457,9 @@ int daemon_run(const daemon_options *o)
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
 	resume_inflight(&d);
-	if ((r = engine_init(&d)) < 0)
+	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, on_runtime_changed, &d, &d.rt)) < 0)
 		goto fail;
+	runtime_start(d.rt, mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
 	if ((r = metrics_new(&d.metrics)) < 0 ||

@@ -28,6 +28,7 @@
 #include "node.h"
 #include "log.h"
 #include "report.h"
+#include "runtime.h"
 #include "scan.h"
 #include "signals.h"
 #include "status-cmd.h"
@@ -236,6 +237,8 @@ static int run_once(const options *o)
 	const snapshot *snap;
 	threshold_state st = { 0 };
 	decision d = { 0 };
+	sd_event *event = NULL;
+	runtime_state *rt = NULL;
 	int r;
 
 	r = config_load(o->config_path, o->config_explicit, &c, &err);
@@ -269,20 +272,48 @@ static int run_once(const options *o)
 	for (int i = 0; i < _SIGNAL_MAX; i++)
 		caps[i] = snap->node.s[i].known ? snap->node.s[i].capacity : -1;
 	log_kubelet_notes(c, caps);
-	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true };
+	/*
+	 * The runtime, once: its listing (each call's deadline bounds the wait), the pods' writable
+	 * layers, and what node-level reclaim would free before any pod is a victim. Nothing is
+	 * removed: --once acts on nothing, so images it would remove count as gone.
+	 */
+	threshold_state probe = { 0 };
+	evaluation ev;
+	thresholds_evaluate(c, &snap->node, &probe, now, &ev);
+	node_reclaim_input node = { 0 };
+	runtime_plan plan = { 0 };
+	bool dry = c->dry_run;
+	c->dry_run = true;
+	if (sd_event_new(&event) >= 0 && runtime_state_new(event, c, NULL, NULL, &rt) >= 0) {
+		if (!runtime_enabled(rt))
+			log_msg(LOG_NOTICE, "No container runtime (%s): node-level reclaim and writable layers not shown",
+			        runtime_describe(rt));
+		else if ((r = runtime_list_now(rt, now)) < 0)
+			log_msg(LOG_WARNING, "The container runtime at %s did not answer usably (%s): node-level reclaim and "
+			        "writable layers not shown", runtime_describe(rt), strerror(-r));
+		else
+			runtime_prepare(rt, (snapshot *)snap, &ev, NULL, now_usec(), &node, &plan);
+	}
+	c->dry_run = dry;
+	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true,
+	                    .node = plan.valid ? &node : NULL };
 	r = decide(&in, &st, &d);
 	if (r < 0)
 		goto fail;
-	r = o->json ? report_json(stdout, &cg, c, snap, &d) : report_text(stdout, &cg, c, snap, &d);
+	r = o->json ? report_json(stdout, &cg, c, snap, &d, &plan) : report_text(stdout, &cg, c, snap, &d, &plan);
 	if (fflush(stdout) != 0)
 		r = -EIO;
 	decision_done(&d);
+	runtime_state_free(rt);
+	sd_event_unref(event);
 	scanner_free(sc);
 	config_free(c);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 fail:
 	if (r == -ENOMEM)
 		log_msg(LOG_ERR, "out of memory");
+	runtime_state_free(rt);
+	sd_event_unref(event);
 	scanner_free(sc);
 	config_free(c);
 	return EXIT_FAILURE;

@@ -231,6 +231,8 @@ int poddisk_measure(poddisk_pass *p, const char *uid, const char *namespace_, co
 	if (p->pods_fd < 0 && p->logs_fd < 0)
 		return 0;
 	walk_empty_dirs(p, uid, &t);
+	ret->volume_bytes = t.bytes;
+	ret->volume_inodes = t.inodes;
 	r = open_log_dir(p, uid, namespace_, name, &lfd);
 	if (r < 0)
 		return r;

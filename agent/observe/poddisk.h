@@ -50,7 +50,8 @@ typedef struct poddisk_pass {
 typedef struct pod_disk_usage {
 	bool known;     /* false: neither directory exists on this node (not a kubelet node) */
 	bool partial;   /* a lower bound; why says where and why */
-	int64_t bytes, inodes;
+	int64_t bytes, inodes;               /* volumes + logs */
+	int64_t volume_bytes, volume_inodes; /* the emptyDir volumes alone */
 	char why[320];
 } pod_disk_usage;
 

@@ -649,6 +649,10 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 			p->disk_inodes = old->disk_inodes;
 			p->disk_measured_usec = old->disk_measured_usec;
 			p->disk_warned = old->disk_warned;
+			p->volume_bytes = old->volume_bytes;
+			p->volume_inodes = old->volume_inodes;
+			p->log_bytes = old->log_bytes;
+			p->log_inodes = old->log_inodes;
 		}
 		read_usage(s, &fds[i], p);
 		if (old && old->has_cpu && p->has_cpu && now_usec > s->prev.timestamp_usec &&
@@ -710,6 +714,10 @@ int scanner_measure_disk(scanner *s, uint64_t now_usec)
 		p->disk_partial = u.partial;
 		p->disk_bytes = u.bytes;
 		p->disk_inodes = u.inodes;
+		p->volume_bytes = u.volume_bytes;
+		p->volume_inodes = u.volume_inodes;
+		p->log_bytes = u.bytes - u.volume_bytes;
+		p->log_inodes = u.inodes - u.volume_inodes;
 		p->disk_measured_usec = now_usec;
 		if (u.known)
 			disk_status(p, &u);

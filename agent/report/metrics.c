@@ -37,6 +37,9 @@ struct metrics {
 	uint64_t evictions[_SIGNAL_MAX][2][MAX_OUTCOMES]; /* [signal][hard][outcome] */
 	uint64_t started;
 	unsigned reclaiming;
+	uint64_t images_removed, image_bytes_removed;
+	int64_t node_pending[_SIGNAL_MAX];
+	int runtime_up; /* -1: no runtime configured */
 	histogram decision, scan, reclaim;
 
 	/* what was last written, to write only on change */
@@ -58,6 +61,7 @@ int metrics_new(metrics **ret)
 		return -ENOMEM;
 	m->reclaim.le = reclaim_buckets;
 	m->reclaim.n = N_RECLAIM_BUCKETS;
+	m->runtime_up = -1;
 	*ret = m;
 	return 0;
 }
@@ -128,6 +132,18 @@ void metrics_observe_scan(metrics *m, uint64_t usec)
 void metrics_observe_reclaim(metrics *m, uint64_t usec)
 {
 	observe(m, &m->reclaim, usec);
+}
+
+void metrics_set_node_reclaim(metrics *m, uint64_t images_removed, uint64_t bytes_removed,
+                              const int64_t pending[_SIGNAL_MAX], int runtime_up)
+{
+	if (m->images_removed != images_removed || m->runtime_up != runtime_up ||
+	    memcmp(m->node_pending, pending, sizeof(m->node_pending)) != 0)
+		m->events++;
+	m->images_removed = images_removed;
+	m->image_bytes_removed = bytes_removed;
+	memcpy(m->node_pending, pending, sizeof(m->node_pending));
+	m->runtime_up = runtime_up;
 }
 
 void metrics_set_reclaiming(metrics *m, unsigned n)
@@ -237,6 +253,25 @@ int metrics_render(const metrics *m, const evictd_config *cfg, const node_signal
 	put_header(&o, "evictd_pods_reclaiming", "gauge",
 	           "Evicted pods whose processes are gone and whose pod cgroup is not removed yet (reclaim pending).");
 	put(&o, "evictd_pods_reclaiming %u\n", m->reclaiming);
+	put_header(&o, "evictd_node_reclaim_images_removed_total", "counter",
+	           "Unused images removed through the container runtime by node-level reclaim before disk evictions.");
+	put(&o, "evictd_node_reclaim_images_removed_total %" PRIu64 "\n", m->images_removed);
+	put_header(&o, "evictd_node_reclaim_image_bytes_total", "counter",
+	           "Sizes of those images, as the runtime counts them (bytes).");
+	put(&o, "evictd_node_reclaim_image_bytes_total %" PRIu64 "\n", m->image_bytes_removed);
+	put_header(&o, "evictd_node_reclaim_pending", "gauge",
+	           "Node-level reclaim counted as pending for a disk signal (the kubelet's dead containers; images with node-reclaim = account), in its unit.");
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		if (s == SIGNAL_NODEFS_AVAILABLE || s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_AVAILABLE ||
+		    s == SIGNAL_IMAGEFS_INODES_FREE) {
+			put(&o, "evictd_node_reclaim_pending{");
+			put_label(&o, "signal", signal_name((evictd_signal)s), false);
+			put(&o, "} %" PRId64 "\n", m->node_pending[s]);
+		}
+	if (m->runtime_up >= 0) {
+		put_header(&o, "evictd_runtime_up", "gauge", "1 when the container runtime answered its last call, else 0.");
+		put(&o, "evictd_runtime_up %d\n", m->runtime_up);
+	}
 
 	put_header(&o, "evictd_signal_observed", "gauge",
 	           "Observed signal: bytes, inodes or tasks available; PSI as a 0-1 stall ratio. Absent when unreadable.");

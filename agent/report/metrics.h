@@ -15,6 +15,10 @@
  *   evictd_evictions_started_total                counter, evictions started (dry runs included)
  *   evictd_evictions_in_flight                    gauge
  *   evictd_pods_reclaiming                        gauge, evicted pods whose cgroup is not removed yet
+ *   evictd_node_reclaim_images_removed_total      counter, unused images removed by node-level reclaim
+ *   evictd_node_reclaim_image_bytes_total         counter, their sizes as the runtime counts them
+ *   evictd_node_reclaim_pending{signal}           gauge, node-level reclaim counted as pending (signal's unit)
+ *   evictd_runtime_up                             gauge 0/1: the container runtime answered its last call
  *   evictd_signal_observed{signal}                gauge, in the signal's base unit (PSI: 0-1)
  *   evictd_signal_threshold{signal,kind}          gauge, resolved against the signal's capacity
  *   evictd_threshold_met{signal,kind}             gauge 0/1
@@ -51,6 +55,9 @@ void metrics_observe_scan(metrics *m, uint64_t usec);
 /* An evicted pod's reclaim ended (cgroup gone, or timed out): processes gone -> then. */
 void metrics_observe_reclaim(metrics *m, uint64_t usec);
 void metrics_set_reclaiming(metrics *m, unsigned n);
+/* Node-level reclaim: totals so far (images removed, their bytes), pending per signal, the runtime's state. */
+void metrics_set_node_reclaim(metrics *m, uint64_t images_removed, uint64_t bytes_removed,
+                              const int64_t pending[_SIGNAL_MAX], int runtime_up);
 uint64_t metrics_evictions_started(const metrics *m);
 
 /* The text exposition of everything, into buf (NUL-terminated). Returns its length or -ENOBUFS. */

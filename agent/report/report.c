@@ -37,8 +37,10 @@ static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const d
 		fprintf(f, ",\"rank\":%zu,\"priority\":%" PRId32 ",\"usage_bytes\":", i + 1, p->priority);
 		if (k == RANK_DISK)
 			json_i64_or_null(f, p->has_disk, p->disk_bytes);
-		else if (k == RANK_INODES || k == RANK_IMAGEFS)
-			fputs("null", f); /* inodes are not bytes; writable layers are not attributable */
+		else if (k == RANK_IMAGEFS)
+			json_i64_or_null(f, p->has_imagefs, p->imagefs_bytes); /* null: no runtime, not attributable */
+		else if (k == RANK_INODES || k == RANK_IMAGEFS_INODES)
+			fputs("null", f); /* inodes are not bytes */
 		else
 			json_i64_or_null(f, p->has_memory, p->working_set);
 		if (k == RANK_DISK || k == RANK_INODES) {
@@ -47,6 +49,15 @@ static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const d
 			fputs(",\"disk_inodes\":", f);
 			json_i64_or_null(f, p->has_disk, p->disk_inodes);
 			fprintf(f, ",\"disk_lower_bound\":%s", p->has_disk && p->disk_partial ? "true" : "false");
+		}
+		if (k == RANK_IMAGEFS || k == RANK_IMAGEFS_INODES || k == RANK_DISK) {
+			fputs(",\"rootfs_bytes\":", f);
+			json_i64_or_null(f, p->has_rootfs, p->rootfs_bytes);
+			fputs(",\"rootfs_inodes\":", f);
+			json_i64_or_null(f, p->has_rootfs, p->rootfs_inodes);
+			fputs(",\"imagefs_inodes\":", f);
+			json_i64_or_null(f, p->has_imagefs, p->imagefs_inodes);
+			fprintf(f, ",\"logs_from_runtime\":%s", p->cri_logs ? "true" : "false");
 		}
 		fprintf(f, ",\"request_bytes\":%" PRId64 ",\"exceeds_requests\":%s", r->request, r->exceeds ? "true" : "false");
 		fputs(",\"processes\":", f);
@@ -63,7 +74,10 @@ static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const d
 	fputc(']', f);
 }
 
-int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d)
+static void json_node_reclaim(FILE *f, const evictd_config *c, const decision *d, const runtime_plan *plan);
+
+int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d,
+                const runtime_plan *plan)
 {
 	char name[320];
 	bool first;
@@ -128,7 +142,11 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 	json_ranking(f, RANK_INODES, s, d);
 	fputs(",\"imagefs\":", f);
 	json_ranking(f, RANK_IMAGEFS, s, d);
-	fputs("},\"evict\":[", f);
+	fputs(",\"imagefs_inodes\":", f);
+	json_ranking(f, RANK_IMAGEFS_INODES, s, d);
+	fputc('}', f);
+	json_node_reclaim(f, c, d, plan);
+	fputs(",\"evict\":[", f);
 	for (size_t i = 0; i < d->n_evict; i++) {
 		const eviction_choice *ch = &d->evict[i];
 		const pod_info *p = &s->pods[ch->pod];
@@ -154,7 +172,100 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 	return ferror(f) ? -EIO : 0;
 }
 
-int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d)
+static bool is_disk(int i)
+{
+	return i == SIGNAL_NODEFS_AVAILABLE || i == SIGNAL_NODEFS_INODES_FREE || i == SIGNAL_IMAGEFS_AVAILABLE ||
+	       i == SIGNAL_IMAGEFS_INODES_FREE;
+}
+
+static const char *mode_name(const evictd_config *c)
+{
+	return c->node_reclaim == NODE_RECLAIM_IMAGES ? "images" : c->node_reclaim == NODE_RECLAIM_ACCOUNT ? "account" : "off";
+}
+
+/* Node-level reclaim before any victim: what the kubelet's order would free first. */
+static void text_node_reclaim(FILE *f, const evictd_config *c, const decision *d, const runtime_plan *plan)
+{
+	char a[32], b[32];
+
+	fputs("\nnode-level reclaim (before any pod is evicted for disk pressure):\n", f);
+	if (!plan || !plan->valid) {
+		fputs("  no container runtime listing: not planned (pods ranked as without a runtime)\n", f);
+		return;
+	}
+	fprintf(f, "  layout: %s, image filesystem %s; node-reclaim = %s\n", disk_layout_name(plan->layout),
+	        plan->imagefs[0] ? plan->imagefs : "not named", mode_name(c));
+	for (int i = 0; i < _SIGNAL_MAX; i++) {
+		const runtime_signal_plan *sp = &plan->s[i];
+		evictd_signal s = (evictd_signal)i;
+		if (!is_disk(i))
+			continue;
+		fprintf(f, "  %-20s ", signal_name(s));
+		if (!sp->steps) {
+			fputs("none on this layout\n", f);
+			continue;
+		}
+		if (sp->steps & NODEREC_CONTAINERS)
+			fprintf(f, "%u dead container%s (the kubelet's) %s; ", sp->n_dead, sp->n_dead == 1 ? "" : "s",
+			        format_signal_value(s, sp->dead, a, sizeof(a)));
+		if (sp->steps & NODEREC_IMAGES)
+			fprintf(f, "%zu unused image%s %s", sp->n_images, sp->n_images == 1 ? "" : "s",
+			        format_bytes(sp->images_bytes, b, sizeof(b)));
+		if (sp->n_remove)
+			fprintf(f, "; %s %zu (%s) for the need", c->dry_run ? "would remove" : "removes", sp->n_remove,
+			        format_bytes(sp->remove_bytes, b, sizeof(b)));
+		if (sp->pending)
+			fprintf(f, "; pending %s", format_signal_value(s, sp->pending, a, sizeof(a)));
+		if (sp->kubelet_reached)
+			fputs("; below the kubelet's own threshold: nothing counts as pending", f);
+		if (d->node_covered[i])
+			fputs("; covers the need: no pod evicted", f);
+		fputc('\n', f);
+	}
+	for (int i = 0; i < 8 && plan->remove_names[i]; i++)
+		fprintf(f, "  %s %s\n", c->dry_run ? "would remove" : "removes", plan->remove_names[i]);
+}
+
+static void json_node_reclaim(FILE *f, const evictd_config *c, const decision *d, const runtime_plan *plan)
+{
+	bool first = true;
+
+	fputs(",\"node_reclaim\":", f);
+	if (!plan || !plan->valid) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"layout\":", f);
+	json_string(f, disk_layout_name(plan->layout));
+	fputs(",\"image_filesystem\":", f);
+	json_string(f, plan->imagefs);
+	fputs(",\"mode\":", f);
+	json_string(f, mode_name(c));
+	fputs(",\"signals\":{", f);
+	for (int i = 0; i < _SIGNAL_MAX; i++) {
+		const runtime_signal_plan *sp = &plan->s[i];
+		if (!is_disk(i))
+			continue;
+		fputs(first ? "" : ",", f);
+		first = false;
+		json_string(f, signal_name((evictd_signal)i));
+		fprintf(f, ":{\"dead_containers\":%s,\"images\":%s,\"n_dead\":%u,\"dead\":%" PRId64 ",\"n_unused_images\":%zu,"
+		        "\"unused_image_bytes\":%" PRId64 ",\"remove\":%zu,\"remove_bytes\":%" PRId64 ",\"pending\":%" PRId64
+		        ",\"kubelet_threshold_reached\":%s,\"covers_need\":%s}",
+		        sp->steps & NODEREC_CONTAINERS ? "true" : "false", sp->steps & NODEREC_IMAGES ? "true" : "false",
+		        sp->n_dead, sp->dead, sp->n_images, sp->images_bytes, sp->n_remove, sp->remove_bytes, sp->pending,
+		        sp->kubelet_reached ? "true" : "false", d->node_covered[i] ? "true" : "false");
+	}
+	fputs("},\"remove\":[", f);
+	for (int i = 0; i < 8 && plan->remove_names[i]; i++) {
+		fputs(i ? "," : "", f);
+		json_string(f, plan->remove_names[i]);
+	}
+	fputs("]}", f);
+}
+
+int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d,
+                const runtime_plan *plan)
 {
 	char a[32], cap[32], t[32], name[320], why[400];
 	bool any = false;
@@ -203,6 +314,7 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 			        ranked_reason((evictd_rank_kind)k, p, r, why, sizeof(why)));
 		}
 	}
+	text_node_reclaim(f, c, d, plan);
 	fputs("\nwould evict:", f);
 	if (d->n_evict == 0)
 		fputs(" nothing\n", f);

@@ -9,8 +9,12 @@
 #include "cgdiscover.h"
 #include "config.h"
 #include "decide.h"
+#include "noderec.h"
 #include "snapshot.h"
 
-int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d);
-int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d);
+/* plan: node-level reclaim as planned from the runtime's listing; NULL without a runtime. */
+int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d,
+                const runtime_plan *plan);
+int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapshot *s, const decision *d,
+                const runtime_plan *plan);
 

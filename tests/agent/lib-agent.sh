@@ -99,3 +99,14 @@ imagefs.inodesFree = 0%
 nodefs.inodesFree = 0%
 EOC
 }
+
+# cri_python: prints a python3 that imports grpc (python3-grpcio), for the stand-in CRI runtime
+# (tests/cri/cri-standin.py); fails when there is none. A pyenv or venv python3 first in PATH does
+# not see Debian's modules, so /usr/bin/python3 is tried after it.
+cri_python() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		command -v "$p" >/dev/null && "$p" -c 'import grpc, google.protobuf' 2>/dev/null && { command -v "$p"; return 0; }
+	done
+	return 1
+}

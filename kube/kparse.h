@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Between the stream front (kstream.c), the tree builder (kbuild.c) and the two readers
- * (kjson.c: yajl, kyaml.c: libfyaml events). Not for users of kube/. */
-#ifndef KUBE_KSTREAM_INTERNAL_H
-#define KUBE_KSTREAM_INTERNAL_H
+/*
+ * The parse state that the stream front (kstream.c) drives and the tree builder (kbuild.c) and the
+ * two readers (kjson.c: yajl, kyaml.c: libfyaml events) share. It sits below all four, so that the
+ * front calls down into the readers and the builder, and nothing calls back up into the front: a
+ * reader reports through kp_error() here and hands values to the builder, which delivers items
+ * through the callback the front stored. Not for users of kube/.
+ */
+#ifndef KUBE_KPARSE_H
+#define KUBE_KPARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,7 +15,9 @@
 
 #include "arena.h"
 #include "k8s_input.h"
-#include "kstream.h"
+#include "diag.h"
+#include "kstream-types.h"
+#include "kval.h"
 
 struct kframe {
 	uint8_t type;  /* KVAL_MAP or KVAL_SEQ */
@@ -49,10 +56,12 @@ struct kbuild {
 	size_t hash_cap, hash_alloc;
 };
 
-struct kstream {
+typedef struct kparse kparse;
+
+struct kparse {
 	char *name;
 	diag *d;
-	kstream_item_fn fn;
+	int (*fn)(void *userdata, const kval *item); /* kstream_item_fn */
 	void *userdata;
 	kstream_format fmt;
 	bool yaml_buffered;   /* YAML bytes wait in ybuf for kstream_end */
@@ -85,32 +94,32 @@ struct kstream {
 };
 
 /* kbuild.c */
-void kb_init(kstream *s);
-void kb_done(kstream *s);
+void kb_init(kparse *s);
+void kb_done(kparse *s);
 /* Back to "between top-level values" (after an error, or to re-read as YAML). */
-void kb_reset(kstream *s);
-int kb_scalar(kstream *s, kval_type t, uint8_t flags, const char *text, size_t len, uint32_t line,
+void kb_reset(kparse *s);
+int kb_scalar(kparse *s, kval_type t, uint8_t flags, const char *text, size_t len, uint32_t line,
               const char *anchor, size_t anchor_len);
-int kb_begin(kstream *s, kval_type t, uint32_t line, const char *anchor, size_t anchor_len);
-int kb_end(kstream *s);
-int kb_alias(kstream *s, const char *name, size_t len, uint32_t line);
+int kb_begin(kparse *s, kval_type t, uint32_t line, const char *anchor, size_t anchor_len);
+int kb_end(kparse *s);
+int kb_alias(kparse *s, const char *name, size_t len, uint32_t line);
 /* A YAML document ended: its anchors go. */
-void kb_document_end(kstream *s);
-bool kb_in_value(const kstream *s);
+void kb_document_end(kparse *s);
+bool kb_in_value(const kparse *s);
 
-/* kstream.c */
-__attribute__((format(printf, 3, 4))) int ks_error(kstream *s, uint32_t line, const char *fmt, ...);
+/* kparse.c: reports a problem at line of the input as FILE:LINE: and returns -EINVAL. */
+__attribute__((format(printf, 3, 4))) int kp_error(kparse *s, uint32_t line, const char *fmt, ...);
 
 /* kjson.c */
-int kjson_new(kstream *s);
-void kjson_free(kstream *s);
+int kjson_new(kparse *s);
+void kjson_free(kparse *s);
 /* Parses a chunk (already through the gate). */
-int kjson_feed(kstream *s, const unsigned char *buf, size_t len);
-int kjson_end(kstream *s);
+int kjson_feed(kparse *s, const unsigned char *buf, size_t len);
+int kjson_end(kparse *s);
 /* Whether a JSON failure may be retried as YAML. */
-bool kjson_may_fall_back(const kstream *s);
+bool kjson_may_fall_back(const kparse *s);
 
 /* kyaml.c: parses s->ybuf[yoff..], then (fd >= 0) the rest of fd through the gate. */
-int kyaml_run(kstream *s);
+int kyaml_run(kparse *s);
 
 #endif

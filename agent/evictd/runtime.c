@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+#include "runtime.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cri.h"
+#include "image-remove.h"
+#include "log.h"
+#include "runtime-disk.h"
+
+typedef struct image_record {
+	char *id;
+	image_history h;
+} image_record;
+
+struct runtime_state {
+	sd_event *event;
+	const evictd_config *cfg;
+	runtime_changed_fn changed;
+	void *userdata;
+	cri_client *client;       /* NULL: no runtime */
+	char socket[108];
+	char why_off[PATH_MAX + 128];
+	char runtime[128];        /* "containerd 1.6.20 (CRI v1)" once Version answered */
+
+	cri_listing *listing;     /* the latest, its log sizes measured */
+	uint64_t listing_usec;    /* when it arrived; 0: none usable (never, or a removal since) */
+	bool refreshing;
+	uint64_t failed_usec;     /* the last listing failed then: no hold, no retry for a TTL */
+	bool failure_logged;
+	disk_layout layout;
+	char imagefs[256];
+
+	image_record *images;     /* sorted by id: what every listing saw */
+	size_t n_images;
+
+	image_removal *removal;
+	evictd_signal removal_signal;
+	int64_t removal_before;
+	bool removal_done;        /* the result waits for runtime_observe to log it */
+	image_removal_result result;
+
+	uint64_t pending_since[_SIGNAL_MAX]; /* node-level reclaim counted as pending since (0: not) */
+	bool covered_logged[_SIGNAL_MAX];
+	bool expired_logged[_SIGNAL_MAX];
+	uint64_t images_removed, bytes_removed;
+	int64_t last_pending[_SIGNAL_MAX]; /* what the last decision counted */
+	bool sync_done;           /* runtime_list_now */
+	int sync_error;
+};
+
+static void resolve_endpoint(runtime_state *rt)
+{
+	const evictd_config *c = rt->cfg;
+	const char *p = NULL;
+	struct stat st;
+
+	rt->socket[0] = '\0';
+	if (c->runtime_endpoint) {
+		if (!c->runtime_endpoint[0]) {
+			snprintf(rt->why_off, sizeof(rt->why_off), "container-runtime-endpoint = none");
+			return;
+		}
+		p = c->runtime_endpoint;
+	} else if (c->kubelet.runtime_endpoint[0])
+		p = c->kubelet.runtime_endpoint;
+	else if (stat(CONTAINERD_SOCKET, &st) == 0)
+		p = CONTAINERD_SOCKET;
+	else if (stat(CRIO_SOCKET, &st) == 0)
+		p = CRIO_SOCKET;
+	if (!p) {
+		snprintf(rt->why_off, sizeof(rt->why_off), "no runtime socket (neither %s nor %s exists, and no "
+		         "container-runtime-endpoint or kubelet containerRuntimeEndpoint names one)",
+		         CONTAINERD_SOCKET, CRIO_SOCKET);
+		return;
+	}
+	snprintf(rt->socket, sizeof(rt->socket), "%.107s", p);
+}
+
+static void log_off(const runtime_state *rt)
+{
+	log_entry e;
+	log_entry_init(&e, LOG_NOTICE, MSGID_RUNTIME_STATUS);
+	log_entry_add(&e, FIELD_RUNTIME, "none");
+	log_entry_add(&e, FIELD_REASON, "%s", rt->why_off);
+	log_entry_send(&e, "No container runtime: %s. Not done: node-level reclaim before disk evictions (unused images, "
+	               "the kubelet's dead containers) and ranking by writable layers; nodefs pressure ranks pods by "
+	               "emptyDir volumes and logs, imagefs pressure by priority alone", rt->why_off);
+}
+
+static int client_open(runtime_state *rt)
+{
+	cri_client_opts o = { .timeout_usec = rt->cfg->runtime_timeout_usec };
+
+	resolve_endpoint(rt);
+	if (!rt->socket[0])
+		return 0;
+	int r = cri_client_new(rt->event, rt->socket, &o, &rt->client);
+	if (r == -ENAMETOOLONG) {
+		snprintf(rt->why_off, sizeof(rt->why_off), "the socket path %s is too long", rt->socket);
+		rt->socket[0] = '\0';
+		return 0;
+	}
+	return r;
+}
+
+int runtime_state_new(sd_event *e, const evictd_config *cfg, runtime_changed_fn changed, void *userdata,
+                      runtime_state **ret)
+{
+	runtime_state *rt = calloc(1, sizeof(*rt));
+	int r;
+
+	if (!rt)
+		return -ENOMEM;
+	rt->event = sd_event_ref(e);
+	rt->cfg = cfg;
+	rt->changed = changed;
+	rt->userdata = userdata;
+	r = client_open(rt);
+	if (r < 0) {
+		runtime_state_free(rt);
+		return r;
+	}
+	*ret = rt;
+	return 0;
+}
+
+static void images_forget(runtime_state *rt)
+{
+	for (size_t i = 0; i < rt->n_images; i++)
+		free(rt->images[i].id);
+	free(rt->images);
+	rt->images = NULL;
+	rt->n_images = 0;
+}
+
+static void listing_drop(runtime_state *rt)
+{
+	if (rt->listing) {
+		cri_listing_free(rt->listing);
+		free(rt->listing);
+	}
+	rt->listing = NULL;
+	rt->listing_usec = 0;
+}
+
+static void client_close(runtime_state *rt)
+{
+	image_removal_cancel(rt->removal);
+	rt->removal = NULL;
+	rt->client = cri_client_free(rt->client); /* calls in flight end here, silently */
+	rt->refreshing = false;
+}
+
+runtime_state *runtime_state_free(runtime_state *rt)
+{
+	if (!rt)
+		return NULL;
+	client_close(rt);
+	listing_drop(rt);
+	images_forget(rt);
+	sd_event_unref(rt->event);
+	free(rt);
+	return NULL;
+}
+
+bool runtime_enabled(const runtime_state *rt)
+{
+	return rt && rt->client;
+}
+
+const char *runtime_describe(const runtime_state *rt)
+{
+	return rt->client ? rt->socket : rt->why_off;
+}
+
+void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_t *bytes_removed,
+                      int64_t pending[_SIGNAL_MAX], int *up)
+{
+	*images_removed = rt ? rt->images_removed : 0;
+	*bytes_removed = rt ? rt->bytes_removed : 0;
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		pending[s] = rt ? rt->last_pending[s] : 0;
+	*up = !rt || !rt->client ? -1 : rt->failed_usec ? 0 : 1;
+}
+
+/* --- listings ------------------------------------------------------------------------------ */
+
+static int by_record_id(const void *a, const void *b)
+{
+	return strcmp(((const image_record *)a)->id, ((const image_record *)b)->id);
+}
+
+static image_record *record_find(const runtime_state *rt, const char *id)
+{
+	image_record key = { .id = (char *)id };
+	return rt->n_images ? bsearch(&key, rt->images, rt->n_images, sizeof(key), by_record_id) : NULL;
+}
+
+/* The image history follows the listing: new images first seen now, used ones used now, gone ones forgotten. */
+static void images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
+{
+	image_record *n = calloc(l->n_images ? l->n_images : 1, sizeof(*n));
+	size_t k = 0;
+
+	if (!n)
+		return; /* kept as it was: ages only grow, so nothing becomes removable early */
+	for (size_t i = 0; i < l->n_images; i++) {
+		const image_record *old = record_find(rt, l->images[i].id);
+		if (!(n[k].id = strdup(l->images[i].id)))
+			continue;
+		n[k].h = old ? old->h : (image_history){ .first_seen_usec = now };
+		for (size_t c = 0; c < l->n_containers; c++)
+			if (strcmp(l->containers[c].image_id, l->images[i].id) == 0)
+				n[k].h.last_used_usec = now;
+		k++;
+	}
+	qsort(n, k, sizeof(*n), by_record_id);
+	images_forget(rt);
+	rt->images = n;
+	rt->n_images = k;
+}
+
+static void on_listing(int error, cri_listing *l, const char *why, void *userdata)
+{
+	runtime_state *rt = userdata;
+	uint64_t now;
+
+	rt->refreshing = false;
+	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
+	if (error < 0) {
+		rt->failed_usec = now ? now : 1;
+		rt->sync_error = error;
+		if (!rt->failure_logged) {
+			log_entry e;
+			log_entry_init(&e, LOG_WARNING, MSGID_RUNTIME_STATUS);
+			log_entry_add(&e, FIELD_ENDPOINT, "%s", rt->socket);
+			log_entry_add(&e, FIELD_REASON, "%s", why);
+			log_entry_send(&e, "The container runtime at %s did not answer usably: %s; disk pressure is met without "
+			               "node-level reclaim or writable layers until it does (asked again in %" PRIu64 " s)",
+			               rt->socket, why, RUNTIME_LISTING_TTL_USEC / 1000000);
+			rt->failure_logged = true;
+		}
+	} else {
+		if (rt->failure_logged)
+			log_msg(LOG_INFO, "The container runtime at %s answers again", rt->socket);
+		rt->failure_logged = false;
+		rt->failed_usec = 0;
+		rt->sync_error = 0;
+		runtime_measure_logs(l);
+		images_update(rt, l, now);
+		listing_drop(rt);
+		rt->listing = l;
+		rt->listing_usec = now ? now : 1;
+		disk_layout before = rt->layout;
+		rt->layout = runtime_layout(l, rt->cfg->kubelet_root_dir, rt->imagefs, sizeof(rt->imagefs));
+		if (rt->layout != before)
+			log_msg(LOG_INFO, "Container runtime disk layout: %s (image filesystem %s, kubelet root %s)",
+			        disk_layout_name(rt->layout), rt->imagefs[0] ? rt->imagefs : "not named",
+			        rt->cfg->kubelet_root_dir);
+	}
+	rt->sync_done = true;
+	if (rt->changed)
+		rt->changed(rt->userdata);
+}
+
+static void refresh(runtime_state *rt)
+{
+	if (!rt->client || rt->refreshing)
+		return;
+	if (cri_client_list(rt->client, CRI_LIST_ALL, on_listing, rt) >= 0)
+		rt->refreshing = true;
+}
+
+static void on_version(int error, const char *text, void *userdata)
+{
+	runtime_state *rt = userdata;
+	log_entry e;
+
+	if (error == -ECANCELED)
+		return;
+	log_entry_init(&e, error < 0 ? LOG_WARNING : LOG_INFO, MSGID_RUNTIME_STATUS);
+	log_entry_add(&e, FIELD_ENDPOINT, "%s", rt->socket);
+	if (error < 0) {
+		log_entry_add(&e, FIELD_RUNTIME, "unreachable");
+		log_entry_add(&e, FIELD_REASON, "%s", text);
+		log_entry_send(&e, "Container runtime at %s: %s. Not done while it stays so: node-level reclaim before disk "
+		               "evictions and ranking by writable layers (asked again when a disk threshold is met)",
+		               rt->socket, text);
+		return;
+	}
+	snprintf(rt->runtime, sizeof(rt->runtime), "%s", text);
+	log_entry_add(&e, FIELD_RUNTIME, "%s", text);
+	log_entry_send(&e, "Container runtime %s at %s: node-level reclaim before disk evictions (%s), pods ranked by "
+	               "writable layers and logs; asked only while a disk threshold is met", text, rt->socket,
+	               rt->cfg->node_reclaim == NODE_RECLAIM_IMAGES    ? "unused images removed"
+	               : rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? "unused images counted, left to the kubelet"
+	                                                              : "off");
+}
+
+void runtime_start(runtime_state *rt, uint64_t now_usec)
+{
+	(void)now_usec;
+	if (!rt->client) {
+		log_off(rt);
+		return;
+	}
+	(void)cri_client_version(rt->client, on_version, rt);
+	/* images' first sighting starts their minimum age: from evictd's start, as the kubelet's from its own */
+	refresh(rt);
+}
+
+int runtime_list_now(runtime_state *rt, uint64_t now_usec)
+{
+	(void)now_usec;
+	if (!rt->client)
+		return -ENOTCONN;
+	rt->sync_done = false;
+	refresh(rt);
+	if (!rt->refreshing)
+		return -EBUSY;
+	while (!rt->sync_done) {
+		int r = sd_event_run(rt->event, UINT64_MAX);
+		if (r < 0)
+			return r;
+	}
+	return rt->sync_error;
+}
+
+/* --- node-level reclaim -------------------------------------------------------------------- */
+
+static bool disk_signal(evictd_signal s)
+{
+	return s == SIGNAL_NODEFS_AVAILABLE || s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_AVAILABLE ||
+	       s == SIGNAL_IMAGEFS_INODES_FREE;
+}
+
+static const threshold_eval *acted_on(const evaluation *ev, evictd_signal s)
+{
+	if (ev->t[THRESHOLD_HARD][s].actionable)
+		return &ev->t[THRESHOLD_HARD][s];
+	return ev->t[THRESHOLD_SOFT][s].actionable ? &ev->t[THRESHOLD_SOFT][s] : NULL;
+}
+
+static const char *image_name(const cri_image *im)
+{
+	return im->n_tags ? im->tags[0] : im->id;
+}
+
+static void on_removed(const image_removal_result *res, void *userdata)
+{
+	runtime_state *rt = userdata;
+
+	rt->removal = NULL;
+	rt->result = *res;
+	rt->removal_done = true;
+	rt->images_removed += res->n_removed;
+	rt->bytes_removed += (uint64_t)res->bytes;
+	rt->listing_usec = 0; /* what is left must be listed again before more is removed */
+	if (rt->changed)
+		rt->changed(rt->userdata);
+}
+
+static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, evictd_signal s, int64_t before)
+{
+	const char *ids[64], *names[64];
+	int64_t sizes[64];
+
+	if (n > 64)
+		n = 64; /* more in the next round, after measuring */
+	for (size_t i = 0; i < n; i++) {
+		const cri_image *im = &rt->listing->images[p->images[i]];
+		ids[i] = im->id;
+		names[i] = image_name(im);
+		sizes[i] = (int64_t)im->size;
+	}
+	int r = image_removal_start(rt->client, ids, names, sizes, n, s, on_removed, rt, &rt->removal);
+	if (r < 0) {
+		log_error_errno(r, "node-level reclaim: images not removed");
+		return;
+	}
+	rt->removal_signal = s;
+	rt->removal_before = before;
+}
+
+void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
+                     uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan)
+{
+	const evictd_config *c = rt->cfg;
+	bool any_disk = false;
+	noderec_plan p = { 0 };
+	runtime_plan local;
+
+	*out = (node_reclaim_input){ 0 };
+	if (!plan)
+		plan = &local;
+	*plan = (runtime_plan){ 0 };
+	if (!rt->client)
+		return;
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		any_disk |= disk_signal((evictd_signal)s) && acted_on(ev, (evictd_signal)s);
+	bool usable = rt->listing && rt->listing_usec && now_usec - rt->listing_usec < RUNTIME_LISTING_TTL_USEC;
+	bool failed_recently = rt->failed_usec && now_usec - rt->failed_usec < RUNTIME_LISTING_TTL_USEC;
+	if (any_disk && !usable && !failed_recently)
+		refresh(rt);
+	if (!usable) {
+		/* the kubelet measures after its reclaim: no disk eviction before the runtime has answered */
+		for (int s = 0; s < _SIGNAL_MAX; s++)
+			out->hold[s] = disk_signal((evictd_signal)s) && (rt->refreshing || rt->removal);
+		return;
+	}
+	runtime_attribute(snap, rt->listing, rt->layout);
+	image_history *h = calloc(rt->listing->n_images ? rt->listing->n_images : 1, sizeof(*h));
+	if (!h)
+		return;
+	for (size_t i = 0; i < rt->listing->n_images; i++) {
+		const image_record *r = record_find(rt, rt->listing->images[i].id);
+		h[i] = r ? r->h : (image_history){ .first_seen_usec = now_usec };
+	}
+	int r = noderec_plan_build(rt->listing, h, now_usec, c->image_min_gc_age_usec, &p);
+	free(h);
+	if (r < 0)
+		return;
+	plan->valid = true;
+	plan->layout = rt->layout;
+	snprintf(plan->imagefs, sizeof(plan->imagefs), "%s", rt->imagefs);
+	for (int si = 0; si < _SIGNAL_MAX; si++) {
+		evictd_signal s = (evictd_signal)si;
+		runtime_signal_plan *sp = &plan->s[s];
+		const signal_obs *o = &snap->node.s[s];
+		const threshold_eval *te = acted_on(ev, s);
+		if (!disk_signal(s))
+			continue;
+		sp->steps = c->node_reclaim == NODE_RECLAIM_OFF ? 0 : noderec_steps(rt->layout, s);
+		sp->n_dead = sp->steps & NODEREC_CONTAINERS ? p.n_dead : 0;
+		sp->dead = noderec_dead_for(&p, rt->layout, s);
+		if (sp->steps & NODEREC_IMAGES) {
+			sp->n_images = p.n_images;
+			sp->images_bytes = p.images_bytes;
+		}
+		bool inodes = strcmp(signal_unit(s), "inodes") == 0;
+		int64_t counted = (sp->steps & NODEREC_CONTAINERS ? sp->dead : 0) +
+		                  (c->node_reclaim == NODE_RECLAIM_ACCOUNT && !inodes ? sp->images_bytes : 0);
+		int64_t kt = noderec_kubelet_threshold(c->kubelet.hard, c->kubelet.path[0] != '\0', s, o->capacity);
+		sp->kubelet_reached = o->known && kt >= 0 && o->available < kt;
+		if (!te || counted <= 0 || sp->kubelet_reached) {
+			rt->pending_since[s] = 0;
+			rt->expired_logged[s] = false;
+			counted = 0;
+		} else {
+			if (!rt->pending_since[s])
+				rt->pending_since[s] = now_usec;
+			if (now_usec - rt->pending_since[s] >= KUBELET_CONTAINER_GC_PERIOD_USEC) {
+				sp->expired = true;
+				counted = 0;
+			}
+		}
+		sp->pending = counted;
+		out->pending[s] = counted;
+		rt->last_pending[s] = counted;
+		/* images this signal's need calls for, beyond what is pending already */
+		int64_t need = te ? te->threshold + te->min_reclaim - o->available - counted -
+		                            (pods_pending && pods_pending->pods[s] ? pods_pending->amount[s] : 0)
+		                  : 0;
+		if (c->node_reclaim == NODE_RECLAIM_IMAGES && te && o->known)
+			sp->n_remove = noderec_images_for(&p, rt->listing, rt->layout, s, need, &sp->remove_bytes);
+		for (size_t i = 0; i < sp->n_remove && i < 8 && !plan->remove_names[i]; i++)
+			plan->remove_names[i] = image_name(&rt->listing->images[p.images[i]]);
+		if (rt->removal && (sp->steps & NODEREC_IMAGES))
+			sp->hold = true;
+		else if (sp->n_remove && c->dry_run) {
+			/* a dry run removes nothing: what it would remove counts as if it were gone */
+			out->pending[s] += sp->remove_bytes;
+			sp->pending += sp->remove_bytes;
+		} else if (sp->n_remove && !rt->removal) {
+			start_removal(rt, &p, sp->n_remove, s, o->available);
+			sp->hold = rt->removal != NULL;
+		}
+		out->hold[s] = sp->hold;
+	}
+	/* a removal for one signal holds every signal whose image step it serves */
+	for (int s = 0; rt->removal && s < _SIGNAL_MAX; s++)
+		if (plan->s[s].steps & NODEREC_IMAGES)
+			out->hold[s] = plan->s[s].hold = true;
+	noderec_plan_done(&p);
+}
+
+void runtime_after_decision(runtime_state *rt, const decision *dec, const snapshot *snap)
+{
+	char v[32];
+
+	for (int si = 0; rt && si < _SIGNAL_MAX; si++) {
+		evictd_signal s = (evictd_signal)si;
+		if (!disk_signal(s))
+			continue;
+		if (!dec->node_covered[s]) {
+			if (!dec->eval.t[THRESHOLD_HARD][s].met && !dec->eval.t[THRESHOLD_SOFT][s].met)
+				rt->covered_logged[s] = false;
+			continue;
+		}
+		if (rt->covered_logged[s])
+			continue;
+		rt->covered_logged[s] = true;
+		const signal_obs *o = &snap->node.s[s];
+		log_entry e;
+		log_entry_init(&e, LOG_NOTICE, MSGID_NODE_RECLAIM_PENDING);
+		log_entry_add(&e, FIELD_SIGNAL, "%s", signal_name(s));
+		log_entry_add(&e, FIELD_OBSERVED, "%" PRId64, o->available);
+		log_entry_add(&e, FIELD_UNIT, "%s", signal_unit(s));
+		log_entry_send(&e, "No pod evicted for %s (%s): the kubelet's own node-level reclaim (dead containers%s) "
+		               "covers the need; counted until the kubelet's threshold or %" PRIu64 " s",
+		               signal_name(s), format_signal_value(s, o->available, v, sizeof(v)),
+		               rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? ", unused images" : "",
+		               KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
+	}
+}
+
+void runtime_observe(runtime_state *rt, const node_signals *node)
+{
+	char b[32], a[32], f[32];
+	const image_removal_result *res = &rt->result;
+	evictd_signal s = res->signal;
+	log_entry e;
+
+	if (!rt || !rt->removal_done)
+		return;
+	rt->removal_done = false;
+	log_entry_init(&e, res->n_removed ? LOG_NOTICE : LOG_WARNING, MSGID_NODE_RECLAIM_IMAGES);
+	log_entry_add(&e, FIELD_SIGNAL, "%s", signal_name(s));
+	log_entry_add(&e, FIELD_IMAGES_COUNT, "%zu", res->n_removed);
+	log_entry_add(&e, FIELD_IMAGES, "%s", res->names);
+	log_entry_add(&e, FIELD_FREED_BYTES, "%" PRId64, res->bytes);
+	log_entry_add(&e, FIELD_OBSERVED, "%" PRId64, rt->removal_before);
+	if (node->s[s].known)
+		log_entry_add(&e, FIELD_OBSERVED_AFTER, "%" PRId64, node->s[s].available);
+	log_entry_add(&e, FIELD_UNIT, "%s", signal_unit(s));
+	if (res->n_failed)
+		log_entry_add(&e, FIELD_REASON, "%s", res->why);
+	format_signal_value(s, rt->removal_before, b, sizeof(b));
+	if (node->s[s].known)
+		format_signal_value(s, node->s[s].available, a, sizeof(a));
+	else
+		snprintf(a, sizeof(a), "unknown");
+	log_entry_send(&e, "Node-level reclaim for %s: removed %zu unused image%s (%s: %s)%s%s%s; %s %s -> %s",
+	               signal_name(s), res->n_removed, res->n_removed == 1 ? "" : "s",
+	               format_bytes(res->bytes, f, sizeof(f)), res->names[0] ? res->names : "none",
+	               res->n_failed ? "; failed: " : "", res->n_failed ? res->why : "", "", signal_name(s), b, a);
+}
+
+void runtime_reconfigure(runtime_state *rt, const evictd_config *cfg)
+{
+	char before[108];
+
+	snprintf(before, sizeof(before), "%s", rt->socket);
+	rt->cfg = cfg;
+	resolve_endpoint(rt);
+	if (strcmp(before, rt->socket) == 0 && (rt->client || !rt->socket[0]))
+		return;
+	client_close(rt);
+	listing_drop(rt);
+	if (client_open(rt) < 0 || !rt->client) {
+		log_off(rt);
+		return;
+	}
+	runtime_start(rt, 0);
+}
