@@ -57,6 +57,9 @@ say "image $IMAGE (kernel $(cat "$IMAGE/kernel-version"))"
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-e2e.XXXXXX")
 SHARE=$WORK/share
 QTMP=$WORK/qemu                    # qemu's snapshot overlay (snapshot=on writes to $TMPDIR)
+# A second, blank disk (sparse): the dedicated image filesystem of scenario 12, formatted there.
+# The guest finds it as /dev/disk/by-id/virtio-e2e-imagefs; the root disk stays /dev/vda.
+DISK2=$WORK/imagefs.img
 QPID=
 cleanup() {
 	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null
@@ -86,6 +89,10 @@ cp -r "$HERE/scenarios" "$SHARE/scenarios"
 # the stand-in API server for the Kubernetes scenario (a test double; tests/kube/README.md)
 mkdir -p "$SHARE/kube"
 cp "$ROOT/tests/kube/apiserver.py" "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+# the kubelet stand-in of the CRI scenarios (tests/e2e/cri/), with the CRI subset's message classes:
+# tests/cri/criproto.py and the descriptor set `make all` wrote from cri/api.proto
+mkdir -p "$SHARE/cri"
+cp "$HERE/cri/kubelet.py" "$ROOT/tests/cri/criproto.py" "$BDIR/cri/api.desc" "$SHARE/cri/"
 # Debian packages for scenario 07 (tests/pkg/run.sh sets E2E_DEBS to a directory with old/ and new/).
 [ -n "${E2E_DEBS:-}" ] && cp -r "$E2E_DEBS" "$SHARE/debs"
 printf 'E2E_ONLY=%q\n' "${E2E_ONLY:-}" > "$SHARE/env"
@@ -118,13 +125,18 @@ boot() {
 	esac
 	rm -rf "$SHARE/out"
 	mkdir -p "$SHARE/out"
+	rm -f "$DISK2"
+	truncate -s 1G "$DISK2"
 	deadline=$((TIMEOUT - 30))   # the guest stops the scenarios here, so results still come back
 	say "booting (accel=$mode, $CPUS vCPUs, $MEM MiB, time limit ${TIMEOUT}s)"
 	TMPDIR=$QTMP qemu-system-x86_64 -name evictd-e2e "${a[@]}" -machine q35 \
 		-smp "$CPUS" -m "$MEM" -nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$kernel" -initrd "$IMAGE/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0,115200 loglevel=4 panic=1 mitigations=off systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all net.ifnames=0 e2e.deadline=$deadline" \
-		-drive "file=$(qesc "$IMAGE/root.img"),if=virtio,format=raw,snapshot=on,cache=unsafe" \
+		-drive "file=$(qesc "$IMAGE/root.img"),if=none,id=root,format=raw,snapshot=on,cache=unsafe" \
+		-device virtio-blk-pci,drive=root \
+		-drive "file=$(qesc "$DISK2"),if=none,id=imagefs,format=raw,cache=unsafe" \
+		-device virtio-blk-pci,drive=imagefs,serial=e2e-imagefs \
 		-fsdev "local,id=e2e,path=$(qesc "$SHARE"),security_model=none,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=e2e,mount_tag=e2e \
 		-device virtio-rng-pci \

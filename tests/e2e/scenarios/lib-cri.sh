@@ -1,0 +1,118 @@
+# Helpers of the CRI scenarios (09-13), sourced after lib.sh: a real container runtime
+# (containerd and runc from Debian, /etc/containerd/config.toml from image/guest/containerd.toml)
+# started for the scenario and stopped after it, the images made with the VM image
+# (image/guest/mkcriimages) imported with ctr, and the kubelet stand-in ../cri/kubelet.py that
+# creates pods through the CRI as the kubelet does and, as `kubelet serve`, tears them down on the
+# kubelet's schedule. A scenario calls cri_setup first; its EXIT trap must call cri_cleanup.
+# shellcheck shell=bash
+
+CRI_SRC=$(cd ../cri 2>/dev/null && pwd)
+CRI_IMAGES=/usr/local/share/evictd-e2e/cri-images
+CRI_SOCK=/run/containerd/containerd.sock
+KUBELET_LOG=$STATE/kubelet.log
+KUBELET_CONFIG=/var/lib/kubelet/config.yaml
+BUSYBOX=localhost/e2e/busybox:latest
+KUBELET_PID=
+
+kubelet() { python3 "$CRI_SRC/kubelet.py" "$@"; }
+runtime_up() { kubelet version >/dev/null 2>&1; }
+
+# cri_setup: containerd running and answering the CRI, the busybox image (sandbox and containers)
+# imported, nothing left of an earlier scenario. Skips when the image lacks the runtime.
+cri_setup() {
+	[ -n "$CRI_SRC" ] && [ -f "$CRI_SRC/kubelet.py" ] || skip_all "tests/e2e/cri not shipped to the guest"
+	command -v containerd >/dev/null && command -v ctr >/dev/null && [ -f "$CRI_IMAGES/busybox.tar" ] ||
+		skip_all "containerd, ctr and the local images are needed (image/packages, image/guest/mkcriimages)"
+	systemctl start containerd.service || bail "containerd did not start"
+	wait_until 60 runtime_up || bail "containerd does not answer the CRI on $CRI_SOCK: $(kubelet version 2>&1)"
+	kubelet teardown || bail "cannot clear the runtime of earlier pods"
+	cri_import busybox || bail "cannot import the busybox image"
+}
+
+# cri_import NAME...: the image localhost/e2e/NAME:latest from CRI_IMAGES/NAME.tar, unless present.
+cri_import() {
+	local n
+	for n in "$@"; do
+		cri_has_image "localhost/e2e/$n:latest" && continue
+		ctr -n k8s.io images import --base-name "localhost/e2e/$n" "$CRI_IMAGES/$n.tar" >/dev/null ||
+			return 1
+	done
+}
+cri_has_image() { kubelet images | jq -r '.tags[]' | grep -qxF -- "$1"; }
+# cri_image_size NAME: the size the runtime reports for localhost/e2e/NAME:latest (Image.size)
+cri_image_size() { kubelet images | jq -r --arg t "localhost/e2e/$1:latest" 'select(any(.tags[]; . == $t)) | .size'; }
+# jqt FILTER [ARGS]: like lib.sh's jqe on standard input, but empty input is a failure (jq 1.6
+# -e exits 0 when it read nothing)
+jqt() {
+	local in
+	in=$(cat)
+	[ -n "$in" ] && jq -e "$@" >/dev/null 2>&1 <<< "$in"
+}
+
+# cri_serve [--eviction-hard SIGNAL=Q]...: the kubelet's loops in the background (KUBELET_PID).
+cri_serve() {
+	: > "$KUBELET_LOG"
+	# python3 itself in the background (not the kubelet function: $! would be a subshell whose
+	# death leaves python running)
+	python3 "$CRI_SRC/kubelet.py" serve --log "$KUBELET_LOG" "$@" 2>> "$STATE/kubelet.stderr" &
+	KUBELET_PID=$!
+	wait_until 30 grep -q 'serving' "$KUBELET_LOG"
+}
+# kubelet_said ERE: a line of the serving kubelet's log matches; kubelet_when ERE: its monotonic
+# seconds (first match)
+kubelet_said() { grep -Eq -- "$1" "$KUBELET_LOG" 2>/dev/null; }
+kubelet_when() { grep -Em1 -- "$1" "$KUBELET_LOG" 2>/dev/null | cut -d' ' -f1; }
+kubelet_show() { sed 's/^/#   kubelet: /' "$KUBELET_LOG" 2>/dev/null | tail -n "${1:-30}"; }
+
+# kubelet_config YAML-BODY: /var/lib/kubelet/config.yaml as kubeadm writes it (evictd reads its
+# thresholds, cgroup driver and runtime endpoint there).
+kubelet_config() {
+	mkdir -p /var/lib/kubelet
+	{
+		echo "apiVersion: kubelet.config.k8s.io/v1beta1"
+		echo "kind: KubeletConfiguration"
+		echo "cgroupDriver: systemd"
+		echo "containerRuntimeEndpoint: unix://$CRI_SOCK"
+		cat
+	} > "$KUBELET_CONFIG"
+}
+
+# cri_cleanup: the kubelet stopped, every pod and container removed, containerd stopped. From the
+# scenario's EXIT trap.
+cri_cleanup() {
+	[ -n "$KUBELET_PID" ] && kill "$KUBELET_PID" 2>/dev/null && wait "$KUBELET_PID" 2>/dev/null
+	if runtime_up; then
+		kubelet teardown 2>/dev/null
+	fi
+	systemctl stop containerd.service 2>/dev/null
+	rm -f "$KUBELET_CONFIG"
+}
+
+# fs_avail PATH / fs_size PATH: statvfs f_bavail * f_frsize and f_blocks * f_frsize, in bytes
+# (what the kubelet and evictd call available and capacity).
+fs_avail() { stat -f -c '%a %S' "$1" | awk '{ printf "%d\n", $1 * $2 }'; }
+fs_size() { stat -f -c '%b %S' "$1" | awk '{ printf "%d\n", $1 * $2 }'; }
+# uuid N: a pod UID in the API's form (dashes; the kubelet escapes them to '_' in slice names)
+pod_uid() { printf 'e2e%05d-0000-4000-8000-%012d\n' "$1" "$2"; }
+
+# ctl_dir NAME: a hostPath directory shared by the test and a pod's containers (mounted at /ctl)
+ctl_dir() { rm -rf "$STATE/ctl/$1" && mkdir -p "$STATE/ctl/$1" && echo "$STATE/ctl/$1"; }
+# cri_pod NAMESPACE/NAME UID [kubelet.py run-pod options]: the pod made through the CRI; what
+# run-pod printed (sandbox and container ids, cgroup) is kept in $STATE/pod-UID.json
+cri_pod() { kubelet run-pod "$@" > "$STATE/pod-$2.json"; }
+# writer_script DIR FIRST REST: a container that writes FIRST MiB into DIR at once (its root
+# filesystem's writable layer, or a volume), says so (/ctl/wrote), waits for /ctl/go, writes REST
+# MiB more, says so (/ctl/done) and sleeps. Two steps: a fill that crosses a threshold can then
+# come after the runtime's statistics show the first part.
+writer_script() {
+	printf '%s' "dd if=/dev/zero of=$1/first bs=1M count=$2 conv=fsync 2>/dev/null; touch /ctl/wrote;" \
+		" until [ -e /ctl/go ]; do sleep 0.1; done;" \
+		" dd if=/dev/zero of=$1/rest bs=1M count=$3 conv=fsync 2>/dev/null; touch /ctl/done;" \
+		" exec sleep 2147483647"
+}
+# pod_running UID CONTAINER: the runtime has it RUNNING
+ctr_state() { kubelet ls | jq -r --arg u "$1" --arg n "$2" 'select(.kind == "container" and .pod_uid == $u and .name == $n) | .state' | tail -n1; }
+ctr_running() { [ "$(ctr_state "$1" "$2")" = CONTAINER_RUNNING ]; }
+# blob_images: the unused images of the VM image still present (tags)
+blob_images() { kubelet images | jq -r '.tags[]' | grep '^localhost/e2e/blob' | sort; }
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
