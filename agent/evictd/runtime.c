@@ -492,6 +492,12 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 	noderec_plan_done(&p);
 }
 
+void runtime_forget_listing(runtime_state *rt)
+{
+	if (rt)
+		rt->listing_usec = 0;
+}
+
 void runtime_after_decision(runtime_state *rt, const decision *dec, const snapshot *snap)
 {
 	char v[32];
