@@ -43,7 +43,7 @@ ok "writer's container running" wait_until 30 ctr_running "$WRITER" main
 avail=$(fs_avail /var/lib/kubelet)
 thr=$((avail - (FILL - NEED) * MIB))
 note "nodefs.available $(mib "$avail") MiB; hard threshold ${thr} bytes ($(mib "$thr") MiB): a ${FILL} MiB fill goes ${NEED} MiB past it"
-dropin cri-images <<EOF
+cri_dropin cri-images <<EOF
 # e2e: a nodefs.available threshold ${NEED} MiB short of what a ${FILL} MiB fill leaves
 [eviction-hard]
 nodefs.available = ${thr}
@@ -77,7 +77,7 @@ note "unused images left: $after"
 ok "exactly one blob image is gone" test "$(wc -w <<< "$after")" = 2
 ok "it is the one the journal names" not grep -qF "$(f EVICTD_IMAGES)" <<< "$after"
 ok "busybox, in use, is still there" cri_has_image "$BUSYBOX"
-ok "nodefs.available is back above the threshold" wait_until 10 test "$(fs_avail /var/lib/kubelet)" -gt "$thr"
+ok "nodefs.available is back above the threshold" wait_until 10 fs_above /var/lib/kubelet "$thr"
 note "nodefs.available now $(mib "$(fs_avail /var/lib/kubelet)") MiB"
 cleared="$(j_id "$MSGID_THRESHOLD_CLEARED") and .EVICTD_SIGNAL == \"nodefs.available\""
 ok "journal: the nodefs.available threshold cleared" j_wait 30 "$cleared"

@@ -92,6 +92,7 @@ cri_cleanup() {
 # (what the kubelet and evictd call available and capacity).
 fs_avail() { stat -f -c '%a %S' "$1" | awk '{ printf "%d\n", $1 * $2 }'; }
 fs_size() { stat -f -c '%b %S' "$1" | awk '{ printf "%d\n", $1 * $2 }'; }
+fs_above() { [ "$(fs_avail "$1")" -gt "$2" ]; }   # fs_above PATH BYTES (for wait_until)
 # uuid N: a pod UID in the API's form (dashes; the kubelet escapes them to '_' in slice names)
 pod_uid() { printf 'e2e%05d-0000-4000-8000-%012d\n' "$1" "$2"; }
 
@@ -116,3 +117,15 @@ ctr_running() { [ "$(ctr_state "$1" "$2")" = CONTAINER_RUNNING ]; }
 # blob_images: the unused images of the VM image still present (tags)
 blob_images() { kubelet images | jq -r '.tags[]' | grep '^localhost/e2e/blob' | sort; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+
+# cri_dropin NAME < BODY: dropin NAME with BODY after an [agent] section every CRI scenario needs:
+# containerd under software emulation (and a loaded host) was seen taking over 2 s (evictd's
+# default runtime-request-timeout) for ListContainerStats; evictd would then treat the runtime as
+# gone for 10 s, which is not what these scenarios are about.
+cri_dropin() {
+	{
+		echo "[agent]"
+		echo "runtime-request-timeout = 15s"
+		cat
+	} | dropin "$1"
+}
