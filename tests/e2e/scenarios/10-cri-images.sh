@@ -25,7 +25,7 @@ ok "blob8, blob16 and blob24 are in the store, unused" \
 # The kubelet's configuration: evictd takes imageMinimumGCAge from it (images must be known that
 # long before they go), and the kubelet's own thresholds (far below evictd's here).
 kubelet_config <<'EOF'
-imageMinimumGCAge: 5s
+imageMinimumGCAge: 2s
 evictionHard:
   memory.available: 100Mi
   nodefs.available: 100Mi
@@ -54,7 +54,7 @@ j_mark
 ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
 ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")"
 note "runtime: $(j_select "$(j_id "$MSGID_RUNTIME_STATUS")" | head -n1 | jq -r .MESSAGE)"
-sleep 6   # the images are older than imageMinimumGCAge for evictd now
+sleep 3   # the images are older than imageMinimumGCAge for evictd now
 
 # ---- the fill ---------------------------------------------------------------------------------------
 touch "$CTL/go"

@@ -27,7 +27,7 @@ mapfile -t blobs < <(blob_images)
 ok "no unused image left (the blob images removed beforehand)" test -z "$(blob_images)"
 images_before=$(kubelet images | jq -r '.id' | sort | tr '\n' ' ')
 kubelet_config <<'EOF'
-imageMinimumGCAge: 5s
+imageMinimumGCAge: 2s
 evictionHard:
   memory.available: 100Mi
   nodefs.available: 100Mi
@@ -58,7 +58,7 @@ EOF
 j_mark
 ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
 ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")"
-sleep 6   # past imageMinimumGCAge: had there been an unused image, it could go
+sleep 3   # past imageMinimumGCAge: had there been an unused image, it could go
 
 # ---- the fill ---------------------------------------------------------------------------------------
 # The kubelet stand-in starts now: its first container GC comes 60 s later, so writer's dead

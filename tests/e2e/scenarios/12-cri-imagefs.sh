@@ -49,7 +49,7 @@ note "ImageFsInfo: $fsi"
 ok "ImageFsInfo's mountpoint is on the second disk" test "$(stat -c %d "$(jq -r .mountpoint <<< "$fsi")")" = "$(stat -c %d "$STORE")"
 
 kubelet_config <<'EOF'
-imageMinimumGCAge: 5s
+imageMinimumGCAge: 2s
 evictionHard:
   memory.available: 100Mi
   nodefs.available: 100Mi

@@ -111,9 +111,14 @@ writer_script() {
 		" dd if=/dev/zero of=$1/rest bs=1M count=$3 conv=fsync 2>/dev/null; touch /ctl/done;" \
 		" exec sleep 2147483647"
 }
-# pod_running UID CONTAINER: the runtime has it RUNNING
-ctr_state() { kubelet ls | jq -r --arg u "$1" --arg n "$2" 'select(.kind == "container" and .pod_uid == $u and .name == $n) | .state' | tail -n1; }
-ctr_running() { [ "$(ctr_state "$1" "$2")" = CONTAINER_RUNNING ]; }
+# ctr_running UID CONTAINER: the container cri_pod made has processes in its scope (what a kill
+# ends). From the cgroup, not the CRI: each kubelet.py call costs seconds under emulation.
+ctr_running() {
+	local f=$STATE/pod-$1.json id cg
+	id=$(jq -r --arg n "$2" '.containers[$n] // empty' "$f" 2>/dev/null)
+	cg=$(jq -r '.cgroup // empty' "$f" 2>/dev/null)
+	[ -n "$id" ] && [ -n "$cg" ] && grep -q . "$cg/cri-containerd-$id.scope/cgroup.procs" 2>/dev/null
+}
 # blob_images: the unused images of the VM image still present (tags)
 blob_images() { kubelet images | jq -r '.tags[]' | grep '^localhost/e2e/blob' | sort; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
