@@ -249,7 +249,7 @@ $(CRI_A): $(CRI_OBJS)
 
 $(B)/tests/cri/%: tests/cri/%.c $(CRI_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -Itests -MMD -MP -o $@ $< $(CRI_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -Itests -Itests/fuzz -MMD -MP -o $@ $< $(CRI_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
 
 # --- preemptctl -------------------------------------------------------------------------------
 $(B)/controller/%.o: controller/%.c

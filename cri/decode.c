@@ -83,7 +83,7 @@ const char *cri_state_name(cri_state s)
 
 static void fs_free(cri_fs_usage *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; f && i < n; i++)
 		free(f[i].mountpoint);
 	free(f);
 }
@@ -153,7 +153,7 @@ cri_container *cri_listing_container(const cri_listing *l, const char *id)
 #define UNPACK(type, fn, msg, len, why, size)                                                        \
 	type *m = fn(NULL, len, msg);                                                                \
 	if (!m)                                                                                      \
-	return fail(why, size, -EBADMSG, "not a valid %s message (%zu bytes)", #type + strlen("Runtime__V1__"), len)
+	return fail(why, size, -EBADMSG, "not a valid %s message (%zu bytes)", &#type[sizeof("Runtime__V1__") - 1], len)
 
 int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t size, char *why, size_t why_size)
 {

@@ -103,6 +103,8 @@ int grpc_answer_body(grpc_answer *a, const void *data, size_t len)
 {
 	size_t limit = a->max_message + 5;
 
+	if (len == 0 && !a->overflow)
+		return 0;
 	if (a->overflow || len > limit - a->len) {
 		a->overflow = true;
 		return -EFBIG;

@@ -78,7 +78,7 @@ static void resolve_endpoint(runtime_state *rt)
 		p = CRIO_SOCKET;
 	if (!p) {
 		snprintf(rt->why_off, sizeof(rt->why_off), "no runtime socket (neither %s nor %s exists, and no "
-		         "container-runtime-endpoint or kubelet containerRuntimeEndpoint names one)",
+		         "container-runtime-endpoint or containerRuntimeEndpoint names one)",
 		         CONTAINERD_SOCKET, CRIO_SOCKET);
 		return;
 	}
@@ -92,7 +92,7 @@ static void log_off(const runtime_state *rt)
 	log_entry_add(&e, FIELD_RUNTIME, "none");
 	log_entry_add(&e, FIELD_REASON, "%s", rt->why_off);
 	log_entry_send(&e, "No container runtime: %s. Not done: node-level reclaim before disk evictions (unused images, "
-	               "the kubelet's dead containers) and ranking by writable layers; nodefs pressure ranks pods by "
+	               "dead containers) and ranking by writable layers; nodefs pressure ranks pods by "
 	               "emptyDir volumes and logs, imagefs pressure by priority alone", rt->why_off);
 }
 

@@ -16,7 +16,7 @@
 #include "grpc.h"
 #include "fuzz-common.h"
 
-/* fuzz-links: cri */
+/* fuzz-links: cri lib */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -174,7 +174,7 @@ sed -i "s|^container-runtime-endpoint = .*|container-runtime-endpoint = none|" "
 fill_to_4mi
 start_daemon
 ok "5: one line at start says what is not done and why" wait_for 5 grep -q \
-	"No container runtime: container-runtime-endpoint = none. Not done: node-level reclaim before disk evictions" "$T/stderr"
+	"No container runtime: container-runtime-endpoint = none. Not done: node-level reclaim before disk evictions (unused images, dead containers)" "$T/stderr"
 ok "5: the writer is evicted as without a runtime" wait_for 8 evicted
 
 # --- 6. a slow runtime ------------------------------------------------------------------------

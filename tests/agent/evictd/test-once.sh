@@ -30,7 +30,7 @@ assert m == {**m, "available": 80 << 20, "capacity": 8 << 30, "threshold": 100 <
 assert sig["allocatableMemory.available"]["met"] is False
 assert sig["pid.available"]["available"] == 62000 - 412 and sig["pid.available"]["threshold"] is None
 assert d["conditions"] == ["MemoryPressure"], d["conditions"]
-assert set(d["ranking"]) == {"memory", "pid", "disk", "inodes", "imagefs"}, d["ranking"].keys()
+assert set(d["ranking"]) == {"memory", "pid", "disk", "inodes", "imagefs", "imagefs_inodes"}, d["ranking"].keys()
 assert all(p["usage_bytes"] is None for p in d["ranking"]["imagefs"])
 mem = d["ranking"]["memory"]
 assert [p["pod"] for p in mem] == ["default/web-1", "default/batch-1", "prod/api-0", "kube-system/coredns",
