@@ -15,7 +15,7 @@
 #   E2E_DEBS        a directory with old/*.deb and new/*.deb: scenario 07 installs, upgrades and
 #                   purges them under systemd (tests/pkg/run.sh); without it 07 is skipped
 #   E2E_ACCEL       auto (default) | kvm | tcg
-#   E2E_TIMEOUT     seconds for boot + all scenarios (default 1500)
+#   E2E_TIMEOUT     seconds for boot + all scenarios (default 2400)
 #   E2E_MEM/E2E_CPUS  VM size (default 2048 MiB, 2 vCPUs)
 #   E2E_VERBOSE=1   print every scenario's log, not only the failed ones
 # Results stay in $B/e2e/: results, log, scenarios/*.log, scenarios/*.evictd.json, journal.txt,
@@ -27,7 +27,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 B=${B:-build}
 case "$B" in /*) BDIR=$B ;; *) BDIR=$ROOT/$B ;; esac
 CACHE=${E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/evictd-e2e}
-TIMEOUT=${E2E_TIMEOUT:-1500}
+TIMEOUT=${E2E_TIMEOUT:-2400}
 MEM=${E2E_MEM:-2048}
 CPUS=${E2E_CPUS:-2}
 T0=$(date +%s.%N)

@@ -25,7 +25,7 @@ cri_setup
 mapfile -t blobs < <(blob_images)
 [ ${#blobs[@]} = 0 ] || kubelet rmi "${blobs[@]}"
 ok "no unused image left (the blob images removed beforehand)" test -z "$(blob_images)"
-images_before=$(kubelet images | jq -r '.id' | sort | tr '\n' ' ')
+images_before=$(ctr -n k8s.io images ls -q | sort | tr '\n' ' ')
 kubelet_config <<'EOF'
 imageMinimumGCAge: 2s
 evictionHard:
@@ -96,7 +96,7 @@ ok "exactly one pod chosen in the whole scenario, also while writer's layer was 
 ok "e2e/quiet was never chosen" not j_has "$(j_pod "$MSGID_POD_CHOSEN" "$QUIET")"
 ok "e2e/quiet still running" ctr_running "$QUIET" main
 ok "the images are the ones there before (busybox in use kept)" \
-	test "$(kubelet images | jq -r '.id' | sort | tr '\n' ' ')" = "$images_before"
+	test "$(ctr -n k8s.io images ls -q | sort | tr '\n' ' ')" = "$images_before"
 ok "the kubelet's own eviction manager never had to act" not kubelet_said 'eviction manager: threshold met'
 ok "evictd still active (running)" evictd_running
 j_show 14

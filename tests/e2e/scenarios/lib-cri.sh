@@ -11,11 +11,16 @@ CRI_IMAGES=/usr/local/share/evictd-e2e/cri-images
 CRI_SOCK=/run/containerd/containerd.sock
 KUBELET_LOG=$STATE/kubelet.log
 KUBELET_CONFIG=/var/lib/kubelet/config.yaml
+# shellcheck disable=SC2034   # the scenarios' image
 BUSYBOX=localhost/e2e/busybox:latest
 KUBELET_PID=
+CRI_VERSION=        # what Version answered (cri_setup)
 
+# Each kubelet.py call costs 3-5 s under emulation (python3, grpc, the message classes): waits
+# and plain look-ups use containerd's own ctr (its k8s.io namespace is the CRI's) or the cgroups.
 kubelet() { python3 "$CRI_SRC/kubelet.py" "$@"; }
-runtime_up() { kubelet version >/dev/null 2>&1; }
+runtime_up() { [ -S "$CRI_SOCK" ] && ctr version >/dev/null 2>&1; }
+ctr_images() { ctr -n k8s.io images ls -q 2>/dev/null | grep -v '^sha256:'; }   # the tags
 
 # cri_setup: containerd running and answering the CRI, the busybox image (sandbox and containers)
 # imported, nothing left of an earlier scenario. Skips when the image lacks the runtime.
@@ -24,8 +29,11 @@ cri_setup() {
 	command -v containerd >/dev/null && command -v ctr >/dev/null && [ -f "$CRI_IMAGES/busybox.tar" ] ||
 		skip_all "containerd, ctr and the local images are needed (image/packages, image/guest/mkcriimages)"
 	systemctl start containerd.service || bail "containerd did not start"
-	wait_until 60 runtime_up || bail "containerd does not answer the CRI on $CRI_SOCK: $(kubelet version 2>&1)"
-	kubelet teardown || bail "cannot clear the runtime of earlier pods"
+	wait_until 60 runtime_up || bail "containerd does not answer on $CRI_SOCK"
+	CRI_VERSION=$(kubelet version 2>&1) || bail "containerd does not answer the CRI on $CRI_SOCK: $CRI_VERSION"
+	if [ -n "$(ctr -n k8s.io containers ls -q)" ]; then
+		kubelet teardown || bail "cannot clear the runtime of earlier pods"
+	fi
 	cri_import busybox || bail "cannot import the busybox image"
 }
 
@@ -38,9 +46,7 @@ cri_import() {
 			return 1
 	done
 }
-cri_has_image() { kubelet images | jq -r '.tags[]' | grep -qxF -- "$1"; }
-# cri_image_size NAME: the size the runtime reports for localhost/e2e/NAME:latest (Image.size)
-cri_image_size() { kubelet images | jq -r --arg t "localhost/e2e/$1:latest" 'select(any(.tags[]; . == $t)) | .size'; }
+cri_has_image() { ctr_images | grep -qxF -- "$1"; }
 # jqt FILTER [ARGS]: like lib.sh's jqe on standard input, but empty input is a failure (jq 1.6
 # -e exits 0 when it read nothing)
 jqt() {
@@ -120,7 +126,7 @@ ctr_running() {
 	[ -n "$id" ] && [ -n "$cg" ] && grep -q . "$cg/cri-containerd-$id.scope/cgroup.procs" 2>/dev/null
 }
 # blob_images: the unused images of the VM image still present (tags)
-blob_images() { kubelet images | jq -r '.tags[]' | grep '^localhost/e2e/blob' | sort; }
+blob_images() { ctr_images | grep '^localhost/e2e/blob' | sort; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
 # cri_dropin NAME < BODY: dropin NAME with BODY after an [agent] section every CRI scenario needs:
