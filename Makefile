@@ -1,7 +1,7 @@
 # evictd / libpreempt / preemptctl — plain Makefile.
 #
 #   make                 libpreempt.so.0 + libpreempt.a (+ libpreempt-uninstalled.pc), evictd,
-#                        evictd-kube, preemptctl
+#                        evictd-kube, preemptctl, preemptd
 #   make check           every test; last line "N passed, N failed[, N skipped]"
 #   make SANITIZE=1 check   the same under ASan+UBSan (LSan on)
 #   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
@@ -19,7 +19,8 @@
 #                        the node service share it)
 #   cri/*.c           -> build/cri.a (the container runtime client: gRPC over libcurl, CRI v1
 #                        messages generated from cri/api.proto by protoc-c; evictd only)
-#   controller/*.c    -> build/controller.a (controller/main.c is preemptctl's main)
+#   controller/STAGE/*.c -> build/controller-STAGE.a, one archive per folder of the controller side
+#                        (controller/README.md), with the same include discipline as agent/
 #   tests/{lib,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh, tests/agent/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
 #   tests/bench/bench-*.c -> benchmarks
@@ -90,8 +91,12 @@ CTL_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CTL_PKGS) 2>/dev/null)
 CTL_LIBS     := $(shell $(PKG_CONFIG) --libs $(CTL_PKGS) 2>/dev/null)
 # kube/'s HTTPS client and its sd-event driver (evictd-kube) need more than the decoder.
 KCLIENT_PKGS := libcurl libsystemd $(KUBE_PKGS)
+# preemptd: kube/'s client on sd-event, its journal (libsystemd) and its HTTP endpoints.
+PREEMPTD_PKGS := $(KCLIENT_PKGS) libmicrohttpd
 KUBE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(KCLIENT_PKGS) 2>/dev/null)
 KUBE_LIBS    := $(shell $(PKG_CONFIG) --libs $(KCLIENT_PKGS) 2>/dev/null)
+PREEMPTD_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PREEMPTD_PKGS) 2>/dev/null)
+PREEMPTD_LIBS   := $(shell $(PKG_CONFIG) --libs $(PREEMPTD_PKGS) 2>/dev/null)
 # cri/: the CRI client (gRPC over libcurl on the sd-event loop, protobuf-c messages).
 CRI_PKGS     := libcurl libsystemd libprotobuf-c
 CRI_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CRI_PKGS) 2>/dev/null)
@@ -135,8 +140,28 @@ agent_test_archives = $(foreach d,$(or $(AGENT_TEST_USES_$(1)),$(AGENT_USES_$(1)
 AGENT_MAINS := agent/evictd/main.c agent/evictd-kube/main.c
 AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent/%/*.c))))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
-CTL_SRCS   := $(filter-out controller/main.c,$(sort $(wildcard controller/*.c)))
-CTL_OBJS   := $(CTL_SRCS:%.c=$(B)/%.o)
+# The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
+# sees only the headers of the folders below it.
+CTL_DIRS := report queue model cycle watch act preemptctl preemptd
+CTL_INC_report     := -Icontroller/report
+CTL_INC_queue      := -Icontroller/queue
+CTL_INC_model      := -Ikube -Icontroller/queue -Icontroller/model
+CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
+CTL_INC_watch      := $(CTL_INC_model) -Icontroller/report -Icontroller/watch
+CTL_INC_act        := $(CTL_INC_cycle) -Icontroller/report -Icontroller/act
+CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
+CTL_INC_preemptd   := $(CTL_INC_act) -Icontroller/watch -Icontroller/preemptd
+# What each folder links, itself first (archive order: users before what they use).
+CTL_USES_report     := report
+CTL_USES_queue      := queue
+CTL_USES_model      := model queue
+CTL_USES_cycle      := cycle model queue
+CTL_USES_watch      := watch model queue report
+CTL_USES_act        := act cycle model queue report
+CTL_USES_preemptctl := preemptctl cycle model queue
+CTL_USES_preemptd   := preemptd act watch cycle model queue report
+ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
+CTL_MAINS := controller/preemptctl/main.c controller/preemptd/main.c
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
 CRI_SRCS   := $(sort $(wildcard cri/*.c))
@@ -146,25 +171,29 @@ LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 # evictd's own stack; fuzz targets and benchmarks link it whole.
 AGENT_A    := $(call agent_archives,evictd)
-CTL_A      := $(B)/controller.a
+# preemptctl's stack (its main.o aside); tests and fuzz targets link it whole.
+CTL_A      := $(call ctl_archives,preemptctl)
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
 CRI_A      := $(B)/cri.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
+PREEMPTD   := $(B)/preemptd
 
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
-TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c)))
+TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c $(CTL_DIRS:%=tests/controller/%/test-*.c))))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_CRI   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/cri/test-*.c)))
-TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh))
+TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh tests/controller/*/test-*.sh))
 TEST_HELPERS := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
 BENCHES     := $(patsubst tests/bench/%.c,$(B)/bench/%,$(sort $(wildcard tests/bench/bench-*.c)))
+# bench-preemptd replays the streams tests/bench/bench-preemptd.sh generates: run by that script
+BENCH_PLAIN := $(filter-out $(B)/bench/bench-preemptd,$(BENCHES))
 BENCH_TOOLS := $(B)/bench/idle-floor
 
-all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(B)/evictd.service \
-     $(B)/cri/api.desc
+all: $(LIB_SO) $(LIB_A) $(B)/libpreempt-uninstalled.pc $(EVICTD) $(PREEMPTCTL) $(EVICTD_KUBE) $(PREEMPTD) \
+     $(B)/evictd.service $(B)/cri/api.desc
 
 # --- libpreempt -------------------------------------------------------------------------------
 $(B)/lib/%.o: lib/%.c
@@ -192,8 +221,9 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
 # The version is the Makefile's; main.o is rebuilt when it changes.
 $(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/main.o: Makefile
-$(B)/controller/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
+$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: Makefile
+$(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
+$(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 define agent_dir_rules
 $(B)/agent/$(1)/%.o: agent/$(1)/%.c
@@ -251,18 +281,31 @@ $(B)/tests/cri/%: tests/cri/%.c $(CRI_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -Itests -Itests/fuzz -MMD -MP -o $@ $< $(CRI_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
 
-# --- preemptctl -------------------------------------------------------------------------------
-$(B)/controller/%.o: controller/%.c
-	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -MMD -MP -c -o $@ $<
+# --- the controller side: controller/<stage>/ -> build/controller-<stage>.a; preemptctl -------
+define ctl_dir_rules
+$(B)/controller/$(1)/%.o: controller/$(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -MMD -MP -c -o $$@ $$<
 
-$(CTL_A): $(CTL_OBJS)
-	@rm -f $@
-	$(AR) rcs $@ $^
+$(B)/controller-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(CTL_MAINS),$$(sort $$(wildcard controller/$(1)/*.c))))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+
+# A unit test of a folder links that folder and what it may use, nothing above it.
+$(B)/tests/controller/$(1)/%: tests/controller/$(1)/%.c $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
+endef
+$(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+
+# preemptd is a service binary: libpreempt linked in, as evictd's, so that a library upgrade on
+# the host cannot change a running scheduler's decisions under it.
+$(PREEMPTD): $(B)/controller/preemptd/main.o $(call ctl_archives,preemptd) $(KUBE_A) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PREEMPTD_LIBS) -linih -lm
 
 # --- tests ------------------------------------------------------------------------------------
 # Unit tests link the static archives, so they can reach internal (non-exported) functions.
@@ -270,9 +313,9 @@ $(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) -Ilib -Itests -MMD -MP -o $@ $< $(LIB_A) $(LDFLAGS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/%: tests/controller/%.c $(CTL_A) $(KUBE_A) $(LIB_A)
+$(B)/tests/controller/test-%: tests/controller/test-%.c $(CTL_A) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) -Icontroller -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 $(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
@@ -292,16 +335,21 @@ check: tests
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) -Icontroller -Ikube \
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) $(CTL_DIRS:%=-Icontroller/%) -Ikube \
 	  -Icri lib agent controller kube cri
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
+# preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
+$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Itests -MMD -MP -o $@ $< $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
+
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES) $(BENCH_TOOLS)
-	@set -e; for b in $(BENCHES); do echo "== $$b"; ./$$b; done; \
+	@set -e; for b in $(BENCH_PLAIN); do echo "== $$b"; ./$$b; done; \
 	for s in tests/bench/bench-*.sh; do echo "== $$s"; BUILD=$(B) $$s; done
 
 fuzz:
@@ -343,7 +391,7 @@ $(B)/evictd.service: systemd/evictd.service Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd.service > $@
 
-MANPAGES := man/evictd.8 man/evictd-kube.8 man/evictd.conf.5 man/preemptctl.1
+MANPAGES := man/evictd.8 man/evictd-kube.8 man/evictd.conf.5 man/preemptctl.1 man/preemptd.8
 
 install: all install-lib
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf.d \
@@ -351,7 +399,8 @@ install: all install-lib
 	  $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
-	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/main.o $(CTL_A) $(KUBE_A) \
+	install -m 0755 $(PREEMPTD) $(DESTDIR)$(SBINDIR)/preemptd
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) \
 	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).
@@ -362,6 +411,9 @@ install: all install-lib
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd.service
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/evictd-kube.service > $(DESTDIR)$(UNITDIR)/evictd-kube.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/evictd-kube.service
+	@# preemptd's unit is installed, not enabled: it needs /etc/evictd/preemptd.kubeconfig first.
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/preemptd.service > $(DESTDIR)$(UNITDIR)/preemptd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/preemptd.service
 	@# Enabled: it exits at once while [kubernetes] enable = no, so this costs nothing off Kubernetes.
 	@# A package enables it in its maintainer scripts instead (debian/rules).
 ifeq ($(PACKAGE_BUILD),)
@@ -369,17 +421,23 @@ ifeq ($(PACKAGE_BUILD),)
 	ln -sf $(UNITDIR)/evictd-kube.service $(DESTDIR)$(SYSCONFDIR)/systemd/system/multi-user.target.wants/evictd-kube.service
 endif
 	install -m 0644 systemd/evictd.catalog $(DESTDIR)$(CATALOGDIR)/evictd.catalog
+	install -m 0644 systemd/preemptd.catalog $(DESTDIR)$(CATALOGDIR)/preemptd.catalog
+	@# preemptd's configuration: an edited one is kept, as evictd.conf is
+	if [ -z "$(PACKAGE_BUILD)" ] && [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/preemptd.conf ]; then \
+	  install -m 0644 conf/preemptd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/preemptd.conf.dist; \
+	else install -m 0644 conf/preemptd.conf $(DESTDIR)$(SYSCONFDIR)/evictd/preemptd.conf; fi
 	install -m 0644 man/preemptctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/evictd.conf.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 man/evictd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 man/evictd-kube.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/preemptd.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf build build-san build-fuzz
 
 # One line per target; `make help` needs no build dependencies.
 help:
-	@echo 'make              build libpreempt, evictd, evictd-kube and preemptctl into $(B)/'
+	@echo 'make              build libpreempt, evictd, evictd-kube, preemptctl and preemptd into $(B)/'
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
 	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'

@@ -9,6 +9,8 @@
 #ifndef KUBE_DIAG_H
 #define KUBE_DIAG_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct diag_loc {
@@ -26,11 +28,29 @@ typedef struct diag {
 	unsigned nerrors, nwarnings;
 	unsigned max_shown; /* 0: no limit */
 	unsigned shown, hidden;
+	/* no FILE:LINE: prefix: the input is a stream (an API watch) where lines mean nothing, and the
+	 * message names the object (KIND/NS/NAME: field: what) */
+	bool bare;
+	/* diag_open_buffer's */
+	char *buf;
+	size_t size;
 } diag;
 
 void diag_init(diag *d, FILE *out);
 /* "... and N more problems (not shown)" when messages were held back; then counts afresh. */
 void diag_flush(diag *d);
+
+/*
+ * For programs that log rather than print: messages go into buf (bounded; what does not fit is
+ * cut) until diag_take_line() hands them over. Returns 0 or -ENOMEM. diag_close_buffer() after.
+ */
+int diag_open_buffer(diag *d, char *buf, size_t size);
+/* The messages since the last call as one line (newlines become ";"), "" when none; the buffer
+ * and the counts start afresh. */
+const char *diag_take_line(diag *d);
+void diag_close_buffer(diag *d);
+/* Several message lines as one journal line: trailing blanks cut, inner newlines become ';'. */
+void diag_one_line(char *s);
 
 /* object may be NULL; loc may be NULL. */
 __attribute__((format(printf, 4, 5)))

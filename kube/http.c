@@ -89,6 +89,19 @@ const char *kube_client_server(const kube_client *c)
 	return c->server;
 }
 
+int kube_client_set_token(kube_client *c, const char *token)
+{
+	char *t = strdup(token);
+
+	if (!t)
+		return -ENOMEM;
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
+	free(c->token);
+	c->token = t;
+	return 0;
+}
+
 int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,
                     const char *content_type, long timeout_ms, struct curl_slist **headers)
 {

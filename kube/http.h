@@ -28,6 +28,10 @@ kube_client *kube_client_free(kube_client *c);
 
 const char *kube_client_server(const kube_client *c);
 
+/* Replaces the bearer token (a projected service-account token is rotated on disk by the kubelet;
+ * the caller re-reads it). Calls started afterwards use it. 0 or -ENOMEM. */
+int kube_client_set_token(kube_client *c, const char *token);
+
 /*
  * Prepares an easy handle for METHOD server+path with an optional body (copied by curl) and
  * content type. *headers receives the list to free after the transfer (curl_slist_free_all).

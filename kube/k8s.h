@@ -14,11 +14,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <preempt.h>
 
 #include "arena.h"
 #include "diag.h"
+#include "kstream.h"
 #include "kval.h"
 
 struct k8s_kv {
@@ -33,6 +35,15 @@ struct k8s_map {
 
 /* ResourceList: name -> quantity string (validated, non-negative). */
 typedef struct k8s_map k8s_rlist;
+
+/* The quantity of a resource in a list, or NULL. */
+static inline const char *k8s_rlist_get(const k8s_rlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].key, name) == 0)
+			return l->v[i].value;
+	return NULL;
+}
 
 /* NodeSelectorRequirement and LabelSelectorRequirement alike. */
 struct k8s_req {
@@ -73,7 +84,8 @@ struct k8s_toleration {
 
 struct k8s_container {
 	const char *name;
-	k8s_rlist requests;
+	k8s_rlist requests; /* with the limits it lacks copied in, as the API server defaults them */
+	k8s_rlist limits;
 	bool restartable; /* an init container with restartPolicy: Always (a sidecar) */
 };
 
@@ -121,8 +133,16 @@ struct k8s_pod {
 	struct k8s_map labels;
 	/* k8s_decode_pod only (the node agent's fields; preemptctl's cluster loader skips them) */
 	const char *uid;                 /* NULL when absent */
+	const char *resource_version;    /* metadata.resourceVersion, NULL when absent */
+	const char *scheduler_name;      /* spec.schedulerName, NULL when absent */
+	size_t nscheduling_gates;        /* spec.schedulingGates: the pod may not be scheduled yet */
 	struct k8s_map annotations;      /* kubernetes.io/config.mirror, config.source... */
 	const char *qos_class;           /* status.qosClass: Guaranteed, Burstable, BestEffort; NULL */
+	bool has_deletion_grace;         /* metadata.deletionGracePeriodSeconds */
+	int64_t deletion_grace_seconds;
+	bool has_active_deadline;        /* spec.activeDeadlineSeconds (the Terminating quota scope) */
+	int64_t active_deadline_seconds;
+	bool cross_namespace_affinity;   /* a pod (anti-)affinity term with namespaces or namespaceSelector */
 	size_t ncontainer_statuses;
 	struct k8s_container_status *container_statuses;
 	size_t ninit_container_statuses; /* init and sidecar containers (node decoding only) */
@@ -141,7 +161,8 @@ struct k8s_pod {
 	size_t ncontainers, ninit_containers;
 	struct k8s_container *containers, *init_containers;
 	k8s_rlist overhead;
-	k8s_rlist pod_requests; /* spec.resources.requests (pod-level resources) */
+	k8s_rlist pod_requests; /* spec.resources.requests (pod-level resources; limits copied in) */
+	k8s_rlist pod_limits;   /* spec.resources.limits */
 
 	size_t ntolerations;
 	struct k8s_toleration *tolerations;
@@ -158,6 +179,9 @@ struct k8s_pod {
 	bool ready_false; /* a Ready condition with a status other than True */
 	/* condition DisruptionTarget=True, reason PreemptionByScheduler: deleted by a preemption */
 	bool preempted_by_scheduler;
+	/* condition PodScheduled as it stands (NULL when absent): a scheduler writes it only when it
+	 * changes */
+	const char *scheduled_status, *scheduled_reason, *scheduled_message;
 };
 
 /* An IntOrString: minAvailable / maxUnavailable. */
@@ -178,6 +202,35 @@ struct k8s_pdb {
 	const char **disrupted_pods; /* names (status.disruptedPods keys) */
 };
 
+/* A ScopedResourceSelectorRequirement (ResourceQuota scopeSelector, the plugin's matchScopes). */
+struct k8s_scope_req {
+	const char *scope_name, *op; /* op NULL when absent */
+	size_t nvalues;
+	const char **values;
+};
+
+struct k8s_quota {
+	struct diag_loc loc;
+	const char *namespace_, *name;
+	k8s_rlist hard; /* spec.hard */
+	size_t nscopes;
+	const char **scopes; /* spec.scopes */
+	size_t nselector;
+	struct k8s_scope_req *selector; /* spec.scopeSelector.matchExpressions */
+	bool has_status; /* status.hard present: what the quota controller wrote */
+	k8s_rlist status_hard, status_used;
+};
+
+/* One limitedResources entry of the ResourceQuota admission plugin's configuration. */
+struct k8s_limited_resource {
+	struct diag_loc loc;
+	const char *api_group, *resource; /* api_group "" when absent; resource NULL when absent */
+	size_t ncontains;
+	const char **contains;
+	size_t nscopes;
+	struct k8s_scope_req *scopes;
+};
+
 #define K8S_ARRAY(type, name) \
 	size_t n##name;       \
 	size_t cap_##name;    \
@@ -189,7 +242,11 @@ typedef struct k8s_cluster {
 	K8S_ARRAY(struct k8s_node, nodes);
 	K8S_ARRAY(struct k8s_pod, pods);
 	K8S_ARRAY(struct k8s_pdb, pdbs);
+	K8S_ARRAY(struct k8s_quota, quotas);
 	size_t nignored; /* objects of other kinds */
+	/* --admission-config: the ResourceQuota plugin's configuration (k8s_load_admission_config) */
+	const char *admission_file; /* NULL: none given */
+	K8S_ARRAY(struct k8s_limited_resource, limited);
 	/* PriorityClasses rejected by the decoder: pods naming them get one clear error */
 	K8S_ARRAY(const char *, rejected_classes);
 } k8s_cluster;
@@ -206,7 +263,7 @@ void k8s_cluster_done(k8s_cluster *c);
 int k8s_load_file(k8s_cluster *c, const char *path, diag *d);
 
 /*
- * Lists PriorityClasses, Nodes, Pods and PodDisruptionBudgets from the API server of a kubeconfig
+ * Lists PriorityClasses, Nodes, Pods, PodDisruptionBudgets and ResourceQuotas from the API server of a kubeconfig
  * (current context; CA, client certificate/key or token; an exec plugin is refused), paginated,
  * streamed into c. Errors through d: the kubeconfig's, HTTP status with the server's message,
  * TLS or connection failures, bad objects (located at URL:LINE). 0, -EINVAL, -ENOMEM.
@@ -215,6 +272,26 @@ int k8s_load_api(k8s_cluster *c, const char *kubeconfig, diag *d);
 
 /* The same over a string (tests); name is used in messages. */
 int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d);
+
+/*
+ * kube-apiserver's --admission-control-config-file: an AdmissionConfiguration
+ * (apiserver.config.k8s.io/v1, v1alpha1, or the older apiserver.k8s.io/v1alpha1), decoded strictly
+ * as kube-apiserver does (an unknown field is an error). Of its plugins, the first named
+ * ResourceQuota is read: its configuration inline, or the file its path names (relative to the
+ * admission file's directory) — a ResourceQuotaConfiguration (apiserver.config.k8s.io/v1) or the
+ * older Configuration (resourcequota.admission.k8s.io/v1beta1, v1alpha1). Its limitedResources go
+ * into c->limited; c->admission_file is set. Errors through d name the file, line and field.
+ * Returns 0, -EINVAL (reported), -ENOMEM, or another -errno when a file cannot be read.
+ */
+int k8s_load_admission_config(k8s_cluster *c, const char *path, diag *d);
+/* The same over a string; name is the file name used in messages and for relative paths. */
+int k8s_load_admission_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d);
+
+/* Every object of a file ("-": standard input) through fn, streamed (kstream.h); name is used in
+ * messages and must live as long as the objects' locations. 0, -EINVAL, -ENOMEM, -errno. */
+int k8s_read_file(const char *path, const char *name, diag *d, kstream_item_fn fn, void *userdata);
+/* The same over text[0..len). */
+int k8s_read_string(const char *name, const char *text, size_t len, diag *d, kstream_item_fn fn, void *userdata);
 
 /* Whether a PriorityClass of that name was in the input but rejected. */
 bool k8s_class_rejected(const k8s_cluster *c, const char *name);
@@ -235,6 +312,18 @@ int k8s_decode_pod(karena *a, diag *d, const char *file, const kval *obj, struct
  * decoder, so this is about their sums), -ENOMEM.
  */
 int k8s_pod_requests(const struct k8s_pod *p, karena *a, pp_resource **ret, size_t *ret_n, pp_err *err);
+
+/* A resource list as libpreempt's pp_quantity_kv array, in a (NULL when empty); *oom set when
+ * out of memory. */
+const pp_quantity_kv *k8s_quantities(karena *a, const k8s_rlist *l, bool *oom);
+
+/*
+ * The pod as the quota system sees it (libpreempt pp_quota_pod): containers then init containers
+ * with requests and limits, pod-level resources, overhead, qosClass, activeDeadlineSeconds,
+ * cross-namespace affinity, terminal phase, deletion grace. class_name: the priorityClassName after
+ * Priority admission. Arrays in a; strings borrowed from p. 0 or -ENOMEM.
+ */
+int k8s_quota_pod(const struct k8s_pod *p, const char *class_name, karena *a, pp_quota_pod *ret);
 
 /* The pod named ns/name, or NULL. */
 const struct k8s_pod *k8s_cluster_find_pod(const k8s_cluster *c, const char *namespace_,

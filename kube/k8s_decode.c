@@ -10,84 +10,12 @@
 #include "k8s_decode.h"
 #include "yamlval.h"
 
-/* Appends a copy of obj to a cluster array (c->field, c->nfield, c->cap_field); ret is the new
- * element, or NULL when out of memory. */
-#define APPEND(c, field, obj, ret)                                                           \
-	do {                                                                                 \
-		(ret) = NULL;                                                                \
-		if ((c)->n##field == (c)->cap_##field) {                                     \
-			size_t ncap_ = (c)->cap_##field ? (c)->cap_##field * 2 : 16;         \
-			void *p_ = reallocarray((c)->field, ncap_, sizeof(*(c)->field));   \
-			if (!p_)                                                             \
-				break;                                                       \
-			(c)->field = p_;                                                     \
-			(c)->cap_##field = ncap_;                                            \
-		}                                                                            \
-		(ret) = &(c)->field[(c)->n##field++];                                        \
-		*(ret) = (obj);                                                              \
-	} while (0)
-
 static bool one_of(const char *s, const char *const *list)
 {
 	for (; *list; list++)
 		if (strcmp(s, *list) == 0)
 			return true;
 	return false;
-}
-
-/* Iterates a list field: calls fn for every element with the index pushed on the path. */
-typedef int (*elem_fn)(yv *v, const kval *e, void *elem);
-
-static int list_field(yv *v, const kval *map, const char *key, size_t elem_size, size_t *ret_n,
-                      void **ret, elem_fn fn)
-{
-	const kval *n = yv_get(map, key), *e;
-	size_t mark = yv_push_key(v, key), i = 0;
-	int result = 0;
-
-	if (!n)
-		goto out;
-	if (!yv_expect_seq(v, n)) {
-		result = -1;
-		goto out;
-	}
-	size_t count = kval_count(n);
-	char *arr = yv_calloc(v, count, elem_size);
-	if (!arr) {
-		result = -1;
-		goto out;
-	}
-	while ((e = kval_at(n, i))) {
-		size_t m2 = yv_push_index(v, i);
-		if (yv_is_null(e) || !yv_expect_map(v, e) || fn(v, e, arr + i * elem_size) < 0)
-			result = -1;
-		if (yv_is_null(e))
-			yv_error(v, e, "null list element");
-		yv_pop(v, m2);
-		i++;
-	}
-	*ret_n = count;
-	*ret = arr;
-	if (result == 0)
-		result = 1;
-out:
-	yv_pop(v, mark);
-	return result;
-}
-
-/* Sub-object: returns the mapping with key pushed, or NULL (absent, or error reported). */
-static const kval *sub(yv *v, const kval *map, const char *key, size_t *mark, bool *bad)
-{
-	const kval *n = yv_get(map, key);
-	if (!n)
-		return NULL;
-	*mark = yv_push_key(v, key);
-	if (!yv_expect_map(v, n)) {
-		*bad = true;
-		yv_pop(v, *mark);
-		return NULL;
-	}
-	return n;
 }
 
 /* --- selectors -------------------------------------------------------------------------------- */
@@ -149,12 +77,12 @@ static int label_selector(yv *v, const kval *map, const char *key, struct k8s_la
 {
 	bool bad = false;
 	size_t mark;
-	const kval *n = sub(v, map, key, &mark, &bad);
+	const kval *n = yv_sub(v, map, key, &mark, &bad);
 	if (!n)
 		return bad ? -1 : 0;
 	ret->present = true;
 	bad |= yv_string_map(v, n, "matchLabels", &ret->match_labels) < 0;
-	bad |= list_field(v, n, "matchExpressions", sizeof(struct k8s_req), &ret->nexprs,
+	bad |= yv_list(v, n, "matchExpressions", sizeof(struct k8s_req), &ret->nexprs,
 	                  (void **)&ret->exprs, label_req) < 0;
 	yv_pop(v, mark);
 	return bad ? -1 : 1;
@@ -164,9 +92,9 @@ static int node_term(yv *v, const kval *e, void *elem)
 {
 	struct k8s_node_selector_term *t = elem;
 	int bad = 0;
-	bad |= list_field(v, e, "matchExpressions", sizeof(struct k8s_req), &t->nexprs,
+	bad |= yv_list(v, e, "matchExpressions", sizeof(struct k8s_req), &t->nexprs,
 	                  (void **)&t->exprs, node_req) < 0;
-	bad |= list_field(v, e, "matchFields", sizeof(struct k8s_req), &t->nfields,
+	bad |= yv_list(v, e, "matchFields", sizeof(struct k8s_req), &t->nfields,
 	                  (void **)&t->fields, node_req) < 0;
 	for (size_t i = 0; !bad && i < t->nfields; i++)
 		if (strcmp(t->fields[i].key, "metadata.name") != 0) {
@@ -223,14 +151,14 @@ static int decode_node(yv *v, const kval *obj, const kval *meta, struct k8s_node
 	bad |= yv_string_map(v, meta, "labels", &nd->labels) < 0;
 	yv_pop(v, mark);
 
-	if ((n = sub(v, obj, "spec", &mark, &bad))) {
-		bad |= list_field(v, n, "taints", sizeof(struct k8s_taint), &nd->ntaints,
+	if ((n = yv_sub(v, obj, "spec", &mark, &bad))) {
+		bad |= yv_list(v, n, "taints", sizeof(struct k8s_taint), &nd->ntaints,
 		                  (void **)&nd->taints, taint) < 0;
 		bad |= yv_bool(v, n, "unschedulable", &nd->unschedulable) < 0;
 		yv_pop(v, mark);
 	}
 	int r = 0;
-	if ((n = sub(v, obj, "status", &mark, &bad))) {
+	if ((n = yv_sub(v, obj, "status", &mark, &bad))) {
 		r = yv_rlist(v, n, "allocatable", &nd->allocatable);
 		/* The API server copies capacity into allocatable when the kubelet leaves it out. */
 		if (r == 0)
@@ -245,6 +173,39 @@ static int decode_node(yv *v, const kval *obj, const kval *meta, struct k8s_node
 
 /* --- pods --------------------------------------------------------------------------------------- */
 
+/*
+ * SetDefaults_Pod, which the API server applies to every pod it receives: a limit without a request
+ * makes the request (keep: only those resources; NULL: all). Pods read back from a cluster have it
+ * done already; manifests need it so that the scheduler and the quota see what the API server will
+ * store.
+ */
+static int default_requests(yv *v, k8s_rlist *req, const k8s_rlist *lim, bool (*keep)(const char *name))
+{
+	size_t extra = 0;
+	struct k8s_kv *kv;
+
+	for (size_t i = 0; i < lim->n; i++)
+		extra += (!keep || keep(lim->v[i].key)) && !k8s_rlist_get(req, lim->v[i].key);
+	if (!extra)
+		return 0;
+	if (!(kv = yv_calloc(v, req->n + extra, sizeof(*kv))))
+		return -1;
+	if (req->n)
+		memcpy(kv, req->v, req->n * sizeof(*kv));
+	for (size_t i = 0, n = req->n; i < lim->n; i++)
+		if ((!keep || keep(lim->v[i].key)) && !k8s_rlist_get(req, lim->v[i].key))
+			kv[n++] = lim->v[i];
+	req->v = kv;
+	req->n += extra;
+	return 0;
+}
+
+/* IsSupportedPodLevelResource */
+static bool pod_level_resource(const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "memory") || !strncmp(name, "hugepages-", 10);
+}
+
 static int container(yv *v, const kval *e, void *elem)
 {
 	struct k8s_container *c = elem;
@@ -254,8 +215,10 @@ static int container(yv *v, const kval *e, void *elem)
 	const char *restart = NULL;
 
 	bad |= yv_string(v, e, "name", true, &c->name) < 0;
-	if ((res = sub(v, e, "resources", &mark, &bad))) {
+	if ((res = yv_sub(v, e, "resources", &mark, &bad))) {
 		bad |= yv_rlist(v, res, "requests", &c->requests) < 0;
+		bad |= yv_rlist(v, res, "limits", &c->limits) < 0;
+		bad |= default_requests(v, &c->requests, &c->limits, NULL) < 0;
 		yv_pop(v, mark);
 	}
 	int r = yv_string(v, e, "restartPolicy", false, &restart);
@@ -319,15 +282,24 @@ static int toleration(yv *v, const kval *e, void *elem)
 }
 
 static int pod_affinity(yv *v, const kval *aff, const char *key, size_t *ret_n,
-                        struct k8s_pod_affinity_term **ret)
+                        struct k8s_pod_affinity_term **ret, bool *cross_namespace)
 {
 	bool bad = false;
 	size_t mark;
-	const kval *n = sub(v, aff, key, &mark, &bad);
+	const kval *n = yv_sub(v, aff, key, &mark, &bad), *pref;
 	if (!n)
 		return bad ? -1 : 0;
-	bad |= list_field(v, n, "requiredDuringSchedulingIgnoredDuringExecution",
+	bad |= yv_list(v, n, "requiredDuringSchedulingIgnoredDuringExecution",
 	                  sizeof(struct k8s_pod_affinity_term), ret_n, (void **)ret, pod_affinity_term) < 0;
+	for (size_t i = 0; !bad && i < *ret_n; i++)
+		*cross_namespace |= (*ret)[i].nnamespaces || (*ret)[i].namespace_selector.present;
+	/* usesCrossNamespacePodAffinity (the CrossNamespacePodAffinity quota scope) reads the
+	 * preferred terms too, which nothing else here needs */
+	pref = yv_get(n, "preferredDuringSchedulingIgnoredDuringExecution");
+	for (size_t i = 0; i < kval_count(pref); i++) {
+		const kval *t = yv_get(kval_at(pref, i), "podAffinityTerm");
+		*cross_namespace |= kval_count(yv_get(t, "namespaces")) > 0 || yv_get(t, "namespaceSelector") != NULL;
+	}
 	yv_pop(v, mark);
 	return bad ? -1 : 0;
 }
@@ -336,13 +308,13 @@ static int decode_affinity(yv *v, const kval *spec, struct k8s_pod *p)
 {
 	bool bad = false;
 	size_t mark, m2, m3;
-	const kval *aff = sub(v, spec, "affinity", &mark, &bad), *na, *req;
+	const kval *aff = yv_sub(v, spec, "affinity", &mark, &bad), *na, *req;
 	if (!aff)
 		return bad ? -1 : 0;
-	if ((na = sub(v, aff, "nodeAffinity", &m2, &bad))) {
-		if ((req = sub(v, na, "requiredDuringSchedulingIgnoredDuringExecution", &m3, &bad))) {
+	if ((na = yv_sub(v, aff, "nodeAffinity", &m2, &bad))) {
+		if ((req = yv_sub(v, na, "requiredDuringSchedulingIgnoredDuringExecution", &m3, &bad))) {
 			p->has_node_affinity = true;
-			int r = list_field(v, req, "nodeSelectorTerms", sizeof(struct k8s_node_selector_term),
+			int r = yv_list(v, req, "nodeSelectorTerms", sizeof(struct k8s_node_selector_term),
 			                   &p->nnode_terms, (void **)&p->node_terms, node_term);
 			if (r == 0) {
 				yv_error(v, req, "nodeSelectorTerms: required field is missing");
@@ -353,8 +325,9 @@ static int decode_affinity(yv *v, const kval *spec, struct k8s_pod *p)
 		}
 		yv_pop(v, m2);
 	}
-	bad |= pod_affinity(v, aff, "podAffinity", &p->naffinity, &p->affinity) < 0;
-	bad |= pod_affinity(v, aff, "podAntiAffinity", &p->nanti_affinity, &p->anti_affinity) < 0;
+	bad |= pod_affinity(v, aff, "podAffinity", &p->naffinity, &p->affinity, &p->cross_namespace_affinity) < 0;
+	bad |= pod_affinity(v, aff, "podAntiAffinity", &p->nanti_affinity, &p->anti_affinity,
+	                    &p->cross_namespace_affinity) < 0;
 	yv_pop(v, mark);
 	return bad ? -1 : 0;
 }
@@ -404,6 +377,11 @@ static int pod_status(yv *v, const kval *st, struct k8s_pod *p)
 				else if (!strcmp(type, "DisruptionTarget") && !strcmp(status, "True") && reason &&
 				         !strcmp(reason, "PreemptionByScheduler"))
 					p->preempted_by_scheduler = true;
+				else if (!strcmp(type, "PodScheduled")) {
+					p->scheduled_status = status;
+					p->scheduled_reason = reason;
+					bad |= yv_string(v, c, "message", false, &p->scheduled_message) < 0;
+				}
 				yv_pop(v, m2);
 			}
 		yv_pop(v, mark);
@@ -433,11 +411,14 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 	if (node) {
 		bad |= yv_string(v, meta, "uid", false, &p->uid) < 0;
 		bad |= yv_string_map(v, meta, "annotations", &p->annotations) < 0;
+		bad |= yv_string(v, meta, "resourceVersion", false, &p->resource_version) < 0;
 	}
 	bad |= (r = yv_time(v, meta, "creationTimestamp", &p->creation_ns)) < 0;
 	p->has_creation = r > 0;
 	bad |= (r = yv_time(v, meta, "deletionTimestamp", &p->deletion_ns)) < 0;
 	p->has_deletion = r > 0;
+	bad |= (r = yv_int64(v, meta, "deletionGracePeriodSeconds", &p->deletion_grace_seconds)) < 0;
+	p->has_deletion_grace = r > 0;
 	yv_pop(v, mark);
 
 	spec = yv_get(obj, "spec");
@@ -455,7 +436,13 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 		p->has_priority = r > 0;
 		bad |= yv_string(v, spec, "preemptionPolicy", false, &p->preemption_policy) < 0;
 		bad |= yv_string(v, spec, "nodeName", false, &p->node_name) < 0;
-		r = list_field(v, spec, "containers", sizeof(struct k8s_container), &p->ncontainers,
+		if (node) {
+			const kval *gates = yv_get(spec, "schedulingGates");
+			bad |= yv_string(v, spec, "schedulerName", false, &p->scheduler_name) < 0;
+			while (kval_type_of(gates) == KVAL_SEQ && kval_at(gates, p->nscheduling_gates))
+				p->nscheduling_gates++;
+		}
+		r = yv_list(v, spec, "containers", sizeof(struct k8s_container), &p->ncontainers,
 		               (void **)&p->containers, container);
 		if (r == 0 || (r > 0 && p->ncontainers == 0)) {
 			size_t m2 = yv_push_key(v, "containers");
@@ -464,7 +451,7 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 			bad = true;
 		}
 		bad |= r < 0;
-		bad |= list_field(v, spec, "initContainers", sizeof(struct k8s_container),
+		bad |= yv_list(v, spec, "initContainers", sizeof(struct k8s_container),
 		                  &p->ninit_containers, (void **)&p->init_containers, container) < 0;
 		for (size_t i = 0; i < p->ncontainers && !bad; i++)
 			if (p->containers[i].restartable) {
@@ -477,11 +464,15 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 			}
 		bad |= yv_rlist(v, spec, "overhead", &p->overhead) < 0;
 		size_t m2;
-		if ((n = sub(v, spec, "resources", &m2, &bad))) {
+		if ((n = yv_sub(v, spec, "resources", &m2, &bad))) {
 			bad |= yv_rlist(v, n, "requests", &p->pod_requests) < 0;
+			bad |= yv_rlist(v, n, "limits", &p->pod_limits) < 0;
+			bad |= default_requests(v, &p->pod_requests, &p->pod_limits, pod_level_resource) < 0;
 			yv_pop(v, m2);
 		}
-		bad |= list_field(v, spec, "tolerations", sizeof(struct k8s_toleration), &p->ntolerations,
+		bad |= (r = yv_int64(v, spec, "activeDeadlineSeconds", &p->active_deadline_seconds)) < 0;
+		p->has_active_deadline = r > 0;
+		bad |= yv_list(v, spec, "tolerations", sizeof(struct k8s_toleration), &p->ntolerations,
 		                  (void **)&p->tolerations, toleration) < 0;
 		bad |= yv_string_map(v, spec, "nodeSelector", &p->node_selector) < 0;
 		bad |= decode_affinity(v, spec, p) < 0;
@@ -496,13 +487,13 @@ static int decode_pod(yv *v, const kval *obj, const kval *meta, struct k8s_pod *
 	}
 	yv_pop(v, mark);
 
-	if ((n = sub(v, obj, "status", &mark, &bad))) {
+	if ((n = yv_sub(v, obj, "status", &mark, &bad))) {
 		bad |= pod_status(v, n, p) < 0;
+		bad |= yv_string(v, n, "qosClass", false, &p->qos_class) < 0;
 		if (node) {
-			bad |= yv_string(v, n, "qosClass", false, &p->qos_class) < 0;
-			bad |= list_field(v, n, "containerStatuses", sizeof(struct k8s_container_status),
+			bad |= yv_list(v, n, "containerStatuses", sizeof(struct k8s_container_status),
 			                  &p->ncontainer_statuses, (void **)&p->container_statuses, container_status) < 0;
-			bad |= list_field(v, n, "initContainerStatuses", sizeof(struct k8s_container_status),
+			bad |= yv_list(v, n, "initContainerStatuses", sizeof(struct k8s_container_status),
 			                  &p->ninit_container_statuses, (void **)&p->init_container_statuses,
 			                  container_status) < 0;
 		}
@@ -564,7 +555,7 @@ static int decode_pdb(yv *v, const kval *obj, struct k8s_pdb *b)
 	const kval *n;
 	int r;
 
-	if ((n = sub(v, obj, "spec", &mark, &bad))) {
+	if ((n = yv_sub(v, obj, "spec", &mark, &bad))) {
 		bad |= label_selector(v, n, "selector", &b->selector) < 0;
 		bad |= intstr(v, n, "minAvailable", &b->min_available) < 0;
 		bad |= intstr(v, n, "maxUnavailable", &b->max_unavailable) < 0;
@@ -574,7 +565,7 @@ static int decode_pdb(yv *v, const kval *obj, struct k8s_pdb *b)
 		}
 		yv_pop(v, mark);
 	}
-	if ((n = sub(v, obj, "status", &mark, &bad))) {
+	if ((n = yv_sub(v, obj, "status", &mark, &bad))) {
 		bad |= (r = yv_int32(v, n, "disruptionsAllowed", false, &b->disruptions_allowed)) < 0;
 		b->has_disruptions_allowed = r > 0;
 		const kval *dp = yv_get(n, "disruptedPods");
@@ -620,6 +611,7 @@ static const struct kind_info {
 	{ "Node", "nodes", false },
 	{ "Pod", "pods", true },
 	{ "PodDisruptionBudget", "poddisruptionbudgets", true },
+	{ "ResourceQuota", "resourcequotas", true },
 };
 
 static const struct kind_info *kind_info(const char *kind)
@@ -767,6 +759,14 @@ static int decode(k8s_cluster *c, diag *d, const char *file, const kval *obj, in
 		struct k8s_pdb *e = NULL;
 		if (r == 0 && !v.oom) {
 			APPEND(c, pdbs, b, e);
+			v.oom = !e;
+		}
+	} else if (strcmp(ki->kind, "ResourceQuota") == 0) {
+		struct k8s_quota q = { .loc = loc, .namespace_ = ns, .name = mname };
+		r = k8s_decode_quota(&v, obj, &q);
+		struct k8s_quota *e = NULL;
+		if (r == 0 && !v.oom) {
+			APPEND(c, quotas, q, e);
 			v.oom = !e;
 		}
 	} else {

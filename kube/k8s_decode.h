@@ -4,13 +4,38 @@
 #define KUBE_K8S_DECODE_H
 
 
+#include <stdlib.h>
+
 #include "k8s.h"
 #include "kval.h"
+#include "yamlval.h"
+
+/* Appends a copy of obj to a cluster array (c->field, c->nfield, c->cap_field); ret is the new
+ * element, or NULL when out of memory. */
+#define APPEND(c, field, obj, ret)                                                           \
+	do {                                                                                 \
+		(ret) = NULL;                                                                \
+		if ((c)->n##field == (c)->cap_##field) {                                     \
+			size_t ncap_ = (c)->cap_##field ? (c)->cap_##field * 2 : 16;         \
+			void *p_ = reallocarray((c)->field, ncap_, sizeof(*(c)->field));   \
+			if (!p_)                                                             \
+				break;                                                       \
+			(c)->field = p_;                                                     \
+			(c)->cap_##field = ncap_;                                            \
+		}                                                                            \
+		(ret) = &(c)->field[(c)->n##field++];                                        \
+		*(ret) = (obj);                                                              \
+	} while (0)
 
 /* 0, -EINVAL (errors reported through d), -ENOMEM. Lists are expanded (depth: nesting). */
 int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj, int depth);
 
 /* An item of an API server list (PodList...): items carry no kind, the list's is given. */
 int k8s_decode_list_item(k8s_cluster *c, diag *d, const char *file, const kval *obj, const char *kind);
+
+/* k8s_quota.c: one ScopedResourceSelectorRequirement (a yv_elem_fn), and a ResourceQuota's spec
+ * and status. -1 on error (reported through v). */
+int k8s_scope_req(yv *v, const kval *e, void *elem);
+int k8s_decode_quota(yv *v, const kval *obj, struct k8s_quota *q);
 
 #endif

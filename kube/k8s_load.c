@@ -25,6 +25,8 @@ void k8s_cluster_done(k8s_cluster *c)
 	free(c->nodes);
 	free(c->pods);
 	free(c->pdbs);
+	free(c->quotas);
+	free(c->limited);
 	free(c->rejected_classes);
 	karena_free(&c->arena);
 	memset(c, 0, sizeof(*c));
@@ -50,16 +52,11 @@ static int on_item(void *userdata, const kval *item)
 }
 
 /* fd >= 0: read it; else text[0..len). */
-static int load(k8s_cluster *c, const char *name, int fd, const char *text, size_t len, diag *d)
+static int stream(const char *name, int fd, const char *text, size_t len, diag *d, kstream_item_fn fn, void *ud)
 {
-	struct load l = { .c = c, .d = d };
 	kstream *s = NULL;
-	int r;
+	int r = kstream_new(&s, KSTREAM_AUTO, name, d, fn, ud);
 
-	l.file = karena_strdup(&c->arena, name);
-	if (!l.file)
-		return -ENOMEM;
-	r = kstream_new(&s, KSTREAM_AUTO, l.file, d, on_item, &l);
 	if (r < 0)
 		return r;
 	if (fd >= 0)
@@ -67,12 +64,24 @@ static int load(k8s_cluster *c, const char *name, int fd, const char *text, size
 	else if ((r = kstream_feed(s, text, len)) == 0)
 		r = kstream_end(s);
 	kstream_free(s);
+	return r;
+}
+
+static int load(k8s_cluster *c, const char *name, int fd, const char *text, size_t len, diag *d)
+{
+	struct load l = { .c = c, .d = d };
+	int r;
+
+	l.file = karena_strdup(&c->arena, name);
+	if (!l.file)
+		return -ENOMEM;
+	r = stream(l.file, fd, text, len, d, on_item, &l);
 	if (r == -ENOMEM)
 		return r;
 	return r < 0 || l.bad ? -EINVAL : 0;
 }
 
-int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
+int k8s_read_file(const char *path, const char *name, diag *d, kstream_item_fn fn, void *userdata)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -83,12 +92,31 @@ int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
 		diag_error(d, NULL, NULL, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	r = load(c, is_stdin ? "<stdin>" : path, fd, NULL, 0, d);
+	r = stream(name, fd, NULL, 0, d, fn, userdata);
 	if (!is_stdin)
 		close(fd);
+	return r;
+}
+
+int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
+{
+	struct load l = { .c = c, .d = d };
+	int r;
+
+	l.file = karena_strdup(&c->arena, strcmp(path, "-") == 0 ? "<stdin>" : path);
+	if (!l.file)
+		return -ENOMEM;
+	r = k8s_read_file(path, l.file, d, on_item, &l);
 	if (r == -ENOMEM)
 		diag_error(d, NULL, NULL, "%s: out of memory", path);
-	return r;
+	if (r < 0)
+		return r;
+	return l.bad ? -EINVAL : 0;
+}
+
+int k8s_read_string(const char *name, const char *text, size_t len, diag *d, kstream_item_fn fn, void *userdata)
+{
+	return stream(name, -1, text, len, d, fn, userdata);
 }
 
 int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A live cluster as input: PriorityClasses, Nodes, Pods and PodDisruptionBudgets listed from the
+ * A live cluster as input: PriorityClasses, Nodes, Pods, PodDisruptionBudgets and ResourceQuotas listed from the
  * API server of a kubeconfig, page by page (limit/continue), each page streamed through kstream
  * into the same decoder as files — so a 20,000-pod cluster costs what its decoded objects cost.
  */
@@ -100,6 +100,7 @@ static const struct {
 	{ "/api/v1/nodes", "Node" },
 	{ "/api/v1/pods", "Pod" },
 	{ "/apis/policy/v1/poddisruptionbudgets", "PodDisruptionBudget" },
+	{ "/api/v1/resourcequotas", "ResourceQuota" },
 };
 
 int k8s_load_api(k8s_cluster *c, const char *kubeconfig, diag *d)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define DEFAULT_MAX_BODY (16u * 1024 * 1024)
 
@@ -19,6 +20,7 @@ struct kube_call {
 	kube_done_fn done;
 	void *userdata;
 	long status;
+	long retry_after_s; /* a Retry-After header in seconds, -1 when none */
 	int error; /* from the data callback */
 	sd_event_source *idle_timer; /* idle_timeout_s: no body byte for idle_usec ends the call */
 	uint64_t idle_usec, last_data_usec;
@@ -193,6 +195,31 @@ static size_t call_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return kube_body_write(ptr, size, nmemb, &c->body);
 }
 
+/* Only Retry-After is wanted (429 and 503 carry it); the delta-seconds form, as the API server
+ * sends it. */
+static size_t call_header(char *buf, size_t size, size_t nitems, void *userdata)
+{
+	kube_call *c = userdata;
+	size_t n = size * nitems;
+	static const char name[] = "retry-after:";
+
+	if (n > sizeof(name) - 1 && strncasecmp(buf, name, sizeof(name) - 1) == 0) {
+		char v[32];
+		size_t len = n - (sizeof(name) - 1);
+		char *end;
+		if (len >= sizeof(v))
+			len = sizeof(v) - 1;
+		memcpy(v, buf + sizeof(name) - 1, len);
+		v[len] = '\0';
+		long x = strtol(v, &end, 10);
+		if (end != v && x >= 0)
+			c->retry_after_s = x;
+	} else if (n >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
+		c->retry_after_s = -1; /* a new response (after a redirect or 100 Continue) */
+	}
+	return n;
+}
+
 /* Fires at the earliest moment the call can have been silent for idle_usec; re-armed while it was not. */
 static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -238,6 +265,7 @@ int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
 		return -ENOMEM;
 	}
 	c->data = o->data;
+	c->retry_after_s = -1;
 	c->done = o->done;
 	c->userdata = o->userdata;
 	c->body.max = o->data ? 64 * 1024 : o->max_body ? o->max_body : DEFAULT_MAX_BODY;
@@ -255,6 +283,8 @@ int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
 	}
 	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, call_write);
 	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, call_header);
+	curl_easy_setopt(c->h, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->cerr);
 	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
 	if (curl_multi_add_handle(m->multi, c->h) != CURLM_OK) {
@@ -283,6 +313,16 @@ void kube_call_cancel(kube_multi *m, kube_call *call)
 long kube_call_status(const kube_call *call)
 {
 	return call->status;
+}
+
+void *kube_call_userdata(const kube_call *call)
+{
+	return call->userdata;
+}
+
+long kube_call_retry_after(const kube_call *call)
+{
+	return call->retry_after_s;
 }
 
 unsigned kube_multi_count(const kube_multi *m)

@@ -55,5 +55,9 @@ void kube_call_cancel(kube_multi *m, kube_call *call);
 
 /* HTTP status of a streamed call once headers are in (0 before). */
 long kube_call_status(const kube_call *call);
+/* The userdata the call was started with. */
+void *kube_call_userdata(const kube_call *call);
+/* The answer's Retry-After in seconds (429, 503), -1 when it had none; valid in the done callback. */
+long kube_call_retry_after(const kube_call *call);
 
 unsigned kube_multi_count(const kube_multi *m);

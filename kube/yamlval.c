@@ -407,3 +407,54 @@ int yv_rlist(yv *v, const kval *map, const char *key, k8s_rlist *ret)
 {
 	return kv_map(v, map, key, quantity_value, ret);
 }
+
+int yv_list(yv *v, const kval *map, const char *key, size_t elem_size, size_t *ret_n, void **ret,
+            yv_elem_fn fn)
+{
+	const kval *n = yv_get(map, key), *e;
+	size_t mark = yv_push_key(v, key), i = 0;
+	int result = 0;
+
+	if (!n)
+		goto out;
+	if (!yv_expect_seq(v, n)) {
+		result = -1;
+		goto out;
+	}
+	size_t count = kval_count(n);
+	char *arr = yv_calloc(v, count, elem_size);
+	if (!arr) {
+		result = -1;
+		goto out;
+	}
+	while ((e = kval_at(n, i))) {
+		size_t m2 = yv_push_index(v, i);
+		if (yv_is_null(e) || !yv_expect_map(v, e) || fn(v, e, arr + i * elem_size) < 0)
+			result = -1;
+		if (yv_is_null(e))
+			yv_error(v, e, "null list element");
+		yv_pop(v, m2);
+		i++;
+	}
+	*ret_n = count;
+	*ret = arr;
+	if (result == 0)
+		result = 1;
+out:
+	yv_pop(v, mark);
+	return result;
+}
+
+const kval *yv_sub(yv *v, const kval *map, const char *key, size_t *mark, bool *bad)
+{
+	const kval *n = yv_get(map, key);
+	if (!n)
+		return NULL;
+	*mark = yv_push_key(v, key);
+	if (!yv_expect_map(v, n)) {
+		*bad = true;
+		yv_pop(v, *mark);
+		return NULL;
+	}
+	return n;
+}

@@ -73,6 +73,17 @@ int yv_string_list(yv *v, const kval *map, const char *key, size_t *ret_n, const
 /* ResourceList: values validated as non-negative quantities (cpu in milli). */
 int yv_rlist(yv *v, const kval *map, const char *key, k8s_rlist *ret);
 
+/*
+ * A list field: fn is called for every element (a mapping; elem points at its slot of an array
+ * of elem_size-sized elements) with the index pushed on the path. Returns 1 read, 0 absent, -1 on
+ * error (reported; the other elements are still decoded).
+ */
+typedef int (*yv_elem_fn)(yv *v, const kval *e, void *elem);
+int yv_list(yv *v, const kval *map, const char *key, size_t elem_size, size_t *ret_n, void **ret, yv_elem_fn fn);
+/* A sub-object: the mapping, with key pushed (pop with *mark), or NULL when absent or not a
+ * mapping (*bad set, reported). */
+const kval *yv_sub(yv *v, const kval *map, const char *key, size_t *mark, bool *bad);
+
 /* Allocation helpers that flag out-of-memory on v. */
 void *yv_calloc(yv *v, size_t n, size_t size);
 

@@ -9,6 +9,7 @@
 
 #include "filter.h"
 #include "spec_copy.h"
+#include "change.h"
 
 /* ----------------------------------------------------------------------------------------- */
 
@@ -173,7 +174,7 @@ int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	return 0;
 }
 
-int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
+int pp__cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err, bool *ret_changed)
 {
 	if (!c || !spec)
 		return -EINVAL;
@@ -186,6 +187,12 @@ int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	if (r < 0) {
 		pp__arena_done(&tmp.arena);
 		return r;
+	}
+	*ret_changed = !pp__node_same(n, &tmp);
+	if (!*ret_changed) {
+		/* a heartbeat: the node's cached preemption result still holds */
+		pp__arena_done(&tmp.arena);
+		return 0;
 	}
 	pp__strmap_remove(&c->node_map, n->name);
 	pp__arena_done(&n->arena);
@@ -203,6 +210,12 @@ int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 	pp__node_changed(c, n);
 	/* cannot fail: the key was present a moment ago, so there is room */
 	return pp__strmap_put(&c->node_map, n->name, n);
+}
+
+int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
+{
+	bool changed;
+	return pp__cluster_update_node(c, spec, err, &changed);
 }
 
 int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
@@ -249,6 +262,10 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 		general |= !fits_int64(f);
 		s->free[k] = fits_int64(f) ? (int64_t)f : 0;
 		s->alloc[k] = n->alloc[k];
+	}
+	for (int k = RES_CPU; k <= RES_MEMORY; k++) {
+		general |= !fits_int64(n->nonzero_total[k]);
+		s->nz_used[k] = fits_int64(n->nonzero_total[k]) ? (int64_t)n->nonzero_total[k] : 0;
 	}
 	for (size_t i = 0; i < n->n_pods; i++) {
 		const struct slot *sl = &n->slots[i];
@@ -696,7 +713,7 @@ int pp_cluster_add_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
 	return r;
 }
 
-int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
+int pp__cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err, enum pp__change *ret_change)
 {
 	struct pod *p = NULL;
 	int r;
@@ -710,6 +727,12 @@ int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
 	r = pod_build(c, spec, &p, err);
 	if (r < 0)
 		return r;
+	*ret_change = pp__pod_compare(old, p, spec->node_name, spec->nominated_node_name);
+	if (*ret_change == PP_CHANGE_NONE) {
+		/* a status update the model does not keep: its node's cached results still hold */
+		pod_free(p);
+		return 0;
+	}
 	pod_unlink(c, old);
 	r = pod_link(c, p, spec, err);
 	if (r < 0) {
@@ -729,6 +752,48 @@ int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
 	}
 	pod_free(old);
 	return 0;
+}
+
+int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err)
+{
+	enum pp__change change;
+	return pp__cluster_update_pod(c, spec, err, &change);
+}
+
+int pp__cluster_set_pod_state(pp_cluster *c, const char *ns, const char *name, const pp_pod_state *st, pp_err *err,
+                              enum pp__change *ret_change)
+{
+	if (!c || !st)
+		return -EINVAL;
+	const struct pod *p = find_pod(c, ns, name);
+	if (!p)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	/* The pod as it is, but for its state: the strings stay valid while the update copies them. */
+	pp_resource req[N_CORE_RES + 64];
+	size_t n_req = 0;
+	static const char *const core_names[N_CORE_RES] = { PP_RESOURCE_CPU, PP_RESOURCE_MEMORY,
+	                                                    PP_RESOURCE_EPHEMERAL_STORAGE };
+	if (p->n_scalar > 64)
+		return pp_fail(err, -E2BIG, "pods/%s/%s: too many extended resources to restate", p->ns, p->name);
+	for (size_t i = 0; i < N_CORE_RES; i++)
+		if (p->req[i])
+			req[n_req++] = (pp_resource){ core_names[i], p->req[i] };
+	for (size_t i = 0; i < p->n_scalar; i++)
+		req[n_req++] = (pp_resource){ c->res_names[p->scalar[i].id], p->scalar[i].value };
+	pp_pod_spec spec = {
+		.namespace_ = p->ns, .name = p->name, .labels = p->labels, .n_labels = p->n_labels,
+		.priority = p->priority, .preemption_policy = p->policy, .requests = req, .n_requests = n_req,
+		.node_name = st->node_name, .nominated_node_name = st->nominated_node_name,
+		.has_start_time = st->has_start_time, .start_time_ns = st->start_time_ns,
+		.terminating = st->terminating, .deletion_time_ns = st->deletion_time_ns,
+		.preempted_by_scheduler = st->preempted_by_scheduler, .not_ready = st->not_ready,
+		.termination_grace_period_s = p->grace, .tolerations = p->tolerations, .n_tolerations = p->n_tolerations,
+		.node_selector = p->node_selector, .n_node_selector = p->n_node_selector,
+		.has_node_affinity = p->has_node_affinity, .node_affinity = p->node_affinity,
+		.n_node_affinity = p->n_node_affinity, .affinity = p->affinity, .n_affinity = p->n_affinity,
+		.anti_affinity = p->anti_affinity, .n_anti_affinity = p->n_anti_affinity,
+	};
+	return pp__cluster_update_pod(c, &spec, err, ret_change);
 }
 
 int pp_cluster_remove_pod(pp_cluster *c, const char *ns, const char *name, pp_err *err)

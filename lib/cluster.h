@@ -147,6 +147,12 @@ struct nsum {
 	size_t n_pods;
 	int32_t min_prio, max_prio; /* valid when n_pods > 0 */
 	unsigned flags;             /* NS_* */
+	/* cpu and memory of the bound pods with kube's non-zero defaults: the LeastAllocated score */
+	int64_t nz_used[2];
+	/* the last score computed here and for which non-zero request (0, 0: none), kept until the
+	 * node changes: pods of one shape, scheduled one after the other, score each node once */
+	int64_t score_for[2];
+	int64_t score;
 };
 
 struct pdb {

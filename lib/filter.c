@@ -506,15 +506,14 @@ int64_t pp__pod_nonzero_request(const struct pod *p, int res)
 	return p->req[res];
 }
 
-int64_t pp__score_least_allocated(const struct pod *p, const struct node *n)
+int64_t pp__least_allocated(const int64_t alloc[2], const i128 used[2], const int64_t want[2])
 {
-	/* kube's LeastAllocated uses NodeInfo.NonZeroRequested and the pod's non-zero request. */
 	int64_t sum = 0, weights = 0;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++) {
-		int64_t cap = n->alloc[k];
+		int64_t cap = alloc[k];
 		if (cap <= 0)
 			continue;
-		i128 req = n->nonzero_total[k] + pp__pod_nonzero_request(p, k);
+		i128 req = used[k] + want[k];
 		weights++;
 		if (req > cap)
 			continue;
@@ -525,4 +524,11 @@ int64_t pp__score_least_allocated(const struct pod *p, const struct node *n)
 			sum += (int64_t)((cap - req) * 100 / cap);
 	}
 	return weights ? sum / weights : 0;
+}
+
+int64_t pp__score_least_allocated(const struct pod *p, const struct node *n)
+{
+	/* kube's LeastAllocated uses NodeInfo.NonZeroRequested and the pod's non-zero request. */
+	const int64_t want[2] = { pp__pod_nonzero_request(p, RES_CPU), pp__pod_nonzero_request(p, RES_MEMORY) };
+	return pp__least_allocated(n->alloc, n->nonzero_total, want);
 }

@@ -108,6 +108,8 @@ void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(co
 int64_t pp__pod_nonzero_request(const struct pod *p, int res);
 
 /* NodeResourcesFit score, LeastAllocated over cpu and memory, weight 1 each (0..100). */
+/* LeastAllocated over cpu and memory: allocatable, the bound pods' non-zero requests, the pod's. */
+int64_t pp__least_allocated(const int64_t alloc[2], const i128 used[2], const int64_t want[2]);
 int64_t pp__score_least_allocated(const struct pod *p, const struct node *n);
 
 #endif

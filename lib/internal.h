@@ -36,4 +36,7 @@ static inline int64_t pp__sat_add(int64_t a, int64_t b)
 /* Exact quantity in 10^-9 units (rounded up away from zero, as the API server does). */
 int pp__quantity_parse_nano(const char *s, __int128 *ret, pp_err *err);
 
+/* validation.IsQualifiedName: [DNS-subdomain prefix/]name (requests.c). */
+bool pp__is_qualified_name(const char *s);
+
 #endif

@@ -32,7 +32,7 @@ static bool is_qualified_name_part(const char *s, size_t len)
 }
 
 /* validation.IsQualifiedName: [prefix/]name with prefix a DNS subdomain. */
-static bool is_qualified_name(const char *s)
+bool pp__is_qualified_name(const char *s)
 {
 	const char *slash = strchr(s, '/');
 	if (!slash)
@@ -61,7 +61,7 @@ static bool is_scalar_resource(const char *name)
 		return false;
 	char quota[600];
 	snprintf(quota, sizeof(quota), "requests.%s", name);
-	return is_qualified_name(quota);
+	return pp__is_qualified_name(quota);
 }
 
 bool pp_resource_is_accounted(const char *name)

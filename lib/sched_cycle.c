@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "change.h"
 #include "internal.h"
 #include "sched_fit.h"
 #include "sched_queue.h"
@@ -58,6 +59,7 @@ struct pp_sched {
 	pp_sched_reason *ev_reasons;
 	size_t cap_ev_reasons;
 	pp_sched_stats stats;
+	bool explain; /* preemption decisions with their per-node records, handed to the events */
 };
 
 const char *pp_sched_event_name(pp_sched_event_kind k)
@@ -286,7 +288,7 @@ static int scan_pod(const pp_pod_info *pi, void *ud)
 	return 0;
 }
 
-static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priority)
+static int enqueue_as(pp_sched *s, const char *ns, const char *name, int32_t priority, bool backing_off)
 {
 	struct spod *p = spod_get(s, ns, name);
 	int r;
@@ -295,7 +297,7 @@ static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priori
 		if (r < 0)
 			return r;
 	}
-	r = pp__sq_add(s->q, p, priority, s->now);
+	r = backing_off ? pp__sq_add_backing_off(s->q, p, priority, s->now) : pp__sq_add(s->q, p, priority, s->now);
 	if (r < 0) {
 		if (!p->dying)
 			spod_forget(s, p);
@@ -303,6 +305,11 @@ static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priori
 	}
 	p->queued = true;
 	return 0;
+}
+
+static int enqueue(pp_sched *s, const char *ns, const char *name, int32_t priority)
+{
+	return enqueue_as(s, ns, name, priority, false);
 }
 
 int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t now_ns, pp_sched_event_fn fn,
@@ -377,6 +384,11 @@ pp_sched *pp_sched_free(pp_sched *s)
 	pp_cluster_free(s->c);
 	free(s);
 	return NULL;
+}
+
+void pp_sched_set_explain(pp_sched *s, bool explain)
+{
+	s->explain = explain;
 }
 
 const pp_cluster *pp_sched_cluster(const pp_sched *s)
@@ -461,6 +473,11 @@ int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err)
 	return 0;
 }
 
+int64_t pp_sched_next_flush(const pp_sched *s)
+{
+	return pp__sq_next_leftover_flush(s->q);
+}
+
 int64_t pp_sched_next_wakeup(const pp_sched *s)
 {
 	int64_t t = pp__sq_next_backoff_expiry(s->q);
@@ -481,8 +498,9 @@ int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 
 int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 {
-	int r = pp_cluster_update_node(s->c, node, err);
-	if (r >= 0)
+	bool changed = false;
+	int r = pp__cluster_update_node(s->c, node, err, &changed);
+	if (r >= 0 && changed)
 		pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
 	return r;
 }
@@ -519,30 +537,33 @@ int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 	return 0;
 }
 
-int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
+/* After an update of ns/name (old: its info before): the queue moves it calls for. */
+static int after_update(pp_sched *s, const char *ns, const char *name, const pp_pod_info *old,
+                        enum pp__change change, pp_err *err)
 {
-	pp_pod_info old, pi;
+	pp_pod_info pi;
 	struct spod *p;
-	int r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &old);
+	int r;
+
+	if (change == PP_CHANGE_NONE)
+		return 0;
+	r = pp_cluster_pod_info(s->c, ns, name, &pi);
 	if (r < 0)
-		return pp_fail(err, r, "pods/%s/%s: no such pod", pod->namespace_, pod->name);
-	bool was_bound = old.node_name != NULL, had_nomination = old.nominated_node_name != NULL;
-	r = pp_cluster_update_pod(s->c, pod, err);
-	if (r < 0)
-		return r;
-	r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &pi);
-	if (r < 0)
-		return pp_fail(err, r, "pods/%s/%s: updated but not found", pod->namespace_, pod->name);
+		return pp_fail(err, r, "pods/%s/%s: updated but not found", ns, name);
 	p = spod_get(s, pi.namespace_, pi.name);
 	if (!pi.node_name) {
-		/* A changed pending pod is worth another attempt (kube's isPodUpdated). */
+		/* A changed pending pod is worth another attempt (kube's isPodUpdated); a state change
+		 * alone (its start, its deletion) is not. */
 		if (p && p->queued) {
 			p->priority = pi.priority;
 			(void)pp__sq_update_priority(s->q, p, pi.priority);
-			(void)pp__sq_activate(s->q, p, s->now);
+			if (change == PP_CHANGE_SPEC)
+				(void)pp__sq_activate(s->q, p, s->now);
 			return 0;
 		}
-		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
+		/* unbound again: the binding was refused, and like any failed attempt it backs off
+		 * (kube-scheduler's handleBindingCycleError) */
+		r = enqueue_as(s, pi.namespace_, pi.name, pi.priority, old->node_name != NULL);
 		return r < 0 ? pp_fail(err, r, "out of memory") : 0;
 	}
 	if (p && p->queued) {
@@ -558,8 +579,37 @@ int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		if (r < 0)
 			return pp_fail(err, r, "out of memory");
 	}
-	pp__sq_move_on_event(s->q, was_bound || had_nomination ? EV_POD_CHANGED : EV_POD_BOUND, NULL, s->now);
+	if (change == PP_CHANGE_SPEC)
+		pp__sq_move_on_event(s->q, old->node_name || old->nominated_node_name ? EV_POD_CHANGED : EV_POD_BOUND,
+		                     NULL, s->now);
 	return 0;
+}
+
+int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
+{
+	enum pp__change change = PP_CHANGE_NONE;
+	pp_pod_info old;
+	int r = pp_cluster_pod_info(s->c, pod->namespace_, pod->name, &old);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: no such pod", pod->namespace_, pod->name);
+	r = pp__cluster_update_pod(s->c, pod, err, &change);
+	if (r < 0)
+		return r;
+	return after_update(s, pod->namespace_, pod->name, &old, change, err);
+}
+
+int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name, const pp_pod_state *state,
+                           pp_err *err)
+{
+	enum pp__change change = PP_CHANGE_NONE;
+	pp_pod_info old;
+	int r = pp_cluster_pod_info(s->c, namespace_, name, &old);
+	if (r < 0)
+		return pp_fail(err, r, "pods/%s/%s: no such pod", namespace_, name);
+	r = pp__cluster_set_pod_state(s->c, namespace_, name, state, err, &change);
+	if (r < 0)
+		return r;
+	return after_update(s, namespace_, name, &old, change, err);
 }
 
 int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err)
@@ -626,7 +676,7 @@ static int ensure_ev_reasons(pp_sched *s, size_t n)
 }
 
 /* The pod stays pending: parks it in the queue and reports why. */
-static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report)
+static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report, const pp_preemption *pr)
 {
 	char ns[256], *msg = NULL;
 	const char *name;
@@ -644,7 +694,7 @@ static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool repo
 		if (r >= 0) {
 			pp_sched_event ev = {
 				.kind = PP_SCHED_UNSCHEDULABLE, .namespace_ = ns, .name = name,
-				.message = msg, .reasons = s->ev_reasons, .n_reasons = s->reasons.n,
+				.message = msg, .reasons = s->ev_reasons, .n_reasons = s->reasons.n, .preemption = pr,
 			};
 			for (size_t i = 0; i < s->reasons.n; i++)
 				s->ev_reasons[i] = (pp_sched_reason){ s->reasons.v[i].reason, s->reasons.v[i].nodes };
@@ -675,7 +725,7 @@ static int clear_nomination(pp_sched *s, const char *ns, const char *name, const
 
 static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
 {
-	pp_preempt_options po = { .now_ns = s->now };
+	pp_preempt_options po = { .now_ns = s->now, .explain = s->explain };
 	pp_preemption *pr = NULL;
 	const char *node, *reason;
 	int r;
@@ -694,7 +744,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		if (node)
 			return bind(s, p, pi, node, err);
 		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
-		return fail_attempt(s, p, "", true);
+		return fail_attempt(s, p, "", true, NULL);
 	case PP_OUTCOME_NONE:
 	default:
 		reason = pp_preemption_reason(pr);
@@ -720,16 +770,29 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 			const char *post = strstr(reason, "preemption:");
 			if (!post)
 				post = strstr(reason, "not eligible");
-			r = fail_attempt(s, p, post ? post : "", true);
+			r = fail_attempt(s, p, post ? post : "", true, pr);
 		}
 		pp_preemption_free(pr);
 		return r;
 	}
 
+	/* The preemptor stays unschedulable in this cycle: its condition carries the FitError of
+	 * the filter pass, before its victims start terminating ("0/3 nodes are available: 3
+	 * Insufficient cpu." — kube's PostFilter message is empty on success). */
+	char *fit_msg = NULL;
+	const char *ignored;
+	r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &ignored, &s->reasons);
+	if (r >= 0)
+		r = pp__sfit_reasons_format(&s->reasons, "", &fit_msg);
+	if (r < 0) {
+		pp_preemption_free(pr);
+		return r;
+	}
 	node = pp_preemption_node(pr);
 	size_t nv = pp_preemption_victim_count(pr);
 	pp_victim *victims = calloc(nv ? nv : 1, sizeof(*victims));
 	if (!victims) {
+		free(fit_msg);
 		pp_preemption_free(pr);
 		return -ENOMEM;
 	}
@@ -752,7 +815,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		const char *name;
 		spod_names(p, ns, sizeof(ns), &name);
 		pp_sched_event ev = { .kind = PP_SCHED_NOMINATE, .namespace_ = ns, .name = name, .node = node,
-		                      .victims = victims, .n_victims = nv };
+		                      .victims = victims, .n_victims = nv, .message = fit_msg, .preemption = pr };
 		s->stats.preemptions++;
 		emit(s, &ev);
 	}
@@ -778,6 +841,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		free(lower ? lower[i] : NULL);
 	free(lower);
 	free(victims);
+	free(fit_msg);
 	pp_preemption_free(pr);
 	if (r < 0)
 		return r;

@@ -32,11 +32,12 @@ void pp__sfit_reasons_done(struct sfit_reasons *r)
 	*r = (struct sfit_reasons){ 0 };
 }
 
-int pp__sfit_reasons_add(struct sfit_reasons *r, const char *reason)
+/* Adds n nodes that failed for reason. */
+static int reasons_add_n(struct sfit_reasons *r, const char *reason, size_t n)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->v[i].reason, reason) == 0) {
-			r->v[i].nodes++;
+			r->v[i].nodes += n;
 			return 0;
 		}
 	if (r->n == r->cap) {
@@ -50,8 +51,27 @@ int pp__sfit_reasons_add(struct sfit_reasons *r, const char *reason)
 	char *s = strdup(reason);
 	if (!s)
 		return -ENOMEM;
-	r->v[r->n++] = (struct sfit_reason){ s, 1 };
+	r->v[r->n++] = (struct sfit_reason){ s, n };
 	return 0;
+}
+
+int pp__sfit_reasons_add(struct sfit_reasons *r, const char *reason)
+{
+	return reasons_add_n(r, reason, 1);
+}
+
+/* Many nodes failed the same way (a plain pod on plain nodes): their reasons added at once. */
+struct collect_n {
+	struct sfit_reasons *r;
+	size_t n;
+};
+
+static void collect_n(const char *reason, void *ud)
+{
+	struct collect_n *c = ud;
+	int q = reasons_add_n(c->r, reason, c->n);
+	if (q < 0 && !c->r->err)
+		c->r->err = q;
 }
 
 void pp__sfit_reasons_collect(const char *reason, void *ud)
@@ -173,9 +193,47 @@ int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, 
 	r = pp__filter_init(&x, c, p);
 	if (r < 0)
 		return r;
+	/* Most pods ask for cpu and memory and nothing else, and most nodes have no taint, no cordon
+	 * and no nominated pod (NS_GENERAL): then fit and score read only the contiguous summaries,
+	 * a sequential scan instead of a walk through every node's structure. */
+	bool plain = !x.aff && !p->n_node_selector && !p->has_node_affinity && !p->n_scalar;
+	/* plain nodes a plain pod does not fit, by failure (Too many pods, Insufficient cpu, memory,
+	 * ephemeral-storage: four bits), counted here and told once each at the end */
+	size_t plain_fails[16] = { 0 };
+	static const unsigned plain_bits[N_CORE_RES] = { F_CPU, F_MEMORY, F_EPHEMERAL };
+	const int64_t want[2] = { pp__pod_nonzero_request(p, RES_CPU), pp__pod_nonzero_request(p, RES_MEMORY) };
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = c->nodes[i];
+		struct nsum *s = &c->sum[i];
 		struct fail f;
+		if (plain && !(s->flags & NS_GENERAL)) {
+			bool fits = s->n_pods < (size_t)(s->max_pods > 0 ? s->max_pods : 0);
+			for (int k = 0; k < N_CORE_RES && fits && !p->zero_request; k++)
+				fits = p->req[k] <= 0 || p->req[k] <= s->free[k];
+			if (fits) {
+				if (s->score_for[0] != want[0] || s->score_for[1] != want[1]) {
+					const i128 used[2] = { s->nz_used[0], s->nz_used[1] };
+					s->score = pp__least_allocated(s->alloc, used, want);
+					s->score_for[0] = want[0];
+					s->score_for[1] = want[1];
+				}
+				int64_t score = s->score;
+				if (score > best_score) {
+					best = n;
+					best_score = score;
+				}
+				continue;
+			}
+			if (reasons) {
+				unsigned m = s->n_pods < (size_t)(s->max_pods > 0 ? s->max_pods : 0) ? 0 : F_PODS;
+				for (int k = 0; k < N_CORE_RES && !p->zero_request; k++)
+					if (p->req[k] > 0 && p->req[k] > s->free[k])
+						m |= plain_bits[k];
+				plain_fails[(m & F_PODS ? 1 : 0) | (m & F_CPU ? 2 : 0) | (m & F_MEMORY ? 4 : 0) |
+				            (m & F_EPHEMERAL ? 8 : 0)]++;
+			}
+			continue;
+		}
 		if (pp__filter_node(&x, n, false, &f)) {
 			/* Reasons cost string work on every failing node: gathered only when asked. */
 			if (reasons) {
@@ -193,6 +251,16 @@ int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, 
 			best = n;
 			best_score = score;
 		}
+	}
+	for (unsigned b = 1; reasons && r >= 0 && b < 16; b++) {
+		if (!plain_fails[b])
+			continue;
+		struct fail f = { .mask = (b & 1 ? F_PODS : 0) | (b & 2 ? F_CPU : 0) | (b & 4 ? F_MEMORY : 0) |
+		                          (b & 8 ? F_EPHEMERAL : 0) };
+		struct collect_n cn = { reasons, plain_fails[b] };
+		reasons->rejectors |= rejectors_of(f.mask);
+		pp__filter_reasons(c, &f, collect_n, &cn);
+		r = reasons->err;
 	}
 	pp__filter_done(&x);
 	if (r < 0)

@@ -373,6 +373,21 @@ int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
 	return 0;
 }
 
+int pp__sq_add_backing_off(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
+{
+	int r = pp__sq_add(q, pod, priority, now);
+	struct pp_sq_entry *e;
+
+	if (r < 0)
+		return r;
+	e = map_get(q, pod);
+	e->failures = 1;
+	e->backoff_expiry = pp__sat_add(q->now, pp__sq_backoff_duration(q, 1));
+	detach(q, e);
+	to_active_or_backoff(q, e);
+	return 0;
+}
+
 int pp__sq_remove(pp_sq_queue *q, void *pod)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;

@@ -58,6 +58,10 @@ pp_sq_queue *pp__sq_free(pp_sq_queue *q);
 /* A new pending pod goes to activeQ. -EEXIST if already queued (or in flight). */
 int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now);
 
+/* A pod whose attempt failed outside the cycle (its binding was refused): to backoffQ, as after
+ * one failed attempt. -EEXIST if already queued. */
+int pp__sq_add_backing_off(pp_sq_queue *q, void *pod, int32_t priority, int64_t now);
+
 /* Forgets a pod wherever it is (also in flight). -ENOENT if unknown. */
 int pp__sq_remove(pp_sq_queue *q, void *pod);
 

@@ -11,7 +11,7 @@ Usage: scripts/ensure-deps.sh SET...
 Makes sure the Debian packages of each SET are installed: as root, installs the missing ones with
 apt-get; as another user, prints the apt-get command to run as root and exits 1.
 Sets:
-  build   compile evictd, preemptctl and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
+  build   compile evictd, preemptctl, preemptd and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
   check   run the tests (cmocka, systemd, python3, jq, kubectl, man-db, ...)
   fuzz    libFuzzer targets (clang)
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
@@ -23,12 +23,13 @@ USAGE
 pkgs_for() {
 	case "$1" in
 	# gcc alone does not pull libc6-dev with --no-install-recommends.
-	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler" ;;
+	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler" ;;
 	# Everything a test uses, so that none skips on a Debian 12 root machine for a missing package:
 	# python3-grpcio and python3-protobuf: the stand-in CRI runtime (tests/cri/cri-standin.py).
 	# kubectl for test-apiserver's client checks (any kubectl will do: A|B is satisfied by either
-	# and installs A), man for test-manpages' `man -l`, nm/objdump (binutils) for test-symbols.
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client python3-grpcio python3-protobuf jq curl openssl mandoc groff-base man-db binutils kubernetes-client|kubectl" ;;
+	# and installs A), man for test-manpages' `man -l`, nm/objdump (binutils) for test-symbols,
+	# python3-yaml for the stand-in API server's --rbac manifests and tests/deploy/.
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client python3-yaml python3-grpcio python3-protobuf jq curl openssl mandoc groff-base man-db binutils kubernetes-client|kubectl" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;

@@ -12,7 +12,8 @@
 #   FUZZ_BIG_SECONDS=FUZZ_SECONDS/3      size-driven paths (limits, buffers, chunking); 0: none
 #
 # A target declares which archives it needs with a comment line "fuzz-links: lib agent controller"
-# ("kube": the Kubernetes decoder alone; "controller" implies it).
+# ("kube": the Kubernetes decoder alone; "controller" implies it; "evictd-kube": evictd-kube's
+# archive, for its parsers).
 # Crashing inputs land in build-fuzz/fuzz/artifacts/<target>/; copy them into
 # tests/fuzz/regressions/<target>/ once fixed, so `make check` replays them forever.
 set -uo pipefail
@@ -22,7 +23,7 @@ SECONDS_PER=${FUZZ_SECONDS:-60}
 BF=${FUZZ_BUILD:-build-fuzz}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 OBJ_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN"
-FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Icontroller -Ikube -Icri -I$BF/cri -Itests/fuzz"
+FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Iagent/evictd-kube -Icontroller/report -Icontroller/queue -Icontroller/model -Icontroller/cycle -Icontroller/watch -Icontroller/act -Icontroller/preemptctl -Ikube -Icri -I$BF/cri -Itests/fuzz"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -46,12 +47,13 @@ for n in "${targets[@]}"; do
 done
 grep -qw controller <<<"$need" && need="$need kube"
 archives=()
-for a in lib agent controller kube cri; do
+for a in lib agent evictd-kube controller kube cri; do
 	if grep -qw "$a" <<<"$need"; then
 		case $a in
 		lib) archives+=("$BF/libpreempt.a") ;;
 		agent) archives+=("$BF/agent-evictd.a" "$BF/agent-report.a" "$BF/agent-act.a" "$BF/agent-decide.a" "$BF/agent-observe.a" "$BF/agent-common.a") ;;
-		controller) archives+=("$BF/controller.a") ;;
+		evictd-kube) archives+=("$BF/agent-evictd-kube.a" "$BF/agent-common.a") ;;
+		controller) archives+=("$BF/controller-preemptctl.a" "$BF/controller-act.a" "$BF/controller-watch.a" "$BF/controller-cycle.a" "$BF/controller-model.a" "$BF/controller-queue.a" "$BF/controller-report.a") ;;
 		kube) archives+=("$BF/kube.a") ;;
 		cri) archives+=("$BF/cri.a") ;;
 		esac
@@ -74,7 +76,8 @@ fi
 pkglibs=""
 grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih libfyaml)"
 grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)"
-grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl)"
+grep -qw evictd-kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs yajl)"
+grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd libmicrohttpd)"
 grep -qw cri <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libprotobuf-c libcurl libsystemd)"
 pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml yajl 2>/dev/null)"
 
@@ -94,9 +97,10 @@ for n in "${targets[@]}"; do
 	# Link order: controller/agent before libpreempt.
 	links=$(sed -n 's/.*fuzz-links:\(.*\)\*\/.*/\1/p' "$src" | head -1)
 	link=()
-	grep -qw controller <<<"$links" && link+=("$BF/controller.a")
+	grep -qw controller <<<"$links" && link+=("$BF/controller-preemptctl.a" "$BF/controller-act.a" "$BF/controller-watch.a" "$BF/controller-cycle.a" "$BF/controller-model.a" "$BF/controller-queue.a" "$BF/controller-report.a")
 	grep -qwE 'controller|kube' <<<"$links" && link+=("$BF/kube.a" -L"$BF/fuzz" -lpreempt -Wl,-rpath,"$PWD/$BF/fuzz")
 	grep -qw agent <<<"$links" && link+=("$BF/agent-evictd.a" "$BF/agent-report.a" "$BF/agent-act.a" "$BF/agent-decide.a" "$BF/agent-observe.a" "$BF/agent-common.a")
+	grep -qw evictd-kube <<<"$links" && link+=("$BF/agent-evictd-kube.a" "$BF/agent-common.a")
 	grep -qw cri <<<"$links" && link+=("$BF/cri.a")
 	grep -qwE 'controller|kube' <<<"$links" || link+=("$BF/libpreempt.a")
 	# shellcheck disable=SC2086

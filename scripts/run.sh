@@ -31,9 +31,23 @@ pods_found() {	# pods_found EVICTD: evictd's own discovery, with the shipped con
 		awk '/^ranking for memory pressure/ { getline; found = ($0 !~ /\(no pods\)/); exit } END { exit !found }'
 }
 
+# Before evictd is built (./run --help on a fresh clone): the same question from the shell, with
+# evictd's default pod patterns (conf/evictd.conf's pods) under the cgroup v2 hierarchy.
+pods_found_unbuilt() {
+	for root in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+		[ "$(stat -f -c %T "$root" 2> /dev/null)" = cgroup2fs ] || continue
+		for p in kubepods.slice/kubepods-*.slice/kubepods-*-pod*.slice kubepods.slice/kubepods-pod*.slice \
+			kubepods/*/pod* kubepods/pod*; do
+			for d in "$root"/$p; do [ -d "$d" ] && return 0; done
+		done
+		return 1
+	done
+	return 1
+}
+
 # choose EVICTD: prints "monitor REASON" or "demo REASON"
 choose() {
-	if pods_found "$1"; then
+	if { [ -x "$1" ] && pods_found "$1"; } || { [ ! -x "$1" ] && pods_found_unbuilt; }; then
 		echo "monitor pod cgroups found on this machine"
 	elif why=$(scripts/demo.sh --check "$1"); then
 		echo "demo no pod cgroups on this machine"
@@ -45,12 +59,8 @@ choose() {
 case "${1:-}" in
 -h | --help)
 	usage
-	if [ -n "${2:-}" ] && [ -x "$2" ]; then
-		c=$(choose "$2")
-		echo "On this machine ./run chooses --${c%% *}: ${c#* }."
-	else
-		echo "Here: evictd is not built yet; the choice needs it (make all), and ./run builds it first."
-	fi
+	c=$(choose "${2:-build/evictd}")
+	echo "On this machine ./run chooses --${c%% *}: ${c#* }."
 	exit 0 ;;
 "") usage >&2; exit 2 ;;
 esac
@@ -62,8 +72,11 @@ case $mode in
 		echo "run: cannot run the demonstration here: $why" >&2
 		exit 1
 	fi
+	echo "run: --demo: running the demonstration" >&2
 	exec scripts/demo.sh "$evictd" ;;
---monitor) exec scripts/run-local.sh "$evictd" ;;
+--monitor)
+	echo "run: --monitor: monitoring this machine in dry-run" >&2
+	exec scripts/run-local.sh "$evictd" ;;
 "") ;;
 *) echo "run: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
 esac

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every effective setting in evictd.conf syntax with where it came from: `evictd --dump-config`
- * and the configuration part of `--once`. Walks the key table (config-keys.c), so a key added
- * there without a formatter here prints "?" and the dump test fails.
+ * and the configuration part of `--once`, one row per setting (an alias is shown under the key it
+ * names). Walks the key table (config-keys.c), so a key added there without a formatter here
+ * prints "?" and the dump test fails.
  */
 #include "config-parse.h"
 
@@ -138,10 +139,6 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return duration(c->max_pod_grace_usec, buf, size);
 	if (K("eviction", "pressure-transition-period"))
 		return duration(c->pressure_transition_usec, buf, size);
-	if (K("eviction", "psi-memory-some") || K("eviction", "psi-memory-full")) {
-		evictd_signal s = key[11] == 's' ? SIGNAL_MEMORY_SOME : SIGNAL_MEMORY_FULL;
-		return threshold_text(s, &c->hard[s], buf, size);
-	}
 	if (K("eviction", "retry-backoff"))
 		return duration(c->retry_backoff_usec, buf, size);
 	if (K("eviction", "retry-backoff-max"))
@@ -181,6 +178,8 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return duration(c->kube.watch_timeout_usec, buf, size);
 	if (K("kubernetes", "retry-max-interval"))
 		return duration(c->kube.retry_max_usec, buf, size);
+	if (K("kubernetes", "condition-heartbeat"))
+		return duration(c->kube.condition_heartbeat_usec, buf, size);
 #undef K
 	return NULL;
 }
@@ -206,8 +205,22 @@ static void signal_rows(const evictd_config *c, const char *section, setting_cb 
 		/* an unset threshold is shown only when something unset it (a file, the kubelet) */
 		if (!t->set && (!t->origin[0] || strcmp(t->origin, "default") == 0))
 			continue;
-		cb(section, name, threshold_text(s, t, buf, sizeof(buf)), t->origin[0] ? t->origin : "default", userdata);
+		const char *origin = t->origin[0] ? t->origin : "default";
+		char via[CONFIG_ORIGIN_MAX + 48];
+		if (signal_is_psi(s) && c->psi_origin[s == SIGNAL_MEMORY_FULL][1][0]) {
+			/* set under its older name: shown once, here, saying which name the file used */
+			snprintf(via, sizeof(via), "%s ([eviction] psi-%s)", origin, s == SIGNAL_MEMORY_FULL ? "memory-full"
+			                                                                                       : "memory-some");
+			origin = via;
+		}
+		cb(section, name, threshold_text(s, t, buf, sizeof(buf)), origin, userdata);
 	}
+}
+
+/* [eviction] psi-memory-some/full name [eviction-hard] memory.some/full: one setting, one row. */
+static bool is_alias(const config_key *k)
+{
+	return strcmp(k->section, "eviction") == 0 && strncmp(k->key, "psi-memory-", 11) == 0;
 }
 
 void config_foreach_setting(const evictd_config *c, setting_cb cb, void *userdata)
@@ -217,7 +230,7 @@ void config_foreach_setting(const evictd_config *c, setting_cb cb, void *userdat
 	char buf[4096];
 
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(k[i].section, CONFIG_SECTION_CLASS) == 0)
+		if (strcmp(k[i].section, CONFIG_SECTION_CLASS) == 0 || is_alias(&k[i]))
 			continue;
 		if (strcmp(k[i].key, CONFIG_KEY_SIGNAL) == 0) {
 			signal_rows(c, k[i].section, cb, userdata);

@@ -63,6 +63,7 @@ static const config_key keys[] = {
 	{ "kubernetes", "request-timeout" },
 	{ "kubernetes", "watch-timeout" },
 	{ "kubernetes", "retry-max-interval" },
+	{ "kubernetes", "condition-heartbeat" },
 	{ CONFIG_SECTION_CLASS, "value" },
 	{ CONFIG_SECTION_CLASS, "global-default" },
 	{ CONFIG_SECTION_CLASS, "preemption-policy" },

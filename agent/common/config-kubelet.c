@@ -278,16 +278,27 @@ int config_merge_kubelet(parse_state *p)
 	config_error err;
 	int r;
 
-	c->kubelet.path[0] = c->kubelet.warning[0] = '\0';
+	c->kubelet.path[0] = c->kubelet.warning[0] = c->kubelet.missing[0] = '\0';
 	if (!c->kubelet.config_path)
 		return 0;
+	const char *explicit = c->key_origin[config_key_index("kubernetes", "kubelet-config")];
 	/* From a string (tests, fuzzing) only a kubelet configuration the text names: the host's must
 	 * not change what a test sees. */
-	if (p->text && !c->key_origin[config_key_index("kubernetes", "kubelet-config")][0])
+	if (p->text && !explicit[0])
 		return 0;
+	/* Before the read: a change after it then differs from this, and the daemon's watch reloads. */
+	kubelet_files_stamp(c->kubelet.config_path, c->kubelet.stamp);
 	r = kubelet_config_read(c->kubelet.config_path, &k, &err);
-	if (r == -ENOENT)
-		return 0; /* no kubelet here (a node without Kubernetes): nothing to say */
+	if (r == -ENOENT) {
+		/* The default path missing is a node without Kubernetes: nothing to say. A path someone
+		 * wrote is expected to be there: a typo must not pass for "no kubelet". */
+		if (explicit[0])
+			snprintf(c->kubelet.missing, sizeof(c->kubelet.missing),
+			         "%s ([kubernetes] kubelet-config, %s) does not exist: evictd runs on its own configuration "
+			         "and reads the kubelet's when it appears",
+			         c->kubelet.config_path, explicit);
+		return 0;
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -313,16 +324,6 @@ static int compare(const threshold_value *a, const threshold_value *b, int64_t c
 	return a->quantity < b->quantity ? -1 : a->quantity > b->quantity;
 }
 
-/* The higher of a hard and a soft threshold (the first to be met); hard when they cannot be compared. */
-static const threshold_value *highest(const threshold_value *h, const threshold_value *s, int64_t capacity)
-{
-	if (!h || !h->set)
-		return s && s->set ? s : NULL;
-	if (!s || !s->set)
-		return h;
-	return compare(s, h, capacity) == 1 ? s : h;
-}
-
 static const char *value_text(evictd_signal s, const threshold_value *t, char *buf, size_t size)
 {
 	if (!t->percent && is_bytes(s))
@@ -335,6 +336,65 @@ static const char *value_text(evictd_signal s, const threshold_value *t, char *b
 	return threshold_format(t, buf, size);
 }
 
+static bool from_kubelet(const threshold_value *t)
+{
+	return strncmp(t->origin, "kubelet ", 8) == 0;
+}
+
+/* evictd's threshold of one kind at or below the kubelet's of the same kind (false too when they cannot be compared). */
+static bool at_or_below(const threshold_value *e, const threshold_value *k, int64_t capacity)
+{
+	if (!e || !e->set || !k->set)
+		return false;
+	int r = compare(e, k, capacity);
+	return r == -1 || r == 0;
+}
+
+/*
+ * The warning, in terms of what the operator wrote: the key that set evictd's threshold; for one
+ * taken from the kubelet, kubelet-margin, which did not raise it; for allocatableMemory.available
+ * following memory.available, the memory key it follows.
+ */
+static void conflict_text(const evictd_config *c, kubelet_conflict *k, bool follows_memory)
+{
+	const char *sig = signal_name(k->signal), *kind = k->hard ? "hard" : "soft";
+	const char *sec = k->hard ? "eviction-hard" : "eviction-soft";
+	const threshold_value *et = k->evictd, *kt = k->kubelet, *m = &c->kubelet_margin;
+	const char *eo = et->origin[0] ? et->origin : "default";
+	char ev[48], kv[48], mv[48], with[48];
+
+	value_text(k->signal, et, ev, sizeof(ev));
+	value_text(k->signal, kt, kv, sizeof(kv));
+	threshold_value raised = with_margin(kt, m, k->signal);
+	value_text(k->signal, &raised, with, sizeof(with));
+
+	if (follows_memory) {
+		snprintf(k->key, sizeof(k->key), "[%s] %s", sec, signal_name(SIGNAL_MEMORY_AVAILABLE));
+		snprintf(k->text, sizeof(k->text),
+		         "%s: evictd's %s threshold %s (follows [%s] %s, %s) is at or below the kubelet's %s %s (%s): the "
+		         "kubelet may evict first; set [%s] %s above %s",
+		         sig, kind, ev, sec, signal_name(SIGNAL_MEMORY_AVAILABLE), eo, kind, kv, kt->origin, sec, sig, kv);
+	} else if (from_kubelet(et)) {
+		/* kubelet-margin 0, or a quantity on an inode or PID count: the kubelet's own threshold */
+		snprintf(k->key, sizeof(k->key), "[eviction] kubelet-margin");
+		snprintf(k->text, sizeof(k->text),
+		         "%s: evictd's %s threshold %s is the kubelet's own (%s), not raised by [eviction] kubelet-margin = "
+		         "%s (%s)%s: both act on the same crossing; set kubelet-margin %s, or [%s] %s above %s",
+		         sig, kind, ev, kt->origin, margin_text(m, mv, sizeof(mv)), m->origin[0] ? m->origin : "default",
+		         m->set ? ", a quantity, which only byte signals take" : "", m->set ? "as a percentage" : "above 0",
+		         sec, sig, kv);
+	} else {
+		snprintf(k->key, sizeof(k->key), "[%s] %s", sec, sig);
+		int n = snprintf(k->text, sizeof(k->text),
+		                 "%s: evictd's %s threshold %s ([%s] %s, %s) is at or below the kubelet's %s %s (%s): the "
+		                 "kubelet may evict first; raise it above %s",
+		                 sig, kind, ev, sec, sig, eo, kind, kv, kt->origin, kv);
+		if (m->set && n > 0 && (size_t)n < sizeof(k->text))
+			snprintf(k->text + n, sizeof(k->text) - (size_t)n,
+			         ", or remove it from evictd.conf to take the kubelet's plus kubelet-margin (%s)", with);
+	}
+}
+
 unsigned config_kubelet_conflicts(const evictd_config *c, const int64_t *capacity,
                                   void (*cb)(const kubelet_conflict *k, void *userdata), void *userdata)
 {
@@ -342,27 +402,29 @@ unsigned config_kubelet_conflicts(const evictd_config *c, const int64_t *capacit
 
 	if (!c->kubelet.path[0])
 		return 0;
-	for (int i = 0; i < _SIGNAL_MAX; i++) {
-		evictd_signal s = (evictd_signal)i;
-		int64_t cap = capacity ? capacity[i] : -1;
-		if (signal_is_psi(s))
-			continue;
-		const threshold_value *kt = highest(&c->kubelet.hard[i], &c->kubelet.soft[i], cap);
-		const threshold_value *et = highest(config_hard(c, s), &c->soft[i], cap);
-		if (!kt || !et || compare(et, kt, cap) > 0)
-			continue;
-		kubelet_conflict k = { .signal = s, .evictd = et, .kubelet = kt };
-		char a[48], b[48];
-		const char *eo = et->origin[0] ? et->origin : "default";
-		snprintf(k.text, sizeof(k.text),
-		         "%s: evictd's threshold %s (%s%s) is at or below the kubelet's %s (%s): the kubelet may "
-		         "evict first; raise it, or leave it unset in evictd.conf to take the kubelet's plus kubelet-margin",
-		         signal_name(s), value_text(s, et, a, sizeof(a)),
-		         strncmp(eo, "kubelet ", 8) == 0 || strcmp(eo, "default") == 0 ? "" : "evictd.conf ", eo,
-		         value_text(s, kt, b, sizeof(b)), kt->origin);
-		n++;
-		if (cb)
-			cb(&k, userdata);
+	/* Hard with hard, soft with soft: an evictd soft threshold waits its grace period, so above the
+	 * kubelet's hard one it does not act first in a fast fill; below it, the kubelet evicts first. */
+	for (int hard = 1; hard >= 0; hard--) {
+		for (int i = 0; i < _SIGNAL_MAX; i++) {
+			evictd_signal s = (evictd_signal)i;
+			int64_t cap = capacity ? capacity[i] : -1;
+			if (signal_is_psi(s))
+				continue;
+			const threshold_value *kt = hard ? &c->kubelet.hard[i] : &c->kubelet.soft[i];
+			const threshold_value *et = hard ? config_hard(c, s) : &c->soft[i];
+			if (!at_or_below(et, kt, cap))
+				continue;
+			/* allocatable following memory.available: said under memory.available when that is below too */
+			bool follows = hard && s == SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE && c->allocatable_follows_memory;
+			if (follows && at_or_below(config_hard(c, SIGNAL_MEMORY_AVAILABLE), &c->kubelet.hard[SIGNAL_MEMORY_AVAILABLE],
+			                           capacity ? capacity[SIGNAL_MEMORY_AVAILABLE] : -1))
+				continue;
+			kubelet_conflict k = { .signal = s, .hard = hard, .evictd = et, .kubelet = kt };
+			conflict_text(c, &k, follows);
+			n++;
+			if (cb)
+				cb(&k, userdata);
+		}
 	}
 	return n;
 }

@@ -450,6 +450,13 @@ int config_handle_kubernetes(parse_state *p, const char *name, const char *v)
 		if (u < USEC_PER_SEC || u > 3600 * USEC_PER_SEC)
 			return config_fail(p, "[kubernetes] %s \"%s\" out of range (1s-1h)", name, v);
 		*dst = u;
+	} else if (strcmp(name, "condition-heartbeat") == 0) {
+		uint64_t u = 0;
+		if (!config_parse_duration_usec(p, name, v, &u))
+			return 0;
+		if (u < USEC_PER_SEC || u > 3600 * USEC_PER_SEC)
+			return config_fail(p, "[kubernetes] %s \"%s\" out of range (1s-1h)", name, v);
+		c->kube.condition_heartbeat_usec = u;
 	} else
 		return config_fail(p, "unknown key \"%s\" in section [kubernetes]", name);
 	return 1;
@@ -548,6 +555,8 @@ int config_new_default(evictd_config **ret)
 	c->kube.request_timeout_usec = 10 * USEC_PER_SEC;
 	c->kube.watch_timeout_usec = 300 * USEC_PER_SEC;
 	c->kube.retry_max_usec = 30 * USEC_PER_SEC;
+	/* node-problem-detector's --k8s-exporter-heartbeat-period */
+	c->kube.condition_heartbeat_usec = 300 * USEC_PER_SEC;
 	c->kubelet.config_path = strdup(KUBELET_CONFIG_PATH);
 	/* README "Beside the kubelet": a quarter above the kubelet's thresholds. */
 	default_threshold(&c->kubelet_margin, true, 25, 0);
@@ -632,6 +641,7 @@ int config_finalize(parse_state *p)
 	 */
 	if (!p->hard_explicit[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] && c->hard[SIGNAL_MEMORY_AVAILABLE].set) {
 		c->hard[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] = c->hard[SIGNAL_MEMORY_AVAILABLE];
+		c->allocatable_follows_memory = true;
 		if (!c->min_reclaim[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE].set)
 			c->min_reclaim[SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE] = c->min_reclaim[SIGNAL_MEMORY_AVAILABLE];
 	}

@@ -59,6 +59,16 @@ typedef struct threshold_value {
 	char origin[CONFIG_ORIGIN_MAX]; /* "file:line" that set it, "default", or "kubelet ..." */
 } threshold_value;
 
+/*
+ * A file as a configuration read it (stat(2) just before the read): the daemon compares it with
+ * the file as it is once its watch is in place, so that a change between the read and the watch
+ * is not lost (kubelet-watch.c).
+ */
+typedef struct config_file_stamp {
+	bool exists;
+	uint64_t dev, ino, size, mtime_nsec, ctime_nsec;
+} config_file_stamp;
+
 typedef struct priority_class_def {
 	char *name;
 	int32_t value;
@@ -141,6 +151,7 @@ typedef struct evictd_config {
 		uint64_t request_timeout_usec;
 		uint64_t watch_timeout_usec;
 		uint64_t retry_max_usec;   /* cap of the jittered exponential backoff */
+		uint64_t condition_heartbeat_usec; /* evictd's Node conditions re-posted this often */
 	} kube;
 
 	/* [priority-class NAME] */
@@ -150,6 +161,9 @@ typedef struct evictd_config {
 	/* [eviction] kubelet-margin: how far above the kubelet's thresholds evictd's own are taken */
 	threshold_value kubelet_margin;
 	/* [agent] node allocatable, as the kubelet computes it (kubeReserved, systemReserved) */
+	/* [eviction-hard] allocatableMemory.available is memory.available's, copied (neither evictd.conf
+	 * nor the kubelet names it), as the kubelet's addAllocatableThresholds does */
+	bool allocatable_follows_memory;
 	int64_t kube_reserved_memory;
 	int64_t system_reserved_memory;
 	bool enforce_node_allocatable_pods; /* the kubepods cgroup's memory.max is node allocatable */
@@ -164,6 +178,10 @@ typedef struct evictd_config {
 		threshold_value hard[_SIGNAL_MAX]; /* the kubelet's effective thresholds (its defaults applied) */
 		threshold_value soft[_SIGNAL_MAX];
 		char warning[PATH_MAX + 600];    /* a broken kubelet configuration: "file:line: what" */
+		/* kubelet-config set in a file to a path that does not exist (a typo, or a kubelet not
+		 * installed yet): said at start and on each reload; the default path stays silent */
+		char missing[PATH_MAX + CONFIG_ORIGIN_MAX + 160];
+		config_file_stamp stamp[2];      /* config_path and kubeadm-flags.env beside it, as read */
 		char runtime_endpoint[PATH_MAX]; /* containerRuntimeEndpoint without "unix://"; "" unset */
 	} kubelet;
 
@@ -256,13 +274,15 @@ bool config_soft_is_hard(const evictd_config *c, evictd_signal s);
 const threshold_value *config_hard(const evictd_config *c, evictd_signal s);
 
 /*
- * One signal whose effective evictd threshold is at or below the kubelet's (config-kubelet.c):
- * the kubelet may evict first. Both thresholds are the highest of hard and soft of each side.
+ * One threshold of evictd at or below the kubelet's of the same kind (hard with hard, soft with
+ * soft; config-kubelet.c): the kubelet may evict first.
  */
 typedef struct kubelet_conflict {
 	evictd_signal signal;
+	bool hard;
 	const threshold_value *evictd, *kubelet;
-	char text[3 * CONFIG_ORIGIN_MAX + 256]; /* the warning, naming both values and both files */
+	char key[64];  /* what the operator wrote and can change: "[eviction-hard] memory.available" */
+	char text[3 * CONFIG_ORIGIN_MAX + 400]; /* the warning, naming both values and both files */
 } kubelet_conflict;
 
 /*

@@ -609,6 +609,45 @@ static int read_file(const char *path, char **ret, size_t *ret_len, config_error
 	return 0;
 }
 
+int kubelet_flags_path(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int dl = slash ? (int)(slash - path) : 1;
+	int n = snprintf(buf, size, "%.*s/kubeadm-flags.env", dl, slash ? path : ".");
+	return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+static void stamp_of(const char *path, config_file_stamp *s)
+{
+	struct stat st;
+	*s = (config_file_stamp){ .exists = false };
+	if (stat(path, &st) < 0)
+		return;
+	*s = (config_file_stamp){
+		.exists = true, .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino, .size = (uint64_t)st.st_size,
+		.mtime_nsec = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec,
+		.ctime_nsec = (uint64_t)st.st_ctim.tv_sec * 1000000000ULL + (uint64_t)st.st_ctim.tv_nsec,
+	};
+}
+
+void kubelet_files_stamp(const char *path, config_file_stamp stamp[2])
+{
+	char fpath[PATH_MAX];
+	stamp_of(path, &stamp[0]);
+	if (kubelet_flags_path(path, fpath, sizeof(fpath)) == 0)
+		stamp_of(fpath, &stamp[1]);
+	else
+		stamp[1] = (config_file_stamp){ .exists = false };
+}
+
+bool config_file_stamp_equal(const config_file_stamp *a, const config_file_stamp *b)
+{
+	if (a->exists != b->exists)
+		return false;
+	return !a->exists || (a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	                      a->mtime_nsec == b->mtime_nsec && a->ctime_nsec == b->ctime_nsec);
+}
+
 int kubelet_config_read(const char *path, kubelet_config **ret, config_error *err)
 {
 	config_error dummy;
@@ -630,9 +669,7 @@ int kubelet_config_read(const char *path, kubelet_config **ret, config_error *er
 
 	/* kubeadm's flags file sits next to the configuration it wrote. */
 	char fpath[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int dl = slash ? (int)(slash - path) : 1;
-	if (snprintf(fpath, sizeof(fpath), "%.*s/kubeadm-flags.env", dl, slash ? path : ".") < (int)sizeof(fpath)) {
+	if (kubelet_flags_path(path, fpath, sizeof(fpath)) == 0) {
 		r = read_file(fpath, &flags, &len, err);
 		if (r == 0)
 			r = kubelet_flags_parse(flags, fpath, k, err);

@@ -72,3 +72,10 @@ int kubelet_config_parse(const char *text, size_t len, const char *name, kubelet
 
 /* The --root-dir of a kubeadm flags file's KUBELET_KUBEADM_ARGS, into k (root_dir, its line). */
 int kubelet_flags_parse(const char *text, const char *name, kubelet_config *k, config_error *err);
+
+/* kubeadm's flags file beside the configuration at path: "DIR/kubeadm-flags.env". -ENAMETOOLONG. */
+int kubelet_flags_path(const char *path, char *buf, size_t size);
+
+/* The configuration at path and the flags file beside it, as they are now ([0], [1]). */
+void kubelet_files_stamp(const char *path, config_file_stamp stamp[2]);
+bool config_file_stamp_equal(const config_file_stamp *a, const config_file_stamp *b);

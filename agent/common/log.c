@@ -239,7 +239,12 @@ static void write_stderr(const char *buf, size_t len)
 	}
 }
 
-static void stderr_line(const log_entry *e, int priority, const char *message)
+/*
+ * fields: only for an entry the journal did not take (journald busy or gone), where the line is
+ * all that is left of the entry; on a terminal or a log file the message says it, for a person,
+ * and "[EVICTD_CONFIG_LINE=2]" after it says nothing more (the journal keeps its fields).
+ */
+static void stderr_line(const log_entry *e, int priority, const char *message, bool fields)
 {
 	char line[LINE_MAX_BYTES];
 	size_t l = 0;
@@ -250,11 +255,11 @@ static void stderr_line(const log_entry *e, int priority, const char *message)
 			l += k_ < 0 ? 0 : (size_t)k_; \
 		} \
 	} while (0)
-	/* One line per entry: the message, then the structured fields for grep and post-mortems. */
+	/* One line per entry: the message, then (in place of the journal) the structured fields. */
 	APPEND("%s: %s: %s", log_identifier, prio_name(priority), message);
 	/* Fields the message already says (the reason, the signal name) would only double the line. */
 	bool any = false;
-	for (size_t i = 0; e && i < e->n; i++) {
+	for (size_t i = 0; fields && e && i < e->n; i++) {
 		const char *v = strchr(e->fields[i], '=');
 		if (v && v[1] && strlen(v + 1) > 2 && strstr(message, v + 1))
 			continue;
@@ -303,10 +308,12 @@ static void send_entry(const log_entry *e, const char *message)
 			r = journal_send(message, e->priority, e->message_id, e);
 		if (r == 0)
 			return;
-		/* Busy, gone or refused: do not lose the decision. */
+		/* Busy, gone or refused: do not lose the decision, nor what the journal would have kept. */
 		journal_dropped++;
+		stderr_line(e, e->priority, message, true);
+		return;
 	}
-	stderr_line(e, e->priority, message);
+	stderr_line(e, e->priority, message, false);
 }
 
 void log_entry_send(log_entry *e, const char *fmt, ...)

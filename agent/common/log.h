@@ -3,12 +3,12 @@
 
 /*
  * evictd's log: one structured journal entry per decision (MESSAGE_ID per kind, EVICTD_* fields, a
- * readable MESSAGE), or the same as one line on stderr when there is no journal. The target is
- * chosen once at startup (log_setup).
+ * readable MESSAGE), or its MESSAGE as one line on stderr when there is no journal (a terminal, a
+ * log file: the fields are the journal's). The target is chosen once at startup (log_setup).
  *
  * Journal entries are sent with the native protocol on evictd's own datagram socket, never
  * blocking: when journald does not read (its queue full) or is gone, the entry is written to
- * stderr instead and counted, and one "N journal entries dropped" entry follows once the journal
+ * stderr instead, with its fields, and counted, and one "N journal entries dropped" entry follows once the journal
  * takes entries again. Every stderr line is written with a single write(2), so lines from several
  * writers never interleave.
  *

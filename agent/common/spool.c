@@ -311,8 +311,8 @@ const char *spool_condition_reason(const char *condition, bool status)
 	return status ? "EvictdThresholdMet" : "EvictdThresholdNotMet";
 }
 
-int spool_write_condition(int dirfd, unsigned max_records, const char *condition, bool status, const char *message,
-                          uint64_t real_usec, char *why, size_t why_size)
+int spool_write_condition(int dirfd, unsigned max_records, const char *condition, const char *status,
+                          const char *reason, const char *message, uint64_t real_usec, char *why, size_t why_size)
 {
 	char name[128], ts[40], type[64];
 	jsonbuf j;
@@ -326,9 +326,9 @@ int spool_write_condition(int dirfd, unsigned max_records, const char *condition
 	jb_key(&j, "type");
 	jb_string(&j, type);
 	jb_key(&j, "status");
-	jb_string(&j, status ? "True" : "False");
+	jb_string(&j, status);
 	jb_key(&j, "reason");
-	jb_string(&j, spool_condition_reason(condition, status));
+	jb_string(&j, reason ? reason : spool_condition_reason(condition, strcmp(status, "True") == 0));
 	jb_key(&j, "message");
 	jb_string(&j, message);
 	jb_key(&j, "startedAt");

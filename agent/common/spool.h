@@ -72,11 +72,16 @@ int spool_write_threshold(int dirfd, unsigned max_records, const char *signal, b
 /*
  * The node condition evictd-kube sets on its Node's status ("<usec>-cond-<Type>.json"): evictd's
  * own type for a kubelet condition (MemoryPressure -> EvictdMemoryPressure, never the kubelet's
- * type, which the kubelet rewrites on every status update), status true or false, reason and
- * message. Written when a condition changes, and for every condition once after evictd starts.
+ * type, which the kubelet rewrites on every status update), status "True", "False" or "Unknown",
+ * reason (NULL: the kubelet-style reason of a True or False status) and message. Written when a
+ * condition changes, for every condition once after evictd starts, and on an orderly stop (reason
+ * SPOOL_REASON_STOPPED).
  */
-int spool_write_condition(int dirfd, unsigned max_records, const char *condition, bool status, const char *message,
-                          uint64_t real_usec, char *why, size_t why_size);
+int spool_write_condition(int dirfd, unsigned max_records, const char *condition, const char *status,
+                          const char *reason, const char *message, uint64_t real_usec, char *why, size_t why_size);
+
+/* The reason of the records evictd writes as it stops: nothing relieves pressure from then on. */
+#define SPOOL_REASON_STOPPED "EvictdStopped"
 
 /* "EvictdMemoryPressure" for "MemoryPressure", and the reasons for true and false. */
 const char *spool_condition_type(const char *condition, char *buf, size_t size);

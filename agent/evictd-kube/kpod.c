@@ -9,16 +9,6 @@
 #include "k8s.h"
 #include "preempt.h"
 
-void kpod_tidy_message(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
-		s[--n] = '\0';
-	for (char *nl; (nl = strchr(s, '\n'));)
-		*nl = ';';
-}
-
 static int copy(char *dst, size_t size, const char *s, const char *field, char *err, size_t err_size)
 {
 	if (!s) {
@@ -73,7 +63,7 @@ static int decode(const kval *obj, karena *a, const char *source, struct k8s_pod
 	r = k8s_decode_pod(a, &d, source, obj, kp);
 	fclose(f);
 	err[err_size - 1] = '\0';
-	kpod_tidy_message(err);
+	diag_one_line(err);
 	return r;
 }
 

@@ -53,6 +53,3 @@ bool kpod_critical(const kpod *p);
 
 /* The descriptor text for evictd ([pod] ...). Returns the length, or -ENOBUFS. */
 int kpod_descriptor(const kpod *p, char *buf, size_t size);
-
-/* kube/'s diag messages (lines) as one journal line: newlines become "; ", the last is cut. */
-void kpod_tidy_message(char *s);

@@ -26,6 +26,7 @@
 #include "kmulti.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "nodecond.h"
 #include "podwatch.h"
 #include "reporter.h"
 
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
 	descdir *dir = NULL;
 	podwatch *pw = NULL;
 	reporter *rep = NULL;
+	nodecond *conds = NULL;
 	sd_event *e = NULL;
 	char node[256], err[768];
 	sigset_t ss;
@@ -206,8 +208,13 @@ int main(int argc, char **argv)
 	                     .retry_max_usec = cfg->kube.retry_max_usec };
 	reporter_opts ro = { .spool_dir = o.spool_dir ? o.spool_dir : cfg->kube.spool_dir, .node_name = node,
 	                     .eviction_api = cfg->kube.eviction_api, .retry_max_usec = cfg->kube.retry_max_usec };
-	if ((r = podwatch_new(e, multi, dir, &po, &pw)) < 0 || (r = reporter_new(e, multi, &ro, &rep)) < 0) {
-		log_msg(LOG_ERR, "Cannot set up (spool %s): %s", ro.spool_dir, strerror(-r));
+	/* evictd's status file, as evictd finds it: [agent] status-file of the same configuration */
+	nodecond_opts no = { .node_name = node, .status_path = cfg->status_file,
+	                     .heartbeat_usec = cfg->kube.condition_heartbeat_usec, .retry_max_usec = cfg->kube.retry_max_usec };
+	if ((r = podwatch_new(e, multi, dir, &po, &pw)) < 0 || (r = nodecond_new(e, multi, &no, &conds)) < 0 ||
+	    (r = reporter_new(e, multi, conds, &ro, &rep)) < 0) {
+		log_msg(LOG_ERR, "Cannot set up (spool %s, evictd's status file %s): %s", ro.spool_dir, cfg->status_file,
+		        strerror(-r));
 		goto out;
 	}
 	sigemptyset(&ss);
@@ -224,12 +231,14 @@ int main(int argc, char **argv)
 	        node, kc->server, kc->context, ddir, ro.spool_dir,
 	        cfg->kube.eviction_api ? "evictions through the Eviction API" : "evicted pods deleted with a UID precondition");
 	podwatch_start(pw);
+	nodecond_start(conds);
 	(void)sd_notify(0, "READY=1\nSTATUS=Following the pods of this node");
 	r = sd_event_loop(e);
 	(void)sd_notify(0, "STOPPING=1");
 out:
 	/* the watch and any call in flight are dropped; unfinished reports stay in the spool */
 	podwatch_free(pw);
+	nodecond_free(conds); /* before the reporter, which it asks about the spool */
 	reporter_free(rep);
 	kube_multi_free(multi);
 	descdir_free(dir);

@@ -21,6 +21,7 @@
 #include "backoff.h"
 #include "jsonbuf.h"
 #include "kagent-log.h"
+#include "ktime.h"
 #include "outcome.h"
 #include "spool.h"
 
@@ -31,13 +32,14 @@ typedef enum step {
 	STEP_CONDITION,
 	STEP_DELETE, /* or the Eviction API */
 	STEP_NODE_EVENT,
-	STEP_NODE_CONDITION, /* evictd's own condition on the Node's status */
+	STEP_NODE_CONDITION, /* evictd's own condition on the Node's status: nodecond's to post */
 	STEP_DONE,
 } step;
 
 struct reporter {
 	sd_event *event;
 	kube_multi *multi;
+	nodecond *conditions;
 	char *dir, *node;
 	bool eviction_api;
 	uint64_t retry_max_usec, backoff_usec;
@@ -51,6 +53,7 @@ struct reporter {
 	step step;
 	kube_call *call;
 	bool waiting; /* backoff timer armed */
+	bool word;    /* a condition record is with nodecond */
 };
 
 static void next(reporter *r);
@@ -190,10 +193,7 @@ static void finish_record(reporter *r, const char *why)
 
 static void now_rfc3339(char *buf, size_t size)
 {
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	ktime_rfc3339(time(NULL), buf, size);
 }
 
 /* A stable event name: "<object>.<start usec in hex>" as client-go's "%v.%x" of a timestamp. */
@@ -324,39 +324,6 @@ static void body_condition(reporter *r, jsonbuf *j)
 	jb_end_object(j);
 }
 
-/*
- * A strategic merge patch of the Node's status.conditions, which merges by type: only evictd's
- * own condition is touched (node-problem-detector's way; the kubelet's types are the kubelet's).
- */
-static void body_node_condition(reporter *r, jsonbuf *j)
-{
-	char now[40];
-
-	now_rfc3339(now, sizeof(now));
-	jb_begin_object(j);
-	jb_key(j, "status");
-	jb_begin_object(j);
-	jb_key(j, "conditions");
-	jb_begin_array(j);
-	jb_begin_object(j);
-	jb_key(j, "type");
-	jb_string(j, rstr(r, "type"));
-	jb_key(j, "status");
-	jb_string(j, rstr(r, "status"));
-	jb_key(j, "reason");
-	jb_string(j, rstr(r, "reason"));
-	jb_key(j, "message");
-	jb_string(j, rstr(r, "message"));
-	jb_key(j, "lastHeartbeatTime");
-	jb_string(j, now);
-	jb_key(j, "lastTransitionTime");
-	jb_string(j, *rstr(r, "startedAt") ? rstr(r, "startedAt") : now);
-	jb_end_object(j);
-	jb_end_array(j);
-	jb_end_object(j);
-	jb_end_object(j);
-}
-
 static void delete_options(reporter *r, jsonbuf *j)
 {
 	int64_t g = rint64(r, "gracePeriodSeconds");
@@ -476,9 +443,6 @@ static void step_done(kube_call *call, int error, long status, const char *body,
 	if (r->step == STEP_NODE_EVENT)
 		log_entry_send(&e, "Node event EvictionThresholdMet (%s): %s%s", rstr(r, "signal"), what,
 		               v == V_RETRY ? "; will retry" : "");
-	else if (r->step == STEP_NODE_CONDITION)
-		log_entry_send(&e, "Node condition %s=%s: %s%s", rstr(r, "type"), rstr(r, "status"), what,
-		               v == V_RETRY ? "; will retry" : "");
 	else if (r->step == STEP_DELETE && r->eviction_api && (v == V_REFUSED || (v == V_SKIP_REST && status == 429)))
 		log_entry_send(&e, "Eviction API refused pod %s/%s (%s): evictd is told, the pod is not killed again "
 		               "and keeps no DisruptionTarget condition", rstr(r, "namespace"), rstr(r, "name"),
@@ -546,17 +510,6 @@ static void start_step(reporter *r)
 	if (r->step == STEP_NODE_EVENT) {
 		snprintf(path, sizeof(path), "/api/v1/namespaces/default/events");
 		body_event(r, &j, true);
-	} else if (r->step == STEP_NODE_CONDITION) {
-		char *node = kube_escape(r->node);
-		if (!node) {
-			jb_free(&j);
-			return;
-		}
-		snprintf(path, sizeof(path), "/api/v1/nodes/%s/status", node);
-		free(node);
-		method = "PATCH";
-		ctype = "application/strategic-merge-patch+json";
-		body_node_condition(r, &j);
 	} else {
 		ns = kube_escape(rstr(r, "namespace"));
 		nm = kube_escape(rstr(r, "name"));
@@ -610,10 +563,79 @@ static void start_step(reporter *r)
 	}
 }
 
+static void word_done(long refused, void *userdata)
+{
+	reporter *r = userdata;
+	char why[64];
+	r->word = false;
+	if (refused)
+		snprintf(why, sizeof(why), "refused by the API server (HTTP %ld)", refused);
+	finish_record(r, refused ? why : "reported");
+	next(r);
+}
+
+/* Whether a record of the spool other than the one in progress matches. */
+static bool any_record(reporter *r, bool (*match)(const reporter *r, const char *name))
+{
+	int fd = openat(r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	bool found = false;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (!found && (de = readdir(d)))
+		found = de->d_name[0] != '.' && strcmp(de->d_name, r->name) != 0 && match(r, de->d_name);
+	closedir(d);
+	return found;
+}
+
+/* A newer record of the same condition: the one in progress is no longer evictd's word. */
+static bool newer_of_same_condition(const reporter *r, const char *name)
+{
+	char suffix[128];
+	snprintf(suffix, sizeof(suffix), "-cond-%s.json", rstr(r, "type"));
+	size_t l = strlen(name), ls = strlen(suffix);
+	return l > ls && strcmp(name + l - ls, suffix) == 0 && strcmp(name, r->name) > 0;
+}
+
+static bool condition_record(const reporter *r, const char *name)
+{
+	(void)r;
+	return strstr(name, "-cond-") != NULL;
+}
+
+/* Hands the condition record to nodecond, the one writer of evictd's Node conditions. */
+static void hand_word(reporter *r)
+{
+	if (any_record(r, newer_of_same_condition)) {
+		finish_record(r, "superseded by a newer record of the same condition");
+		next(r);
+		return;
+	}
+	nodecond_word w = { .type = rstr(r, "type"), .status = rstr(r, "status"), .reason = rstr(r, "reason"),
+	                    .message = rstr(r, "message"), .at = rstr(r, "startedAt") };
+	r->word = true;
+	if (nodecond_take_word(r->conditions, &w, word_done, r) < 0) {
+		r->word = false;
+		finish_record(r, "not reportable (not one of evictd's condition types or statuses)");
+		next(r);
+	}
+}
+
+/* Condition records wait in the spool, besides the one in progress (nodecond.h). */
+static bool words_pending(void *userdata)
+{
+	return any_record(userdata, condition_record);
+}
+
 /* Takes the oldest record when idle, and runs its next step. */
 static void next(reporter *r)
 {
-	if (r->call || r->waiting)
+	if (r->call || r->waiting || r->word)
 		return;
 	while (!r->rec) {
 		char name[256];
@@ -626,9 +648,11 @@ static void next(reporter *r)
 		const char *kind = rstr(r, "kind");
 		if (strcmp(kind, "threshold") == 0)
 			r->step = STEP_NODE_EVENT;
-		else if (strcmp(kind, "condition") == 0 && strncmp(rstr(r, "type"), "Evictd", 6) == 0 &&
-		         (strcmp(rstr(r, "status"), "True") == 0 || strcmp(rstr(r, "status"), "False") == 0))
+		else if (strcmp(kind, "condition") == 0 && strncmp(rstr(r, "type"), "Evictd", 6) == 0) {
 			r->step = STEP_NODE_CONDITION; /* never one of the kubelet's own types */
+			hand_word(r);
+			return;
+		}
 		else if (strcmp(kind, "eviction") == 0 && *rstr(r, "uid") && *rstr(r, "name") && *rstr(r, "namespace"))
 			r->step = r->eviction_api ? STEP_DELETE : STEP_EVENT;
 		else {
@@ -655,7 +679,7 @@ static int on_defer(sd_event_source *s, void *userdata)
 	return 0;
 }
 
-int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **ret)
+int reporter_new(sd_event *e, kube_multi *m, nodecond *conditions, const reporter_opts *o, reporter **ret)
 {
 	reporter *r = calloc(1, sizeof(*r));
 	int q;
@@ -665,6 +689,7 @@ int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **
 	r->dirfd = r->outcome_fd = -1;
 	r->event = sd_event_ref(e);
 	r->multi = m;
+	r->conditions = conditions;
 	r->eviction_api = o->eviction_api;
 	r->retry_max_usec = o->retry_max_usec ? o->retry_max_usec : 30000000ULL;
 	if (!(r->dir = strdup(o->spool_dir)) || !(r->node = strdup(o->node_name))) {
@@ -701,6 +726,7 @@ int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **
 		return q;
 	}
 	(void)sd_event_source_set_enabled(r->timer, SD_EVENT_OFF);
+	nodecond_set_words_pending(conditions, words_pending, r);
 	*ret = r;
 	return 0;
 }

@@ -12,8 +12,9 @@
  *   3. DELETE with preconditions.uid (a replacement pod with the same name is never hit), or,
  *      with eviction-api = eviction, POST pods/eviction (a 429 from a PodDisruptionBudget is
  *      logged; evictd's local kill goes on regardless).
- * Threshold records become the node Event EvictionThresholdMet; condition records set evictd's own
- * Node condition (EvictdMemoryPressure, ...) by a strategic merge patch of nodes/<node>/status.
+ * Threshold records become the node Event EvictionThresholdMet; condition records are evictd's word
+ * on its own Node conditions (EvictdMemoryPressure, ...), handed to nodecond (nodecond.h), their
+ * one writer; a record superseded by a newer one of the same condition is dropped unposted.
  * A record is removed once every step is done or permanently refused (404, 409 precondition,
  * 403, 422: logged). Transient failures (no connection, timeouts, 5xx, 429 rate limiting, 401)
  * keep it and retry with a jittered backoff, in order; the file survives restarts of either side.
@@ -24,6 +25,7 @@
 #include <systemd/sd-event.h>
 
 #include "kmulti.h"
+#include "nodecond.h"
 
 typedef struct reporter reporter;
 
@@ -34,7 +36,9 @@ typedef struct reporter_opts {
 	uint64_t retry_max_usec;
 } reporter_opts;
 
-int reporter_new(sd_event *e, kube_multi *m, const reporter_opts *o, reporter **ret);
+/* conditions: the writer of evictd's Node conditions, which asks the reporter whether condition
+ * records wait: free it before the reporter. */
+int reporter_new(sd_event *e, kube_multi *m, nodecond *conditions, const reporter_opts *o, reporter **ret);
 reporter *reporter_free(reporter *r);
 
 /* Looks at the spool now (also done on inotify events and after each record). */

@@ -46,8 +46,7 @@
 #define MAX_WATCHES 8
 
 typedef struct evictd_daemon evictd_daemon;
-/* A change of the kubelet's configuration: the loop reloads (kubelet-watch.h). */
-typedef void (*kubelet_changed_fn)(evictd_daemon *d, const char *why);
+typedef struct kubelet_watch kubelet_watch; /* kubelet-watch.h */
 
 struct evictd_daemon {
 	sd_event *event;
@@ -65,14 +64,13 @@ struct evictd_daemon {
 	sd_event_source *watches[MAX_WATCHES]; /* PSI triggers and inotify watches */
 	size_t n_watches;
 	sd_event_source *shutdown_timer;
-	sd_event_source *kubelet_watch; /* inotify on the kubelet configuration's directory (kubelet-watch.c) */
-	char *kubelet_watch_dir;
-	kubelet_changed_fn kubelet_changed;
+	kubelet_watch *kubelet_watch; /* follows the kubelet's configuration (kubelet-watch.c); NULL: none */
 	metrics *metrics;           /* counters, and the metrics-file when configured */
 	heartbeat *heartbeat;       /* the "monitoring" line, SIGUSR1 and the foreground's minute beat */
 	runtime_state *rt;          /* the container runtime (runtime.h): node-level reclaim, writable layers */
 
 	bool stopping;
+	int stop_signal;            /* SIGTERM or SIGINT, for the last line */
 	bool dirty;                 /* status.json must be rewritten now */
 	uint64_t status_written_usec;
 	status_history history;

@@ -31,7 +31,7 @@
 #include "psi-trigger.h"
 
 static void daemon_reload(evictd_daemon *d, const char *why);
-static void on_kubelet_config_changed(evictd_daemon *d, const char *why);
+static void on_kubelet_config_changed(void *userdata, const char *why);
 static void setup_watches(evictd_daemon *d);
 
 /* --- configuration: what the journal is told ---------------------------------------------- */
@@ -207,9 +207,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static void on_kubelet_config_changed(evictd_daemon *d, const char *why)
+static void on_kubelet_config_changed(void *userdata, const char *why)
 {
-	daemon_reload(d, why);
+	daemon_reload(userdata, why);
 }
 
 /* SIGHUP's work: the configuration re-read (transactionally), applied, logged; why is logged. */
@@ -230,8 +230,14 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 		/* Transactional: the running configuration stays in force. */
 		config_free(n);
 		log_config_rejected(d, r, &err);
+		/* Nothing read to compare with: the watch only follows. */
+		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, NULL);
 	} else if (kubelet_reload_refused(d->cfg, n)) {
 		r = -EINVAL;
+		/* The broken file was read: compare with it, or a refusal would reload again and again. */
+		bool same = d->cfg->kubelet.config_path && n->kubelet.config_path &&
+		            strcmp(d->cfg->kubelet.config_path, n->kubelet.config_path) == 0;
+		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, same ? n->kubelet.stamp : NULL);
 		config_free(n);
 	} else {
 		config_free(d->cfg);
@@ -244,7 +250,8 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 		engine_reconfigure(d);
 		runtime_reconfigure(d->rt, d->cfg);
 		setup_watches(d);
-		kubelet_watch_setup(d, on_kubelet_config_changed);
+		/* Re-armed on every reload, the path changed or not: a stale watch is replaced. */
+		kubelet_watch_arm(d->kubelet_watch, d->cfg->kubelet.config_path, d->cfg->kubelet.stamp);
 	}
 	d->dirty = true;
 	d->want_for = NULL;
@@ -276,13 +283,14 @@ static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata
 
 static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)s, (void)si;
+	(void)s;
 	evictd_daemon *d = userdata;
 	if (d->stopping) /* a second SIGTERM/SIGINT: do not wait any longer */
 		return sd_event_exit(d->event, 0);
 	d->stopping = true;
+	d->stop_signal = (int)si->ssi_signo;
 	(void)sd_notify(0, "STOPPING=1");
-	kube_spool_conditions_clear(d->cfg);
+	kube_spool_conditions_stopped(d->cfg, &d->eval, d->node_valid ? &d->node : NULL);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_OFF);
 	drop_watches(d);
 	/* No pod may be left SIGTERMed but never killed: escalate what is in its grace period now
@@ -391,7 +399,7 @@ static void resume_inflight(evictd_daemon *d)
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
-	kubelet_watch_done(d);
+	d->kubelet_watch = kubelet_watch_free(d->kubelet_watch);
 	sd_event_source_disable_unref(d->tick);
 	sd_event_source_disable_unref(d->shutdown_timer);
 	d->ev = evictor_free(d->ev);
@@ -418,7 +426,10 @@ int daemon_run(const daemon_options *o)
 	if (r >= 0)
 		r = config_apply_overrides(d.cfg, &o->overrides);
 	if (r < 0) {
-		fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
+		/* Said on stderr too when the entry goes to the journal (whoever started evictd reads
+		 * stderr); in a terminal the entry is that line already. */
+		if (log_get_target() != LOG_TARGET_STDERR)
+			fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
 		log_config_rejected(&d, r, &err);
 		config_free(d.cfg);
 		return 1;
@@ -454,6 +465,10 @@ int daemon_run(const daemon_options *o)
 		r = -ENOMEM;
 		goto fail;
 	}
+	/* The metrics before anything can end an eviction: a resumed one whose cgroup emptied while no
+	 * evictd ran ends within resume_inflight, and its end is counted (it was a NULL dereference). */
+	if ((r = metrics_new(&d.metrics)) < 0)
+		goto fail;
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
 	resume_inflight(&d);
@@ -462,14 +477,16 @@ int daemon_run(const daemon_options *o)
 	runtime_start(d.rt, mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
-	if ((r = metrics_new(&d.metrics)) < 0 ||
-	    (r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
+	if ((r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
 		goto fail;
 	if ((r = sd_event_add_time_relative(d.event, &d.tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
 	                                    on_tick, &d)) < 0)
 		goto fail;
 	setup_watches(&d);
-	kubelet_watch_setup(&d, on_kubelet_config_changed);
+	/* Without inotify evictd still runs: the kubelet's files are then read at start and on reload. */
+	if ((r = kubelet_watch_new(d.event, on_kubelet_config_changed, &d, &d.kubelet_watch)) < 0)
+		log_error_errno(r, "cannot follow the kubelet's configuration (read at start and on reload only)");
+	kubelet_watch_arm(d.kubelet_watch, d.cfg->kubelet.config_path, d.cfg->kubelet.stamp);
 	/* In a terminal the "monitoring" line below says what this line would (thresholds, dry run)
 	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
 	if (log_get_target() != LOG_TARGET_STDERR)
@@ -477,11 +494,15 @@ int daemon_run(const daemon_options *o)
 	evaluate(&d, "start");
 	kubelet_log_notes(&d);
 	kube_spool_conditions(d.cfg, &d.eval, &d.node, true);
-	heartbeat_announce(d.heartbeat);
+	heartbeat_started(d.heartbeat);
 	(void)sd_notify(0, "READY=1");
 
 	r = sd_event_loop(d.event);
 	write_status(&d, true);
+	char sig[32] = "";
+	if (d.stop_signal && sigabbrev_np(d.stop_signal))
+		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(d.stop_signal));
+	heartbeat_stopped(d.heartbeat, sig[0] ? sig : NULL);
 	daemon_done(&d);
 	return r < 0 ? 1 : 0;
 fail:

@@ -211,6 +211,8 @@ static void log_kubelet_notes(const evictd_config *c, const int64_t *capacity)
 {
 	if (c->kubelet.warning[0])
 		log_msg(LOG_WARNING, "kubelet configuration ignored (evictd runs on its own files): %s", c->kubelet.warning);
+	if (c->kubelet.missing[0])
+		log_msg(LOG_WARNING, "kubelet configuration %s", c->kubelet.missing);
 	config_kubelet_conflicts(c, capacity, log_conflict, NULL);
 }
 

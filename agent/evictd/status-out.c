@@ -128,6 +128,11 @@ void write_status(evictd_daemon *d, bool force)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		jb_uint(&j, (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL);
 	}
+	/* The longest this file goes without a rewrite while evictd runs: an updated_usec older than
+	 * that says evictd is stuck or gone (evictd-kube's liveness check of evictd). */
+	jb_key(&j, "heartbeat_usec");
+	jb_uint(&j, STATUS_IDLE_REFRESH_USEC + (d->cfg->interval_usec > CADENCE_RATE_MAX_USEC ? d->cfg->interval_usec
+	                                                                                   : CADENCE_RATE_MAX_USEC));
 	status_json_observations(d, &j);
 	jb_key(&j, "evictions");
 	jb_begin_array(&j);

@@ -38,7 +38,10 @@ int config_out_text(FILE *f, const evictd_config *c, const int64_t *capacity)
 	if (c->kubelet.path[0])
 		fprintf(f, "; kubelet configuration: %s\n", c->kubelet.path);
 	else if (c->kubelet.warning[0])
-		fprintf(f, "; warning: kubelet configuration ignored: %s\n", c->kubelet.warning);
+		fprintf(f, "; warning: kubelet configuration ignored: %s (a running evictd that read it before keeps "
+		           "those values: a reload refuses a broken file)\n", c->kubelet.warning);
+	else if (c->kubelet.missing[0])
+		fprintf(f, "; warning: kubelet configuration %s\n", c->kubelet.missing);
 	else
 		fprintf(f, "; kubelet configuration: %s\n", c->kubelet.config_path ? "not found" : "off");
 	config_kubelet_conflicts(c, capacity, text_conflict, f);
@@ -73,6 +76,10 @@ static void json_conflict(const kubelet_conflict *k, void *userdata)
 	fputs(j->first ? "{\"signal\":" : ",{\"signal\":", j->f);
 	j->first = false;
 	json_string(j->f, signal_name(k->signal));
+	fputs(",\"kind\":", j->f);
+	json_string(j->f, k->hard ? "hard" : "soft");
+	fputs(",\"key\":", j->f);
+	json_string(j->f, k->key);
 	fputs(",\"evictd_origin\":", j->f);
 	json_string(j->f, k->evictd->origin);
 	fputs(",\"kubelet_origin\":", j->f);
@@ -94,8 +101,8 @@ void config_out_json_members(FILE *f, const evictd_config *c, const int64_t *cap
 	else
 		fputs("null", f);
 	fputs(",\"warning\":", f);
-	if (c->kubelet.warning[0])
-		json_string(f, c->kubelet.warning);
+	if (c->kubelet.warning[0] || c->kubelet.missing[0])
+		json_string(f, c->kubelet.warning[0] ? c->kubelet.warning : c->kubelet.missing);
 	else
 		fputs("null", f);
 	fputs(",\"conflicts\":[", f);

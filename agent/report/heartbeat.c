@@ -7,17 +7,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "decide.h"
 #include "log.h"
 #include "pods.h"
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
 struct heartbeat {
 	sd_event_source *sigusr1;
-	sd_event_source *timer;
+	sd_event_source *timer;       /* the foreground's minute beat; NULL under systemd */
 	heartbeat_view_fn view;
 	void *userdata;
+	uint64_t started_usec;        /* CLOCK_MONOTONIC */
 };
 
 static bool has_threshold(const evictd_config *c, evictd_signal s)
@@ -111,10 +120,22 @@ void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size)
 	       format_signal_value(SIGNAL_NODEFS_INODES_FREE, c->inodes_max_rate, i, sizeof(i)));
 }
 
-void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
+/* "every 1s", "every 100ms": how often a signal that cannot be read now is tried again */
+static const char *retry_text(const evictd_config *c, char *buf, size_t size)
+{
+	uint64_t ms = c->interval_usec / 1000;
+	if (ms && ms % 1000 == 0)
+		snprintf(buf, size, "every %llus", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, size, "every %llums", (unsigned long long)ms);
+	return buf;
+}
+
+void heartbeat_monitoring_text(const heartbeat_view *v, bool lines, char *buf, size_t size)
 {
 	size_t l = append(buf, size, 0, "monitoring");
 	int monitored = 0, unavailable = 0;
+	char every[32];
 
 	for (int s = 0; s < _SIGNAL_MAX; s++) {
 		if (!has_threshold(v->cfg, (evictd_signal)s))
@@ -127,25 +148,69 @@ void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size)
 		l = append_thresholds(buf, size, l, v->cfg, (evictd_signal)s, -1, NULL);
 		monitored++;
 	}
+	retry_text(v->cfg, every, sizeof(every));
 	if (!monitored) {
 		/* Why, signal by signal; signals that fail for the same reason are named together. */
 		l = append(buf, size, 0, "monitoring nothing: ");
 		if (!unavailable)
 			append(buf, size, l, "no signal has a threshold");
+		else if (lines)
+			append_unavailable(buf, size,
+			                   append(buf, size, l, "no signal that has a threshold can be read here (tried again %s):\n  ",
+			                          every),
+			                   v, ": ", "\n  ", "");
 		else
 			append_unavailable(buf, size, l, v, ": ", "; ", "");
 		return;
 	}
-	/* Each unavailable signal once, with its reason: in a terminal this line replaces the
-	 * per-signal warnings (the journal has those). */
-	if (unavailable)
+	/* Each unavailable signal once, with its reason: in a terminal this replaces the per-signal
+	 * warnings (the journal has those), one line each after the rest. */
+	if (unavailable && !lines)
 		l = append_unavailable(buf, size, append(buf, size, l, "; unavailable here: "), v, " (", ", ", ")");
 	l = append_pods(buf, size, l, v->pods);
 	char rates[160];
 	heartbeat_fall_rates_text(v->cfg, rates, sizeof(rates));
 	l = append(buf, size, l, "; %s", rates);
 	if (v->cfg->dry_run)
-		append(buf, size, l, "; dry run");
+		l = append(buf, size, l, "; dry run");
+	if (unavailable && lines)
+		append_unavailable(buf, size, append(buf, size, l, "; unavailable here (tried again %s):\n  ", every), v,
+		                   ": ", "\n  ", "");
+}
+
+/* "12s", "3m12s", "2h3m": how long the daemon ran */
+static const char *uptime_text(uint64_t usec, char *buf, size_t size)
+{
+	unsigned long long s = usec / USEC_PER_SEC;
+	if (s < 60)
+		snprintf(buf, size, "%llus", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%llum%llus", s / 60, s % 60);
+	else
+		snprintf(buf, size, "%lluh%llum", s / 3600, s / 60 % 60);
+	return buf;
+}
+
+/* "; 3 evictions, 1 in flight, 1 reclaiming, ..." */
+static size_t append_evictions(char *buf, size_t size, size_t l, const heartbeat_view *v)
+{
+	l = append(buf, size, l, "; %llu eviction%s, %u in flight", (unsigned long long)v->evictions,
+	           v->evictions == 1 ? "" : "s", v->in_flight);
+	if (v->reclaiming || v->reclaimed || v->reclaim_timeouts)
+		l = append(buf, size, l, ", %u reclaiming, %llu reclaimed, %llu reclaim timeout%s", v->reclaiming,
+		           (unsigned long long)v->reclaimed, (unsigned long long)v->reclaim_timeouts,
+		           v->reclaim_timeouts == 1 ? "" : "s");
+	if (v->cfg->dry_run)
+		l = append(buf, size, l, "; dry run");
+	return l;
+}
+
+void heartbeat_stop_text(const heartbeat_view *v, const char *why, uint64_t ran_usec, char *buf, size_t size)
+{
+	char ran[32];
+	size_t l = append(buf, size, 0, "stopped%s%s after %s", why ? " on " : "", why ? why : "",
+	                  uptime_text(ran_usec, ran, sizeof(ran)));
+	append_evictions(buf, size, l, v);
 }
 
 void heartbeat_text(const heartbeat_view *v, char *buf, size_t size)
@@ -165,14 +230,7 @@ void heartbeat_text(const heartbeat_view *v, char *buf, size_t size)
 	if (!n)
 		l = append(buf, size, l, " no signal monitored");
 	l = append_pods(buf, size, l, v->pods);
-	l = append(buf, size, l, "; %llu eviction%s, %u in flight", (unsigned long long)v->evictions,
-	           v->evictions == 1 ? "" : "s", v->in_flight);
-	if (v->reclaiming || v->reclaimed || v->reclaim_timeouts)
-		l = append(buf, size, l, ", %u reclaiming, %llu reclaimed, %llu reclaim timeout%s", v->reclaiming,
-		           (unsigned long long)v->reclaimed, (unsigned long long)v->reclaim_timeouts,
-		           v->reclaim_timeouts == 1 ? "" : "s");
-	if (v->cfg->dry_run)
-		append(buf, size, l, "; dry run");
+	append_evictions(buf, size, l, v);
 }
 
 long heartbeat_count_pods(int root_fd, char *const *patterns)
@@ -208,30 +266,55 @@ void heartbeat_announce(heartbeat *h)
 	heartbeat_view v = { .pods = -1 };
 	char line[1536];
 	h->view(&v, h->userdata);
-	heartbeat_monitoring_text(&v, line, sizeof(line));
+	heartbeat_monitoring_text(&v, log_get_target() == LOG_TARGET_STDERR, line, sizeof(line));
 	emit(line);
 }
 
-static void beat(heartbeat *h)
+static void beat(heartbeat *h, const char *hint)
 {
 	heartbeat_view v = { .pods = -1 };
 	char line[1536];
 	h->view(&v, h->userdata);
 	heartbeat_text(&v, line, sizeof(line));
+	if (hint) {
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof(line) - l, "%s", hint);
+	}
+	emit(line);
+}
+
+void heartbeat_started(heartbeat *h)
+{
+	heartbeat_announce(h);
+	/* In the foreground the first beat at once: a run with nothing to watch is not left silent
+	 * for a minute, and it says how to get the next one. */
+	if (h->timer) {
+		char hint[96];
+		snprintf(hint, sizeof(hint), "; the next in a minute, or on kill -USR1 %d; Ctrl-C stops", (int)getpid());
+		beat(h, hint);
+	}
+}
+
+void heartbeat_stopped(heartbeat *h, const char *why)
+{
+	heartbeat_view v = { .pods = -1 };
+	char line[512];
+	h->view(&v, h->userdata);
+	heartbeat_stop_text(&v, why, mono_now() - h->started_usec, line, sizeof(line));
 	emit(line);
 }
 
 static int on_sigusr1(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s, (void)si;
-	beat(userdata);
+	beat(userdata, NULL);
 	return 0;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	(void)usec;
-	beat(userdata);
+	beat(userdata, NULL);
 	(void)sd_event_source_set_time_relative(s, HEARTBEAT_PERIOD_USEC);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
@@ -246,6 +329,7 @@ int heartbeat_new(sd_event *e, bool every_minute, heartbeat_view_fn fn, void *us
 		return -ENOMEM;
 	h->view = fn;
 	h->userdata = userdata;
+	h->started_usec = mono_now();
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)

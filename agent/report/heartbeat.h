@@ -2,14 +2,15 @@
 #pragma once
 
 /*
- * What the daemon tells the person watching it, in one line each:
+ * What the daemon tells the person watching it, in one entry each:
  *   at start and after a reload: "monitoring memory.available (hard 100Mi), ...; unavailable here:
  *     nodefs.available (<why>); 12 pods; dry run", or "monitoring nothing: <why>" when no signal
  *     that has a threshold can be read (in a terminal it stands for the configuration entry and
- *     the first per-signal warnings, which only the journal gets);
- *   the heartbeat, on SIGUSR1 (and every minute in the foreground, i.e. logging to stderr; under
- *     systemd the journal gets it on SIGUSR1 only): each monitored signal against its thresholds,
- *     pods, evictions.
+ *     the first per-signal warnings, which only the journal gets, and each reason has a line);
+ *   the heartbeat, on SIGUSR1 (and at start and every minute in the foreground, i.e. logging to
+ *     stderr; under systemd the journal gets it on SIGUSR1 only): each monitored signal against
+ *     its thresholds, pods, evictions;
+ *   at the end: "stopped on SIGINT after 3m12s; 2 evictions, ...", so that a stop is never silent.
  */
 
 #include <stdbool.h>
@@ -35,8 +36,11 @@ typedef struct heartbeat_view {
 	uint64_t reclaimed, reclaim_timeouts; /* reclaims ended since the daemon started */
 } heartbeat_view;
 
-/* "monitoring ..." (without "evictd: "). */
-void heartbeat_monitoring_text(const heartbeat_view *v, char *buf, size_t size);
+/* "monitoring ..." (without "evictd: "); lines: for a terminal, each unavailable signal's reason
+ * on a line of its own ("\n  " before each) instead of all in one. */
+void heartbeat_monitoring_text(const heartbeat_view *v, bool lines, char *buf, size_t size);
+/* "stopped on SIGINT after 3m12s; 2 evictions, 0 in flight; dry run" (why may be NULL). */
+void heartbeat_stop_text(const heartbeat_view *v, const char *why, uint64_t ran_usec, char *buf, size_t size);
 /* "heartbeat: memory.available 3.2Gi (hard 100Mi), ...; 12 pods; 3 evictions, 1 in flight". */
 void heartbeat_text(const heartbeat_view *v, char *buf, size_t size);
 
@@ -59,5 +63,9 @@ typedef void (*heartbeat_view_fn)(heartbeat_view *v, void *userdata);
  */
 int heartbeat_new(sd_event *e, bool every_minute, heartbeat_view_fn fn, void *userdata, heartbeat **ret);
 heartbeat *heartbeat_free(heartbeat *h);
-/* Logs the "monitoring" line (startup, after a reload). */
+/* Logs the "monitoring" line (after a reload). */
 void heartbeat_announce(heartbeat *h);
+/* At start: the "monitoring" line and, in the foreground, a first heartbeat at once. */
+void heartbeat_started(heartbeat *h);
+/* At the end: "stopped on WHY after ...", with the evictions; why names the signal (may be NULL). */
+void heartbeat_stopped(heartbeat *h, const char *why);

@@ -109,26 +109,70 @@ static void condition_message(const evaluation *ev, const node_signals *node, ev
 	}
 }
 
-static void write_conditions(const evictd_config *c, const evaluation *ev, const node_signals *node, bool all,
-                             const char *why_false, int *dirfd)
+/*
+ * Whether evictd watched cnd at its last evaluation: true when one of its signals with a threshold
+ * was measured, or when none of them has a threshold (there was nothing to watch, and evictd never
+ * claimed otherwise); false when every thresholded signal of it was unreadable.
+ */
+static bool condition_watched(const evictd_config *c, const node_signals *node, evictd_condition cnd)
 {
-	char msg[1024], why[512];
+	bool thresholded = false;
+	for (int sig = 0; sig < _SIGNAL_MAX; sig++) {
+		const threshold_value *h = config_hard(c, (evictd_signal)sig);
+		if (signal_condition((evictd_signal)sig) != cnd || !((h && h->set) || c->soft[sig].set))
+			continue;
+		if (node->s[sig].known)
+			return true;
+		thresholded = true;
+	}
+	return !thresholded;
+}
+
+/*
+ * stopping: the records of an orderly stop (reason SPOOL_REASON_STOPPED). From then on nothing
+ * relieves pressure, so a condition says False only where the pressure is known to be gone: evictd
+ * had it False at its last evaluation (no threshold met, pressure-transition-period over) and
+ * watched it. A condition still True (pressure, or within the transition period) or not measured
+ * says Unknown: a controller that taints on True must not lift its taint because evictd stopped.
+ */
+static void write_conditions(const evictd_config *c, const evaluation *ev, const node_signals *node, bool all,
+                             bool stopping, int *dirfd)
+{
+	char msg[1024], why[512], what[800];
 
 	for (int cnd = 0; cnd < _CONDITION_MAX; cnd++) {
 		if (!all && !ev->condition_changed[cnd])
 			continue;
 		if (*dirfd < 0 && (*dirfd = open_spool(c)) < 0)
 			return;
-		const char *name = condition_name((evictd_condition)cnd);
-		bool on = ev->conditions[cnd] && !why_false;
-		if (on) {
-			char what[800];
-			condition_message(ev, node, (evictd_condition)cnd, what, sizeof(what));
-			snprintf(msg, sizeof(msg), "evictd is evicting pods to relieve %s: %s", name,
-			         what[0] ? what : "a threshold is met");
-		} else
-			snprintf(msg, sizeof(msg), "%s", why_false ? why_false : "no evictd threshold for this condition is met");
-		if (spool_write_condition(*dirfd, c->kube.spool_max, name, on, msg, real_usec(), why, sizeof(why)) < 0)
+		const char *name = condition_name((evictd_condition)cnd), *status, *reason = NULL;
+		bool on = ev->conditions[cnd];
+		condition_message(ev, node, (evictd_condition)cnd, what, sizeof(what));
+		if (!stopping) {
+			status = on ? "True" : "False";
+			if (on)
+				snprintf(msg, sizeof(msg), "evictd is evicting pods to relieve %s: %s", name,
+				         what[0] ? what : "a threshold is met");
+			else
+				snprintf(msg, sizeof(msg), "no evictd threshold for this condition is met");
+		} else {
+			reason = SPOOL_REASON_STOPPED;
+			if (on) {
+				status = "Unknown";
+				snprintf(msg, sizeof(msg), "evictd stopped while %s held (%s): nothing relieves it until evictd "
+				         "runs again", name, what[0] ? what : "within pressure-transition-period");
+			} else if (condition_watched(c, node, (evictd_condition)cnd)) {
+				status = "False";
+				snprintf(msg, sizeof(msg), "evictd stopped; no threshold for %s was met at its last evaluation",
+				         name);
+			} else {
+				status = "Unknown";
+				snprintf(msg, sizeof(msg), "evictd stopped; none of the signals of %s could be measured at its "
+				         "last evaluation", name);
+			}
+		}
+		if (spool_write_condition(*dirfd, c->kube.spool_max, name, status, reason, msg, real_usec(), why,
+		                          sizeof(why)) < 0)
 			log_msg(LOG_WARNING, "Node condition %s not queued: %s", name, why);
 	}
 }
@@ -139,20 +183,19 @@ void kube_spool_conditions(const evictd_config *c, const evaluation *ev, const n
 
 	if (!c->kube.enable || c->dry_run)
 		return;
-	write_conditions(c, ev, node, all, NULL, &dirfd);
+	write_conditions(c, ev, node, all, false, &dirfd);
 	if (dirfd >= 0)
 		close(dirfd);
 }
 
-void kube_spool_conditions_clear(const evictd_config *c)
+void kube_spool_conditions_stopped(const evictd_config *c, const evaluation *ev, const node_signals *node)
 {
+	static const node_signals none;
 	int dirfd = -1;
-	evaluation none = { 0 };
-	node_signals node = { 0 };
 
 	if (!c->kube.enable || c->dry_run)
 		return;
-	write_conditions(c, &none, &node, true, "evictd stopped", &dirfd);
+	write_conditions(c, ev, node ? node : &none, true, true, &dirfd);
 	if (dirfd >= 0)
 		close(dirfd);
 }
@@ -178,7 +221,7 @@ void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const s
 			                          why, sizeof(why)) < 0)
 				log_msg(LOG_WARNING, "Node event for %s not queued: %s", signal_name((evictd_signal)sig), why);
 		}
-	write_conditions(c, ev, &s->node, false, NULL, &dirfd);
+	write_conditions(c, ev, &s->node, false, false, &dirfd);
 	if (dirfd >= 0)
 		close(dirfd);
 }

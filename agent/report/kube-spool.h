@@ -31,5 +31,9 @@ void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const s
 /* Every condition's record as it is now (all) or the changed ones: at start, a condition a
  * previous process left True is cleared. */
 void kube_spool_conditions(const evictd_config *c, const evaluation *ev, const node_signals *node, bool all);
-/* Every condition False ("evictd stopped"): an orderly stop leaves no pressure claimed. */
-void kube_spool_conditions_clear(const evictd_config *c);
+/*
+ * Every condition's record for an orderly stop, from the last evaluation (node NULL: none was
+ * made): reason EvictdStopped, False where the pressure is known to be gone, else Unknown
+ * (kube-spool.c says what "known" is). Never False for a pressure that may still be there.
+ */
+void kube_spool_conditions_stopped(const evictd_config *c, const evaluation *ev, const node_signals *node);

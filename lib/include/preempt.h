@@ -3,6 +3,10 @@
  * libpreempt — Kubernetes pod priority, scheduling queue, preemption and kubelet eviction
  * ranking, as a C library (libc only).
  *
+ * One header on purpose, the whole public API (a consumer includes one file and pkg-config gives
+ * one -l): quantities, PriorityClasses, pod requests, the cluster model, preemption, eviction
+ * ranking, the scheduling queue, ResourceQuotas and their admission — each section self-contained.
+ *
  * Conventions, for every function below:
  *   - int returns are >= 0 on success and a negative errno on failure;
  *   - ret_* out-parameters are written only on success;
@@ -385,7 +389,8 @@ PP_EXPORT pp_cluster *pp_cluster_free(pp_cluster *c);
 
 /* -EEXIST duplicate name, -EINVAL invalid spec (err names the field). */
 PP_EXPORT int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *node, pp_err *err);
-/* Replaces labels, taints, allocatable and unschedulable of the node with that name (-ENOENT). */
+/* Replaces labels, taints, allocatable and unschedulable of the node with that name (-ENOENT);
+ * when they are all as before (a heartbeat), nothing is touched. */
 PP_EXPORT int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *node, pp_err *err);
 /* -ENOENT unknown, -EBUSY while pods are bound to it. */
 PP_EXPORT int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err);
@@ -393,7 +398,8 @@ PP_EXPORT int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *er
 /* -EEXIST duplicate namespace/name, -ENOENT node_name not in the cluster, -EINVAL bad spec. */
 PP_EXPORT int pp_cluster_add_pod(pp_cluster *c, const pp_pod_spec *pod, pp_err *err);
 /* Replaces the pod with the same namespace/name (remove + add, atomically: on failure the old
- * pod stays). */
+ * pod stays). An update that changes nothing the model keeps (a status the filters do not read)
+ * leaves the pod and its node's cached results untouched. */
 PP_EXPORT int pp_cluster_update_pod(pp_cluster *c, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_cluster_remove_pod(pp_cluster *c, const char *namespace_, const char *name, pp_err *err);
 /* Binds a pending pod to a node (-EBUSY if already bound, -ENOENT unknown pod or node); clears its
@@ -403,6 +409,22 @@ PP_EXPORT int pp_cluster_bind_pod(pp_cluster *c, const char *namespace_, const c
 /* Sets (node non-NULL) or clears (NULL) status.nominatedNodeName. The node must exist. */
 PP_EXPORT int pp_cluster_set_nominated_node(pp_cluster *c, const char *namespace_, const char *name,
                                             const char *node, pp_err *err);
+/*
+ * What a pod's lifecycle and a scheduler's own writes change, without the rest of its spec: the
+ * binding, the nomination, the start, the deletion, readiness and the preemption condition.
+ * pp_sched_set_pod_state() applies it in place.
+ */
+typedef struct pp_pod_state {
+	const char *node_name;           /* NULL or "": pending */
+	const char *nominated_node_name; /* NULL or "": none (ignored for a bound pod) */
+	bool has_start_time;
+	int64_t start_time_ns;
+	bool terminating;
+	int64_t deletion_time_ns;
+	bool preempted_by_scheduler;
+	bool not_ready;
+} pp_pod_state;
+
 /* Sets metadata.deletionTimestamp (and the PreemptionByScheduler condition when
  * by_preemption). A terminating pod still occupies its node until removed. */
 PP_EXPORT int pp_cluster_mark_terminating(pp_cluster *c, const char *namespace_, const char *name,
@@ -640,10 +662,16 @@ typedef struct pp_sched_event {
 	const char *by_name;
 	/* unschedulable: kube's FitError message ("0/5 nodes are available: 2 Insufficient cpu, 3
 	 * node(s) had untolerated taint {a: b}. preemption: ..."), and the filter failures counted
-	 * over nodes, in the message's order */
+	 * over nodes, in the message's order; nominate: the FitError of the filter pass that made the
+	 * preemptor preempt, without a preemption part ("0/5 nodes are available: 5 Insufficient
+	 * cpu."), what kube-scheduler writes into its PodScheduled condition (reasons not set) */
 	const char *message;
 	const pp_sched_reason *reasons;
 	size_t n_reasons;
+	/* nominate, and unschedulable after a preemption attempt: the preemption decision, with its
+	 * per-node records (pp_preemption_node_explain) when pp_sched_set_explain() is on; NULL
+	 * otherwise */
+	const pp_preemption *preemption;
 } pp_sched_event;
 
 typedef void (*pp_sched_event_fn)(const pp_sched_event *ev, void *userdata);
@@ -658,19 +686,34 @@ PP_EXPORT int pp_sched_new(pp_cluster *c, const pp_sched_options *opts, int64_t 
                            pp_sched_event_fn fn, void *userdata, pp_sched **ret, pp_err *err);
 PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
 
+/* Preemption decisions explained (pp_preempt_options.explain: memory per node), handed to the
+ * nominate and unschedulable events as pp_sched_event.preemption. Off by default. */
+PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
+
 /* The cluster as the scheduler sees it (read-only; change it through pp_sched_*). */
 PP_EXPORT const pp_cluster *pp_sched_cluster(const pp_sched *s);
 PP_EXPORT int64_t pp_sched_now(const pp_sched *s);
 
 /* Cluster events, as pp_cluster_* plus queue moves. A pending pod added enters activeQ; a
  * pending pod updated is re-queued (activeQ, or backoffQ while backing off); a pod removed
- * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. */
+ * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. An
+ * update that changes nothing the model keeps moves nothing (a kubelet's status report, a node's
+ * heartbeat), nor does one that changes only a pod's lifecycle state (start, readiness, deletion
+ * under way: nothing is freed until the pod is removed). */
 PP_EXPORT int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err);
 PP_EXPORT int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
+/*
+ * The pod's state as given, its spec as it is (pp_pod_state): what a live scheduler applies when
+ * its own write fails or when the API server's view overrides the one it had assumed. Queue moves
+ * as pp_sched_update_pod; a pod that was bound and is pending again (its binding refused) goes to
+ * backoffQ, as after a failed attempt. -ENOENT unknown pod or node.
+ */
+PP_EXPORT int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name,
+                                     const pp_pod_state *state, pp_err *err);
 PP_EXPORT int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
 PP_EXPORT int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
 
@@ -693,6 +736,13 @@ PP_EXPORT int pp_sched_schedule_one(pp_sched *s, pp_err *err);
 PP_EXPORT int64_t pp_sched_next_wakeup(const pp_sched *s);
 
 /*
+ * When the oldest unschedulable pod is due for the periodic flush back to activeQ
+ * (max_unschedulable after its last attempt; INT64_MAX: none). A live scheduler arms a timer for
+ * it (kube-scheduler flushes every 30 s); pp_sched_advance() past it does the flush.
+ */
+PP_EXPORT int64_t pp_sched_next_flush(const pp_sched *s);
+
+/*
  * Simulates until idle: cycles while activeQ has pods, then advances to pp_sched_next_wakeup(),
  * until nothing is due or the next wakeup is after until_ns (INT64_MAX: no limit).
  * Returns 1 when it stopped idle, 0 when it stopped at until_ns.
@@ -706,6 +756,180 @@ typedef struct pp_sched_stats {
 } pp_sched_stats;
 
 PP_EXPORT void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret);
+
+/* ---------------------------------------------------------------------------------------------
+ * ResourceQuotas and the ResourceQuota admission plugin
+ *
+ * What kube-apiserver decides when a pod is created in a namespace with ResourceQuotas
+ * (apiserver/pkg/admission/plugin/resourcequota and the pod evaluator of
+ * pkg/quota/v1/evaluator/core): which quotas match the pod (spec.scopes, spec.scopeSelector:
+ * PriorityClass, BestEffort, NotBestEffort, Terminating, NotTerminating,
+ * CrossNamespacePodAffinity), what the pod uses (pods, count/pods, cpu, memory,
+ * ephemeral-storage, requests.*, limits.*, hugepages-*, requests.<extended>), and the refusal,
+ * with the API server's own message, when a quota would be exceeded or when the plugin's
+ * configuration (limitedResources: matchScopes, matchContains) limits something that no quota of
+ * the namespace covers.
+ *
+ * Where Kubernetes leaves the order to chance (the quotas of a namespace come from a cache), the
+ * quotas of a namespace are considered in name order: with several refusing quotas, the message
+ * names the first by name.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct pp_quotas pp_quotas;
+
+/* One ScopedResourceSelectorRequirement. */
+typedef struct pp_scope_requirement {
+	const char *scope_name; /* "PriorityClass", "BestEffort", "NotBestEffort", "Terminating",
+	                         * "NotTerminating", "CrossNamespacePodAffinity" (or the PVC-only
+	                         * "VolumeAttributesClass", which matches no pod) */
+	const char *operator_;  /* "In", "NotIn", "Exists", "DoesNotExist"; NULL = "" */
+	const char *const *values;
+	size_t n_values;
+} pp_scope_requirement;
+
+typedef struct pp_quota_spec {
+	const char *namespace_;
+	const char *name;
+	const pp_quantity_kv *hard; /* spec.hard */
+	size_t n_hard;
+	const char *const *scopes; /* spec.scopes */
+	size_t n_scopes;
+	const pp_scope_requirement *scope_selector; /* spec.scopeSelector.matchExpressions */
+	size_t n_scope_selector;
+	/* status, as the quota controller wrote it (status.hard present). Without it (a manifest, a
+	 * quota not synced yet) the library plays the controller: status.hard is spec.hard and
+	 * status.used is counted from the pods given to pp_quotas_count_pod(). */
+	bool has_status;
+	const pp_quantity_kv *status_hard;
+	size_t n_status_hard;
+	const pp_quantity_kv *status_used;
+	size_t n_status_used;
+} pp_quota_spec;
+
+PP_EXPORT int pp_quotas_new(pp_quotas **ret);
+PP_EXPORT pp_quotas *pp_quotas_free(pp_quotas *q);
+
+/* Adds a quota, validated as the API server validates one (ValidateResourceQuota: resource names,
+ * non-negative and, where required, integer quantities, scopes valid for the resources, no
+ * conflicting scopes, scope selector operators and values). -EINVAL (err names the field, e.g.
+ * "spec.scopeSelector.matchExpressions[0].values: ..."), -EEXIST duplicate namespace/name. */
+PP_EXPORT int pp_quotas_add(pp_quotas *q, const pp_quota_spec *spec, pp_err *err);
+
+/* One limitedResources entry of the plugin's configuration (apiserver.config.k8s.io/v1
+ * ResourceQuotaConfiguration), added in configuration order. */
+typedef struct pp_limited_resource {
+	const char *api_group; /* NULL or "": the core group */
+	const char *resource;  /* e.g. "pods" (required) */
+	const char *const *match_contains;
+	size_t n_match_contains;
+	const pp_scope_requirement *match_scopes;
+	size_t n_match_scopes;
+} pp_limited_resource;
+
+/* -EINVAL when the entry has no resource, or a match scope that kube-apiserver cannot evaluate
+ * (an unknown scope name, an operator other than Exists on a scope without values, In/NotIn
+ * without values...): kube-apiserver accepts those and then silently never matches (or, for an
+ * invalid PriorityClass operator, admits every pod); a configuration meant to restrict must not
+ * be read that way. err names the field as "limitedResources[N].matchScopes[M]...". */
+PP_EXPORT int pp_quotas_add_limited_resource(pp_quotas *q, const pp_limited_resource *lr, pp_err *err);
+
+/* A container's resources as the API server stores them: limits already copied into the
+ * requests they lack (SetDefaults_Pod). */
+typedef struct pp_container_resources {
+	pp_container_kind kind;
+	const char *name;
+	const pp_quantity_kv *requests;
+	size_t n_requests;
+	const pp_quantity_kv *limits;
+	size_t n_limits;
+} pp_container_resources;
+
+typedef struct pp_quota_pod {
+	const char *namespace_;
+	const char *name;
+	/* spec.priorityClassName after Priority admission (the globalDefault's name for a pod that
+	 * names none); NULL or "": none */
+	const char *priority_class_name;
+	/* spec.containers and spec.initContainers (sidecars as PP_SIDECAR), each in spec order */
+	const pp_container_resources *containers;
+	size_t n_containers;
+	const pp_quantity_kv *pod_requests; /* spec.resources (pod-level resources) */
+	size_t n_pod_requests;
+	const pp_quantity_kv *pod_limits;
+	size_t n_pod_limits;
+	const pp_quantity_kv *overhead; /* spec.overhead */
+	size_t n_overhead;
+	const char *qos_class; /* status.qosClass; NULL: computed from the resources */
+	bool has_active_deadline; /* spec.activeDeadlineSeconds: Terminating when >= 0 */
+	int64_t active_deadline_s;
+	bool cross_namespace_affinity; /* a pod (anti-)affinity term naming namespaces or a selector */
+	/* Existing pods only (pp_quotas_count_pod): */
+	bool terminal; /* status.phase Succeeded or Failed: counts in count/pods only */
+	bool has_deletion_grace; /* metadata.deletionTimestamp with deletionGracePeriodSeconds */
+	int64_t deletion_time_ns;
+	int64_t deletion_grace_s;
+} pp_quota_pod;
+
+/*
+ * Counts a pod that exists already into the quotas of its namespace that have no status, as the
+ * quota controller does: the quotas whose scopes all match it, terminal pods and pods stuck
+ * terminating past their grace period (at now_ns) in count/pods only. Call it for every existing
+ * pod before admitting new ones. -EINVAL bad quantities (checked only when a quota of the pod's
+ * namespace counts pods).
+ */
+PP_EXPORT int pp_quotas_count_pod(pp_quotas *q, const pp_quota_pod *pod, int64_t now_ns, pp_err *err);
+
+typedef enum pp_refusal {
+	PP_REFUSAL_NONE = 0,                /* admitted */
+	PP_REFUSAL_EXCEEDED = 1,            /* "exceeded quota: NAME, requested: ..., used: ..., limited: ..." */
+	PP_REFUSAL_UNCOVERED_SCOPES = 2,    /* "insufficient quota to match these scopes: [...]" */
+	PP_REFUSAL_UNCOVERED_RESOURCES = 3, /* "insufficient quota to consume: ..." */
+	PP_REFUSAL_CONSTRAINTS = 4,         /* "failed quota: NAME: must specify ..." */
+	PP_REFUSAL_STATUS_UNKNOWN = 5,      /* "status unknown for quota: NAME, resources: ..." */
+} pp_refusal;
+
+typedef struct pp_admission pp_admission;
+
+/* Admission without charging the quotas (the request's dryRun). */
+#define PP_ADMIT_DRY_RUN 0x1u
+/* Only the checks that do not depend on usage (limitedResources coverage), for a pod that exists
+ * already: "would it be refused if it were created again (by its ReplicaSet, DaemonSet...)?".
+ * Implies PP_ADMIT_DRY_RUN. */
+#define PP_ADMIT_COVERAGE_ONLY 0x2u
+
+/*
+ * The ResourceQuota admission plugin on the creation of pod (CheckRequest for a Create):
+ * *ret tells admitted or refused and why. Admitted, the matching quotas are charged (their used
+ * grows by the pod's usage) unless flags has PP_ADMIT_DRY_RUN. The pod's terminal/deletion
+ * fields are ignored: a pod being created is neither. -EINVAL bad quantities (checked only where
+ * a quota or the configuration has something to check), -ENOMEM.
+ */
+PP_EXPORT int pp_quotas_admit(pp_quotas *q, const pp_quota_pod *pod, unsigned flags, pp_admission **ret,
+                              pp_err *err);
+PP_EXPORT pp_admission *pp_admission_free(pp_admission *a);
+PP_EXPORT pp_refusal pp_admission_refusal(const pp_admission *a);
+/* The API server's Status message, byte for byte ("pods \"web\" is forbidden: exceeded quota:
+ * ..." or "insufficient quota to match these scopes: [{PriorityClass In [a]}]"); "" admitted. */
+PP_EXPORT const char *pp_admission_message(const pp_admission *a);
+/* The HTTP status of the refusal: 403 (Forbidden), or 500 for the scope refusal, which the plugin
+ * returns as a plain error; 0 when admitted. */
+PP_EXPORT int pp_admission_http_status(const pp_admission *a);
+/* The quota the message names (exceeded, constraints, status unknown), else NULL. */
+PP_EXPORT const char *pp_admission_quota(const pp_admission *a);
+
+/* The quotas, by namespace then name; i < pp_quotas_count(). Strings live until the next call
+ * on q. */
+typedef struct pp_quota_info {
+	const char *namespace_;
+	const char *name;
+	bool computed;        /* the input had no status: used was counted from the pods */
+	const char *hard;     /* status.hard as the API server prints a ResourceList: "pods=10,requests.cpu=4" */
+	const char *used;     /* status.used, the same way (what admitted pods added included) */
+	const char *exceeded; /* the resources whose usage is above hard, "pods,requests.cpu"; "" none */
+} pp_quota_info;
+
+PP_EXPORT size_t pp_quotas_count(const pp_quotas *q);
+PP_EXPORT int pp_quotas_info(pp_quotas *q, size_t i, pp_quota_info *ret);
 
 #ifdef __cplusplus
 }

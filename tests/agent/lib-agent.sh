@@ -100,6 +100,45 @@ nodefs.inodesFree = 0%
 EOC
 }
 
+# --- the daemon on a fixture tree, logging to a file ----------------------------------------
+# fixture_daemon_env [python3]: EVICTD, FX (the systemd fixture), tmp (removed on exit, with the
+# daemon D if still running); skips the file unless evictd is built (and python3 is there when
+# named).
+fixture_daemon_env() {
+	EVICTD=$PWD/$BUILD/evictd
+	[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
+	[ "${1:-}" != python3 ] || command -v python3 >/dev/null || skip_all "python3 missing"
+	FX=$PWD/tests/fixtures/cgroup/systemd
+	tmp=$(mktemp -d); D=
+	trap '[ -n "$D" ] && { kill -9 "$D" 2>/dev/null; wait "$D" 2>/dev/null; }; rm -rf "$tmp"' EXIT
+}
+fixture_daemon_start() {	# fixture_daemon_start TREE CONF LOG: D = evictd on TREE/{root,proc,pods}, once it monitors
+	"$EVICTD" --config "$2" --cgroup-root "$1/root" --proc-root "$1/proc" \
+		--metadata-dir "$1/pods" --log-target stderr 2>"$3" &
+	D=$!
+	for _ in $(seq 100); do grep -q "evictd: monitoring" "$3" 2>/dev/null && break; sleep 0.05; done
+}
+fixture_daemon_stop() { kill -TERM "$D" 2>/dev/null; wait "$D" 2>/dev/null; D=; }
+wait_log() {	# wait_log FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
+	for _ in $(seq 100); do [ "$(grep -c -- "$2" "$1")" -ge "${3:-1}" ] && return 0; sleep 0.05; done
+	echo "# no \"$2\" (x${3:-1}) in $1:"; sed 's/^/# /' "$1"; return 1
+}
+
+# --- evictd-kube against the stand-in API server ---------------------------------------------
+# kube_section NODE: the [kubernetes] section for node NODE's identity at the stand-in
+# (tests/kube/lib-apiserver.sh: KUBE_DIR), descriptors and spool in $T, retries within 1 s.
+kube_section() {
+	cat <<EOC
+[kubernetes]
+enable = yes
+node-name = $1
+kubeconfig = $KUBE_DIR/kubeconfig-node
+descriptor-dir = $T/kube-pods
+spool-dir = $T/spool
+retry-max-interval = 1s
+EOC
+}
+
 # cri_python: prints a python3 that imports grpc (python3-grpcio), for the stand-in CRI runtime
 # (tests/cri/cri-standin.py); fails when there is none. A pyenv or venv python3 first in PATH does
 # not see Debian's modules, so /usr/bin/python3 is tried after it.

@@ -9,6 +9,13 @@ cost are realistic: 5000 nodes / 20,000 pods ≈ 47 MB of JSON.
 
 usage: gen-cluster.py [--nodes N] [--pods-per-node K] [--yaml] > cluster.json
        preemptctl preempt cluster.json --pod default/preemptor
+       gen-cluster.py --watch-dir DIR [--nodes N] [--pods-per-node K] [--fit N] [--preemptors N]
+
+--watch-dir writes what an API server's watches would stream instead (one event per line, objects
+with kind and apiVersion, as a watch sends them), for preemptd's benchmark: DIR/priorityclasses,
+DIR/nodes, DIR/pods (the bound pods), DIR/fit (N pending pods of schedulerName preemptd, 100m /
+100Mi, that fit beside them) and DIR/preempt (N preemptors of schedulerName preemptd, priority
+10, 3000m / 500Mi, each needing three victims).
 """
 import argparse
 import json
@@ -66,12 +73,38 @@ def pod(name, node_name, priority, cls, cpu, mem):
             "spec": spec, "status": status}
 
 
+def watch_stream(path, objects):
+    with open(path, "w") as f:
+        for o in objects:
+            f.write(json.dumps({"type": "ADDED", "object": o}, separators=(",", ":")))
+            f.write("\n")
+
+
+def ours(p, i):
+    p["spec"]["schedulerName"] = "preemptd"
+    p["metadata"]["uid"] = "uid-%s-%d" % (p["metadata"]["name"], i)
+    return p
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--pods-per-node", type=int, default=4)
     ap.add_argument("--yaml", action="store_true", help="write block-style YAML instead of JSON (needs PyYAML)")
+    ap.add_argument("--watch-dir", help="write watch streams into this directory (see above)")
+    ap.add_argument("--fit", type=int, default=10000, help="--watch-dir: pending pods that fit")
+    ap.add_argument("--preemptors", type=int, default=2000, help="--watch-dir: pending pods that preempt")
     a = ap.parse_args()
+    if a.watch_dir:
+        watch_stream(a.watch_dir + "/priorityclasses", [pclass("bench-high", 10)])
+        watch_stream(a.watch_dir + "/nodes", (node(i) for i in range(a.nodes)))
+        watch_stream(a.watch_dir + "/pods", (pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, "900m", "500Mi")
+                                             for i in range(a.nodes) for k in range(a.pods_per_node)))
+        watch_stream(a.watch_dir + "/fit", (ours(pod("fit-%05d" % i, None, 0, None, "100m", "100Mi"), i)
+                                            for i in range(a.fit)))
+        watch_stream(a.watch_dir + "/preempt", (ours(pod("preemptor-%05d" % i, None, 10, "bench-high", "3000m", "500Mi"), i)
+                                                for i in range(a.preemptors)))
+        return
     items = [pclass("bench-high", 10)]
     for i in range(a.nodes):
         items.append(node(i))

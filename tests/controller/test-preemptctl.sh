@@ -10,21 +10,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # pods without status.startTime count as started "now": pin it so runs are reproducible
 NOW=--now=2024-06-01T00:00:00Z
 
-# expect RC STDOUT STDERR CMD...: exact stdout and stderr ("*" = anything, "~TEXT" = contains TEXT)
-expect() {
-	local rc=$1 out=$2 err=$3 got_rc got_out got_err; shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"; got_rc=$?
-	got_out=$(cat "$tmp/out"); got_err=$(cat "$tmp/err")
-	local bad=0
-	[ "$got_rc" = "$rc" ] || { echo "# exit $got_rc, want $rc"; bad=1; }
-	[ "$out" = "*" ] || [ "$got_out" = "$out" ] || { echo "# stdout:"; diff <(echo "$out") <(echo "$got_out") | sed 's/^/#   /'; bad=1; }
-	case "$err" in
-	"*") ;;
-	"~"*) [[ "$got_err" == *"${err#\~}"* ]] || { echo "# stderr lacks '${err#\~}':"; sed 's/^/#   /' "$tmp/err"; bad=1; } ;;
-	*) [ "$got_err" = "$err" ] || { echo "# stderr:"; diff <(echo "$err") <(echo "$got_err") | sed 's/^/#   /'; bad=1; } ;;
-	esac
-	return $bad
-}
+. "$(dirname "$0")/lib-expect.sh"
 
 # --- usage ---------------------------------------------------------------------------------------
 ok "--help exits 0 and shows both commands" expect 0 "*" "" bash -c "$PCTL --help | grep -q 'preempt CLUSTER' && $PCTL --help | grep -q 'check CLUSTER'"
@@ -33,7 +19,6 @@ ok "no command is a usage error" expect 2 "" "preemptctl: missing command (preem
 Try 'preemptctl --help'." "$PCTL"
 ok "unknown command" expect 2 "" "~unknown command 'schedulee'" "$PCTL" schedulee $F/cluster.json
 ok "unknown option" expect 2 "" "~unknown option '--bogus'" "$PCTL" check --bogus $F/cluster.json
-ok "preempt without --pod" expect 2 "" "~preempt needs --pod NAMESPACE/NAME" "$PCTL" preempt $F/cluster.json
 ok "preempt without a file" expect 2 "" "~preempt needs a CLUSTER file" "$PCTL" preempt --pod default/x
 ok "--pod with an empty namespace" expect 2 "" "~--pod '/x': expected NAMESPACE/NAME" "$PCTL" preempt $F/cluster.json --pod /x
 ok "--pod argument missing" expect 2 "" "~option '--pod' needs an argument" "$PCTL" preempt $F/cluster.json --pod
@@ -205,16 +190,41 @@ decision: no node: 0/3 nodes are available: 3 Insufficient cpu. preemption: not 
 # --- preempt: rejected input ---------------------------------------------------------------------
 ok "preempt: unknown PriorityClass rejects the input" expect 1 "" \
 "$F/docs-pod.yaml:1: pods/default/nginx: spec.priorityClassName: no PriorityClass with name high-priority was found
-preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
+preemptctl: input rejected (1 problem, above): nothing is decided until it is fixed" \
 	"$PCTL" preempt $F/docs-pod.yaml $F/one-node.yaml --pod default/nginx
 ok "preempt: an invalid quantity anywhere rejects the input" expect 1 "" \
 "$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
-preemptctl: input rejected (1 problem); \`preemptctl check\` lists them" \
+preemptctl: input rejected (1 problem, above): nothing is decided until it is fixed" \
 	"$PCTL" preempt $F/cluster.json $F/bad-quantity.json --pod default/preemptor
 ok "preempt: truncated JSON" expect 1 "" "~$F/bad-truncated.json:316: syntax error:" \
 	"$PCTL" preempt $F/bad-truncated.json --pod default/preemptor
-ok "preempt: no such pod" expect 1 "" "preemptctl: pods/default/nope: no such pod in the input" \
-	"$PCTL" preempt $F/cluster.json --pod default/nope
+ok "preempt: no such pod, with the pending pods it could have meant (few: all, closest first)" expect 1 "" \
+	"preemptctl: pods/default/preemtor: no such pod in the input; the pending pods: default/preemptor, default/polite, default/huge, default/small" \
+	"$PCTL" preempt $F/cluster.json --pod default/preemtor
+# many pending pods: the three closest names, not all of them
+for i in $(seq 1 12); do
+	printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: job-%02d, namespace: batch}\nspec: {containers: [{name: c, image: i}]}\n' "$i"
+done > "$tmp/many.yaml"
+ok "preempt: no such pod among many pending: the closest three" expect 1 "" \
+	"preemptctl: pods/batch/job-7: no such pod in the input; the closest of 16 pending pods: batch/job-07, batch/job-01, batch/job-02" \
+	"$PCTL" preempt $F/cluster.json "$tmp/many.yaml" --pod batch/job-7
+ok "preempt: the CLUSTER file does not exist: how to make one, not 'preemptctl check'" expect 1 "" \
+"preemptctl: $tmp/nope.json: No such file or directory
+preemptctl: nothing decided: the cluster snapshot $tmp/nope.json cannot be read; \`kubectl get priorityclasses,nodes,pods,pdb -A -o json > $tmp/nope.json\` writes one" \
+	"$PCTL" preempt "$tmp/nope.json" --pod default/x
+ok "preempt: the pod file does not exist: what it should be" expect 1 "" \
+"preemptctl: $tmp/nope.yaml: No such file or directory
+preemptctl: nothing decided: $tmp/nope.yaml cannot be read; give the path of a pod's manifest (YAML or JSON, as for kubectl apply -f)" \
+	"$PCTL" preempt $F/cluster.json "$tmp/nope.yaml" --pod default/x
+ok "preempt: a pod file with exactly one pod needs no --pod" expect 0 \
+	'{"pod":"default/web-9","node":"n2","victims":["default/b2"]}' "" \
+	"$PCTL" preempt examples/cluster.json examples/new-pod.yaml $NOW
+ok "preempt: pod files with several pods still need --pod, and say so" expect 2 "" \
+	"preemptctl: preempt needs --pod NAMESPACE/NAME: the pod files hold 12 pods, batch/job-01 the first" \
+	"$PCTL" preempt $F/cluster.json "$tmp/many.yaml"
+ok "preempt: no pod file and no --pod: the pending pods" expect 2 "" \
+	"preemptctl: preempt needs --pod NAMESPACE/NAME; the pending pods: default/huge, default/polite, default/preemptor, default/small" \
+	"$PCTL" preempt $F/cluster.json
 ok "preempt: a bound pod is not pending" expect 1 "" \
 	"preemptctl: pods/default/a1: already bound to node n1 (spec.nodeName); only a pending pod can be scheduled" \
 	"$PCTL" preempt $F/cluster.json --pod default/a1

@@ -30,7 +30,7 @@ NEEDS = re.compile(r"(?:^|\s)#\s*needs:\s*(.+?)\s*$")
 # Blocks of the README's "two commands" section run the whole build or the test suite itself;
 # they are exercised by `make fresh` (tests/fresh/run.sh), not here. Keyed by the command.
 NOT_HERE = {
-    "./run": "runs evictd until Ctrl-C (make fresh runs it; tests/agent/test-monitoring.sh checks its first line)",
+    "./run": "runs evictd until Ctrl-C (make fresh runs it; tests/project/test-run-words.sh checks its first line and its --help)",
     "./check": "runs the test suite this test is part of (make fresh runs it)",
 }
 

@@ -57,7 +57,7 @@ say "image $IMAGE (kernel $(cat "$IMAGE/kernel-version"))"
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-e2e.XXXXXX")
 SHARE=$WORK/share
 QTMP=$WORK/qemu                    # qemu's snapshot overlay (snapshot=on writes to $TMPDIR)
-# A second, blank disk (sparse): the dedicated image filesystem of scenario 12, formatted there.
+# A second, blank disk (sparse): the dedicated image filesystem of scenario 13, formatted there.
 # The guest finds it as /dev/disk/by-id/virtio-e2e-imagefs; the root disk stays /dev/vda.
 DISK2=$WORK/imagefs.img
 QPID=
@@ -88,7 +88,10 @@ cp "$HERE/runner.sh" "$SHARE/entry"
 cp -r "$HERE/scenarios" "$SHARE/scenarios"
 # the stand-in API server for the Kubernetes scenario (a test double; tests/kube/README.md)
 mkdir -p "$SHARE/kube"
-cp "$ROOT/tests/kube/apiserver.py" "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+cp "$ROOT"/tests/kube/*.py "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-apiserver.sh" "$SHARE/kube/"
+# deploy/preemptd.yaml: scenario 09 starts the stand-in with its ServiceAccount and RBAC
+mkdir -p "$SHARE/deploy"
+cp "$ROOT"/deploy/*.yaml "$SHARE/deploy/"
 # the kubelet stand-in of the CRI scenarios (tests/e2e/cri/), with the CRI subset's message classes:
 # tests/cri/criproto.py and the descriptor set `make all` wrote from cri/api.proto
 mkdir -p "$SHARE/cri"

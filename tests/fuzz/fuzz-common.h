@@ -35,6 +35,27 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 	return s;
 }
 
+/* Messages written to memory, so that a target can check that every error was printed. */
+struct fuzz_out {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static inline FILE *fuzz_out_open(struct fuzz_out *o)
+{
+	memset(o, 0, sizeof(*o));
+	return o->f = open_memstream(&o->buf, &o->len);
+}
+
+/* Closes and frees; returns how many bytes were written. */
+static inline size_t fuzz_out_close(struct fuzz_out *o)
+{
+	fclose(o->f);
+	free(o->buf);
+	return o->len;
+}
+
 /* Where targets that need files keep them: $FUZZ_TMPDIR (the replay tests set a private one). */
 static inline const char *fuzz_tmpdir(void)
 {

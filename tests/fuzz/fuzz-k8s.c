@@ -59,22 +59,20 @@ static void check_decision(const model *m, const k8s_cluster *c, const struct k8
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = NULL;
-	size_t buflen = 0;
-	FILE *out = open_memstream(&buf, &buflen);
+	struct fuzz_out out;
 	k8s_cluster c;
 	model m = { 0 };
 	diag d;
 	int r;
 
-	if (!out)
+	if (!fuzz_out_open(&out))
 		return 0;
-	diag_init(&d, out);
+	diag_init(&d, out.f);
 	k8s_cluster_init(&c);
 	r = k8s_load_string(&c, "fuzz.yaml", (const char *)data, size, &d);
 	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "k8s_load_string: %d", r);
 	if (r == 0 && d.nerrors == 0) {
-		r = model_build(&m, &c, &d);
+		r = model_build(&m, &c, 0, &d);
 		FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "model_build: %d", r);
 		if (r == 0 && d.nerrors == 0) {
 			size_t tried = 0;
@@ -87,10 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		model_done(&m);
 	}
-	fflush(out);
-	FUZZ_CHECK(d.nerrors == 0 || buflen > 0, "%u errors, nothing printed", d.nerrors);
 	k8s_cluster_done(&c);
-	fclose(out);
-	free(buf);
+	unsigned errors = d.nerrors;
+	FUZZ_CHECK(fuzz_out_close(&out) > 0 || errors == 0, "%u errors, nothing printed", errors);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "preempt.h"
 #include "internal.h" /* pp__quantity_parse_nano */
+#include "qty.h"      /* pp__qty_parse, pp__qty_format */
 #include "fuzz-common.h"
 
 /* fuzz-links: lib */
@@ -242,6 +243,45 @@ static void check_quantity(const char *s, unsigned scale)
 	}
 }
 
+static char *formatted(const struct pp_qty *q)
+{
+	size_t n = pp__qty_format(q, NULL, 0);
+	char *buf = malloc(n + 1);
+	if (buf)
+		pp__qty_format(q, buf, n + 1);
+	return buf;
+}
+
+static void check_formatted(const char *s)
+{
+	__int128 v;
+	struct pp_qty q, back;
+	int r = pp__qty_parse(s, &q, NULL);
+
+	if (pp__quantity_parse_nano(s, &v, NULL) < 0) {
+		FUZZ_CHECK(r < 0, "qty(\"%s\") accepted what the quantity parser refuses", s);
+		return;
+	}
+	FUZZ_CHECK(r == 0 || r == -ENOMEM, "qty(\"%s\") = %d, the quantity parses", s, r);
+	if (r < 0)
+		return;
+	FUZZ_ASSERT(q.nano == v);
+	char *a = formatted(&q), *b = NULL;
+	if (a && q.text)
+		FUZZ_CHECK(strcmp(a, s) == 0, "qty(\"%s\") kept its text but prints \"%s\"", s, a);
+	if (a && (r = pp__qty_parse(a, &back, NULL)) == 0) {
+		FUZZ_CHECK(back.nano == q.nano, "\"%s\" prints \"%s\", another value", s, a);
+		b = formatted(&back);
+		FUZZ_CHECK(!b || strcmp(a, b) == 0, "\"%s\" prints \"%s\", which prints \"%s\"", s, a, b);
+		pp__qty_done(&back);
+	} else if (a) {
+		FUZZ_CHECK(r == -ENOMEM, "\"%s\" prints \"%s\", which does not parse (%d)", s, a, r);
+	}
+	free(a);
+	free(b);
+	pp__qty_done(&q);
+}
+
 static void check_duration(const char *s)
 {
 	int64_t v = -7;
@@ -265,6 +305,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_quantity(s, 1);
 	check_quantity(s, 1000);
 	check_nano(s);
+	check_formatted(s);
 	check_duration(s);
 	free(s);
 	return 0;

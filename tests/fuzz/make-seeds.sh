@@ -75,4 +75,13 @@ for f in tests/fixtures/clusters/*.json tests/fixtures/clusters/*.yaml tests/fix
          tests/fixtures/k8s/*.json tests/fixtures/k8s/*.yaml tests/controller/*.json tests/controller/*.yaml; do
 	seed_file k8s "$f"
 done
+for f in examples/quota/*.yaml; do
+	seed_file k8s "$f"
+done
+# admission: kube-apiserver admission configurations (the README's, the older group by path, the
+# plugin's matchContains and presence scopes, another plugin only).
+seed_file admission examples/quota/admission.yaml
+printf 'apiVersion: apiserver.k8s.io/v1alpha1\nkind: AdmissionConfiguration\nplugins:\n- {name: ResourceQuota, path: rq.yaml}\n' | seed admission
+printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ResourceQuota\n  configuration:\n    apiVersion: resourcequota.admission.k8s.io/v1beta1\n    kind: Configuration\n    limitedResources:\n    - {resource: pods, matchContains: [requests.memory, cpu]}\n    - {resource: pods, matchScopes: [{scopeName: BestEffort, operator: Exists}, {scopeName: PriorityClass, operator: NotIn, values: [batch]}]}\n' | seed admission
+printf '{"apiVersion":"apiserver.config.k8s.io/v1","kind":"AdmissionConfiguration","plugins":[{"name":"PodSecurity","configuration":{"defaults":{}}},{"name":"ResourceQuota","configuration":{"apiVersion":"apiserver.config.k8s.io/v1","kind":"ResourceQuotaConfiguration","limitedResources":[{"resource":"pods","matchScopes":[{"scopeName":"PriorityClass","operator":"Exists"}]}]}}]}' | seed admission
 echo "seeds: $(for d in "$C"/*/; do printf '%s=%s ' "$(basename "$d")" "$(ls "$d" | wc -l)"; done)"

@@ -1,22 +1,31 @@
 #!/usr/bin/env python3
-"""A stand-in Kubernetes API server for evictd's tests.
+"""A stand-in Kubernetes API server for evictd's and preemptd's tests.
 
 Not a kube-apiserver: a test double that speaks the same wire protocol (HTTPS, client
 certificates and bearer tokens, Status objects, list/watch with resourceVersion, chunked
 watch streams, BOOKMARK, 410 Gone, limit/continue, field selectors, the node authorizer's
-rules, DELETE preconditions, pods/status patches, Eviction with PodDisruptionBudgets) and
-serves objects in the JSON layout `kubectl get -o json` prints.  Tests drive it through a
-plain-HTTP control port on 127.0.0.1: objects, injected faults, the request log.
+rules and RBAC, DELETE preconditions, pods/status patches, pods/binding, Leases, Events,
+Eviction with PodDisruptionBudgets) and serves objects in the JSON layout `kubectl get -o json`
+prints; beside the API it plays the cluster's kubelets and pod GC (KubeletSim) and can go down
+and come back (begin_outage). Tests drive it through a plain-HTTP control port on 127.0.0.1:
+objects, injected faults, kubelet modes, the request log, the RBAC account.
 
-Python 3 standard library only.  See tests/kube/README.md for the control API.
+One file over 600 lines because every part works on one shared state (the store, its history
+and the watches waiting on it, the kubelets' timers, the outage) and the tests and the e2e guest
+start it by path; what needs none of it lives beside it (apivalidation.py: upstream's decoder
+and validator texts; rbac.py: the authorizer and its account).
+
+Python 3 standard library only (python3-yaml for --rbac manifests).  See tests/kube/README.md.
 """
 
 import argparse
 import base64
+import bisect
 import copy
 import ctypes
 import datetime
 import hashlib
+import heapq
 import http.server
 import json
 import os
@@ -32,6 +41,9 @@ import time
 import urllib.parse
 import uuid
 
+import apivalidation as V
+import rbac
+
 # ----------------------------------------------------------------------------------------------
 # Resources
 
@@ -39,9 +51,12 @@ CORE = ""
 
 
 class Res:
-    def __init__(self, name, group, version, kind, namespaced, short=(), verbs=None, subs=()):
+    def __init__(self, name, group, version, kind, namespaced, short=(), verbs=None, subs=(),
+                 create_on_update=False, unconditional_update=True):
         self.name, self.group, self.version, self.kind = name, group, version, kind
         self.namespaced, self.short, self.subs = namespaced, list(short), subs
+        # the registry strategy's AllowCreateOnUpdate / AllowUnconditionalUpdate
+        self.create_on_update, self.unconditional_update = create_on_update, unconditional_update
         self.verbs = verbs or ["create", "delete", "deletecollection", "get", "list", "patch",
                                "update", "watch"]
 
@@ -56,7 +71,7 @@ class Res:
 
 
 RESOURCES = [
-    Res("pods", CORE, "v1", "Pod", True, ["po"], subs=("status", "eviction")),
+    Res("pods", CORE, "v1", "Pod", True, ["po"], subs=("status", "eviction", "binding")),
     Res("nodes", CORE, "v1", "Node", False, ["no"], subs=("status",)),
     Res("namespaces", CORE, "v1", "Namespace", False, ["ns"]),
     Res("events", CORE, "v1", "Event", True, ["ev"]),
@@ -64,6 +79,17 @@ RESOURCES = [
     Res("priorityclasses", "scheduling.k8s.io", "v1", "PriorityClass", False, ["pc"]),
     Res("poddisruptionbudgets", "policy", "v1", "PodDisruptionBudget", True, ["pdb"],
         subs=("status",)),
+    Res("leases", "coordination.k8s.io", "v1", "Lease", True, create_on_update=True,
+        unconditional_update=False),
+    # Stored only (no controller acts on them), so that `kubectl apply -f deploy/` works and RBAC
+    # can be enforced from the roles and bindings it created (rbac.py).
+    Res("serviceaccounts", CORE, "v1", "ServiceAccount", True, ["sa"]),
+    Res("clusterroles", "rbac.authorization.k8s.io", "v1", "ClusterRole", False),
+    Res("clusterrolebindings", "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", False),
+    Res("roles", "rbac.authorization.k8s.io", "v1", "Role", True),
+    Res("rolebindings", "rbac.authorization.k8s.io", "v1", "RoleBinding", True),
+    Res("deployments", "apps", "v1", "Deployment", True, ["deploy"], subs=("status",)),
+    Res("resourcequotas", CORE, "v1", "ResourceQuota", True, ["quota"], subs=("status",)),
 ]
 BY_PATH = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_KIND = {(r.api_version, r.kind): r for r in RESOURCES}
@@ -415,6 +441,7 @@ class Store:
         self.compacted = 0          # watches/continues from an rv below this get 410
         self.continue_ttl = continue_ttl
         self.grace_scale = 1.0
+        self.hooks = []             # fn(r, type, obj, prev) after each change, lock held
 
     def next_rv(self):
         self.rv += 1
@@ -426,6 +453,8 @@ class Store:
         while len(self.history) > self.history_max:
             old = self.history.pop(0)
             self.compacted = max(self.compacted, old[0])
+        for hook in self.hooks:
+            hook(r, typ, obj, prev)
         self.lock.notify_all()
 
     def compact(self):
@@ -556,26 +585,34 @@ def default_pod(store, pod):
         st.setdefault("phase", "Pending")
         return pod
     st.setdefault("phase", "Running")
-    created = md["creationTimestamp"]
+    kubelet_status(pod, md["creationTimestamp"], "10.0.0.10")
+    return pod
+
+
+def kubelet_status(pod, started, host_ip):
+    """The status a kubelet posts for a pod it runs (fields already there are kept): addresses,
+    startTime, the five conditions, containerStatuses with containerd IDs. `started` is the
+    time of every transition."""
+    spec, st = pod["spec"], pod["status"]
     running = st["phase"] == "Running"
-    st.setdefault("hostIP", "10.0.0.10")
+    st.setdefault("hostIP", host_ip)
     st.setdefault("hostIPs", [{"ip": st["hostIP"]}])
     if running:
         ip = "10.244.%d.%d" % (random.randint(0, 255), random.randint(2, 254))
         st.setdefault("podIP", ip)
         st.setdefault("podIPs", [{"ip": st["podIP"]}])
-    st.setdefault("startTime", created)
+    st.setdefault("startTime", started)
     tf = "True" if running else "False"
     st.setdefault("conditions", [
         {"type": "PodReadyToStartContainers", "status": tf, "lastProbeTime": None,
-         "lastTransitionTime": created},
+         "lastTransitionTime": started},
         {"type": "Initialized", "status": "True", "lastProbeTime": None,
-         "lastTransitionTime": created},
-        {"type": "Ready", "status": tf, "lastProbeTime": None, "lastTransitionTime": created},
+         "lastTransitionTime": started},
+        {"type": "Ready", "status": tf, "lastProbeTime": None, "lastTransitionTime": started},
         {"type": "ContainersReady", "status": tf, "lastProbeTime": None,
-         "lastTransitionTime": created},
+         "lastTransitionTime": started},
         {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
-         "lastTransitionTime": created}])
+         "lastTransitionTime": started}])
     if "containerStatuses" not in st:
         st["containerStatuses"] = []
         for c in spec["containers"]:
@@ -584,7 +621,7 @@ def default_pod(store, pod):
                       c["image"].encode()).hexdigest(),
                   "containerID": "containerd://" + rand_hex(64), "ready": running,
                   "restartCount": 0, "started": running,
-                  "state": {"running": {"startedAt": created}} if running else
+                  "state": {"running": {"startedAt": started}} if running else
                   {"waiting": {"reason": "ContainerCreating"}},
                   "lastState": {}}
             st["containerStatuses"].append(cs)
@@ -654,12 +691,14 @@ class Faults:
         with self.lock:
             self.items.clear()
 
-    def take(self, method, path, watch):
+    def take(self, method, path, watch, attrs=None):
         """Every fault that applies to this request (each consumes one of its count)."""
         out = []
         with self.lock:
             for f in list(self.items):
                 if f.get("path") and not re.search(f["path"], path):
+                    continue
+                if not fault_matches_attrs(f, attrs):
                     continue
                 if f.get("method") and f["method"].upper() != method:
                     continue
@@ -677,6 +716,27 @@ class Faults:
     def snapshot(self):
         with self.lock:
             return copy.deepcopy(self.items)
+
+
+def fault_matches_attrs(f, attrs):
+    """The request-attribute filters of a fault: "verb" (one or a list: create, get, list,
+    watch, update, patch, delete...), "resource" ("pods", "pods/binding", "leases"...),
+    "group" (API group, "" for core), "write": true (any create/update/patch/delete)."""
+    if not any(k in f for k in ("verb", "resource", "group", "write")):
+        return True
+    if attrs is None:
+        return False
+    verbs = f.get("verb")
+    if verbs is not None and attrs["verb"] not in (verbs if isinstance(verbs, list) else [verbs]):
+        return False
+    if f.get("write") and attrs["verb"] not in WRITE_VERBS:
+        return False
+    res = attrs["resource"] + ("/" + attrs["subresource"] if attrs["subresource"] else "")
+    if f.get("resource") is not None and f["resource"] != res:
+        return False
+    if f.get("group") is not None and f["group"] != attrs["api_group"]:
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------------------------------
@@ -723,6 +783,9 @@ def identity_of(handler):
         tok = auth[7:].strip()
         if tok in S.tokens:
             return S.tokens[tok]
+        with S.store.lock:
+            if tok in S.sa_tokens:
+                return S.sa_tokens[tok]
         raise ApiError(status(401, "Unauthorized", "Unauthorized"))
     cert = None
     try:
@@ -763,7 +826,8 @@ def authorize(user, verb, r, ns, name, sub, fsel, obj):
         return
     node = node_of(user)
     if node is None:
-        raise forbidden_by_authz(r, name, user[0], verb, ns, sub)
+        rbac_authorize(user, verb, r, ns, name, sub, fsel)
+        return
     if r.kind == "Pod":
         if sub == "" and verb in ("list", "watch"):
             if any(f == "spec.nodeName" and op == "=" and v == node for f, op, v in fsel):
@@ -851,6 +915,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                "accept": self.headers.get("Accept"),
                "user_agent": self.headers.get("User-Agent"),
                "status": code}
+        if getattr(self, "attrs", None):
+            rec.update(self.attrs)
         if self.raw_body:
             try:
                 rec["body"] = json.loads(self.raw_body)
@@ -892,11 +958,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.raw_body = self.read_body()
         user = None
         is_watch = self.q("watch") in ("1", "true", "True")
-        faults = S.faults.take(self.command, self.url.path, is_watch)
+        self.attrs = request_info(self.command, self.url.path, self.qs)
+        faults = S.faults.take(self.command, self.url.path, is_watch, self.attrs)
         try:
             user = identity_of(self)
             if user is None:
                 raise ApiError(status(401, "Unauthorized", "Unauthorized"))
+            self.user = user
             for f in faults:
                 if f["kind"] == "delay":
                     time.sleep(f.get("ms", 1000) / 1000.0)
@@ -910,10 +978,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     code = int(f.get("code", 500))
                     reason = {500: "InternalError", 503: "ServiceUnavailable",
                               429: "TooManyRequests", 504: "Timeout"}.get(code, "InternalError")
-                    msg = f.get("message", "Internal error occurred: injected fault"
-                                if code == 500 else "the server is currently unable to handle "
-                                "the request")
-                    raise ApiError(status(code, reason, msg), {"Retry-After": "1"}
+                    msg = f.get("message", {500: "Internal error occurred: injected fault",
+                                            429: "Too many requests, please try again later."}
+                                .get(code, "the server is currently unable to handle the request"))
+                    after = int(f.get("retry_after", 1))
+                    st = status(code, reason, msg)
+                    if code == 429:     # API Priority and Fairness' rejection
+                        st["details"] = {"retryAfterSeconds": after}
+                    raise ApiError(st, {"Retry-After": str(after)}
                                    if code in (429, 503) else None)
                 if f["kind"] == "forbidden":
                     raise ApiError(status(403, "Forbidden", f.get(
@@ -1036,10 +1108,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 raise ApiError(status(405, "MethodNotAllowed", "the server does not allow this "
                                       "method on the requested resource"))
             return self.evict(r, ns, name)
+        if sub == "binding":
+            if m != "POST":
+                raise ApiError(status(405, "MethodNotAllowed", "the server does not allow this "
+                                      "method on the requested resource"))
+            return bind_pod(r, ns, name, self.body_json())
         if m == "POST":
             raise ApiError(status(405, "MethodNotAllowed", "the server does not allow this method "
                                   "on the requested resource"))
-        if obj is None:
+        if obj is None and not (m == "PUT" and r.create_on_update and not sub):
             raise err_not_found(r, name)
         if m == "GET":
             return 200, self.maybe_table(r, obj, single=True), None
@@ -1146,8 +1223,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         initial = self.q("sendInitialEvents") in ("1", "true", "True")
         timeout = float(self.q("timeoutSeconds", "0") or 0) or S.watch_timeout
         drop_after = next((int(f.get("after", 0)) for f in faults if f["kind"] == "drop"), None)
-        truncate = any(f["kind"] == "truncate" for f in faults)
-        garbage = any(f["kind"] == "garbage" for f in faults)
+        # garbage / truncate: the event at index "after" (default the first) is spoiled
+        truncate = next((int(f.get("after", 0)) for f in faults if f["kind"] == "truncate"), None)
+        garbage = next((int(f.get("after", 0)) for f in faults if f["kind"] == "garbage"), None)
         gone = any(f["kind"] == "gone" for f in faults)
         try:
             since = int(rvs) if rvs else 0
@@ -1186,9 +1264,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if drop_after is not None and sent >= drop_after:
                 raise ConnectionAbortedError("injected drop")
             data = (json.dumps(ev) + "\n").encode()
-            if garbage and sent == 0:
+            if garbage == sent:
                 data = b"{\"type\":\"ADDED\",\"object\":\x00\xff garbage }}}\n"
-            if truncate and sent == 0:
+            if truncate == sent:
                 self.chunk(data[:len(data) // 2])
                 raise ConnectionAbortedError("injected truncation")
             self.chunk(data)
@@ -1210,7 +1288,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             deadline = time.monotonic() + timeout
             next_bm = time.monotonic() + S.bookmark_interval
             bm_gen = S.bookmark_gen
+            epoch = S.epoch
             while not S.stopping:
+                if S.epoch != epoch:
+                    raise ConnectionAbortedError("API server outage")
                 evs = []
                 with S.store.lock:
                     now = time.monotonic()
@@ -1222,8 +1303,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         evs = [("ERROR", status(410, "Expired", "too old resource version: %d "
                                                 "(%d)" % (pos, S.store.compacted)))]
                     else:
-                        for hrv, hk, typ, o, prev in S.store.history:
-                            if hrv <= pos or hk != k:
+                        first = bisect.bisect_right(S.store.history, pos, key=lambda h: h[0])
+                        for hrv, hk, typ, o, prev in S.store.history[first:]:
+                            if hk != k:
                                 continue
                             now_vis, was_vis = visible(o), visible(prev)
                             if typ == "MODIFIED" and now_vis and not was_vis:
@@ -1268,6 +1350,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                   "namespace sent on the request")
         with S.store.lock:
             obj = default_object(S.store, r, copy.deepcopy(body), ns)
+            admit(r, obj)
             if S.store.get(r, obj["metadata"].get("namespace"), obj["metadata"]["name"]):
                 d = {"name": obj["metadata"]["name"], "kind": r.name}
                 if r.group:
@@ -1291,15 +1374,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             obj = S.store.get(r, ns, name)
             if obj is None:
                 raise err_not_found(r, name)
-            pre = opts.get("preconditions") or {}
-            if pre.get("uid") and pre["uid"] != obj["metadata"]["uid"]:
-                raise err_conflict(r, name, "Precondition failed: UID in precondition: %s, UID in "
-                                   "object meta: %s" % (pre["uid"], obj["metadata"]["uid"]))
-            if pre.get("resourceVersion") and pre["resourceVersion"] != \
-                    obj["metadata"]["resourceVersion"]:
-                raise err_conflict(r, name, "Precondition failed: ResourceVersion in precondition:"
-                                   " %s, ResourceVersion in object meta: %s" % (
-                                       pre["resourceVersion"], obj["metadata"]["resourceVersion"]))
+            check_delete_preconditions(r, obj, opts)
             grace = opts.get("gracePeriodSeconds")
             if r.kind == "Pod":
                 if grace is None:
@@ -1316,12 +1391,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 obj["metadata"]["deletionTimestamp"] = now_rfc3339(time.time() + grace)
                 obj["metadata"]["deletionGracePeriodSeconds"] = grace
                 obj["spec"]["terminationGracePeriodSeconds"] = grace
-                S.store.put(r, obj)
-                uid = obj["metadata"]["uid"]
-                t = threading.Timer(grace * S.store.grace_scale, finish_delete,
-                                    (r, ns, name, uid))
-                t.daemon = True
-                t.start()
+                S.store.put(r, obj)     # the kubelet simulation removes it (KubeletSim)
                 return 200, copy.deepcopy(obj), None
             S.store.remove(r, obj)
             return 200, copy.deepcopy(obj), None
@@ -1359,16 +1429,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if r.namespaced:
                 new["metadata"]["namespace"] = obj["metadata"]["namespace"]
             new["metadata"]["creationTimestamp"] = obj["metadata"]["creationTimestamp"]
+            admit(r, new, obj)
             S.store.put(r, new)
             return 200, copy.deepcopy(new), None
 
     def update(self, r, ns, name, sub):
         body = self.body_json()
+        check_update_name(body, name)
         with S.store.lock:
             obj = S.store.get(r, ns, name)
+            if obj is None and r.create_on_update and not sub:
+                # an update that creates is authorized as a create too (handlers/update.go)
+                authorize(self.user, "create", r, ns, name, "", [], None)
+                return self.create(r, ns, body)
             if obj is None:
                 raise err_not_found(r, name)
             rv = (body.get("metadata") or {}).get("resourceVersion")
+            if not rv and not r.unconditional_update:
+                raise err_rv_required(r, name)
             if rv and rv != obj["metadata"]["resourceVersion"]:
                 raise err_conflict(r, name, "the object has been modified; please apply your "
                                    "changes to the latest version and try again")
@@ -1382,6 +1460,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 for k in ("labels", "annotations", "ownerReferences", "finalizers"):
                     if k in (body.get("metadata") or {}):
                         new["metadata"][k] = body["metadata"][k]
+            admit(r, new, obj)
             S.store.put(r, new)
             return 200, copy.deepcopy(new), None
 
@@ -1394,10 +1473,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pod = S.store.get(r, ns, name)
             if pod is None:
                 raise err_not_found(r, name)
-            pre = opts.get("preconditions") or {}
-            if pre.get("uid") and pre["uid"] != pod["metadata"]["uid"]:
-                raise err_conflict(r, name, "Precondition failed: UID in precondition: %s, UID in "
-                                   "object meta: %s" % (pre["uid"], pod["metadata"]["uid"]))
+            check_delete_preconditions(r, pod, opts)
             terminal = (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
             pdbr = BY_KIND[("policy/v1", "PodDisruptionBudget")]
             labels = pod["metadata"].get("labels") or {}
@@ -1434,11 +1510,527 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return 201, status(201, "", "", st="Success"), None
 
 
-def finish_delete(r, ns, name, uid):
+# ----------------------------------------------------------------------------------------------
+# Request attributes: what kube-apiserver's RequestInfoFactory derives from a request, and what
+# RBAC, injected faults and the request log match on.
+
+WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
+
+
+def request_info(method, path, qs):
+    """{"verb", "api_group", "resource", "subresource", "namespace", "name"} of a request for an
+    API resource; None for any other path (discovery, /version, /healthz)."""
+    p = [x for x in path.split("/") if x]
+    if p[:2] == ["api", "v1"]:
+        group, rest = CORE, p[2:]
+    elif len(p) >= 3 and p[0] == "apis":
+        group, rest = p[1], p[3:]
+    else:
+        return None
+    if not rest:
+        return None
+    ns = ""
+    if rest[0] == "namespaces" and len(rest) > 1:
+        ns = rest[1]
+        if len(rest) > 2:
+            rest = rest[2:]
+    resource = rest[0]
+    name = rest[1] if len(rest) > 1 else ""
+    sub = rest[2] if len(rest) > 2 else ""
+    watch = (qs.get("watch") or [""])[0] in ("1", "true", "True")
+    verb = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete",
+            "GET": "watch" if watch else "get"}.get(method, method.lower())
+    if not name:
+        verb = {"get": "list", "delete": "deletecollection"}.get(verb, verb)
+        if verb in ("list", "watch"):
+            # a list or watch of one object by field selector is authorized by its name
+            for f, op, v in parse_field_selector((qs.get("fieldSelector") or [""])[0]):
+                if f == "metadata.name" and op == "=":
+                    name = v
+    return {"verb": verb, "api_group": group, "resource": resource, "subresource": sub,
+            "namespace": ns, "name": name}
+
+
+# ----------------------------------------------------------------------------------------------
+# Admission and validation of what a scheduler writes: Lease, Event (core/v1 and events.k8s.io),
+# MicroTime fields, update preconditions.
+
+def err_invalid(kind, group, name, errs):
+    """422 Invalid as errors.NewInvalid builds it from field errors."""
+    d = {"name": name, "kind": kind, "causes": V.causes(errs)}
+    if group:
+        d["group"] = group
+    return ApiError(status(422, "Invalid", '%s "%s" is invalid: %s' % (
+        kind + ("." + group if group else ""), name, V.aggregate(errs)), d))
+
+
+def err_decode(r, why):
+    """400 for a body the decoder refused (transformDecodeError)."""
+    return err_bad_request('%s in version "%s" cannot be handled as a %s: %s' % (
+        r.kind, r.version, r.kind, why))
+
+
+def err_rv_required(r, name):
+    # the registry names the resource where the Kind would go ("leases.coordination.k8s.io"),
+    # and prints the uint64 zero with %#v
+    return err_invalid(r.name, r.group, name, [V.invalid(
+        "metadata.resourceVersion", 0, "must be specified for an update", raw_value="0x0")])
+
+
+def check_update_name(body, name):
+    bname = (body.get("metadata") or {}).get("name") if isinstance(body, dict) else None
+    if bname and bname != name:
+        raise err_bad_request("the name of the object (%s) does not match the name on the URL "
+                              "(%s)" % (bname, name))
+
+
+def normalize_times(r, obj, paths):
+    """Decode the time fields at paths [(("spec", "renewTime"), micro), ...] as the server does
+    and store them in its canonical form; a malformed one is the decoder's 400."""
+    for path, micro in paths:
+        parent = obj
+        for k in path[:-1]:
+            parent = parent.get(k) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict) or parent.get(path[-1]) is None:
+            continue
+        try:
+            parent[path[-1]] = V.parse_time(parent[path[-1]], micro)[1]
+        except V.TimeError as e:
+            raise err_decode(r, e) from None
+
+
+def check_int32(r, obj, go_type, path):
+    parent = obj
+    for k in path[:-1]:
+        parent = parent.get(k) if isinstance(parent, dict) else None
+    v = parent.get(path[-1]) if isinstance(parent, dict) else None
+    if v is None or (isinstance(v, int) and not isinstance(v, bool)):
+        return
+    what = "number %s" % v if isinstance(v, float) else \
+        {str: "string", bool: "bool", list: "array", dict: "object"}.get(type(v), "value")
+    raise err_decode(r, "json: cannot unmarshal %s into Go struct field %s.%s of type int32" % (
+        what, go_type, ".".join(path)))
+
+
+def name_errors(obj):
+    name = obj["metadata"].get("name", "")
+    return [V.invalid("metadata.name", name, m) for m in V.dns1123_subdomain(name)]
+
+
+def admit(r, obj, old=None):
+    """Decoding and validation of a create (old None) or update through the API."""
+    if r.kind == "Lease":
+        admit_lease(r, obj)
+    elif r.kind == "Event":
+        admit_event(r, obj, old)
+
+
+def admit_lease(r, lease):
+    if not isinstance(lease.get("spec"), dict):
+        lease["spec"] = {}
+    normalize_times(r, lease, [(("spec", "acquireTime"), True), (("spec", "renewTime"), True)])
+    for f in ("leaseDurationSeconds", "leaseTransitions"):
+        check_int32(r, lease, "LeaseSpec", ("spec", f))
+    spec, errs = lease["spec"], name_errors(lease)
+    if spec.get("leaseDurationSeconds") is not None and spec["leaseDurationSeconds"] <= 0:
+        errs.append(V.invalid("spec.leaseDurationSeconds", spec["leaseDurationSeconds"],
+                              "must be greater than 0"))
+    if spec.get("leaseTransitions") is not None and spec["leaseTransitions"] < 0:
+        errs.append(V.invalid("spec.leaseTransitions", spec["leaseTransitions"],
+                              "must be greater than or equal to 0"))
+    if errs:
+        raise err_invalid(r.kind, r.group, lease["metadata"]["name"], errs)
+
+
+# events.k8s.io/v1 field -> the internal (core) field the validator names
+EVENT_V1_FIELDS = {"note": "message", "regarding": "involvedObject", "deprecatedCount": "count",
+                   "deprecatedSource": "source", "deprecatedFirstTimestamp": "firstTimestamp",
+                   "deprecatedLastTimestamp": "lastTimestamp"}
+EVENT_CORE_FIELDS = {"reportingComponent": "reportingController"}
+EVENT_IMMUTABLE = ("involvedObject", "reason", "message", "source", "firstTimestamp",
+                   "lastTimestamp", "count", "type", "eventTime", "action", "related",
+                   "reportingController", "reportingInstance")
+
+
+def admit_event(r, ev, old):
+    """pkg/apis/core/validation/events.go: the legacy rules for every Event, the strict ones
+    for events.k8s.io/v1 (ValidateEventCreate / ValidateEventUpdate)."""
+    strict = bool(r.group)
+    dtime = "deprecatedFirstTimestamp" if strict else "firstTimestamp"
+    normalize_times(r, ev, [(("eventTime",), True), (("series", "lastObservedTime"), True),
+                            ((dtime,), False), ((dtime.replace("First", "Last"),), False)])
+    names = EVENT_V1_FIELDS if strict else EVENT_CORE_FIELDS
+
+    def internal(e):
+        return {names.get(k, k): v for k, v in e.items()} if e is not None else None
+    e, prev = internal(ev), internal(old)
+    ns = ev["metadata"].get("namespace", "")
+    ins = (e.get("involvedObject") or {}).get("namespace") or ""
+    errs = []
+    ns_err = V.invalid("involvedObject.namespace", ins, "does not match event.namespace")
+    if not e.get("eventTime"):
+        if (not ins and ns not in ("", "default")) or (ins and ins != ns):
+            errs.append(ns_err)
+    else:
+        if not ins and ns not in ("default", "kube-system"):
+            errs.append(ns_err)
+        rc = e.get("reportingController") or ""
+        if not rc:
+            errs.append(V.required("reportingController"))
+        errs += [V.invalid("reportingController", rc, m) for m in V.qualified_name(rc)]
+        for f, limit in (("reportingInstance", 128), ("action", 128), ("reason", 128)):
+            if not e.get(f):
+                errs.append(V.required(f))
+            if len(e.get(f) or "") > limit:
+                errs.append(V.invalid(f, "", "can have at most %d characters" % limit))
+        if len((e.get("message") or "").encode()) > 1024:
+            errs.append(V.invalid("message", "", "can have at most 1024 characters"))
+    errs += [V.invalid("namespace", ns, m) for m in V.dns1123_subdomain(ns)]
+    if strict:
+        series = e.get("series")
+        if old is None:
+            errs += name_errors(ev)
+        if series is not None and (old is None or series != prev.get("series")):
+            if (series.get("count") or 0) < 2:
+                errs.append(V.invalid("series.count", "", "should be at least 2"))
+            if not series.get("lastObservedTime"):
+                errs.append(V.required("series.lastObservedTime"))
+        if old is None:
+            if not e.get("eventTime"):
+                errs.append(V.required("eventTime"))
+            if e.get("type") not in ("Normal", "Warning"):
+                errs.append(V.invalid("type", "", "has invalid value: %s" % (e.get("type") or "")))
+            for f in ("firstTimestamp", "lastTimestamp", "count"):
+                if e.get(f):
+                    errs.append(V.invalid(f, "", "needs to be unset"))
+            src = e.get("source") or {}
+            if src.get("component") or src.get("host"):
+                errs.append(V.invalid("source", "", "needs to be unset"))
+        else:
+            errs += [V.invalid(f, e.get(f), "field is immutable") for f in EVENT_IMMUTABLE
+                     if e.get(f) != prev.get(f)]
+    if errs:
+        raise err_invalid(r.kind, r.group, ev["metadata"]["name"], errs)
+
+
+# ----------------------------------------------------------------------------------------------
+# pods/binding (pkg/registry/core/pod/storage/storage.go, BindingREST)
+
+BINDING = Res("pods/binding", CORE, "v1", "Binding", True)
+
+
+def storage_precondition_conflict(r, ns, name, what, want, have):
+    """A precondition the storage layer checked (GuaranteedUpdate): the Conflict carries the
+    StorageError's own text."""
+    return err_conflict(r, name, "StorageError: invalid object, Code: 4, Key: /registry/%s/%s/%s, "
+                        "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: %s in "
+                        "precondition: %s, %s in object meta: %s" % (
+                            r.name, ns, name, what, want, what, have))
+
+
+def update_pod_condition(st, cond, now):
+    """podutil.UpdatePodCondition: the condition replaced whole (reason and message go with
+    it); lastTransitionTime kept when the status did not change."""
+    cond = dict({"lastProbeTime": None, "lastTransitionTime": now}, **cond)
+    conds = st.setdefault("conditions", [])
+    for i, c in enumerate(conds):
+        if c.get("type") == cond["type"]:
+            if c.get("status") == cond["status"]:
+                cond["lastTransitionTime"] = c.get("lastTransitionTime")
+            conds[i] = cond
+            return
+    conds.append(cond)
+
+
+def bind_pod(r, ns, name, body):
+    if not isinstance(body, dict) or body.get("kind") not in (None, "Binding"):
+        raise err_bad_request("not a Binding object: %s" % (
+            body.get("kind") if isinstance(body, dict) else type(body).__name__))
+    md = body.get("metadata") or {}
+    if md.get("namespace") and md["namespace"] != ns:
+        raise err_bad_request("the namespace of the provided object does not match the "
+                              "namespace sent on the request")
+    if md.get("name") != name:
+        raise err_bad_request("name in URL does not match name in Binding object")
+    target = body.get("target") or {}
+    errs = []
+    if target.get("kind") not in (None, "", "Node"):
+        errs.append(V.not_supported("target.kind", target["kind"], ["Node", "<empty>"]))
+    if not target.get("name"):
+        errs.append(V.required("target.name"))
+    if errs:
+        # ValidatePodBinding's errors are not a Status: the server answers 500, reason unset
+        raise ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Failure", "message": V.aggregate(errs), "code": 500})
     with S.store.lock:
-        obj = S.store.get(r, ns, name)
-        if obj is not None and obj["metadata"]["uid"] == uid:
-            S.store.remove(r, obj)
+        pod = S.store.get(r, ns, name)
+        if pod is None:
+            raise err_not_found(r, name)
+        pmd = pod["metadata"]
+        for field, what in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+            if md.get(field) and md[field] != pmd[field]:
+                raise storage_precondition_conflict(r, ns, name, what, md[field], pmd[field])
+        spec = pod.get("spec") or {}
+        if pmd.get("deletionTimestamp"):
+            raise err_conflict(BINDING, name, "pod %s is being deleted, cannot be assigned to a "
+                               "host" % name)
+        if spec.get("nodeName"):
+            raise err_conflict(BINDING, name, 'pod %s is already assigned to node "%s"' % (
+                name, spec["nodeName"]))
+        if spec.get("schedulingGates"):
+            raise err_conflict(BINDING, name, "pod %s has non-empty .spec.schedulingGates" % name)
+        pod = copy.deepcopy(pod)
+        pod["spec"]["nodeName"] = target["name"]
+        if md.get("annotations"):
+            pod["metadata"].setdefault("annotations", {}).update(md["annotations"])
+        update_pod_condition(pod.setdefault("status", {}), {"type": "PodScheduled",
+                                                           "status": "True"}, now_rfc3339())
+        S.store.put(r, pod)
+    return 201, status(201, "", "", st="Success"), None
+
+
+# ----------------------------------------------------------------------------------------------
+# The kubelets (and the pod garbage collector) of the cluster, as the API server sees them: a
+# pod bound to a node starts there after a short delay (or is rejected by the kubelet's
+# admission when it does not fit the Node's allocatable); a pod being deleted gracefully ends
+# after its grace period (terminal status, then removed); pods of a Node removed from the API
+# are deleted by the pod GC. Per node a kubelet may be slow (every delay multiplied) or stuck
+# (does nothing until unstuck). Delays: start-delay, grace × grace_scale, podgc-delay.
+
+KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
+PODS = ("", "pods")
+NODES = ("", "nodes")
+
+
+def pod_requests(pod):
+    """Millicores, bytes: max(sum of containers, largest init container), as the kubelet's
+    admission adds them up."""
+    spec = pod.get("spec") or {}
+
+    def req(c):
+        r = (c.get("resources") or {}).get("requests") or {}
+        return (qty(r.get("cpu", 0)) * 1000, qty(r.get("memory", 0)))
+    cs = [req(c) for c in spec.get("containers") or []]
+    inits = [req(c) for c in spec.get("initContainers") or []]
+    total = (sum(c[0] for c in cs), sum(c[1] for c in cs))
+    return tuple(int(round(max([total[i]] + [c[i] for c in inits]))) for i in (0, 1))
+
+
+class KubeletSim:
+    def __init__(self, start_delay, podgc_delay):
+        self.start_delay, self.podgc_delay = start_delay, podgc_delay
+        self.admit = True
+        self.nodes = {}             # node -> {"mode": normal|slow|stuck, "factor": F}
+        self.waiting = {}           # node -> [(fn, args)] held while its kubelet is stuck
+        self.heap, self.seq = [], 0
+        self.cv = threading.Condition()
+        threading.Thread(target=self.run, daemon=True).start()
+
+    # -- timing ------------------------------------------------------------------------------
+    def later(self, node, delay, fn, *args):
+        cfg = self.nodes.get(node) or {}
+        if cfg.get("mode") == "stuck":
+            self.waiting.setdefault(node, []).append((delay, fn, args))
+            return
+        if cfg.get("mode") == "slow":
+            delay *= float(cfg.get("factor", 10))
+        with self.cv:
+            self.seq += 1
+            heapq.heappush(self.heap, (time.monotonic() + delay, self.seq, fn, args))
+            self.cv.notify()
+
+    def run(self):
+        while True:
+            with self.cv:
+                while not self.heap or self.heap[0][0] > time.monotonic():
+                    self.cv.wait(None if not self.heap else self.heap[0][0] - time.monotonic())
+                _, _, fn, args = heapq.heappop(self.heap)
+            try:
+                with S.store.lock:
+                    fn(*args)
+            except Exception:   # a bug here must not stop every other kubelet
+                import traceback
+                traceback.print_exc()
+
+    def configure(self, cfg):
+        with S.store.lock:
+            for k in ("start_delay", "podgc_delay"):
+                if k in cfg:
+                    setattr(self, k, float(cfg[k]))
+            if "admit" in cfg:
+                self.admit = bool(cfg["admit"])
+            for node, ncfg in (cfg.get("nodes") or {}).items():
+                if ncfg.get("mode") not in ("normal", "slow", "stuck"):
+                    raise ValueError("kubelet mode must be normal, slow or stuck")
+                self.nodes[node] = dict(ncfg)
+                if ncfg["mode"] != "stuck":
+                    for delay, fn, args in self.waiting.pop(node, []):
+                        self.later(node, delay, fn, *args)
+
+    def reset(self):
+        with S.store.lock:
+            self.nodes.clear()
+            self.waiting.clear()
+
+    def snapshot(self):
+        with S.store.lock:
+            return {"start_delay": self.start_delay, "podgc_delay": self.podgc_delay,
+                    "admit": self.admit, "nodes": copy.deepcopy(self.nodes),
+                    "waiting": {n: len(w) for n, w in self.waiting.items() if w}}
+
+    # -- the store's changes -----------------------------------------------------------------
+    def on_change(self, r, typ, obj, prev):
+        if (r.group, r.name) == NODES:
+            if typ == "DELETED":
+                self.later(None, self.podgc_delay, self.podgc,
+                           obj["metadata"]["name"], obj["metadata"]["uid"])
+            return
+        if (r.group, r.name) != PODS or typ == "DELETED":
+            return
+        md, spec = obj["metadata"], obj.get("spec") or {}
+        node = spec.get("nodeName")
+        if not node:
+            return
+        key = (md.get("namespace", ""), md["name"], md["uid"])
+        was_bound = prev is not None and (prev.get("spec") or {}).get("nodeName")
+        if not was_bound and not md.get("deletionTimestamp") and \
+                (obj.get("status") or {}).get("phase", "Pending") == "Pending":
+            self.later(node, self.start_delay, self.start, r, key)
+        if md.get("deletionTimestamp") and not (prev or {}).get("metadata", {}).get(
+                "deletionTimestamp"):
+            grace = md.get("deletionGracePeriodSeconds") or 0
+            self.later(node, grace * S.store.grace_scale, self.terminate, r, key)
+
+    def current(self, r, key):
+        pod = S.store.get(r, key[0], key[1])
+        return copy.deepcopy(pod) if pod is not None and pod["metadata"]["uid"] == key[2] \
+            else None
+
+    # -- what a kubelet does -----------------------------------------------------------------
+    def start(self, r, key):
+        pod = self.current(r, key)
+        if pod is None or pod["metadata"].get("deletionTimestamp") or \
+                (pod.get("status") or {}).get("phase", "Pending") != "Pending":
+            return
+        node = S.store.get(BY_KIND[("v1", "Node")], "", pod["spec"]["nodeName"])
+        st = pod.setdefault("status", {})
+        rejected = self.admission(pod, node) if self.admit else None
+        if rejected:
+            reason, message = rejected
+            st.update(phase="Failed", reason=reason, message="Pod was rejected: " + message)
+            S.store.put(r, pod)
+            self.event(pod, "Warning", reason, message)
+            return
+        kept = [c for c in st.pop("conditions", []) if c.get("type") not in KUBELET_CONDITIONS]
+        st.pop("containerStatuses", None)
+        st["phase"] = "Running"
+        addrs = ((node or {}).get("status") or {}).get("addresses") or []
+        host_ip = next((a["address"] for a in addrs if a.get("type") == "InternalIP"),
+                       "10.0.0.10")
+        kubelet_status(pod, now_rfc3339(), host_ip)
+        st["conditions"] = [c for c in st["conditions"]
+                            if c["type"] not in {k["type"] for k in kept}] + kept
+        S.store.put(r, pod)
+
+    def admission(self, pod, node):
+        """The kubelet's resource admission (lifecycle/predicate.go): (reason, message) when
+        the pod does not fit the Node's allocatable next to the pods the kubelet runs."""
+        if node is None:
+            return None
+        alloc = (node.get("status") or {}).get("allocatable") or {}
+        running = [p for p in S.store.list(BY_KIND[("v1", "Pod")])
+                   if (p.get("spec") or {}).get("nodeName") == pod["spec"]["nodeName"] and
+                   p["metadata"]["uid"] != pod["metadata"]["uid"] and
+                   (p.get("status") or {}).get("phase") == "Running"]
+        if "pods" in alloc and len(running) + 1 > qty(alloc["pods"]):
+            return "OutOfpods", "Node didn't have enough resource: pods, requested: 1, used: " \
+                "%d, capacity: %d" % (len(running), qty(alloc["pods"]))
+        want, used = pod_requests(pod), [0, 0]
+        for p in running:
+            for i, v in enumerate(pod_requests(p)):
+                used[i] += v
+        for i, res in enumerate(("cpu", "memory")):
+            if res not in alloc or not want[i]:
+                continue
+            cap = int(round(qty(alloc[res]) * (1000 if res == "cpu" else 1)))
+            if used[i] + want[i] > cap:
+                return "OutOf" + res, "Node didn't have enough resource: %s, requested: %d, " \
+                    "used: %d, capacity: %d" % (res, want[i], used[i], cap)
+        return None
+
+    def terminate(self, r, key):
+        """The end of a graceful deletion: the containers stopped (SIGTERM: exit 143), the
+        terminal phase posted, then the pod removed (the kubelet's DELETE with grace 0)."""
+        pod = self.current(r, key)
+        if pod is None:
+            return
+        st = pod.setdefault("status", {})
+        if st.get("phase") not in ("Succeeded", "Failed"):
+            now = now_rfc3339()
+            st["phase"] = "Failed"
+            for c in st.get("conditions") or []:
+                if c.get("type") in ("Ready", "ContainersReady") and c.get("status") != "False":
+                    c.update(status="False", lastTransitionTime=now)
+            for cs in st.get("containerStatuses") or []:
+                started = ((cs.get("state") or {}).get("running") or {}).get("startedAt")
+                cs.update(ready=False, started=False, state={"terminated": {
+                    "exitCode": 143, "reason": "Error", "startedAt": started, "finishedAt": now,
+                    "containerID": cs.get("containerID")}})
+            S.store.put(r, pod)
+        S.store.remove(r, pod)
+
+    def podgc(self, node, node_uid):
+        """kube-controller-manager's pod GC: pods bound to a Node that no longer exists are
+        marked (DisruptionTarget DeletionByPodGC, phase Failed) and deleted at once."""
+        nr = BY_KIND[("v1", "Node")]
+        if S.store.get(nr, "", node) is not None:
+            return      # the node came back
+        pr = BY_KIND[("v1", "Pod")]
+        for pod in S.store.list(pr):
+            if (pod.get("spec") or {}).get("nodeName") != node:
+                continue
+            pod = copy.deepcopy(pod)
+            st = pod.setdefault("status", {})
+            if st.get("phase") not in ("Succeeded", "Failed"):
+                st["phase"] = "Failed"
+                update_pod_condition(st, {"type": "DisruptionTarget", "status": "True",
+                                          "reason": "DeletionByPodGC",
+                                          "message": "PodGC: node no longer exists"},
+                                     now_rfc3339())
+                S.store.put(pr, pod)
+            S.store.remove(pr, pod)
+
+    def event(self, pod, typ, reason, message):
+        """A core/v1 Event as the kubelet's recorder posts it."""
+        er = BY_KIND[("v1", "Event")]
+        md = pod["metadata"]
+        now = now_rfc3339()
+        ev = {"metadata": {"name": "%s.%x" % (md["name"], time.time_ns()),
+                           "namespace": md.get("namespace", "default")},
+              "involvedObject": {"kind": "Pod", "namespace": md.get("namespace"),
+                                 "name": md["name"], "uid": md["uid"], "apiVersion": "v1",
+                                 "resourceVersion": md.get("resourceVersion")},
+              "reason": reason, "message": message, "type": typ, "count": 1,
+              "source": {"component": "kubelet", "host": pod["spec"]["nodeName"]},
+              "firstTimestamp": now, "lastTimestamp": now, "reportingComponent": "kubelet",
+              "reportingInstance": pod["spec"]["nodeName"]}
+        S.store.put(er, default_object(S.store, er, ev))
+
+
+def check_delete_preconditions(r, obj, opts):
+    """rest.BeforeDelete's early check of DeleteOptions.preconditions (its message names the
+    Kind, not the resource)."""
+    pre = opts.get("preconditions") or {}
+    md = obj["metadata"]
+    for field, label, tail in (("uid", "UID", "deleted and then recreated"),
+                               ("resourceVersion", "ResourceVersion", "modified")):
+        if pre.get(field) and pre[field] != md.get(field):
+            raise ApiError(status(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the '
+                                  '%s in the precondition (%s) does not match the %s in record '
+                                  '(%s). The object might have been %s' % (
+                                      r.kind, md["name"], label, pre[field], label, md.get(field),
+                                      tail), dict({"name": md["name"], "kind": r.kind},
+                                                  **({"group": r.group} if r.group else {}))))
 
 
 def age_str(ts):
@@ -1488,6 +2080,9 @@ def resource_list(group, version):
                 out.append({"name": r.name + "/eviction", "singularName": "",
                             "namespaced": True, "group": "policy", "version": "v1",
                             "kind": "Eviction", "verbs": ["create"]})
+            elif s == "binding":
+                out.append({"name": r.name + "/binding", "singularName": "",
+                            "namespaced": True, "kind": "Binding", "verbs": ["create"]})
             else:
                 out.append({"name": r.name + "/" + s, "singularName": "",
                             "namespaced": r.namespaced, "kind": r.kind,
@@ -1589,6 +2184,8 @@ class Control(http.server.BaseHTTPRequestHandler):
                 S.faults.clear()
                 S.log.reset()
                 S.forbid_all = False
+                S.kubelet.reset()
+                S.rbac.reset()
                 with S.store.lock:
                     for (rk, ns, name), o in list(S.store.objs.items()):
                         r = next(x for x in RESOURCES if res_key(x) == rk)
@@ -1599,6 +2196,30 @@ class Control(http.server.BaseHTTPRequestHandler):
                 return self.reply(200, {"ok": True})
             if p == ["rv"]:
                 return self.reply(200, {"resourceVersion": str(S.store.rv)})
+            if p == ["outage"]:
+                if m == "POST":
+                    begin_outage(float((body or {}).get("seconds", 5)))
+                elif m == "DELETE":
+                    end_outage(S.epoch)
+                return self.reply(200, {"down": not S.up.is_set(),
+                                        "seconds_left": max(0.0, S.down_until - time.time())})
+            if p == ["rbac"]:
+                if m == "DELETE":
+                    S.rbac.reset()
+                return self.reply(200, S.rbac.report(rbac_objects()))
+            if len(p) == 3 and p[0] == "serviceaccount":
+                with S.store.lock:
+                    sa = S.store.get(BY_KIND[("v1", "ServiceAccount")], p[1], p[2])
+                    tok = next((t for t, u in S.sa_tokens.items()
+                                if u[0] == "system:serviceaccount:%s:%s" % (p[1], p[2])), None)
+                if sa is None or tok is None:
+                    return self.reply(404, {"error": "no such ServiceAccount"})
+                kcfg, sdir = sa_files(p[1], p[2])
+                return self.reply(200, {"token": tok, "kubeconfig": kcfg, "dir": sdir})
+            if p == ["kubelet"]:
+                if m == "POST":
+                    S.kubelet.configure(body or {})
+                return self.reply(200, S.kubelet.snapshot())
             if p and p[0] == "objects":
                 return self.objects(m, p[1:], body, qs)
             return self.reply(404, {"error": "no such control endpoint"})
@@ -1750,10 +2371,125 @@ class TLSServer(http.server.ThreadingHTTPServer):
                 timespec="microseconds"), "tls_error": str(e), "status": 0})
             return
         request.settimeout(None)
-        super().finish_request(request, client_address)
+        with S.conns_lock:
+            S.conns.add(request)
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            with S.conns_lock:
+                S.conns.discard(request)
 
     def handle_error(self, request, client_address):
         pass
+
+
+def begin_outage(seconds):
+    """The API server goes away for `seconds` and comes back with its state, as a restarted
+    kube-apiserver in front of the same etcd: the listening socket closes (new connections are
+    refused), every open connection and watch is cut without a goodbye, then the same port
+    serves again. A request being handled when it starts may still change the state (its
+    answer is lost)."""
+    with S.outage_lock:
+        if not S.up.is_set():
+            S.down_until = max(S.down_until, time.time() + seconds)
+            return
+        S.up.clear()
+        S.epoch += 1
+        S.down_until = time.time() + seconds
+        S.httpd.shutdown()          # serve_forever (the main thread) returns ...
+        S.httpd.server_close()      # ... and the port refuses connections from now on
+    with S.conns_lock:
+        for c in list(S.conns):
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+    with S.store.lock:
+        S.store.lock.notify_all()       # watches waiting for events see the new epoch
+    epoch = S.epoch
+
+    def wait_then_end():
+        while S.down_until > time.time() and not S.stopping:
+            time.sleep(min(0.1, S.down_until - time.time()))
+        end_outage(epoch)
+    threading.Thread(target=wait_then_end, daemon=True).start()
+
+
+def end_outage(epoch):
+    if epoch == S.epoch:
+        S.down_until = 0.0
+        S.up.set()
+
+
+# ----------------------------------------------------------------------------------------------
+# RBAC (rbac.py) from the roles and bindings in the store, and service account identities
+
+RBAC_KINDS = ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+
+
+def rbac_objects():
+    with S.store.lock:
+        return {k: copy.deepcopy(S.store.list(BY_KIND[("rbac.authorization.k8s.io/v1", k)]))
+                for k in RBAC_KINDS}
+
+
+def rbac_authorize(user, verb, r, ns, name, sub, fsel):
+    """Users other than system:masters and nodes: RBAC, kube-apiserver's 403 when it denies."""
+    if not name:    # a list or watch by metadata.name is authorized for that name
+        name = next((v for f, op, v in fsel if f == "metadata.name" and op == "="), "")
+    if not S.rbac.authorize(rbac_objects(), user[0], user[1], verb, r.group, r.name, sub,
+                            ns or "", name):
+        raise forbidden_by_authz(r, name, user[0], verb, ns, sub)
+
+
+def sa_files(ns, name):
+    return (os.path.join(S.dir, "kubeconfig-sa-%s-%s" % (ns, name)),
+            os.path.join(S.dir, "serviceaccount-%s-%s" % (ns, name)))
+
+
+def on_serviceaccount(r, typ, obj, prev):
+    """A token per ServiceAccount, valid while it exists (as a bound token dies with its
+    account): a kubeconfig `kubeconfig-sa-NS-NAME` and the in-cluster directory
+    `serviceaccount-NS-NAME/` (token, ca.crt, namespace) in --dir."""
+    if r.kind != "ServiceAccount":
+        return
+    md = obj["metadata"]
+    ns, name = md["namespace"], md["name"]
+    user = "system:serviceaccount:%s:%s" % (ns, name)
+    for tok in [t for t, u in S.sa_tokens.items() if u[0] == user]:
+        del S.sa_tokens[tok]
+    kcfg, sdir = sa_files(ns, name)
+    if typ == "DELETED":
+        for f in ("token", "ca.crt", "namespace"):
+            if os.path.exists(os.path.join(sdir, f)):
+                os.unlink(os.path.join(sdir, f))
+        if os.path.exists(kcfg):
+            os.unlink(kcfg)
+        return
+    tok = "sa-" + hashlib.sha256(("%s/%s/%s" % (ns, name, md["uid"])).encode()).hexdigest()[:40]
+    S.sa_tokens[tok] = (user, ["system:serviceaccounts", "system:serviceaccounts:" + ns,
+                               "system:authenticated"])
+    with open(os.path.join(S.certs, "ca.crt"), "rb") as f:
+        ca = f.read()
+    kubeconfig(kcfg, "https://" + S.address, {"certificate-authority-data":
+                                               base64.b64encode(ca).decode()}, {"token": tok})
+    os.makedirs(sdir, exist_ok=True)
+    for f, data in (("token", tok.encode()), ("ca.crt", ca), ("namespace", ns.encode())):
+        with open(os.path.join(sdir, f), "wb") as out:
+            out.write(data)
+
+
+def load_manifests(paths):
+    """--rbac FILE: the manifest's objects stored at startup, as `kubectl apply -f` would."""
+    with S.store.lock:
+        for path in paths:
+            for o in rbac.load_manifest(path):
+                try:
+                    r = resource_for(o)
+                except ValueError as e:
+                    raise SystemExit("%s: %s" % (path, e)) from None
+                o = copy.deepcopy(o)
+                S.store.put(r, default_object(S.store, r, o))
 
 
 def watch_parent(ppid):
@@ -1787,6 +2523,13 @@ def main():
                     help="multiplier on deletion grace periods (0.01: 30 s become 0.3 s)")
     ap.add_argument("--no-builtin-priorityclasses", action="store_true",
                     help="do not create system-node-critical and system-cluster-critical")
+    ap.add_argument("--rbac", action="append", default=[], metavar="FILE",
+                    help="a manifest (YAML, e.g. deploy/preemptd.yaml) whose objects — "
+                    "ServiceAccounts, roles, bindings — exist from the start")
+    ap.add_argument("--kubelet-start-delay", type=float, default=0.05,
+                    help="seconds from a pod's binding to its kubelet's Running status")
+    ap.add_argument("--podgc-delay", type=float, default=40.0,
+                    help="seconds after a Node's removal until the pod GC deletes its pods")
     a = ap.parse_args()
     certs = a.certs or a.dir
     os.makedirs(a.dir, exist_ok=True)
@@ -1802,6 +2545,10 @@ def main():
     S.bookmark_gen = 0
     S.watch_timeout = a.watch_timeout
     S.handshake_timeout = 10
+    S.kubelet = KubeletSim(a.kubelet_start_delay, a.podgc_delay)
+    S.store.hooks.append(S.kubelet.on_change)
+    S.rbac, S.sa_tokens = rbac.Account(), {}
+    S.dir, S.certs = a.dir, certs
     if not a.no_builtin_priorityclasses:
         pcr = BY_KIND[("scheduling.k8s.io/v1", "PriorityClass")]
         with S.store.lock:
@@ -1819,12 +2566,18 @@ def main():
     ctx.verify_flags = ctx.verify_flags | 0x200000
     ctx.set_alpn_protocols(["http/1.1"])
 
-    httpd = TLSServer(("127.0.0.1", a.port), Handler, ctx)
+    S.conns, S.conns_lock = set(), threading.Lock()
+    S.epoch, S.down_until, S.outage_lock = 0, 0.0, threading.Lock()
+    S.up = threading.Event()
+    S.up.set()
+    httpd = S.httpd = TLSServer(("127.0.0.1", a.port), Handler, ctx)
     ctl = http.server.ThreadingHTTPServer(("127.0.0.1", a.control_port), Control)
     ctl.daemon_threads = True
     port, cport = httpd.server_address[1], ctl.server_address[1]
     S.address = "127.0.0.1:%d" % port
     write_kubeconfigs(a.dir, certs, "https://127.0.0.1:%d" % port)
+    S.store.hooks.append(on_serviceaccount)
+    load_manifests(a.rbac)
 
     def stop(*_):
         if S.stopping:
@@ -1832,7 +2585,8 @@ def main():
         S.stopping = True
         with S.store.lock:
             S.store.lock.notify_all()
-        threading.Thread(target=httpd.shutdown, daemon=True).start()
+        threading.Thread(target=S.httpd.shutdown, daemon=True).start()
+        S.up.set()
         threading.Thread(target=ctl.shutdown, daemon=True).start()
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -1849,8 +2603,13 @@ def main():
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(info, f)
     os.rename(tmp, os.path.join(a.dir, "ports.json"))     # ready: the file exists
-    httpd.serve_forever(poll_interval=0.2)
-    httpd.server_close()
+    while not S.stopping:
+        S.httpd.serve_forever(poll_interval=0.2)
+        S.httpd.server_close()
+        S.up.wait()     # an outage (begin_outage) ends here
+        with S.outage_lock:     # (not while another outage begins)
+            if not S.stopping:
+                S.httpd = TLSServer(("127.0.0.1", port), Handler, ctx)
     ctl.server_close()
     try:
         os.unlink(os.path.join(a.dir, "ports.json"))

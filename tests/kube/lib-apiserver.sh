@@ -12,6 +12,11 @@
 #   kube_curl IDENTITY CURL-ARGS...        HTTPS as admin|node|expired|rogue|anonymous|
 #                                          admin-token|node-token (-s, CA set)
 #   kube_pod_json NS NAME NODE [PRIORITY] [MEMORY-REQUEST] [CPU-REQUEST]   a Pod to kube_apply
+#   kube_pending_pod_json NS NAME [PRIORITY] [CPU-REQUEST] [MEMORY-REQUEST] [SCHEDULER]
+#                                          an unbound Pod (schedulerName default: preemptd)
+#   kube_node_json NAME [CPU] [MEMORY] [PODS]   a Node (allocatable = capacity)
+#   kube_kubelet JSON                      configure the kubelet simulation (README.md)
+#   kube_outage SECONDS                    the API server refuses connections for SECONDS
 # Variables for identities: $KUBE_DIR/kubeconfig-{admin,node,node-data,node-token,admin-token,
 # expired,rogue,exec,anonymous}.
 # shellcheck disable=SC2034  # KUBE_URL, KUBE_CTL, KUBE_PORT are for the sourcing test
@@ -107,3 +112,25 @@ kube_pod_json() {	# NS NAME NODE [PRIORITY] [MEMORY-REQUEST] [CPU-REQUEST]
    "resources": {"requests": {"memory": "${5:-64Mi}", "cpu": "${6:-100m}"}}}]}}
 JSON
 }
+
+kube_pending_pod_json() {	# NS NAME [PRIORITY] [CPU-REQUEST] [MEMORY-REQUEST] [SCHEDULER]
+	cat <<JSON
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"namespace": "$1", "name": "$2", "labels": {"app": "$2"}},
+ "spec": {"schedulerName": "${6:-preemptd}", "priority": ${3:-0},
+  "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.9",
+   "resources": {"requests": {"cpu": "${4:-100m}", "memory": "${5:-64Mi}"}}}]}}
+JSON
+}
+
+kube_node_json() {	# NAME [CPU] [MEMORY] [PODS]
+	cat <<JSON
+{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "$1",
+  "labels": {"kubernetes.io/hostname": "$1", "kubernetes.io/os": "linux"}},
+ "status": {"capacity": {"cpu": "${2:-4}", "memory": "${3:-8Gi}", "pods": "${4:-110}"},
+  "allocatable": {"cpu": "${2:-4}", "memory": "${3:-8Gi}", "pods": "${4:-110}"}}}
+JSON
+}
+
+kube_kubelet() { kube_ctl POST /kubelet "$1" >/dev/null; }
+kube_outage()  { kube_ctl POST /outage "{\"seconds\": $1}" >/dev/null; }

@@ -6,10 +6,7 @@ set -u
 cd "$(dirname "$0")" || exit 1
 . ../lib.sh
 . ./lib-apiserver.sh
-
-for t in python3 curl openssl jq; do
-	command -v "$t" >/dev/null || skip_all "$t not installed"
-done
+. ./lib-checks.sh
 
 kube_start --bookmark-interval 0.3 --grace-scale 0.02 || { echo "not ok 1 - server starts"; exit 1; }
 N=$KUBE_NODE
@@ -17,30 +14,6 @@ ca=(--cacert "$KUBE_DIR/ca.crt")
 pods="$KUBE_URL/api/v1/pods"
 mine="fieldSelector=spec.nodeName%3D$N"
 out=$KUBE_DIR/out
-
-# code IDENTITY URL [CURL-ARGS...]: prints the HTTP code, body in $out
-code() { local who=$1 url=$2; shift 2; kube_curl "$who" -o "$out" -w '%{http_code}' "$@" "$url"; }
-is() { [ "$1" = "$2" ] || { echo "# expected '$2', got '$1'" >&2; return 1; }; }
-jqo() { jq -e "$@" "$out" >/dev/null; }
-has() { grep -qF -- "$1" "$2" || { echo "# '$1' not in $2:" >&2; head -c 600 "$2" >&2; return 1; }; }
-# not_json FILE [LINES]: FILE is not valid JSON (LINES: not one JSON document per line). Not
-# `! jq .`: jq 1.6 (Debian 12) stops reading at a NUL byte and exits 0 with no output, so a
-# body starting with NUL — the stand-in's garbage fault — passed as valid JSON.
-not_json() {
-	python3 - "$@" <<'PY'
-import json, sys
-data = open(sys.argv[1], "rb").read()
-try:
-    if len(sys.argv) > 2:
-        for line in data.splitlines():
-            json.loads(line)
-    else:
-        json.loads(data)
-except ValueError:
-    sys.exit(0)
-sys.exit(1)
-PY
-}
 
 kube_apply "$(kube_pod_json default web $N 100 512Mi)" >/dev/null
 kube_apply "$(kube_pod_json default db $N 1000 1Gi)" >/dev/null
@@ -153,7 +126,7 @@ ok "unsupported patch content type: 415" is "$(code admin "$KUBE_URL/api/v1/name
 uid=$(kube_ctl GET /objects/pods/default/web | jq -r .metadata.uid)
 ok "DELETE with a wrong UID precondition: 409 Conflict with the upstream message" eval '
 	is "$(code node "$KUBE_URL/api/v1/namespaces/default/pods/web" -X DELETE -H "Content-Type: application/json" -d "{\"preconditions\":{\"uid\":\"0000\"}}")" 409 &&
-	jqo ".reason==\"Conflict\" and .message==\"Operation cannot be fulfilled on pods \\\"web\\\": Precondition failed: UID in precondition: 0000, UID in object meta: $uid\""'
+	jqo ".reason==\"Conflict\" and .details.kind==\"Pod\" and .message==\"Operation cannot be fulfilled on Pod \\\"web\\\": the UID in the precondition (0000) does not match the UID in record ($uid). The object might have been deleted and then recreated\""'
 ok "DELETE of another node's pod: 403" is "$(code node "$KUBE_URL/api/v1/namespaces/default/pods/elsewhere" -X DELETE)" 403
 ok "DELETE with the right UID and a grace period: deletionTimestamp set" eval '
 	is "$(code node "$KUBE_URL/api/v1/namespaces/default/pods/web" -X DELETE -H "Content-Type: application/json" -d "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"gracePeriodSeconds\":10,\"preconditions\":{\"uid\":\"$uid\"}}")" 200 &&

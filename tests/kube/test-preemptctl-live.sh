@@ -77,6 +77,15 @@ for line in open(sys.argv[1]):
 print(n, c)' "$T/req")
 ok "the pod list took 3 requests, 2 with a continue token (got: $pages)" test "${pages% *}" -ge 3 -a "${pages#* }" -ge 2
 
+# ResourceQuotas come from the server too, status and all (the pods are not counted again)
+kube_apply '{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "two-cpus", "namespace": "default"},
+  "spec": {"hard": {"requests.cpu": "2"}}, "status": {"hard": {"requests.cpu": "2"}, "used": {"requests.cpu": "1500m"}}}' >/dev/null
+echo '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big", "namespace": "default"},
+  "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}' > "$T/big.json"
+ok "a ResourceQuota listed from the server refuses a pod over it, with the API server's message" expect 0 \
+	'{"pod":"default/big","node":null,"refused":"ResourceQuota","reason":"pods \"big\" is forbidden: exceeded quota: two-cpus, requested: requests.cpu=1, used: requests.cpu=1500m, limited: requests.cpu=2"}' "" \
+	"$PCTL" preempt --kubeconfig "$ADMIN" "$T/big.json" --pod default/big $NOW
+
 # failures
 ok "403: the server's message, exit 1" expect 1 "" \
 "preemptctl: GET /apis/scheduling.k8s.io/v1/priorityclasses: HTTP 403: priorityclasses.scheduling.k8s.io is forbidden: User \"system:node:node-1\" cannot list resource \"priorityclasses\" in API group \"scheduling.k8s.io\" at the cluster scope

@@ -22,6 +22,7 @@
 struct log {
 	char lines[64][512];
 	size_t n;
+	char nominate_message[512]; /* the last nominate event's FitError */
 };
 
 static void record(const pp_sched_event *ev, void *ud)
@@ -49,6 +50,8 @@ static void record(const pp_sched_event *ev, void *ud)
 		off += snprintf(b + off, size - (size_t)off, " by=%s/%s", ev->by_namespace, ev->by_name);
 	if (ev->kind == PP_SCHED_UNSCHEDULABLE)
 		snprintf(b + off, size - (size_t)off, ": %s", ev->message);
+	if (ev->kind == PP_SCHED_NOMINATE && ev->message)
+		snprintf(l->nominate_message, sizeof(l->nominate_message), "%s", ev->message);
 }
 
 static void expect(const struct log *l, const char *const *want, size_t n)
@@ -204,6 +207,25 @@ static void test_least_allocated_nonzero_defaults(void **state)
 	pod(&w, "a", (struct podopt){ .cpu_m = 1000 });
 	run(&w, INT64_MAX);
 	EXPECT(&w.log, "0 bind default/a n2");
+	pp_sched_free(w.s);
+}
+
+/* Pods of one shape one after the other: each binding changes its node's score, so they spread
+ * (n1, n2, n1, n2) — a score remembered across the binding would pile them onto n1. */
+static void test_same_shape_pods_spread(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	node(&w, "n1", 4000, NULL);
+	node(&w, "n2", 4000, NULL);
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%d", i);
+		pod(&w, name, (struct podopt){ .prio = 4 - i, .cpu_m = 500 });
+	}
+	run(&w, INT64_MAX);
+	EXPECT(&w.log, "0 bind default/p0 n1", "0 bind default/p1 n2", "0 bind default/p2 n1", "0 bind default/p3 n2");
 	pp_sched_free(w.s);
 }
 
@@ -366,6 +388,114 @@ static void test_unschedulable_reasons_counted(void **state)
 	pp_sched_free(w.s);
 }
 
+/* A preemptor's PodScheduled condition says why it did not fit, as kube-scheduler's does after a
+ * successful PostFilter: the filter part of the FitError, no "preemption:" part. */
+static void test_nominate_carries_fit_error(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	node(&w, "n1", 4000, NULL);
+	node(&w, "n2", 1000, NULL);
+	pod(&w, "low", (struct podopt){ .node = "n1", .cpu_m = 4000 });
+	pod(&w, "high", (struct podopt){ .prio = 10, .cpu_m = 3000 });
+	cycle_all(&w);
+	EXPECT(&w.log, "0 nominate default/high n1 victims=default/low");
+	assert_string_equal(w.log.nominate_message, "0/2 nodes are available: 2 Insufficient cpu.");
+	pp_sched_free(w.s);
+}
+
+/* Unschedulable pods come back after max_unschedulable even without an event: the time of that
+ * flush is what a live scheduler arms its timer for. */
+static void test_next_flush_after_five_minutes(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	assert_true(pp_sched_next_flush(w.s) == INT64_MAX);
+	node(&w, "n1", 1000, NULL);
+	pod(&w, "p", (struct podopt){ .cpu_m = 2000 });
+	cycle_all(&w);
+	assert_int_equal(w.log.n, 1);
+	assert_true(pp_sched_next_flush(w.s) == 300 * S);
+	advance(&w, 300 * S);
+	cycle_all(&w);
+	assert_int_equal(w.log.n, 2); /* tried again, unschedulable again */
+	assert_true(pp_sched_next_flush(w.s) == 600 * S);
+	pp_sched_free(w.s);
+}
+
+/* A node's heartbeat (the same labels, taints, allocatable) and a pod's status report (nothing the
+ * model keeps) are not events: the unschedulable pod stays parked. A real change moves it. */
+static void test_unchanged_updates_move_nothing(void **state)
+{
+	(void)state;
+	struct world w;
+	pp_label labels[] = { { HOSTNAME, "n1" } };
+	pp_resource alloc[] = { { "cpu", 1000 }, { "memory", 32 * GI }, { "pods", 110 } };
+	pp_node_spec n1 = { .name = "n1", .labels = labels, .n_labels = 1, .allocatable = alloc, .n_allocatable = 3 };
+	pp_resource req[] = { { "cpu", 100 }, { "memory", 1 * GI } };
+	pp_pod_spec bound = { .namespace_ = "default", .name = "b", .priority = 0, .requests = req, .n_requests = 2,
+	                      .node_name = "n1", .has_start_time = true };
+	pp_err err = { "" };
+	pp_sched_stats st;
+
+	setup(&w);
+	node(&w, "n1", 1000, NULL);
+	assert_int_equal(pp_sched_add_pod(w.s, &bound, &err), 0);
+	pod(&w, "p", (struct podopt){ .cpu_m = 2000 });
+	cycle_all(&w);
+	assert_int_equal(w.log.n, 1);
+	advance(&w, 20 * S); /* past any backoff */
+	assert_int_equal(pp_sched_update_node(w.s, &n1, &err), 0);
+	assert_int_equal(pp_sched_update_pod(w.s, &bound, &err), 0);
+	bound.not_ready = true; /* a lifecycle change frees nothing */
+	assert_int_equal(pp_sched_update_pod(w.s, &bound, &err), 0);
+	pp_sched_get_stats(w.s, &st);
+	assert_int_equal(st.active, 0);
+	assert_int_equal(st.unschedulable, 1);
+	alloc[0].value = 4000; /* the node grew */
+	assert_int_equal(pp_sched_update_node(w.s, &n1, &err), 0);
+	pp_sched_get_stats(w.s, &st);
+	assert_int_equal(st.active, 1);
+	cycle_all(&w);
+	assert_string_equal(w.log.lines[1], "20 bind default/p n1");
+	pp_sched_free(w.s);
+}
+
+/* A scheduler whose bind was refused puts the pod back as it was: pending, queued again after
+ * its backoff. */
+static void test_set_pod_state_unbinds(void **state)
+{
+	(void)state;
+	struct world w;
+	pp_err err = { "" };
+	pp_pod_state pending = { .node_name = NULL };
+	pp_sched_stats st;
+
+	setup(&w);
+	node(&w, "n1", 4000, NULL);
+	pod(&w, "p", (struct podopt){ .cpu_m = 1000 });
+	cycle_all(&w);
+	EXPECT(&w.log, "0 bind default/p n1");
+	assert_string_equal(node_of(&w, "p"), "n1");
+	assert_int_equal(pp_sched_set_pod_state(w.s, "default", "p", &pending, &err), 0);
+	assert_string_equal(node_of(&w, "p"), "");
+	/* a refused binding is a failed attempt: it backs off (1 s), it is not retried at once */
+	pp_sched_get_stats(w.s, &st);
+	assert_int_equal(st.active, 0);
+	assert_int_equal(st.backoff, 1);
+	/* the same state again is no change at all */
+	assert_int_equal(pp_sched_set_pod_state(w.s, "default", "p", &pending, &err), 0);
+	cycle_all(&w);
+	assert_int_equal(w.log.n, 1);
+	advance(&w, 1 * S);
+	cycle_all(&w);
+	assert_string_equal(w.log.lines[1], "1 bind default/p n1");
+	assert_int_equal(pp_sched_set_pod_state(w.s, "default", "nope", &pending, &err), -ENOENT);
+	pp_sched_free(w.s);
+}
+
 /* An unschedulable pod is not retried until an event may help it, then waits out its backoff. */
 static void test_requeue_on_node_added_with_backoff(void **state)
 {
@@ -465,6 +595,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_least_allocated_then_name),
 		cmocka_unit_test(test_least_allocated_nonzero_defaults),
+		cmocka_unit_test(test_same_shape_pods_spread),
 		cmocka_unit_test(test_nominated_node_tried_first),
 		cmocka_unit_test(test_preempt_wait_grace_then_bind),
 		cmocka_unit_test(test_higher_priority_takes_nominated_node),
@@ -472,6 +603,10 @@ int main(void)
 		cmocka_unit_test(test_preemptor_binds_elsewhere),
 		cmocka_unit_test(test_never_pod_waits_without_preempting),
 		cmocka_unit_test(test_unschedulable_reasons_counted),
+		cmocka_unit_test(test_nominate_carries_fit_error),
+		cmocka_unit_test(test_next_flush_after_five_minutes),
+		cmocka_unit_test(test_unchanged_updates_move_nothing),
+		cmocka_unit_test(test_set_pod_state_unbinds),
 		cmocka_unit_test(test_requeue_on_node_added_with_backoff),
 		cmocka_unit_test(test_two_pass_anti_affinity_counts_nominated),
 		cmocka_unit_test(test_two_pass_affinity_needs_real_pod),

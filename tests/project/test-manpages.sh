@@ -1,5 +1,5 @@
 #!/bin/bash
-# The manual pages: evictd(8), evictd-kube(8), evictd.conf(5) and preemptctl(1) render without a single warning
+# The manual pages: evictd(8), evictd-kube(8), evictd.conf(5), preemptctl(1) and preemptd(8) render without a single warning
 # (mandoc -Tlint, groff -ww, man -l), evictd.conf(5) documents every section and key the parser
 # accepts (`evictd --dump-config-keys`, the parser's own table), and each program's page documents
 # every option of its getopt tables and of its --help.
@@ -9,7 +9,7 @@ PREEMPTCTL=$BUILD/preemptctl
 [ -x "$EVICTD" ] && [ -x "$PREEMPTCTL" ] || skip_all "evictd and preemptctl not built"
 command -v groff >/dev/null || command -v mandoc >/dev/null || skip_all "neither groff nor mandoc (groff-base, mandoc)"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-PAGES="man/evictd.8 man/evictd.conf.5 man/preemptctl.1 man/evictd-kube.8"
+PAGES="man/evictd.8 man/evictd.conf.5 man/preemptctl.1 man/evictd-kube.8 man/preemptd.8"
 
 # Plain text, one paragraph per line (no hyphenation or wrapping to split a key).
 render() {
@@ -62,7 +62,7 @@ documented() {	# documented PAGE-TEXT OPTION...: each option appears as itself i
 mapfile -t eopts < <(options_of "$tmp/evictd.help" agent/evictd/main.c)
 ok "evictd(8) documents every evictd option (${#eopts[@]})" documented "$tmp/evictd.8.txt" "${eopts[@]}"
 { "$PREEMPTCTL" --help; "$PREEMPTCTL" schedule --help; } >"$tmp/preemptctl.help" 2>&1
-mapfile -t popts < <(options_of "$tmp/preemptctl.help" controller/*.c)
+mapfile -t popts < <(options_of "$tmp/preemptctl.help" controller/preemptctl/*.c)
 ok "preemptctl(1) documents every preemptctl option (${#popts[@]})" documented "$tmp/preemptctl.1.txt" "${popts[@]}"
 EKUBE=$BUILD/evictd-kube
 if [ -x "$EKUBE" ]; then
@@ -71,6 +71,15 @@ if [ -x "$EKUBE" ]; then
 	ok "evictd-kube(8) documents every evictd-kube option (${#kopts[@]})" documented "$tmp/evictd-kube.8.txt" "${kopts[@]}"
 else
 	skip "evictd-kube(8) documents every evictd-kube option" "evictd-kube not built"
+fi
+PD=$BUILD/preemptd
+if [ -x "$PD" ]; then
+	"$PD" --help >"$tmp/preemptd.help" 2>&1
+	# its long options come from a key table, not getopt literals: --help lists every one
+	mapfile -t dopts < <(options_of "$tmp/preemptd.help" controller/preemptd/main.c)
+	ok "preemptd(8) documents every preemptd option (${#dopts[@]})" documented "$tmp/preemptd.8.txt" "${dopts[@]}"
+else
+	skip "preemptd(8) documents every preemptd option" "preemptd not built"
 fi
 ok "preemptctl(1) documents every command" documented "$tmp/preemptctl.1.txt" preempt schedule check
 done_testing

@@ -145,23 +145,51 @@ static void test_kubeadm_defaults_plus_margin(void **state)
 	config_free(c);
 }
 
+/* tmpdir/config.yaml: a KubeletConfiguration with these lines after apiVersion and kind. */
+static void kubelet_yaml(const char *lines)
+{
+	char path[PATH_MAX], text[2048];
+	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
+	snprintf(text, sizeof(text), "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n%s", lines);
+	write_file(path, text);
+}
+
+/* The ordering warnings of c, one "warning: ...\n" line each, in d; returns how many. */
+static unsigned warnings(const evictd_config *c, const int64_t *caps, dump *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->dir = tmpdir;
+	return config_kubelet_conflicts(c, caps, conflict_row, d);
+}
+
+/*
+ * With evictd.conf's [eviction-hard] memory.available = 100Mi beside tmpdir/config.yaml, whose hard
+ * memory threshold is kubelet (plus the margin: with_margin): exactly the warning for that key.
+ */
+static void only_hard_memory_100Mi_warned(const char *kubelet, const char *with_margin)
+{
+	static dump d;
+	char want[1024];
+	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
+	assert_int_equal(warnings(c, NULL, &d), 1);
+	snprintf(want, sizeof(want),
+	         "warning: memory.available: evictd's hard threshold 100Mi ([eviction-hard] memory.available, test.conf:4) "
+	         "is at or below the kubelet's hard %s (kubelet FIXTURE/config.yaml:4): the kubelet may evict first; "
+	         "raise it above %s, or remove it from evictd.conf to take the kubelet's plus kubelet-margin (%s)\n",
+	         kubelet, kubelet, with_margin);
+	assert_string_equal(d.text, want);
+	config_free(c);
+}
+
 /* The issue's node: the kubelet evicts at 500Mi, evictd.conf says 100Mi. */
 static void test_ordering_warning_names_both(void **state)
 {
-	char path[PATH_MAX];
+	static dump d;
 	(void)state;
-	snprintf(path, sizeof(path), "%s/config.yaml", tmpdir);
-	write_file(path, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-	                 "evictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\n");
-	evictd_config *c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
-	dump d = { .dir = tmpdir };
-
-	/* allocatable follows memory on both sides: the explicit 100Mi is copied, and it is below too */
-	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 2);
-	assert_non_null(strstr(d.text, "memory.available: evictd's threshold 100Mi (evictd.conf test.conf:4)"));
-	assert_non_null(strstr(d.text, "the kubelet's 500Mi (kubelet FIXTURE/config.yaml:4)"));
-	assert_non_null(strstr(d.text, "allocatableMemory.available: evictd's threshold 100Mi"));
-	config_free(c);
+	kubelet_yaml("evictionHard:\n  memory.available: 500Mi\n  nodefs.available: 10%\n");
+	/* allocatable follows memory on both sides: said once, under the key that was written */
+	only_hard_memory_100Mi_warned("500Mi", "625Mi");
+	evictd_config *c;
 
 	/* equal is "at or below"; a percentage is compared with a quantity through the capacity */
 	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nnodefs.available = 10%\nmemory.available = 1%\n");
@@ -176,10 +204,56 @@ static void test_ordering_warning_names_both(void **state)
 	assert_int_equal(config_kubelet_conflicts(c, caps, NULL, NULL), 2);
 	config_free(c);
 
-	/* kubelet-margin = 0: evictd takes the kubelet's thresholds as they are, and says so */
+	/* kubelet-margin = 0: evictd takes the kubelet's thresholds as they are, and says what to change */
 	c = with_kubelet(tmpdir, "config.yaml", "[eviction]\nkubelet-margin = 0\n");
 	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 500LL << 20);
-	assert_int_equal(config_kubelet_conflicts(c, NULL, NULL, NULL), 3); /* memory, allocatable, nodefs */
+	assert_int_equal(warnings(c, NULL, &d), 2); /* memory, nodefs */
+	assert_non_null(strstr(d.text, "memory.available: evictd's hard threshold 500Mi is the kubelet's own (kubelet "
+	                               "FIXTURE/config.yaml:4), not raised by [eviction] kubelet-margin = 0 (test.conf:4): "
+	                               "both act on the same crossing; set kubelet-margin above 0, or [eviction-hard] "
+	                               "memory.available above 500Mi\n"));
+	assert_null(strstr(d.text, "allocatableMemory"));
+	config_free(c);
+}
+
+/*
+ * Hard with hard, soft with soft (issue 29): the kubelet at hard 200Mi, soft 500Mi/1m30s, evictd.conf
+ * memory.available = 100Mi. evictd's soft threshold is the kubelet's plus margin, so the old "highest
+ * of each side" compared 625Mi with 500Mi and said nothing, while in a fast fill the kubelet's hard
+ * 200Mi acts long before evictd's 100Mi. allocatableMemory.available, which nobody wrote, is not
+ * warned about on its own.
+ */
+static void test_ordering_hard_with_hard_soft_with_soft(void **state)
+{
+	static dump d;
+	(void)state;
+	kubelet_yaml("evictionHard:\n  memory.available: 200Mi\nevictionSoft:\n  memory.available: 500Mi\n"
+	             "evictionSoftGracePeriod:\n  memory.available: 1m30s\n");
+	only_hard_memory_100Mi_warned("200Mi", "250Mi");
+	evictd_config *c;
+
+	/* a soft threshold below the kubelet's soft one; evictd's hard (the kubelet's + margin) is fine */
+	c = with_kubelet(tmpdir, "config.yaml",
+	                 "[eviction-soft]\nmemory.available = 400Mi\n[eviction-soft-grace-period]\nmemory.available = 30s\n");
+	assert_int_equal(warnings(c, NULL, &d), 1);
+	assert_non_null(strstr(d.text, "warning: memory.available: evictd's soft threshold 400Mi ([eviction-soft] "
+	                               "memory.available, test.conf:4) is at or below the kubelet's soft 500Mi (kubelet "
+	                               "FIXTURE/config.yaml:6)"));
+	config_free(c);
+
+	/* evictd's hard above the kubelet's hard, evictd's soft inherited: nothing to say, although
+	 * evictd's hard is below the kubelet's soft (hard is not compared with soft) */
+	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 300Mi\n");
+	assert_int_equal(config_kubelet_conflicts(c, NULL, NULL, NULL), 0);
+	config_free(c);
+
+	/* the kubelet names allocatable above the memory threshold evictd.conf sets: evictd then takes
+	 * the kubelet's allocatable (plus margin) and nothing follows memory.available */
+	kubelet_yaml("evictionHard:\n  memory.available: 200Mi\n  allocatableMemory.available: 300Mi\n");
+	c = with_kubelet(tmpdir, "config.yaml", "[eviction-hard]\nmemory.available = 100Mi\n");
+	assert_int_equal(warnings(c, NULL, &d), 1);
+	assert_non_null(strstr(d.text, "warning: memory.available: evictd's hard threshold 100Mi"));
+	assert_false(c->allocatable_follows_memory);
 	config_free(c);
 }
 
@@ -213,7 +287,11 @@ static void test_quantity_margin(void **state)
 	assert_true(c->hard[SIGNAL_NODEFS_INODES_FREE].fraction == 0.05f);
 	dump d = { .dir = dir };
 	assert_int_equal(config_kubelet_conflicts(c, NULL, conflict_row, &d), 1);
-	assert_non_null(strstr(d.text, "nodefs.inodesFree: evictd's threshold 5%"));
+	assert_non_null(strstr(d.text, "nodefs.inodesFree: evictd's hard threshold 5% is the kubelet's own (kubelet "
+	                               "FIXTURE/config.yaml:"));
+	assert_non_null(strstr(d.text, "), not raised by [eviction] kubelet-margin = 200Mi (test.conf:4), a quantity, "
+	                               "which only byte signals take: both act on the same crossing; set kubelet-margin "
+	                               "as a percentage, or [eviction-hard] nodefs.inodesFree above 5%\n"));
 	config_free(c);
 
 	config_error err;
@@ -371,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_kubeadm_defaults_plus_margin),
 		cmocka_unit_test(test_ordering_warning_names_both),
+		cmocka_unit_test(test_ordering_hard_with_hard_soft_with_soft),
 		cmocka_unit_test(test_no_pod_cgroups),
 		cmocka_unit_test(test_quantity_margin),
 		cmocka_unit_test(test_precedence_files_then_kubelet),

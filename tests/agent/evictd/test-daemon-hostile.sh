@@ -210,4 +210,27 @@ crash_case() {	# crash_case UID NAME PRESSURE-AT-RESTART(yes|no)
 }
 crash_case eeee-5555 pressure-lasts yes
 crash_case ffff-6666 pressure-gone no
+
+# --- kill -9 mid-grace, and the pod's processes die while no evictd runs (the kubelet, the OOM
+# killer): the record is resumed over an empty cgroup and ends at once — before the daemon had
+# its metrics, which crashed it (a NULL dereference found by test-reclaim.sh's restarts) ---------
+pod 9999-7777 gone-meanwhile 0 4s
+ok "gone-meanwhile: the pod's process runs in its cgroup" start_proc 9999-7777 --ignore-term
+victim=${PIDS[-1]}
+conf soft
+: > "$T/stderr"
+fill
+start_daemon
+ok "gone-meanwhile: SIGTERM sent" wait_for 5 has_term "$T/9999-7777.rec"
+ok "gone-meanwhile: in-flight record written" test -s "$T/inflight/9999-7777.json"
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null; DPID=
+kill -9 "$victim"
+ok "gone-meanwhile: its process is gone before the restart" wait_for 5 dead "$victim"
+unfill
+start_daemon
+sleep 1
+ok "gone-meanwhile: the restarted evictd runs" kill -0 "$DPID"
+ok "gone-meanwhile: the record ends" wait_for 5 test ! -e "$T/inflight/9999-7777.json"
+stop_daemon
+unpod 9999-7777
 done_testing

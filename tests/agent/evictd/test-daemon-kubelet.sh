@@ -6,29 +6,16 @@
 # evictd.conf; and `--dump-config` naming where each setting came from.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
-EVICTD=$PWD/$BUILD/evictd
-[ -x "$EVICTD" ] || skip_all "$EVICTD not built"
-FX=$PWD/tests/fixtures/cgroup/systemd
-tmp=$(mktemp -d); D=
-cleanup() { [ -n "$D" ] && { kill -9 "$D" 2>/dev/null; wait "$D" 2>/dev/null; }; rm -rf "$tmp"; }
-trap cleanup EXIT
+fixture_daemon_env
 K=$tmp/kubelet
 mkdir -p "$K"
 
 kubelet_conf() {	# kubelet_conf FILE MEMORY: a KubeletConfiguration evicting at MEMORY
 	printf 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nevictionHard:\n  memory.available: %s\n  nodefs.available: "10%%"\n' "$2" >"$1"
 }
-start() {	# start CONF LOG: the daemon on the fixture tree
-	"$EVICTD" --config "$1" --cgroup-root "$FX/root" --proc-root "$FX/proc" \
-		--metadata-dir "$FX/pods" --log-target stderr 2>"$2" &
-	D=$!
-	for _ in $(seq 100); do grep -q "evictd: monitoring" "$2" 2>/dev/null && break; sleep 0.05; done
-}
-stop() { kill -TERM "$D" 2>/dev/null; wait "$D" 2>/dev/null; D=; }
-wait_for() {	# wait_for FILE PATTERN [COUNT]: up to 5 s for COUNT lines matching
-	for _ in $(seq 100); do [ "$(grep -c -- "$2" "$1")" -ge "${3:-1}" ] && return 0; sleep 0.05; done
-	echo "# no \"$2\" (x${3:-1}) in $1:"; sed 's/^/# /' "$1"; return 1
-}
+start() { fixture_daemon_start "$FX" "$@"; }	# start CONF LOG: the daemon on the fixture tree
+stop() { fixture_daemon_stop; }
+wait_for() { wait_log "$@"; }
 
 # --- thresholds from the kubelet, and the warning where evictd.conf sets one at or below ---
 kubelet_conf "$K/config.yaml" 500Mi
@@ -39,7 +26,7 @@ nodefs.available = 10%"
 start "$tmp/evictd.conf" "$tmp/log"
 ok "start: memory.available is the kubelet's 500Mi plus 25%" wait_for "$tmp/log" "monitoring memory.available (hard 625Mi)"
 ok "start: one warning for nodefs.available naming both values and both files" \
-	wait_for "$tmp/log" "nodefs.available: evictd's threshold 10% (evictd.conf $tmp/evictd.conf:12) is at or below the kubelet's 10% (kubelet $K/config.yaml:6)"
+	wait_for "$tmp/log" "nodefs.available: evictd's hard threshold 10% (\[eviction-hard\] nodefs.available, $tmp/evictd.conf:12) is at or below the kubelet's hard 10% (kubelet $K/config.yaml:6)"
 one_warning() { [ "$(grep -c "is at or below the kubelet's" "$tmp/log")" -eq 1 ]; }
 ok "start: no warning for the signals evictd acts on first" one_warning
 
@@ -48,7 +35,7 @@ kubelet_conf "$K/.config.yaml.tmp" 800Mi; mv "$K/.config.yaml.tmp" "$K/config.ya
 ok "kubelet config replaced by rename: reloaded, memory.available 800Mi plus 25%" \
 	wait_for "$tmp/log" "Configuration reloaded.*memory.available<1000Mi"
 ok "the reload says why" grep -q "Reloading the configuration: the kubelet's config.yaml changed" "$tmp/log"
-ok "the nodefs warning is said again on reload" wait_for "$tmp/log" "nodefs.available: evictd's threshold 10%" 2
+ok "the nodefs warning is said again on reload" wait_for "$tmp/log" "nodefs.available: evictd's hard threshold 10%" 2
 
 # written in place (IN_CLOSE_WRITE)
 kubelet_conf "$K/config.yaml" 1Gi
@@ -77,11 +64,14 @@ one_broken() { [ "$(grep -c "Kubelet configuration ignored" "$tmp/log2")" -eq 1 
 ok "broken kubelet config at start: exactly one warning naming file:line" one_broken
 stop
 
-# --- missing: silent ---
+# --- missing: the path evictd.conf names is one warning, nothing else (the default path: none,
+# test-kubelet-follow.sh) ---
 rm -f "$K/config.yaml"
 start "$tmp/evictd.conf" "$tmp/log3"
-quiet() { wait_for "$tmp/log3" "evictd: monitoring" && ! grep -qiE "kubelet configuration|the kubelet.s" "$tmp/log3"; }
-ok "no kubelet config: not a word about it" quiet
+one_missing() { wait_for "$tmp/log3" "evictd: monitoring" &&
+	[ "$(grep -ciE "kubelet configuration|the kubelet.s" "$tmp/log3")" -eq 1 ] &&
+	grep -q "Kubelet configuration $K/config.yaml (\[kubernetes\] kubelet-config, $tmp/evictd.conf:10) does not exist" "$tmp/log3"; }
+ok "no kubelet config where evictd.conf says: one warning, nothing else" one_missing
 # ... and one appearing later (kubeadm join) is read
 kubelet_conf "$K/config.yaml" 500Mi
 ok "a kubelet config created later: reloaded with it" wait_for "$tmp/log3" "Configuration reloaded.*memory.available<625Mi"
@@ -94,14 +84,16 @@ dump() {
 	grep -q "^nodefs.available = 10%  *; $tmp/evictd.conf:12$" "$tmp/dump" &&
 	grep -q "^interval = 100ms  *; $tmp/evictd.conf:2$" "$tmp/dump" &&
 	grep -q "^exec-timeout = 30s  *; default$" "$tmp/dump" &&
-	grep -q "^; warning: nodefs.available: evictd's threshold 10%" "$tmp/dump" ||
+	grep -q "^; warning: nodefs.available: evictd's hard threshold 10%" "$tmp/dump" ||
 		{ sed 's/^/# /' "$tmp/dump"; return 1; }
 }
 ok "--dump-config: every setting with its origin (evictd.conf:LINE, kubelet FILE:LINE, default)" dump
-every_key() {	# every key of the table appears once (signal sections: at least the set ones)
+every_key() {	# every key of the table appears once (signal sections: at least the set ones; aliases: no)
 	local k s missing=0
 	while read -r s k; do
 		case $s in eviction-hard|eviction-soft|eviction-soft-grace-period|eviction-minimum-reclaim|priority-class) continue;; esac
+		# an alias is shown under the key it names (test-words.sh)
+		case "$s $k" in "eviction psi-memory-"*) continue;; esac
 		grep -q "^$k = " "$tmp/dump" || { echo "# [$s] $k missing"; missing=1; }
 	done < <("$EVICTD" --dump-config-keys)
 	[ $missing -eq 0 ] && ! grep -q " = ?  " "$tmp/dump"
@@ -120,7 +112,7 @@ assert cfg[("eviction-hard", "memory.available")]["value"] == "625Mi"
 assert cfg[("eviction-hard", "memory.available")]["origin"].startswith("kubelet " + sys.argv[2] + ":5")
 assert cfg[("agent", "cgroup-root")] == {"section": "agent", "key": "cgroup-root", "value": sys.argv[3], "origin": "command line (--cgroup-root)"}
 PY
-	grep -q "warning: nodefs.available: evictd's threshold 10%" "$tmp/once.err"
+	grep -q "warning: nodefs.available: evictd's hard threshold 10%" "$tmp/once.err"
 }
 if command -v python3 >/dev/null; then ok "--once --json: configuration with origins, the kubelet's config and the conflict" once_json
 else skip "--once --json: configuration with origins" "python3 missing"; fi

@@ -2,7 +2,8 @@
 /*
  * evictd's side of its Node conditions: a condition record in the spool when a condition changes
  * (evictd's own type, the kubelet's reason with evictd's prefix, the signals that hold it), every
- * condition once at start, all cleared on an orderly stop; nothing in dry-run mode.
+ * condition once at start, on an orderly stop False only where the pressure is known to be gone
+ * (else Unknown, reason EvictdStopped); nothing in dry-run mode.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -106,10 +107,55 @@ static void test_start_and_stop(void **state)
 	assert_int_equal(take(buf, sizeof(buf)), 3); /* every condition, so a stale True is cleared */
 	assert_non_null(strstr(buf, "EvictdDiskPressure\",\"status\":\"False\",\"reason\":\"EvictdHasNoDiskPressure\""));
 	assert_non_null(strstr(buf, "EvictdPIDPressure\",\"status\":\"False\",\"reason\":\"EvictdHasSufficientPID\""));
-	kube_spool_conditions_clear(c);
+	/* an orderly stop without pressure: False where evictd watched and saw none */
+	kube_spool_conditions_stopped(c, &ev, &s.node);
 	assert_int_equal(take(buf, sizeof(buf)), 3);
-	assert_non_null(strstr(buf, "\"message\":\"evictd stopped\""));
+	assert_non_null(strstr(buf, "EvictdMemoryPressure\",\"status\":\"False\",\"reason\":\"EvictdStopped\","
+	                            "\"message\":\"evictd stopped; no threshold for MemoryPressure was met at its last "
+	                            "evaluation\""));
 	assert_null(strstr(buf, "\"True\""));
+	config_free(c);
+}
+
+/*
+ * An orderly stop never says False for pressure that may still be there: a condition True at the
+ * last evaluation, or one none of whose thresholded signals could be read, says Unknown
+ * (EvictdStopped); a condition with no threshold at all was never claimed and stays False.
+ */
+static void test_stop_with_pressure_is_unknown(void **state)
+{
+	char buf[16384];
+	evaluation ev;
+	snapshot s;
+	(void)state;
+	evictd_config *c = conf(false);
+
+	pressure(&ev, &s, true);
+	kube_spool_conditions_stopped(c, &ev, &s.node);
+	assert_int_equal(take(buf, sizeof(buf)), 3);
+	assert_non_null(strstr(buf, "EvictdMemoryPressure\",\"status\":\"Unknown\",\"reason\":\"EvictdStopped\","
+	                            "\"message\":\"evictd stopped while MemoryPressure held (memory.available 80Mi < "
+	                            "625Mi (hard)): nothing relieves it until evictd runs again\""));
+	/* nodefs was never read in this evaluation: not known to be free of pressure */
+	assert_non_null(strstr(buf, "EvictdDiskPressure\",\"status\":\"Unknown\",\"reason\":\"EvictdStopped\","
+	                            "\"message\":\"evictd stopped; none of the signals of DiskPressure could be measured"));
+	/* no pid.available threshold by default: nothing was watched, nothing was claimed */
+	assert_non_null(strstr(buf, "EvictdPIDPressure\",\"status\":\"False\",\"reason\":\"EvictdStopped\""));
+	assert_null(strstr(buf, "\"True\""));
+
+	/* within pressure-transition-period: True with no threshold met any more, still Unknown */
+	pressure(&ev, &s, false);
+	ev.conditions[CONDITION_MEMORY_PRESSURE] = true;
+	kube_spool_conditions_stopped(c, &ev, &s.node);
+	assert_int_equal(take(buf, sizeof(buf)), 3);
+	assert_non_null(strstr(buf, "EvictdMemoryPressure\",\"status\":\"Unknown\",\"reason\":\"EvictdStopped\","
+	                            "\"message\":\"evictd stopped while MemoryPressure held (within "
+	                            "pressure-transition-period)"));
+
+	/* stopped before any evaluation: nothing measured */
+	kube_spool_conditions_stopped(c, &ev, NULL);
+	assert_int_equal(take(buf, sizeof(buf)), 3);
+	assert_non_null(strstr(buf, "EvictdMemoryPressure\",\"status\":\"Unknown\""));
 	config_free(c);
 }
 
@@ -123,7 +169,7 @@ static void test_dry_run_writes_nothing(void **state)
 	pressure(&ev, &s, true);
 	kube_spool_thresholds(c, &ev, &s);
 	kube_spool_conditions(c, &ev, &s.node, true);
-	kube_spool_conditions_clear(c);
+	kube_spool_conditions_stopped(c, &ev, &s.node);
 	assert_int_equal(take(buf, sizeof(buf)), 0);
 	config_free(c);
 }
@@ -133,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_change_writes_one_record),
 		cmocka_unit_test(test_start_and_stop),
+		cmocka_unit_test(test_stop_with_pressure_is_unknown),
 		cmocka_unit_test(test_dry_run_writes_nothing),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

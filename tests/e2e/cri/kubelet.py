@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A kubelet stand-in for evictd's CRI scenarios in the e2e VM (tests/e2e/scenarios/09-12).
+"""A kubelet stand-in for evictd's CRI scenarios in the e2e VM (tests/e2e/scenarios/10-14).
 
 Not the kubelet: a test double that does to a real container runtime (containerd from Debian)
 what the kubelet does, over the runtime's own API (the CRI, runtime.v1 over gRPC on its unix

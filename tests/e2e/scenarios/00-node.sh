@@ -25,7 +25,7 @@ note "memory.available $((avail / MIB)) MiB of MemTotal $((total / MIB)) MiB"
 ok "memory.available is between 0 and MemTotal" test "$avail" -gt 0 -a "$avail" -lt "$total"
 
 # ---- what `make install DESTDIR=... PREFIX=/usr` put on the node ----------------------------------
-for f in /usr/sbin/evictd /usr/bin/preemptctl; do
+for f in /usr/sbin/evictd /usr/sbin/evictd-kube /usr/sbin/preemptd /usr/bin/preemptctl; do
 	ok "$f installed and executable" test -x "$f"
 	ok "$f: every shared library resolves" bash -c "ldd $f | grep -q . && ! ldd $f | grep -q 'not found'"
 done

@@ -2,7 +2,8 @@
 # Scenario 1 — evictd as an operator installs it: `systemctl enable --now evictd` with the
 # shipped configuration reaches "active (running)" through Type=notify and says in STATUS= what
 # it watches; `systemctl reload` applies a good drop-in (new threshold, in the journal and in
-# status.json) and refuses a bad one (file and line in the journal, old configuration kept).
+# status.json) and refuses a bad one (file and line in the journal, old configuration kept); a
+# kubelet configured after evictd started is followed; a stop is a clean exit, and says so.
 . ./lib.sh
 
 # ---- what evictd sees on this node (one-shot mode, before the service runs) -------------------
@@ -95,8 +96,37 @@ j_mark
 ok "reload after removing the bad drop-in" systemctl reload evictd.service
 ok "journal: configuration reloaded again" j_wait 10 "$(j_id $MSGID_CONFIG_LOADED)"
 
+# ---- the kubelet comes after evictd (a node being built) and goes (kubeadm reset) -------------
+# Inside the unit's sandbox (ProtectSystem=strict, PrivateMounts=yes) evictd waits on /var/lib for
+# /var/lib/kubelet to be made, then follows its config.yaml (issue 29).
+if [ -e /var/lib/kubelet ]; then
+	note "this image has /var/lib/kubelet: the late kubelet is not tried"
+else
+	j_mark
+	mkdir -p /var/lib/kubelet
+	printf 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard:\n  memory.available: 300Mi\n  nodefs.available: "12%%"\n' \
+		>/var/lib/kubelet/config.yaml
+	ok "journal: the kubelet's configuration read as it appears" \
+		j_wait 10 '(.MESSAGE // "" | test("^Reloading the configuration: the kubelet.s (config.yaml changed|directory /var/lib/kubelet appeared)"))'
+	nodefs_is_15pct() {	# the kubelet's 12% plus kubelet-margin 25%, resolved against nodefs
+		evictd_status_json | jq -e '.signals[] | select(.signal == "nodefs.available")
+			| .hard_threshold != null and .hard_threshold > .capacity * 0.149 and .hard_threshold < .capacity * 0.151' >/dev/null 2>&1
+	}
+	ok "status.json: nodefs.available hard is the kubelet's 12% + 25%" wait_until 10 nodefs_is_15pct
+	ok "journal: the drop-in's hard 123Mi is at or below the kubelet's hard 300Mi: warned, naming the key" \
+		j_wait 10 '(.MESSAGE // "" | test("^memory.available: evictd.s hard threshold 123Mi \\(\\[eviction-hard\\] memory.available, "))'
+	ok "evictd --dump-config beside it says the same" \
+		bash -c 'evictd --dump-config | grep -q "^nodefs.available = 15% .*; kubelet /var/lib/kubelet/config.yaml:5 + kubelet-margin 25%$"'
+	j_mark
+	rm -rf /var/lib/kubelet
+	ok "journal: the kubelet gone (kubeadm reset): reloaded on evictd.conf alone" \
+		j_wait 10 '(.MESSAGE // "" | test("^Reloading the configuration: the kubelet.s (config.yaml was removed|directory /var/lib/kubelet is gone)"))'
+fi
+
 # ---- stop: SIGTERM from systemd is a clean exit ------------------------------------------------
+j_mark
 ok "systemctl stop evictd" systemctl stop evictd.service
 ok "stopped cleanly (Result=success, exit status 0)" \
 	test "$(unit_prop Result)/$(unit_prop ExecMainStatus)" = success/0
+ok "journal: evictd's last word says it stopped" j_wait 10 '(.MESSAGE // "" | test("^stopped on SIGTERM after "))'
 done_testing

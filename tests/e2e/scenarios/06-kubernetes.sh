@@ -12,9 +12,11 @@
 # low survive; the stand-in's request record must show the Warning Event "Evicted" with the
 # kubelet's message (naming the container), the DisruptionTarget condition, the DELETE with the
 # UID precondition and the node's EvictionThresholdMet; evictd-kube's journal has each outcome.
+# Then evictd's own Node condition under the real sandbox of evictd-kube (no capability, private
+# users, /run read-only): True from evictd's record; Unknown (EvictdNotRunning) after a SIGKILL of
+# evictd (its pidfd), back when systemd restarts it; EvictdStopped on systemctl stop.
 . ./lib.sh
 
-KUBE_SRC=$(cd ../kube 2>/dev/null && pwd)
 [ -n "$KUBE_SRC" ] && [ -f "$KUBE_SRC/apiserver.py" ] || skip_all "tests/kube not shipped to the guest"
 command -v python3 >/dev/null && command -v openssl >/dev/null && command -v curl >/dev/null ||
 	skip_all "python3, openssl and curl are needed for the stand-in API server (image/packages)"
@@ -25,29 +27,17 @@ LOW=e2e00000000000000000000000000602
 CRIT=e2e00000000000000000000000000603
 HOG_CTR=$(printf 'e2e6%060d' 1)
 NODE=$(hostname | tr 'A-Z' 'a-z')
-KDIR=$STATE/kube
-APID=
 cleanup() {
 	systemctl stop evictd-kube.service 2>/dev/null
-	[ -n "$APID" ] && kill "$APID" 2>/dev/null
+	standin_stop
 	rm -rf /etc/kubernetes /run/evictd/kube-pods/* /run/evictd/evictions/*
 }
 trap cleanup EXIT
 
 # ---- the stand-in API server and the kubelet's kubeconfig -------------------------------------
-mkdir -p "$KDIR"
-ok "test PKI for node $NODE" "$KUBE_SRC/mkcerts.sh" "$KDIR" "$NODE"
-python3 "$KUBE_SRC/apiserver.py" --dir "$KDIR" --port 0 --bookmark-interval 1 --grace-scale 0.01 \
-	2> "$STATE/apiserver.stderr" &
-APID=$!
-ok "stand-in API server up" wait_until 30 test -s "$KDIR/ports.json"
-CTL=$(jq -r .control "$KDIR/ports.json")
+ok "stand-in API server up, test PKI for node $NODE" standin_start "$NODE" --bookmark-interval 1 --grace-scale 0.01
 mkdir -p /etc/kubernetes
 install -m 600 "$KDIR/kubeconfig-node" /etc/kubernetes/kubelet.conf
-ctl() {	# ctl METHOD PATH [JSON]: the stand-in's control endpoint
-	if [ $# -ge 3 ]; then curl -sS -X "$1" -H 'Content-Type: application/json' --data-binary "$3" "$CTL$2"
-	else curl -sS -X "$1" "$CTL$2"; fi
-}
 api_pod() {	# api_pod NS NAME UID [PRIORITY|CLASS] MEM-REQ [CONTAINER-ID]
 	local prio status=""
 	case "$4" in [0-9]*) prio="\"priority\": $4" ;; *) prio="\"priorityClassName\": \"$4\"" ;; esac
@@ -57,12 +47,11 @@ api_pod() {	# api_pod NS NAME UID [PRIORITY|CLASS] MEM-REQ [CONTAINER-ID]
 	  \"spec\": {\"nodeName\": \"$NODE\", $prio, \"containers\": [{\"name\": \"main\", \"image\": \"pause\",
 	    \"resources\": {\"requests\": {\"memory\": \"$5\"}}}]}$status}" | jq -e .metadata.uid >/dev/null
 }
+node_create() { ctl POST /objects "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"$NODE\"}}" | jq -e .metadata.uid >/dev/null; }
+ok "the Node $NODE (evictd's conditions go on its status)" node_create
 ok "API pod e2e/hog" api_pod e2e hog $HOG 1000 64Mi "$HOG_CTR"
 ok "API pod e2e/low" api_pod e2e low $LOW 0 256Mi
 ok "API pod kube-system/critical" api_pod kube-system critical $CRIT system-node-critical 8Mi
-requests() { ctl GET /requests; }
-# req JQ: some request in the stand-in's record matches
-req() { requests | jq -e -s "any(.[]; $1)" >/dev/null 2>&1; }
 
 # ---- evictd-kube: descriptors from the API ------------------------------------------------------
 thr=$(mib_below_available 300)
@@ -146,5 +135,23 @@ ok "the spool is empty (every report delivered)" wait_until 30 bash -c '[ -d /ru
 ok "kube-system/critical survived" pod_populated $CRIT burstable
 ok "e2e/low survived" pod_populated $LOW burstable
 ok "evictd still active (running)" evictd_running
+
+# ---- evictd's Node condition, and what it says when evictd is not there -----------------------------
+# cond_patch JQ: evictd-kube patched the Node's EvictdMemoryPressure as JQ says (on .c)
+cond_patch() {
+	req ".method == \"PATCH\" and .path == \"/api/v1/nodes/$NODE/status\" and .status == 200 and any(.body.status.conditions[]; .type == \"EvictdMemoryPressure\" and (. as \$c | {c: \$c} | $1))"
+}
+ok "EvictdMemoryPressure=True posted from evictd's record" wait_until 30 cond_patch \
+	'.c.status == "True" and .c.reason == "EvictdHasInsufficientMemory"'
+ctl DELETE /requests >/dev/null
+systemctl kill -s KILL --kill-who=main evictd.service
+ok "evictd killed (SIGKILL): Unknown, EvictdNotRunning (seen through its pidfd, under the sandbox)" \
+	wait_until 10 cond_patch '.c.status == "Unknown" and .c.reason == "EvictdNotRunning"'
+ok "systemd restarts evictd" wait_until 30 evictd_running
+ok "...and the condition is evictd's word again" wait_until 30 cond_patch '.c.reason != "EvictdNotRunning"'
+ctl DELETE /requests >/dev/null
+systemctl stop evictd.service
+ok "systemctl stop evictd: reason EvictdStopped" wait_until 30 cond_patch '.c.reason == "EvictdStopped"'
+ok "evictd started again" evictd_restart
 journalctl -u evictd-kube.service --no-pager -o cat 2>/dev/null | tail -n 12 | sed 's/^/#   /'
 done_testing

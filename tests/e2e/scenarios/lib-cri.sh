@@ -1,4 +1,4 @@
-# Helpers of the CRI scenarios (09-13), sourced after lib.sh: a real container runtime
+# Helpers of the CRI scenarios (10-14), sourced after lib.sh: a real container runtime
 # (containerd and runc from Debian, /etc/containerd/config.toml from image/guest/containerd.toml)
 # started for the scenario and stopped after it, the images made with the VM image
 # (image/guest/mkcriimages) imported with ctr, and the kubelet stand-in ../cri/kubelet.py that

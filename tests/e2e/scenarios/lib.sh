@@ -156,3 +156,28 @@ pod_kill() { echo 1 > "$(pod_cg "$1" "$2")/cgroup.kill" 2>/dev/null; }
 
 # Thresholds are set relative to what this VM has free right now: MiB, rounded down.
 mib_below_available() { echo $(( ($(mem_available) / MIB) - $1 )); }
+
+# ---- the stand-in API server (tests/kube/apiserver.py, a test double) in the guest -------------
+KUBE_SRC=$(cd ../kube 2>/dev/null && pwd)
+KDIR=$STATE/kube
+APID=
+CTL=
+# standin_start NODE [apiserver.py OPTIONS...]: test PKI for node NODE and the server in the
+# background (its state, kubeconfigs and request log in $KDIR); sets APID and CTL.
+standin_start() {
+	local node=$1; shift
+	mkdir -p "$KDIR"
+	"$KUBE_SRC/mkcerts.sh" "$KDIR" "$node" > "$STATE/mkcerts.log" 2>&1 || return 1
+	python3 "$KUBE_SRC/apiserver.py" --dir "$KDIR" --port 0 "$@" 2> "$STATE/apiserver.stderr" &
+	APID=$!
+	wait_until 30 test -s "$KDIR/ports.json" || { cat "$STATE/apiserver.stderr"; return 1; }
+	CTL=$(jq -r .control "$KDIR/ports.json")
+}
+standin_stop() { if [ -n "$APID" ]; then kill "$APID" 2>/dev/null; APID=; fi; }
+ctl() {	# ctl METHOD PATH [JSON]: the stand-in's control endpoint
+	if [ $# -ge 3 ]; then curl -sS -X "$1" -H 'Content-Type: application/json' --data-binary "$3" "$CTL$2"
+	else curl -sS -X "$1" "$CTL$2"; fi
+}
+requests() { ctl GET /requests; }
+# req JQ: some request in the stand-in's record matches
+req() { requests | jq -e -s "any(.[]; $1)" >/dev/null 2>&1; }

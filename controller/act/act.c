@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+#include "act.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "journal.h"
+#include "objmap.h"
+#include "requests.h"
+
+#define EVENT_REPEAT_NS (600LL * 1000000000LL) /* a FailedScheduling repeated at most every 10 min */
+#define JSON "application/json"
+#define SMP "application/strategic-merge-patch+json"
+
+struct event_memo {
+	uint64_t hash;
+	int64_t at;
+};
+
+struct act {
+	cluster *c;
+	transport *t;
+	writer *w;
+	char *scheduler, *identity;
+	bool (*may_write)(void *userdata, long *ret_timeout_ms);
+	void *gate_userdata;
+	objmap events; /* pod uid -> the last FailedScheduling sent */
+	unsigned events_added;
+	act_stats stats;
+	bool forbidden_told[CLUSTER_WRITE_EVENT + 1];
+};
+
+static char *pod_path(const char *ns, const char *name, const char *sub)
+{
+	char *p = NULL;
+	if (asprintf(&p, "/api/v1/namespaces/%s/pods/%s%s%s", ns, name, sub ? "/" : "", sub ? sub : "") < 0)
+		return NULL;
+	return p;
+}
+
+static char *events_path(const char *ns)
+{
+	char *p = NULL;
+	if (asprintf(&p, "/apis/events.k8s.io/v1/namespaces/%s/events", ns) < 0)
+		return NULL;
+	return p;
+}
+
+/* What RBAC must grant for a write (a 403 names it). */
+static const char *permission_of(cluster_write w)
+{
+	switch (w) {
+	case CLUSTER_WRITE_BIND: return "create on pods/binding";
+	case CLUSTER_WRITE_STATUS:
+	case CLUSTER_WRITE_CONDITION: return "patch on pods/status";
+	case CLUSTER_WRITE_DELETE: return "delete on pods";
+	case CLUSTER_WRITE_EVENT: return "create on events (events.k8s.io)";
+	}
+	return "?";
+}
+
+/* --- what the writer tells ---------------------------------------------------------------------- */
+
+static void step_done(void *userdata, const char *ns, const char *name, const char *node, const write_step *st,
+                      write_result r, long status, const char *msg)
+{
+	act *a = userdata;
+	journal_entry e;
+
+	if (r == WRITE_OK) {
+		if (st->kind == CLUSTER_WRITE_BIND) {
+			a->stats.bound++;
+			journal_entry_init(&e, LOG_INFO, MSGID_POD_BOUND);
+			journal_entry_add(&e, FIELD_POD, "%s/%s", ns, name);
+			journal_entry_add(&e, FIELD_NODE, "%s", node ? node : "");
+			journal_entry_send(&e, "Bound pod %s/%s to node %s", ns, name, node ? node : "?");
+		} else if (st->kind == CLUSTER_WRITE_DELETE)
+			a->stats.victims_deleted++;
+		return;
+	}
+	if (r == WRITE_OBSOLETE || r == WRITE_ABANDONED) {
+		journal_msg(LOG_DEBUG, "%s %s for pod %s/%s dropped: %s", st->verb, st->path, ns, name, msg);
+		return;
+	}
+	if (r == WRITE_CONFLICT && st->kind == CLUSTER_WRITE_BIND)
+		a->stats.bind_conflicts++;
+	journal_entry_init(&e, r == WRITE_REFUSED ? LOG_ERR : LOG_NOTICE, MSGID_API_ERROR);
+	journal_entry_add(&e, FIELD_POD, "%s/%s", ns, name);
+	journal_entry_add(&e, FIELD_VERB, "%s", st->verb);
+	journal_entry_add(&e, FIELD_PATH, "%s", st->path);
+	journal_entry_add(&e, FIELD_STATUS, "%ld", status);
+	journal_entry_add(&e, FIELD_REASON, "%s", msg);
+	if (status == 403) {
+		a->stats.forbidden++;
+		/* told in full once per permission: a missing RBAC rule fails every write of its kind */
+		if (!a->forbidden_told[st->kind]) {
+			a->forbidden_told[st->kind] = true;
+			journal_entry_send(&e, "%s %s forbidden (HTTP 403): preemptd's ClusterRole lacks %s "
+			                   "(deploy/preemptd.yaml): %s", st->verb, st->path, permission_of(st->kind), msg);
+		}
+		return;
+	}
+	if (r == WRITE_CONFLICT && st->kind == CLUSTER_WRITE_BIND)
+		journal_entry_send(&e, "Binding of pod %s/%s refused (HTTP 409): someone else decided; not sent again: %s",
+		                   ns, name, msg);
+	else
+		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s", st->verb, st->path, status, write_result_name(r),
+		                   *msg ? ": " : "", msg);
+}
+
+static bool gate(void *userdata, long *ret_timeout_ms)
+{
+	act *a = userdata;
+	return !a->may_write || a->may_write(a->gate_userdata, ret_timeout_ms);
+}
+
+/* --- the object -------------------------------------------------------------------------------- */
+
+int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
+{
+	act *a = calloc(1, sizeof(*a));
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->c = c;
+	a->t = t;
+	if (!(a->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : "preemptd")) ||
+	    !(a->identity = strdup(o && o->identity ? o->identity : a->scheduler))) {
+		act_free(a);
+		return -ENOMEM;
+	}
+	writer_hooks h = { .may_write = gate, .step_done = step_done, .userdata = a };
+	r = writer_new(e, t, c, o ? &o->writer : NULL, &h, &a->w);
+	if (r < 0) {
+		act_free(a);
+		return r;
+	}
+	*ret = a;
+	return 0;
+}
+
+static void free_memo(const char *key, void *value, void *userdata)
+{
+	(void)key;
+	(void)userdata;
+	free(value);
+}
+
+act *act_free(act *a)
+{
+	if (!a)
+		return NULL;
+	writer_free(a->w);
+	objmap_foreach(&a->events, free_memo, NULL);
+	objmap_done(&a->events);
+	free(a->scheduler);
+	free(a->identity);
+	free(a);
+	return NULL;
+}
+
+void act_set_gate(act *a, bool (*may_write)(void *userdata, long *ret_timeout_ms), void *userdata)
+{
+	a->may_write = may_write;
+	a->gate_userdata = userdata;
+}
+
+writer *act_writer(act *a)
+{
+	return a->w;
+}
+
+void act_get_stats(const act *a, act_stats *ret)
+{
+	*ret = a->stats;
+}
+
+/* --- Events ------------------------------------------------------------------------------------ */
+
+static uint64_t hash_text(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+struct prune_ctx {
+	objmap *m;
+	int64_t now;
+};
+
+static void prune_memo(const char *key, void *value, void *userdata)
+{
+	struct prune_ctx *p = userdata;
+	struct event_memo *m = value;
+
+	if (p->now - m->at >= EVENT_REPEAT_NS)
+		free(objmap_remove(p->m, key));
+}
+
+/* Whether this FailedScheduling is news: not the same message for the same pod within 10 minutes
+ * (client-go's recorder aggregates repeats into a series; a scheduler retrying an unschedulable
+ * pod would otherwise post one Event per attempt). */
+static bool event_is_news(act *a, const char *uid, const char *message, int64_t now)
+{
+	uint64_t h = hash_text(message);
+	struct event_memo *m = objmap_get(&a->events, uid);
+
+	if (m && m->hash == h && now - m->at < EVENT_REPEAT_NS)
+		return false;
+	if (!m && (m = calloc(1, sizeof(*m))) && objmap_put(&a->events, uid, m) < 0) {
+		free(m);
+		m = NULL;
+	}
+	if (m) {
+		m->hash = h;
+		m->at = now;
+	}
+	if (++a->events_added % 1024 == 0) {
+		struct prune_ctx p = { &a->events, now };
+		objmap_foreach(&a->events, prune_memo, &p);
+	}
+	return true;
+}
+
+static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
+                     const char *reason, const char *action, const char *note, int64_t now)
+{
+	req_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
+	                 .action = action, .note = note, .controller = a->scheduler, .instance = a->identity,
+	                 .now_ns = now };
+	if (related) {
+		ev.related_ns = related->namespace_;
+		ev.related_name = related->name;
+		ev.related_uid = related->uid;
+	}
+	return write_chain_add(ch, CLUSTER_WRITE_EVENT, "POST", events_path(pod->namespace_), JSON, req_event_body(&ev));
+}
+
+/* --- decisions --------------------------------------------------------------------------------- */
+
+static void submit(act *a, write_chain *ch, int r)
+{
+	if (r < 0) {
+		/* out of memory: what the chain's steps assumed is dropped with it */
+		journal_msg(LOG_ERR, "Cannot prepare a write: %s", strerror(-r));
+		writer_drop(a->w, ch);
+		return;
+	}
+	writer_submit(a->w, ch);
+}
+
+/* A pod without a uid (never from an API server) gets an empty one: no write about it is wanted. */
+static write_chain *chain_for(const decision_pod *p)
+{
+	return write_chain_new(p->namespace_, p->name, p->uid);
+}
+
+static void bind_pod(act *a, const decision *d, int64_t now)
+{
+	char note[700];
+	write_chain *ch = chain_for(&d->pod);
+	int r;
+
+	if (!ch)
+		return;
+	snprintf(note, sizeof(note), "Successfully assigned %s/%s to %s", d->pod.namespace_, d->pod.name, d->node);
+	r = write_chain_set_node(ch, d->node);
+	if (r >= 0)
+		r = write_chain_add(ch, CLUSTER_WRITE_BIND, "POST", pod_path(d->pod.namespace_, d->pod.name, "binding"), JSON,
+		                    req_binding(d->pod.namespace_, d->pod.name, d->pod.uid, d->node));
+	if (r >= 0)
+		r = add_event(a, ch, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
+	submit(a, ch, r);
+}
+
+/* The pod's PodScheduled condition (and nomination) when it changes; the FailedScheduling Event. */
+static void failed(act *a, const decision *d, int64_t now, bool set_nomination, const char *node)
+{
+	const char *current = cluster_pod_condition_message(a->c, d->pod.namespace_, d->pod.name);
+	bool changed = !current || strcmp(current, d->message) != 0;
+	int r;
+
+	if (changed || set_nomination) {
+		write_chain *ch = chain_for(&d->pod);
+		if (!ch)
+			return;
+		r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_path(d->pod.namespace_, d->pod.name, "status"), SMP,
+		                    req_unschedulable_patch(d->pod.uid, d->message, current ? 0 : now, set_nomination, node));
+		cluster_assume_condition(a->c, d->pod.namespace_, d->pod.name, d->message);
+		submit(a, ch, r);
+	} else {
+		a->stats.status_skipped++;
+	}
+	if (!d->pod.uid || !event_is_news(a, d->pod.uid, d->message, now)) {
+		a->stats.events_skipped++;
+		return;
+	}
+	write_chain *ev = chain_for(&d->pod);
+	if (ev)
+		submit(a, ev, add_event(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", d->message, now));
+}
+
+static void log_preemption(const decision *d)
+{
+	char victims[1024];
+	size_t off = 0;
+	journal_entry e;
+
+	victims[0] = '\0';
+	for (size_t i = 0; i < d->n_victims && off < sizeof(victims); i++)
+		off += (size_t)snprintf(victims + off, sizeof(victims) - off, "%s%s/%s", i ? "," : "",
+		                        d->victims[i].pod.namespace_, d->victims[i].pod.name);
+	journal_entry_init(&e, LOG_INFO, MSGID_PREEMPTION);
+	journal_entry_add(&e, FIELD_POD, "%s/%s", d->pod.namespace_, d->pod.name);
+	journal_entry_add(&e, FIELD_POD_UID, "%s", d->pod.uid ? d->pod.uid : "");
+	journal_entry_add(&e, FIELD_PRIORITY, "%d", (int)d->pod.priority);
+	journal_entry_add(&e, FIELD_NODE, "%s", d->node);
+	journal_entry_add(&e, FIELD_VICTIMS, "%s", victims);
+	journal_entry_send(&e, "Preempting %zu pod%s on node %s for pod %s/%s (priority %d): %s", d->n_victims,
+	                   d->n_victims == 1 ? "" : "s", d->node, d->pod.namespace_, d->pod.name, (int)d->pod.priority,
+	                   victims);
+}
+
+/* The decision in preemptctl preempt --explain's words (the cycle explains at log level debug). */
+static void log_explanation(const decision *d)
+{
+	if (d->explanation)
+		journal_msg(LOG_DEBUG, "Why pod %s/%s %s (as preemptctl preempt --explain words it):\n%s", d->pod.namespace_,
+		            d->pod.name, d->kind == DECISION_PREEMPT ? "preempts there" : "stays pending", d->explanation);
+}
+
+static void preempt(act *a, const decision *d, int64_t now)
+{
+	char note[400];
+	int r;
+
+	log_preemption(d);
+	log_explanation(d);
+	snprintf(note, sizeof(note), "Preempted by pod %s on node %s", d->pod.uid ? d->pod.uid : "", d->node);
+	for (size_t i = 0; i < d->n_victims; i++) {
+		const decision_pod *v = &d->victims[i].pod;
+		if (d->victims[i].terminating)
+			continue; /* its deletion is under way: nothing is sent twice */
+		write_chain *ch = chain_for(v);
+		if (!ch)
+			continue;
+		r = write_chain_set_node(ch, d->node);
+		if (r >= 0)
+			r = write_chain_add(ch, CLUSTER_WRITE_CONDITION, "PATCH", pod_path(v->namespace_, v->name, "status"), SMP,
+			                    req_disruption_patch(v->uid, a->scheduler, now));
+		if (r >= 0)
+			r = write_chain_add(ch, CLUSTER_WRITE_DELETE, "DELETE", pod_path(v->namespace_, v->name, NULL), JSON,
+			                    req_delete_options(v->uid));
+		if (r >= 0)
+			r = add_event(a, ch, v, &d->pod, "Normal", "Preempted", "Preempting", note, now);
+		submit(a, ch, r);
+	}
+	for (size_t i = 0; i < d->n_cleared; i++) {
+		const decision_pod *p = &d->cleared[i];
+		write_chain *ch = chain_for(p);
+		if (ch)
+			submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_path(p->namespace_, p->name, "status"),
+			                              SMP, req_clear_nomination_patch(p->uid)));
+	}
+	failed(a, d, now, true, d->node);
+}
+
+static void unschedulable(act *a, const decision *d, int64_t now)
+{
+	const char *current = cluster_pod_condition_message(a->c, d->pod.namespace_, d->pod.name);
+
+	if (!current || strcmp(current, d->message) != 0) {
+		journal_entry e;
+		journal_entry_init(&e, LOG_INFO, MSGID_POD_UNSCHEDULABLE);
+		journal_entry_add(&e, FIELD_POD, "%s/%s", d->pod.namespace_, d->pod.name);
+		journal_entry_add(&e, FIELD_PRIORITY, "%d", (int)d->pod.priority);
+		journal_entry_add(&e, FIELD_REASON, "%s", d->message);
+		journal_entry_send(&e, "Pod %s/%s is unschedulable: %s", d->pod.namespace_, d->pod.name, d->message);
+		log_explanation(d);
+	}
+	failed(a, d, now, d->clear_nomination, NULL);
+}
+
+void act_decision(act *a, const decision *d, int64_t now_ns)
+{
+	switch (d->kind) {
+	case DECISION_BIND:
+		bind_pod(a, d, now_ns);
+		break;
+	case DECISION_PREEMPT:
+		preempt(a, d, now_ns);
+		break;
+	case DECISION_UNSCHEDULABLE:
+		unschedulable(a, d, now_ns);
+		break;
+	case DECISION_NONE:
+	default:
+		break;
+	}
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A decision carried out on the API server, as kube-scheduler carries out its own (reference §12):
+ *   bind           POST pods/NAME/binding with the pod's uid, then Event Normal Scheduled
+ *                  "Successfully assigned NS/NAME to NODE";
+ *   unschedulable  PATCH pods/NAME/status PodScheduled=False/Unschedulable with the FitError
+ *                  (only when it changed), Event Warning FailedScheduling (not repeated for the
+ *                  same message within ten minutes);
+ *   preempt        each victim not yet terminating: DisruptionTarget=True/PreemptionByScheduler,
+ *                  DELETE with a uid precondition and its own grace period, Event Normal Preempted
+ *                  "Preempted by pod UID on node NODE"; the preemptor's status gets
+ *                  status.nominatedNodeName and its FitError, with a FailedScheduling Event; the
+ *                  lower-priority pods that lost their nomination get it cleared.
+ * Each decision is logged to the journal (catalog: systemd/preemptd.catalog).
+ */
+#ifndef CTL_ACT_H
+#define CTL_ACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cluster.h"
+#include "decision.h"
+#include "writer.h"
+
+typedef struct act act;
+
+typedef struct act_opts {
+	const char *scheduler_name; /* reportingController, the victims' condition message */
+	const char *identity;       /* reportingInstance */
+	writer_opts writer;
+} act_opts;
+
+int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret);
+act *act_free(act *a);
+
+/* Only the Lease holder writes: the gate the writer asks before each request (NULL: always). */
+void act_set_gate(act *a, bool (*may_write)(void *userdata, long *ret_timeout_ms), void *userdata);
+
+/* Carries the decision out (asynchronously). now_ns: the wall clock, for Events and conditions. */
+void act_decision(act *a, const decision *d, int64_t now_ns);
+
+writer *act_writer(act *a);
+
+typedef struct act_stats {
+	uint64_t bound;            /* bindings accepted */
+	uint64_t bind_conflicts;   /* bindings refused with 409 */
+	uint64_t victims_deleted;  /* DELETEs accepted */
+	uint64_t events_skipped;   /* FailedScheduling Events not repeated */
+	uint64_t status_skipped;   /* PodScheduled patches not sent: unchanged */
+	uint64_t forbidden;        /* 403 answers */
+} act_stats;
+void act_get_stats(const act *a, act_stats *ret);
+
+#endif

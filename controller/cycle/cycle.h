@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One scheduling cycle (kube-scheduler's scheduleOne up to the point where it would call the API):
+ * pop the head of activeQ, filter with the nominated pods (two passes), score, or run
+ * DefaultPreemption on a FitError — all of it libpreempt's pp_sched_schedule_one — and hand back a
+ * decision (decision.h). The decision is also recorded in the model as assumed, so that the next
+ * cycle sees the pod bound, the preemptor nominated and its victims terminating before the API
+ * server says so. A pure function of the model: no I/O, no clock of its own.
+ */
+#ifndef CTL_CYCLE_H
+#define CTL_CYCLE_H
+
+#include <stdbool.h>
+
+#include <preempt.h>
+
+#include "cluster.h"
+#include "decision.h"
+#include "queue.h"
+
+typedef struct cycle cycle;
+
+int cycle_new(queue *q, cluster *c, cycle **ret);
+cycle *cycle_free(cycle *cy);
+
+/*
+ * Runs one cycle at the queue's clock. d (initialised with decision_init) is overwritten.
+ * Returns 1 when a pod was tried (d says what was decided), 0 when activeQ is empty, -errno with
+ * err set when the library failed.
+ */
+int cycle_run_one(cycle *cy, decision *d, pp_err *err);
+
+/* Preemption decisions explained in decision.explanation (costs memory per node per decision). */
+void cycle_set_explain(cycle *cy, bool explain);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One scheduling cycle's outcome as data: what the cycle decided, nothing of how it is carried
+ * out. The act stage turns it into API writes; a shadow mode, an explanation or a budget check
+ * can read it instead (the cycle neither knows nor cares).
+ */
+#ifndef CTL_DECISION_H
+#define CTL_DECISION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef enum decision_kind {
+	DECISION_NONE = 0,      /* the popped pod was gone or bound meanwhile: nothing to do */
+	DECISION_BIND,          /* bind pod to node */
+	DECISION_PREEMPT,       /* nominate pod to node; delete the victims */
+	DECISION_UNSCHEDULABLE, /* fits nowhere, preemption does not help (message says why) */
+} decision_kind;
+
+/* A pod named in a decision. uid: NULL when the model does not know it (the write is then
+ * guarded by nothing and is not sent). */
+typedef struct decision_pod {
+	const char *namespace_, *name, *uid;
+	int32_t priority;
+} decision_pod;
+
+typedef struct decision_victim {
+	decision_pod pod;
+	bool terminating; /* already being deleted: kube-scheduler sends nothing for it */
+} decision_victim;
+
+typedef struct decision {
+	decision_kind kind;
+	decision_pod pod;      /* the pod of the cycle */
+	const char *node;      /* bind, preempt */
+	/* preempt, unschedulable: kube's FitError message for the PodScheduled condition and the
+	 * FailedScheduling Event */
+	const char *message;
+	/* unschedulable: the pod's own nomination was dropped (preemption no longer helps there) */
+	bool clear_nomination;
+	/* preempt: */
+	decision_victim *victims; /* descending importance */
+	size_t n_victims;
+	decision_pod *cleared;    /* lower-priority pods that lost their nomination to node */
+	size_t n_cleared;
+	/* preempt, unschedulable, when the cycle explains (cycle_set_explain): preemptctl preempt
+	 * --explain's account of the decision, the same words (cycle/explain.c); NULL otherwise */
+	const char *explanation;
+	int64_t time_ns;     /* the queue's clock when decided */
+	int64_t duration_ns; /* the cycle's own time (metrics) */
+	unsigned attempts;   /* how many cycles the pod had (this one included) */
+	karena arena;        /* the strings and arrays above, until the next cycle */
+} decision;
+
+void decision_init(decision *d);
+void decision_done(decision *d);
+const char *decision_kind_name(decision_kind k); /* "none" "bind" "preempt" "unschedulable" */
+
+#endif

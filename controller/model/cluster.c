@@ -1,0 +1,830 @@
+/* SPDX-License-Identifier: MIT */
+#include "cluster.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "convert.h"
+#include "objmap.h"
+
+#define DEFAULT_SCHEDULER "default-scheduler"
+
+/* A pod as the model follows it: the API's view of its state, and this scheduler's decisions
+ * laid over it until the API shows them. */
+struct mpod {
+	char *ns, *name; /* name points into ns's allocation */
+	char *uid;
+	uint64_t rv;  /* numeric metadata.resourceVersion, 0 when it is not a number */
+	unsigned gen; /* relist generation last seen in */
+	bool ours;    /* spec.schedulerName is ours */
+	bool in_lib;  /* in the scheduler's model (bound pods, our pending pods) */
+	bool gated;   /* our pending pod with schedulingGates */
+	bool held;    /* our binding was refused (409): out of the queue until the API says more */
+	uint64_t held_rv;
+	/* the API's view of the pod's state */
+	char *api_node, *api_nominated;
+	bool has_start, terminating, preempted, not_ready;
+	int64_t start_ns, deletion_ns;
+	char *condition; /* PodScheduled=False message as the API (or our write) has it */
+	/* decisions of ours the API does not show yet */
+	char *assumed_node;
+	bool nom_set;
+	char *nom_node; /* NULL: cleared */
+	uint64_t nom_rv; /* the resourceVersion our nomination write returned */
+	bool deleting;
+	int64_t deleting_ns;
+};
+
+struct mobj { /* a node, PDB or class: what a relist needs */
+	unsigned gen;
+	bool placeholder; /* nodes: known only from a pod bound to it */
+	bool deleted;     /* nodes: deleted with pods still bound (they keep their resources) */
+};
+
+struct cluster {
+	queue *q;
+	pp_sched *s;
+	char *scheduler;
+	pp_pcset *classes;
+	objmap pods, nodes, pdbs, class_gens;
+	objmap refused; /* "KIND/NS/NAME" refused since last accepted */
+	unsigned gen[CLUSTER_KINDS];
+	karena scratch;
+	uint64_t n_refused;
+};
+
+const char *cluster_kind_name(cluster_kind k)
+{
+	static const char *const names[] = { "priorityclasses", "nodes", "poddisruptionbudgets", "pods" };
+	return (unsigned)k < CLUSTER_KINDS ? names[k] : "objects";
+}
+
+/* --- small helpers ----------------------------------------------------------------------------- */
+
+static bool str_eq(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* Replaces *dst with a copy of s (NULL or "" → NULL). 0 or -ENOMEM. */
+static int set_str(char **dst, const char *s)
+{
+	char *n = NULL;
+
+	if (s && *s && !(n = strdup(s)))
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static uint64_t rv_number(const char *s)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	return v;
+}
+
+static void pod_key(char *buf, size_t size, const char *ns, const char *name)
+{
+	snprintf(buf, size, "%s/%s", ns ? ns : "", name);
+}
+
+static void mpod_free(struct mpod *m)
+{
+	if (!m)
+		return;
+	free(m->ns);
+	free(m->uid);
+	free(m->api_node);
+	free(m->api_nominated);
+	free(m->condition);
+	free(m->assumed_node);
+	free(m->nom_node);
+	free(m);
+}
+
+static struct mpod *find_pod(const cluster *c, const char *ns, const char *name)
+{
+	char key[K8S_LABEL_MAX];
+
+	pod_key(key, sizeof(key), ns, name);
+	return objmap_get(&c->pods, key);
+}
+
+/* --- refusals ---------------------------------------------------------------------------------- */
+
+static void refusal_key(char *buf, size_t size, cluster_kind k, const char *ns, const char *name)
+{
+	snprintf(buf, size, "%s/%s%s%s", cluster_kind_name(k), ns ? ns : "", ns ? "/" : "", name);
+}
+
+bool cluster_first_refusal(cluster *c, cluster_kind k, const char *ns, const char *name)
+{
+	char key[K8S_LABEL_MAX + 32];
+
+	c->n_refused++;
+	refusal_key(key, sizeof(key), k, ns, name);
+	if (objmap_get(&c->refused, key))
+		return false;
+	/* the value only marks presence; out of memory merely means it is told again */
+	(void)objmap_put(&c->refused, key, c);
+	return true;
+}
+
+static void accepted(cluster *c, cluster_kind k, const char *ns, const char *name)
+{
+	char key[K8S_LABEL_MAX + 32];
+
+	if (!objmap_count(&c->refused))
+		return;
+	refusal_key(key, sizeof(key), k, ns, name);
+	(void)objmap_remove(&c->refused, key);
+}
+
+/* Formats the library's message for the log: "KIND/NS/NAME: what" (it names the object itself
+ * most of the time; then once is enough). */
+static int refuse(char *err, size_t err_size, const char *label, const char *msg, int r)
+{
+	size_t n = strlen(label);
+
+	if (strncmp(msg, label, n) == 0 && msg[n] == ':')
+		snprintf(err, err_size, "%s", msg);
+	else
+		snprintf(err, err_size, "%s: %s", label, msg);
+	return r == -ENOMEM ? r : -EINVAL;
+}
+
+/* --- creation ---------------------------------------------------------------------------------- */
+
+int cluster_new(queue *q, const cluster_opts *o, cluster **ret)
+{
+	cluster *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->q = q;
+	c->s = queue_sched(q);
+	c->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : "preemptd");
+	if (!c->scheduler) {
+		free(c);
+		return -ENOMEM;
+	}
+	r = pp_pcset_new(&c->classes);
+	if (r < 0) {
+		cluster_free(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+static void free_pod_value(const char *key, void *value, void *userdata)
+{
+	(void)key;
+	(void)userdata;
+	mpod_free(value);
+}
+
+static void free_value(const char *key, void *value, void *userdata)
+{
+	(void)key;
+	(void)userdata;
+	free(value);
+}
+
+cluster *cluster_free(cluster *c)
+{
+	if (!c)
+		return NULL;
+	objmap_foreach(&c->pods, free_pod_value, NULL);
+	objmap_foreach(&c->nodes, free_value, NULL);
+	objmap_foreach(&c->pdbs, free_value, NULL);
+	objmap_foreach(&c->class_gens, free_value, NULL);
+	objmap_done(&c->pods);
+	objmap_done(&c->nodes);
+	objmap_done(&c->pdbs);
+	objmap_done(&c->class_gens);
+	objmap_done(&c->refused);
+	pp_pcset_free(c->classes);
+	karena_free(&c->scratch);
+	free(c->scheduler);
+	free(c);
+	return NULL;
+}
+
+/* The object record of a node, PDB or class, created on first sight. */
+static struct mobj *mobj_get(objmap *m, const char *key, bool create)
+{
+	struct mobj *o = objmap_get(m, key);
+
+	if (o || !create)
+		return o;
+	o = calloc(1, sizeof(*o));
+	if (o && objmap_put(m, key, o) < 0) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* --- PriorityClasses --------------------------------------------------------------------------- */
+
+int cluster_put_class(cluster *c, const struct k8s_priority_class *pc, char *err, size_t err_size)
+{
+	char label[K8S_LABEL_MAX];
+	pp_preemption_policy policy = PP_PREEMPT_LOWER_PRIORITY;
+	pp_err perr = { "" };
+	int r = 0;
+
+	snprintf(label, sizeof(label), "priorityclasses/%s", pc->name);
+	if (pc->preemption_policy && (r = pp_preemption_policy_parse(pc->preemption_policy, &policy, &perr)) < 0)
+		return refuse(err, err_size, label, perr.msg, r);
+	if (pp_pcset_find(c->classes, pc->name))
+		r = pp_pcset_update(c->classes, pc->name, pc->value, pc->global_default, policy, pc->description, &perr);
+	else
+		r = pp_pcset_add_existing(c->classes, pc->name, pc->value, pc->global_default, policy, pc->description,
+		                          &perr);
+	if (r < 0)
+		return refuse(err, err_size, label, perr.msg, r);
+	struct mobj *o = mobj_get(&c->class_gens, pc->name, true);
+	if (!o)
+		return -ENOMEM;
+	o->gen = c->gen[CLUSTER_CLASSES];
+	accepted(c, CLUSTER_CLASSES, NULL, pc->name);
+	return 0;
+}
+
+/* --- nodes ------------------------------------------------------------------------------------- */
+
+/* A node the model must have for a pod bound to it, until the real one is seen: it admits no
+ * pod (no allocatable), so nothing is scheduled onto what is not known. */
+static int add_placeholder(cluster *c, const char *name)
+{
+	pp_node_spec spec = { .name = name, .unschedulable = true };
+	struct mobj *o = mobj_get(&c->nodes, name, true);
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	r = pp_sched_add_node(c->s, &spec, NULL);
+	if (r < 0 && r != -EEXIST) {
+		free(objmap_remove(&c->nodes, name));
+		return r;
+	}
+	o->placeholder = true;
+	o->gen = c->gen[CLUSTER_NODES];
+	return 0;
+}
+
+/* A placeholder or deleted node goes once no pod is bound to it any more. */
+static void drop_node_if_empty(cluster *c, const char *name)
+{
+	struct mobj *o = name ? objmap_get(&c->nodes, name) : NULL;
+
+	if (o && (o->placeholder || o->deleted) && pp_sched_remove_node(c->s, name, NULL) >= 0)
+		free(objmap_remove(&c->nodes, name));
+}
+
+int cluster_put_node(cluster *c, const struct k8s_node *n, char *err, size_t err_size)
+{
+	char label[K8S_LABEL_MAX];
+	pp_node_spec spec;
+	pp_err perr = { "" };
+	struct mobj *o = objmap_get(&c->nodes, n->name);
+	int r;
+
+	snprintf(label, sizeof(label), "nodes/%s", n->name);
+	r = conv_node(&c->scratch, n, &spec);
+	if (r >= 0)
+		r = o ? pp_sched_update_node(c->s, &spec, &perr) : pp_sched_add_node(c->s, &spec, &perr);
+	karena_reset(&c->scratch);
+	if (r < 0)
+		return refuse(err, err_size, label, perr.msg[0] ? perr.msg : strerror(-r), r);
+	if (!o && !(o = mobj_get(&c->nodes, n->name, true))) {
+		(void)pp_sched_remove_node(c->s, n->name, NULL);
+		return -ENOMEM;
+	}
+	o->placeholder = o->deleted = false;
+	o->gen = c->gen[CLUSTER_NODES];
+	accepted(c, CLUSTER_NODES, NULL, n->name);
+	return 0;
+}
+
+static void delete_node(cluster *c, const char *name)
+{
+	struct mobj *o = objmap_get(&c->nodes, name);
+
+	if (!o)
+		return;
+	accepted(c, CLUSTER_NODES, NULL, name);
+	if (pp_sched_remove_node(c->s, name, NULL) >= 0) {
+		free(objmap_remove(&c->nodes, name));
+		return;
+	}
+	/* Pods are still bound to it (the garbage collector deletes them later): they keep their
+	 * resources, and nothing more goes there. */
+	pp_node_spec gone = { .name = name, .unschedulable = true };
+	(void)pp_sched_update_node(c->s, &gone, NULL);
+	o->deleted = true;
+}
+
+/* --- PDBs -------------------------------------------------------------------------------------- */
+
+int cluster_put_pdb(cluster *c, const struct k8s_pdb *p, char *err, size_t err_size)
+{
+	char key[K8S_LABEL_MAX], label[K8S_LABEL_MAX + 32];
+	pp_pdb_spec spec;
+	pp_err perr = { "" };
+	struct mobj *o;
+	int r;
+
+	pod_key(key, sizeof(key), p->namespace_, p->name);
+	snprintf(label, sizeof(label), "poddisruptionbudgets/%s", key);
+	o = mobj_get(&c->pdbs, key, true);
+	if (!o)
+		return -ENOMEM;
+	/* a budget's status (disruptionsAllowed) changes all the time: replaced whole, it is small */
+	(void)pp_sched_remove_pdb(c->s, p->namespace_, p->name, NULL);
+	r = conv_pdb(&c->scratch, p, &spec);
+	if (r >= 0)
+		r = pp_sched_add_pdb(c->s, &spec, &perr);
+	karena_reset(&c->scratch);
+	if (r < 0) {
+		free(objmap_remove(&c->pdbs, key));
+		return refuse(err, err_size, label, perr.msg[0] ? perr.msg : strerror(-r), r);
+	}
+	o->gen = c->gen[CLUSTER_PDBS];
+	accepted(c, CLUSTER_PDBS, p->namespace_, p->name);
+	return 0;
+}
+
+/* --- pods -------------------------------------------------------------------------------------- */
+
+/* The state the scheduler's model gets: the API's, with this scheduler's decisions over it. */
+static void effective_state(const struct mpod *m, pp_pod_state *st)
+{
+	const char *node = m->api_node ? m->api_node : m->assumed_node;
+
+	*st = (pp_pod_state){
+		.node_name = node,
+		.nominated_node_name = node ? NULL : m->nom_set ? m->nom_node : m->api_nominated,
+		.has_start_time = m->has_start,
+		.start_time_ns = m->start_ns,
+		.terminating = m->terminating || m->deleting,
+		.deletion_time_ns = m->terminating ? m->deletion_ns : m->deleting_ns,
+		.preempted_by_scheduler = m->preempted || m->deleting,
+		.not_ready = m->not_ready,
+	};
+}
+
+/* Whether the pod belongs in the scheduler's model now. */
+static bool wants_lib(const struct mpod *m)
+{
+	if (m->api_node || m->assumed_node)
+		return true;
+	return m->ours && !m->gated && !m->held;
+}
+
+static void lib_remove(cluster *c, struct mpod *m)
+{
+	if (!m->in_lib)
+		return;
+	(void)pp_sched_remove_pod(c->s, m->ns, m->name, NULL);
+	m->in_lib = false;
+	drop_node_if_empty(c, m->api_node ? m->api_node : m->assumed_node);
+}
+
+/* Puts the effective state into the scheduler's model (after an assumption changed). */
+static void restate(cluster *c, struct mpod *m)
+{
+	pp_pod_state st;
+
+	if (!m->in_lib)
+		return;
+	if (!wants_lib(m)) {
+		lib_remove(c, m);
+		return;
+	}
+	effective_state(m, &st);
+	if (st.nominated_node_name && !objmap_get(&c->nodes, st.nominated_node_name))
+		st.nominated_node_name = NULL;
+	(void)pp_sched_set_pod_state(c->s, m->ns, m->name, &st, NULL);
+}
+
+static void delete_pod(cluster *c, struct mpod *m)
+{
+	char key[K8S_LABEL_MAX];
+
+	pod_key(key, sizeof(key), m->ns, m->name);
+	accepted(c, CLUSTER_PODS, m->ns, m->name);
+	lib_remove(c, m);
+	objmap_remove(&c->pods, key);
+	mpod_free(m);
+}
+
+/* spec.priority as admitted; a pod without it (a manifest, an old API) through the classes. */
+static int admit(cluster *c, const struct k8s_pod *p, int32_t *prio, pp_preemption_policy *policy, pp_err *err)
+{
+	pp_preemption_policy spec_policy = PP_PREEMPT_LOWER_PRIORITY;
+	int r;
+
+	if (p->preemption_policy && (r = pp_preemption_policy_parse(p->preemption_policy, &spec_policy, err)) < 0)
+		return r;
+	if (p->has_priority) {
+		*prio = p->priority;
+		*policy = spec_policy;
+		return 0;
+	}
+	return pp_pcset_admit(c->classes, p->priority_class_name, NULL, p->preemption_policy ? &spec_policy : NULL,
+	                      prio, policy, NULL, err);
+}
+
+/* Takes the API's view of the pod's state; drops the assumptions it now shows (or overrides). */
+static int take_api_state(struct mpod *m, const struct k8s_pod *p)
+{
+	uint64_t rv = rv_number(p->resource_version);
+
+	if (set_str(&m->api_node, p->node_name) < 0 || set_str(&m->api_nominated, p->nominated_node_name) < 0)
+		return -ENOMEM;
+	m->rv = rv;
+	m->has_start = p->has_start;
+	m->start_ns = p->start_ns;
+	m->terminating = p->has_deletion;
+	m->deletion_ns = p->deletion_ns;
+	m->preempted = p->preempted_by_scheduler;
+	m->not_ready = p->ready_false;
+	if (p->scheduled_status && !strcmp(p->scheduled_status, "False")) {
+		if (set_str(&m->condition, p->scheduled_message ? p->scheduled_message : "") < 0)
+			return -ENOMEM;
+	} else if (p->scheduled_status) {
+		(void)set_str(&m->condition, NULL);
+	}
+	if (m->assumed_node && m->api_node)
+		(void)set_str(&m->assumed_node, NULL); /* bound, by us or by someone else */
+	if (m->nom_set && (str_eq(m->nom_node, m->api_nominated) || m->api_node || (m->nom_rv && rv >= m->nom_rv)))
+		m->nom_set = false; /* the API shows our nomination, or what came after it */
+	if (m->deleting && m->terminating)
+		m->deleting = false;
+	if (m->held && (!m->held_rv || rv > m->held_rv))
+		m->held = false; /* news about it: its turn again */
+	return 0;
+}
+
+static int new_mpod(cluster *c, const struct k8s_pod *p, const char *key, struct mpod **ret)
+{
+	struct mpod *m = calloc(1, sizeof(*m));
+	size_t lns = strlen(p->namespace_), lname = strlen(p->name);
+
+	if (!m || !(m->ns = malloc(lns + lname + 2)) || (p->uid && !(m->uid = strdup(p->uid)))) {
+		mpod_free(m);
+		return -ENOMEM;
+	}
+	memcpy(m->ns, p->namespace_, lns + 1);
+	m->name = m->ns + lns + 1;
+	memcpy(m->name, p->name, lname + 1);
+	if (objmap_put(&c->pods, key, m) < 0) {
+		mpod_free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
+}
+
+int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_size)
+{
+	char key[K8S_LABEL_MAX], label[K8S_LABEL_MAX + 8];
+	struct mpod *m;
+	pp_resource *req = NULL;
+	size_t nreq = 0;
+	int32_t prio = 0;
+	pp_preemption_policy policy = PP_PREEMPT_LOWER_PRIORITY;
+	pp_pod_spec spec;
+	pp_pod_state st;
+	pp_err perr = { "" };
+	int r;
+
+	pod_key(key, sizeof(key), p->namespace_, p->name);
+	snprintf(label, sizeof(label), "pods/%s", key);
+	m = objmap_get(&c->pods, key);
+	if (m && p->uid && !str_eq(m->uid, p->uid)) {
+		/* the same name, another pod: the old one was deleted while the watch was away */
+		delete_pod(c, m);
+		m = NULL;
+	}
+	if (p->phase == K8S_PHASE_SUCCEEDED || p->phase == K8S_PHASE_FAILED) {
+		/* finished: no longer on the node (the field selector drops it from the watch too) */
+		if (m)
+			delete_pod(c, m);
+		return 0;
+	}
+	if ((r = admit(c, p, &prio, &policy, &perr)) < 0 ||
+	    (r = k8s_pod_requests(p, &c->scratch, &req, &nreq, &perr)) < 0) {
+		karena_reset(&c->scratch);
+		return refuse(err, err_size, label, perr.msg, r);
+	}
+	if (!m && (r = new_mpod(c, p, key, &m)) < 0) {
+		karena_reset(&c->scratch);
+		return r;
+	}
+	m->gen = c->gen[CLUSTER_PODS];
+	m->ours = str_eq(p->scheduler_name ? p->scheduler_name : DEFAULT_SCHEDULER, c->scheduler);
+	m->gated = p->nscheduling_gates > 0;
+	if ((r = take_api_state(m, p)) < 0) {
+		karena_reset(&c->scratch);
+		return r;
+	}
+	if (!wants_lib(m)) {
+		/* another scheduler's pending pod, a gated one, or one held after a refused binding */
+		lib_remove(c, m);
+		karena_reset(&c->scratch);
+		accepted(c, CLUSTER_PODS, p->namespace_, p->name);
+		return 0;
+	}
+	effective_state(m, &st);
+	if (st.node_name && !objmap_get(&c->nodes, st.node_name) && (r = add_placeholder(c, st.node_name)) < 0) {
+		karena_reset(&c->scratch);
+		return r;
+	}
+	/* a nomination to a node the model does not have is one the scheduler would drop */
+	if (st.nominated_node_name && !objmap_get(&c->nodes, st.nominated_node_name))
+		st.nominated_node_name = NULL;
+	r = conv_pod(&c->scratch, p, prio, policy, req, nreq, st.nominated_node_name, &spec);
+	if (r >= 0) {
+		spec.node_name = st.node_name;
+		spec.terminating = st.terminating;
+		spec.deletion_time_ns = st.deletion_time_ns;
+		spec.preempted_by_scheduler = st.preempted_by_scheduler;
+		r = m->in_lib ? pp_sched_update_pod(c->s, &spec, &perr) : pp_sched_add_pod(c->s, &spec, &perr);
+	}
+	karena_reset(&c->scratch);
+	if (r < 0)
+		return refuse(err, err_size, label, perr.msg[0] ? perr.msg : strerror(-r), r);
+	m->in_lib = true;
+	accepted(c, CLUSTER_PODS, p->namespace_, p->name);
+	return 0;
+}
+
+void cluster_delete(cluster *c, cluster_kind k, const char *ns, const char *name)
+{
+	char key[K8S_LABEL_MAX];
+
+	switch (k) {
+	case CLUSTER_PODS: {
+		struct mpod *m = find_pod(c, ns, name);
+		if (m)
+			delete_pod(c, m);
+		break;
+	}
+	case CLUSTER_NODES:
+		delete_node(c, name);
+		break;
+	case CLUSTER_PDBS:
+		pod_key(key, sizeof(key), ns, name);
+		(void)pp_sched_remove_pdb(c->s, ns, name, NULL);
+		free(objmap_remove(&c->pdbs, key));
+		accepted(c, k, ns, name);
+		break;
+	case CLUSTER_CLASSES:
+		/* pods keep the priority they were admitted with; the built-in classes stay */
+		(void)pp_pcset_remove(c->classes, name, NULL);
+		free(objmap_remove(&c->class_gens, name));
+		accepted(c, k, NULL, name);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- relists ----------------------------------------------------------------------------------- */
+
+void cluster_relist_begin(cluster *c, cluster_kind k)
+{
+	c->gen[k]++;
+}
+
+struct prune {
+	cluster *c;
+	cluster_kind kind;
+	char **keys;
+	size_t n, cap;
+	bool oom;
+};
+
+static void collect_stale(const char *key, void *value, void *userdata)
+{
+	struct prune *pr = userdata;
+	unsigned gen = pr->kind == CLUSTER_PODS ? ((struct mpod *)value)->gen : ((struct mobj *)value)->gen;
+
+	if (gen == pr->c->gen[pr->kind] || pr->oom)
+		return;
+	if (pr->kind == CLUSTER_NODES && ((struct mobj *)value)->placeholder)
+		return; /* it stands for pods, not for a Node object */
+	if (pr->n == pr->cap) {
+		size_t cap = pr->cap ? pr->cap * 2 : 16;
+		char **k = realloc(pr->keys, cap * sizeof(*k));
+		if (!k) {
+			pr->oom = true;
+			return;
+		}
+		pr->keys = k;
+		pr->cap = cap;
+	}
+	if (!(pr->keys[pr->n] = strdup(key)))
+		pr->oom = true;
+	else
+		pr->n++;
+}
+
+size_t cluster_relist_end(cluster *c, cluster_kind k)
+{
+	struct prune pr = { .c = c, .kind = k };
+	objmap *m = k == CLUSTER_PODS ? &c->pods : k == CLUSTER_NODES ? &c->nodes : k == CLUSTER_PDBS ? &c->pdbs
+	                                                                                                 : &c->class_gens;
+	objmap_foreach(m, collect_stale, &pr);
+	for (size_t i = 0; i < pr.n; i++) {
+		char *slash = k == CLUSTER_PODS || k == CLUSTER_PDBS ? strchr(pr.keys[i], '/') : NULL;
+		if (slash) {
+			*slash = '\0';
+			cluster_delete(c, k, pr.keys[i], slash + 1);
+		} else {
+			cluster_delete(c, k, NULL, pr.keys[i]);
+		}
+		free(pr.keys[i]);
+	}
+	free(pr.keys);
+	return pr.n;
+}
+
+/* --- decisions and writes ---------------------------------------------------------------------- */
+
+const char *cluster_pod_uid(const cluster *c, const char *ns, const char *name)
+{
+	const struct mpod *m = find_pod(c, ns, name);
+	return m ? m->uid : NULL;
+}
+
+const char *cluster_pod_condition_message(const cluster *c, const char *ns, const char *name)
+{
+	const struct mpod *m = find_pod(c, ns, name);
+	return m ? m->condition : NULL;
+}
+
+void cluster_assume_bound(cluster *c, const char *ns, const char *name, const char *node)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (m && !m->api_node)
+		(void)set_str(&m->assumed_node, node);
+}
+
+void cluster_assume_nominated(cluster *c, const char *ns, const char *name, const char *node)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (!m || set_str(&m->nom_node, node) < 0)
+		return;
+	m->nom_set = true;
+	m->nom_rv = 0;
+}
+
+void cluster_assume_deleting(cluster *c, const char *ns, const char *name)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (m && !m->terminating) {
+		m->deleting = true;
+		m->deleting_ns = queue_now(c->q);
+	}
+}
+
+void cluster_assume_condition(cluster *c, const char *ns, const char *name, const char *message)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (m)
+		(void)set_str(&m->condition, message);
+}
+
+bool cluster_write_wanted(const cluster *c, cluster_write w, const char *ns, const char *name, const char *uid)
+{
+	const struct mpod *m = find_pod(c, ns, name);
+
+	if (!m || !str_eq(m->uid, uid))
+		return false;
+	switch (w) {
+	case CLUSTER_WRITE_BIND:
+		return !m->api_node && m->assumed_node;
+	case CLUSTER_WRITE_STATUS:
+		return !m->api_node && !m->assumed_node;
+	case CLUSTER_WRITE_CONDITION:
+	case CLUSTER_WRITE_DELETE:
+		return !m->terminating;
+	case CLUSTER_WRITE_EVENT:
+	default:
+		return true;
+	}
+}
+
+void cluster_write_landed(cluster *c, cluster_write w, const char *ns, const char *name, const char *uid,
+                          const char *rv)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (!m || !str_eq(m->uid, uid))
+		return;
+	if (w == CLUSTER_WRITE_STATUS && m->nom_set)
+		m->nom_rv = rv_number(rv);
+}
+
+/* The binding this scheduler assumed is off: the pod is pending again (or held), and a node that
+ * is gone or only a placeholder may go with it. */
+static void unassume_bind(cluster *c, struct mpod *m)
+{
+	char *node = m->assumed_node;
+
+	m->assumed_node = NULL;
+	restate(c, m);
+	drop_node_if_empty(c, node);
+	free(node);
+}
+
+void cluster_write_failed(cluster *c, cluster_write w, const char *ns, const char *name, const char *uid,
+                          bool conflict)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (!m || !str_eq(m->uid, uid))
+		return;
+	switch (w) {
+	case CLUSTER_WRITE_BIND:
+		if (conflict) {
+			m->held = true;
+			m->held_rv = m->rv;
+		}
+		unassume_bind(c, m);
+		return;
+	case CLUSTER_WRITE_STATUS:
+		m->nom_set = false;
+		(void)set_str(&m->condition, NULL);
+		break;
+	case CLUSTER_WRITE_CONDITION:
+	case CLUSTER_WRITE_DELETE:
+		m->deleting = false;
+		break;
+	default:
+		return;
+	}
+	restate(c, m);
+}
+
+static void forget(const char *key, void *value, void *userdata)
+{
+	struct mpod *m = value;
+
+	(void)key;
+	/* a pod held after a refused binding stays held: that refusal was the API server's */
+	if (!m->assumed_node && !m->nom_set && !m->deleting)
+		return;
+	m->nom_set = m->deleting = false;
+	unassume_bind(userdata, m);
+}
+
+void cluster_forget_assumptions(cluster *c)
+{
+	objmap_foreach(&c->pods, forget, c);
+}
+
+static void count_pod(const char *key, void *value, void *userdata)
+{
+	const struct mpod *m = value;
+	cluster_counts *n = userdata;
+
+	(void)key;
+	n->gated += m->ours && m->gated && !m->api_node;
+	n->held += m->held;
+	n->assumed += m->assumed_node || m->nom_set || m->deleting;
+}
+
+void cluster_get_counts(const cluster *c, cluster_counts *ret)
+{
+	*ret = (cluster_counts){
+		.nodes = objmap_count(&c->nodes),
+		.pods = objmap_count(&c->pods),
+		.pdbs = objmap_count(&c->pdbs),
+		.classes = pp_pcset_count(c->classes),
+		.refused = c->n_refused,
+	};
+	objmap_foreach((objmap *)&c->pods, count_pod, ret);
+}

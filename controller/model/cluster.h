@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preemptd's live cluster: what the API server says, one watch event at a time, applied in place
+ * to the scheduler's model (queue/: libpreempt's pp_sched) — never rebuilt. Pods of other
+ * schedulers count once bound; only this scheduler's pending pods are queued. Pods bound to a node
+ * the model does not know (the pod list came first, or the node was deleted under them) get a
+ * placeholder node that admits nothing, as kube-scheduler's cache keeps a NodeInfo without a Node.
+ *
+ * The model also holds what this scheduler has decided but the API server does not show yet — a
+ * binding, a nomination, a victim's deletion — and lays it over the API's view until the API
+ * shows it or the write fails (kube-scheduler's "assumed" pods). Without it, a watch event that
+ * predates the write would undo the decision: a bound pod would be queued again, a preemptor
+ * would lose its nomination and preempt a second time.
+ */
+#ifndef CTL_CLUSTER_H
+#define CTL_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "k8s.h"
+#include "queue.h"
+
+typedef struct cluster cluster;
+
+typedef enum cluster_kind {
+	CLUSTER_CLASSES = 0,
+	CLUSTER_NODES,
+	CLUSTER_PDBS,
+	CLUSTER_PODS,
+	CLUSTER_KINDS
+} cluster_kind;
+
+/* "priorityclasses", "nodes", "poddisruptionbudgets", "pods": how messages name the kind. */
+const char *cluster_kind_name(cluster_kind k);
+
+typedef struct cluster_opts {
+	const char *scheduler_name; /* spec.schedulerName of the pods to schedule */
+} cluster_opts;
+
+/* q must outlive the cluster. */
+int cluster_new(queue *q, const cluster_opts *o, cluster **ret);
+cluster *cluster_free(cluster *c);
+
+/*
+ * Watch input: an object added or modified (a list item too). 0 applied (or nothing to do),
+ * -EINVAL the object was refused (err: "KIND/NS/NAME: field: what"; the model keeps the last
+ * version it accepted), -ENOMEM.
+ */
+int cluster_put_class(cluster *c, const struct k8s_priority_class *pc, char *err, size_t err_size);
+int cluster_put_node(cluster *c, const struct k8s_node *n, char *err, size_t err_size);
+int cluster_put_pdb(cluster *c, const struct k8s_pdb *p, char *err, size_t err_size);
+int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_size);
+/* An object deleted (ns NULL for nodes and classes). Unknown objects are ignored. */
+void cluster_delete(cluster *c, cluster_kind k, const char *ns, const char *name);
+
+/*
+ * A refused object is worth one log line, not one per watch event: true the first time
+ * KIND/NS/NAME is refused since it was last accepted or deleted.
+ */
+bool cluster_first_refusal(cluster *c, cluster_kind k, const char *ns, const char *name);
+
+/* A relist: objects of kind k not put between begin and end were deleted while the watch was
+ * down; end removes them and returns how many. */
+void cluster_relist_begin(cluster *c, cluster_kind k);
+size_t cluster_relist_end(cluster *c, cluster_kind k);
+
+/* --- what the cycle decided, held until the API server shows it -------------------------------- */
+
+/* The pod's metadata.uid, NULL when unknown. */
+const char *cluster_pod_uid(const cluster *c, const char *ns, const char *name);
+/* The PodScheduled condition the API server has for it (or this scheduler wrote): NULL when none. */
+const char *cluster_pod_condition_message(const cluster *c, const char *ns, const char *name);
+
+void cluster_assume_bound(cluster *c, const char *ns, const char *name, const char *node);
+/* node NULL: the nomination is cleared. */
+void cluster_assume_nominated(cluster *c, const char *ns, const char *name, const char *node);
+void cluster_assume_deleting(cluster *c, const char *ns, const char *name);
+/* The PodScheduled=False message about to be written (NULL: forget it). */
+void cluster_assume_condition(cluster *c, const char *ns, const char *name, const char *message);
+
+/* --- the act stage's writes -------------------------------------------------------------------- */
+
+typedef enum cluster_write {
+	CLUSTER_WRITE_BIND = 0,   /* pods/binding */
+	CLUSTER_WRITE_STATUS,     /* pods/status: PodScheduled and nominatedNodeName */
+	CLUSTER_WRITE_CONDITION,  /* pods/status: a victim's DisruptionTarget */
+	CLUSTER_WRITE_DELETE,     /* a victim's DELETE */
+	CLUSTER_WRITE_EVENT,
+} cluster_write;
+
+/* Whether a write about pod ns/name (uid) still means anything: false when the pod is gone or
+ * replaced, a binding when the API shows the pod bound, a deletion when it is being deleted, a
+ * status when the pod is bound — such a write is dropped, not sent or re-sent. */
+bool cluster_write_wanted(const cluster *c, cluster_write w, const char *ns, const char *name, const char *uid);
+/* The write was accepted; rv: the resourceVersion of the object it returned (NULL: none). */
+void cluster_write_landed(cluster *c, cluster_write w, const char *ns, const char *name, const char *uid,
+                          const char *rv);
+/* The write will not happen: what it assumed is dropped. conflict (409): someone else decided —
+ * a pod whose binding was refused leaves the queue until the API server says something new
+ * about it. */
+void cluster_write_failed(cluster *c, cluster_write w, const char *ns, const char *name, const char *uid,
+                          bool conflict);
+/* Every assumption dropped (leadership lost: nothing of ours is in flight any more). */
+void cluster_forget_assumptions(cluster *c);
+
+typedef struct cluster_counts {
+	size_t nodes, pods, pdbs, classes;
+	size_t gated;    /* this scheduler's pending pods held by schedulingGates */
+	size_t held;     /* pods out of the queue after a refused binding, until the API says more */
+	size_t assumed;  /* pods with a decision the API server does not show yet */
+	uint64_t refused; /* objects refused since the start */
+} cluster_counts;
+void cluster_get_counts(const cluster *c, cluster_counts *ret);
+
+#endif

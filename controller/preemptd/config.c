@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <preempt.h>
+
+#ifndef PREEMPTD_VERSION
+#define PREEMPTD_VERSION "0.1.0"
+#endif
+
+typedef enum key_type { K_STRING, K_PATH, K_BOOL, K_DURATION, K_UINT, K_LEASE, K_LOG_TARGET, K_LOG_LEVEL } key_type;
+
+/* One setting: its key in [preemptd] and its flag (the same name), where it lands, what it is. */
+struct key {
+	const char *name;
+	key_type type;
+	size_t offset;
+	const char *help;
+};
+
+static const char *metavar(key_type t)
+{
+	static const char *const names[] = { [K_STRING] = "NAME", [K_PATH] = "FILE", [K_BOOL] = "yes|no",
+		                             [K_DURATION] = "DURATION", [K_UINT] = "N", [K_LEASE] = "NS/NAME",
+		                             [K_LOG_TARGET] = "TARGET", [K_LOG_LEVEL] = "LEVEL" };
+	return names[t];
+}
+
+#define OFF(f) offsetof(preemptd_config, f)
+static const struct key keys[] = {
+	{ "kubeconfig", K_PATH, OFF(kubeconfig), "kubeconfig of the API server (default: the in-cluster service account)" },
+	{ "scheduler-name", K_STRING, OFF(scheduler_name), "spec.schedulerName of the pods to schedule (default preemptd)" },
+	{ "leader-elect", K_BOOL, OFF(leader_elect), "yes|no: one active instance through a Lease (default yes)" },
+	{ "lease", K_LEASE, OFF(lease_namespace), "NAMESPACE/NAME of the Lease (default kube-system/preemptd)" },
+	{ "identity", K_STRING, OFF(identity), "holderIdentity in the Lease (default HOSTNAME_RANDOM)" },
+	{ "leader-elect-lease-duration", K_DURATION, OFF(lease_duration_usec), "how long a lease lasts unrenewed (15s)" },
+	{ "leader-elect-renew-deadline", K_DURATION, OFF(renew_deadline_usec), "the leader stops after failing to renew this long (10s)" },
+	{ "leader-elect-retry-period", K_DURATION, OFF(retry_period_usec), "between two tries to acquire or renew (2s)" },
+	{ "listen", K_STRING, OFF(listen), "ADDRESS:PORT of /healthz /livez /readyz /metrics (127.0.0.1:10271; \"\": none)" },
+	{ "log-target", K_LOG_TARGET, OFF(log_target), "auto|journal|stderr (default auto)" },
+	{ "log-level", K_LOG_LEVEL, OFF(log_level), "info|debug (default info)" },
+	{ "pod-initial-backoff", K_DURATION, OFF(pod_initial_backoff_usec), "backoff after a pod's first failed attempt (1s)" },
+	{ "pod-max-backoff", K_DURATION, OFF(pod_max_backoff_usec), "the longest backoff (10s)" },
+	{ "pod-max-unschedulable", K_DURATION, OFF(max_unschedulable_usec), "unschedulable pods are retried after this anyway (5m)" },
+	{ "max-in-flight", K_UINT, OFF(max_in_flight), "API writes at once (32)" },
+	{ "retry-max", K_DURATION, OFF(retry_max_usec), "the longest wait before a failed write or watch is retried (30s)" },
+	{ "watch-timeout", K_DURATION, OFF(watch_timeout_usec), "timeoutSeconds of each watch (5m)" },
+	{ "page-limit", K_UINT, OFF(page_limit), "objects per list page (500)" },
+};
+
+void config_usage(FILE *f)
+{
+	fputs("Usage: preemptd [OPTIONS]\n"
+	      "A second Kubernetes scheduler for the pods that name it (spec.schedulerName): kube-scheduler's\n"
+	      "queue, filters and preemption (libpreempt), acting on the API server.\n\n"
+	      "  --config FILE                          settings ([preemptd] section; default " PREEMPTD_CONFIG_PATH ")\n",
+	      f);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char flag[64];
+		snprintf(flag, sizeof(flag), "--%s %s", keys[i].name,
+		         !strcmp(keys[i].name, "listen") ? "ADDR:PORT" : metavar(keys[i].type));
+		fprintf(f, "  %-38s %s\n", flag, keys[i].help);
+	}
+	fputs("  -h, --help                             this text\n"
+	      "  -V, --version                          the version\n\n"
+	      "Every key of the configuration file is also a flag of the same name; a flag wins.\n"
+	      "Durations: 90s, 1m30s, 500ms.\n",
+	      f);
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *n = strdup(v);
+	if (!n)
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+/* Applies value to key k. why[] says what is wrong (without the location). */
+static int apply(preemptd_config *cfg, const struct key *k, const char *v, char *why, size_t why_size)
+{
+	void *field = (char *)cfg + k->offset;
+	int64_t ns = 0;
+	pp_err err;
+
+	switch (k->type) {
+	case K_STRING:
+	case K_PATH:
+		if (k->type == K_PATH && !*v) {
+			snprintf(why, why_size, "%s: empty path", k->name);
+			return -EINVAL;
+		}
+		return set_str(field, v);
+	case K_BOOL:
+		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+			*(bool *)field = true;
+		else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+			*(bool *)field = false;
+		else {
+			snprintf(why, why_size, "%s: expected yes or no, not \"%s\"", k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case K_DURATION:
+		if (pp_duration_parse(v, &ns, &err) < 0) {
+			snprintf(why, why_size, "%s: %s", k->name, err.msg);
+			return -EINVAL;
+		}
+		if (ns < 1000) {
+			snprintf(why, why_size, "%s: \"%s\" is not a positive duration", k->name, v);
+			return -EINVAL;
+		}
+		*(uint64_t *)field = (uint64_t)ns / 1000;
+		return 0;
+	case K_UINT: {
+		char *end;
+		unsigned long x = strtoul(v, &end, 10);
+		if (!*v || *end || x == 0 || x > 1000000) {
+			snprintf(why, why_size, "%s: expected a number from 1 to 1000000, not \"%s\"", k->name, v);
+			return -EINVAL;
+		}
+		*(unsigned *)field = (unsigned)x;
+		return 0;
+	}
+	case K_LEASE: {
+		const char *slash = strchr(v, '/');
+		if (!slash || slash == v || !slash[1] || strchr(slash + 1, '/') || !pp_is_dns_subdomain(slash + 1)) {
+			snprintf(why, why_size, "%s: expected NAMESPACE/NAME, not \"%s\"", k->name, v);
+			return -EINVAL;
+		}
+		char *ns_ = strndup(v, (size_t)(slash - v));
+		if (!ns_)
+			return -ENOMEM;
+		free(cfg->lease_namespace);
+		cfg->lease_namespace = ns_;
+		return set_str(&cfg->lease_name, slash + 1);
+	}
+	case K_LOG_TARGET:
+		if (journal_target_parse(v, field) < 0) {
+			snprintf(why, why_size, "%s: expected auto, journal or stderr, not \"%s\"", k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case K_LOG_LEVEL:
+		if (!strcmp(v, "info"))
+			*(int *)field = LOG_INFO;
+		else if (!strcmp(v, "debug"))
+			*(int *)field = LOG_DEBUG;
+		else {
+			snprintf(why, why_size, "%s: expected info or debug, not \"%s\"", k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static const struct key *find_key(const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+struct ini_ctx {
+	preemptd_config *cfg;
+	char why[512];
+	bool oom;
+};
+
+static int on_ini_line(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *c = user;
+	const struct key *k;
+
+	if (strcmp(section, "preemptd") != 0) {
+		snprintf(c->why, sizeof(c->why), "unknown section [%s] (only [preemptd])", section);
+		return 0;
+	}
+	if (!(k = find_key(name))) {
+		snprintf(c->why, sizeof(c->why), "unknown key \"%s\" in [preemptd]", name);
+		return 0;
+	}
+	int r = apply(c->cfg, k, value, c->why, sizeof(c->why));
+	c->oom |= r == -ENOMEM;
+	return r < 0 ? 0 : 1;
+}
+
+static void defaults(preemptd_config *cfg)
+{
+	*cfg = (preemptd_config){
+		.leader_elect = true,
+		.lease_duration_usec = 15000000,
+		.renew_deadline_usec = 10000000,
+		.retry_period_usec = 2000000,
+		.log_target = JOURNAL_AUTO,
+		.log_level = LOG_INFO,
+		.pod_initial_backoff_usec = 1000000,
+		.pod_max_backoff_usec = 10000000,
+		.max_unschedulable_usec = 300000000,
+		.max_in_flight = 32,
+		.retry_max_usec = 30000000,
+		.watch_timeout_usec = 300000000,
+		.page_limit = 500,
+	};
+}
+
+static int load_file(preemptd_config *cfg)
+{
+	struct ini_ctx c = { .cfg = cfg };
+	FILE *f = fopen(cfg->config_path, "re");
+	int line;
+
+	if (!f) {
+		if (errno == ENOENT && !cfg->config_explicit)
+			return 0; /* the default file is optional */
+		fprintf(stderr, "preemptd: %s: %s\n", cfg->config_path, strerror(errno));
+		return -EINVAL;
+	}
+	line = ini_parse_file(f, on_ini_line, &c);
+	fclose(f);
+	if (c.oom) {
+		fputs("preemptd: out of memory\n", stderr);
+		return -ENOMEM;
+	}
+	if (line != 0) {
+		fprintf(stderr, "preemptd: %s:%d: %s\n", cfg->config_path, line,
+		        c.why[0] ? c.why : line < 0 ? "cannot read" : "not a key = value line");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check(const preemptd_config *cfg)
+{
+	if (!pp_is_dns_subdomain(cfg->scheduler_name)) {
+		fprintf(stderr, "preemptd: scheduler-name \"%s\" is not a valid name\n", cfg->scheduler_name);
+		return -EINVAL;
+	}
+	if (cfg->leader_elect && (cfg->renew_deadline_usec >= cfg->lease_duration_usec ||
+	                          cfg->retry_period_usec >= cfg->renew_deadline_usec)) {
+		fputs("preemptd: leader election needs retry-period < renew-deadline < lease-duration "
+		      "(a leader must stop before its lease can expire)\n", stderr);
+		return -EINVAL;
+	}
+	if (cfg->pod_initial_backoff_usec > cfg->pod_max_backoff_usec) {
+		fputs("preemptd: pod-initial-backoff is longer than pod-max-backoff\n", stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int config_parse(int argc, char **argv, preemptd_config *cfg)
+{
+	enum { OPT_CONFIG = 256, OPT_KEY0 = 300 };
+	struct option opts[sizeof(keys) / sizeof(keys[0]) + 4];
+	size_t n = 0;
+	int c, r;
+
+	defaults(cfg);
+	opts[n++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		opts[n++] = (struct option){ keys[i].name, required_argument, NULL, OPT_KEY0 + (int)i };
+	opts[n] = (struct option){ 0 };
+
+	/* first pass: --config, --help, --version; the file goes under the flags */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
+		if (c == 'h') {
+			config_usage(stdout);
+			return 1;
+		}
+		if (c == 'V') {
+			printf("preemptd %s (libpreempt %d.%d)\n", PREEMPTD_VERSION, PP_VERSION_MAJOR, PP_VERSION_MINOR);
+			return 1;
+		}
+		if (c == OPT_CONFIG) {
+			if ((r = set_str(&cfg->config_path, optarg)) < 0)
+				return r;
+			cfg->config_explicit = true;
+		} else if (c == ':' || c == '?') {
+			fprintf(stderr, "preemptd: %s '%s'\nTry 'preemptd --help'.\n",
+			        c == ':' ? "option needs an argument:" : "unknown option", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "preemptd: unexpected argument '%s'\nTry 'preemptd --help'.\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!cfg->config_path && set_str(&cfg->config_path, PREEMPTD_CONFIG_PATH) < 0)
+		return -ENOMEM;
+	if (set_str(&cfg->scheduler_name, "preemptd") < 0 || set_str(&cfg->lease_namespace, "kube-system") < 0 ||
+	    set_str(&cfg->lease_name, "preemptd") < 0 || set_str(&cfg->listen, "127.0.0.1:10271") < 0)
+		return -ENOMEM;
+	r = load_file(cfg);
+	if (r < 0)
+		return r;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
+		char why[512];
+		if (c < OPT_KEY0)
+			continue;
+		r = apply(cfg, &keys[c - OPT_KEY0], optarg, why, sizeof(why));
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			fprintf(stderr, "preemptd: --%s\n", why);
+			return r;
+		}
+	}
+	return check(cfg);
+}
+
+void config_free(preemptd_config *cfg)
+{
+	free(cfg->config_path);
+	free(cfg->kubeconfig);
+	free(cfg->scheduler_name);
+	free(cfg->lease_namespace);
+	free(cfg->lease_name);
+	free(cfg->identity);
+	free(cfg->listen);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+int config_default_identity(preemptd_config *cfg)
+{
+	char host[256] = "", id[320];
+
+	if (cfg->identity)
+		return 0;
+	if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+		snprintf(host, sizeof(host), "preemptd");
+	snprintf(id, sizeof(id), "%s_%08lx%04lx", host, (unsigned long)random() & 0xffffffffUL,
+	         (unsigned long)random() & 0xffffUL);
+	return set_str(&cfg->identity, id);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preemptd's settings: built-in defaults, then the ini file (--config, default
+ * /etc/evictd/preemptd.conf, section [preemptd]), then the command line — every key of the file is
+ * also a flag of the same name (--leader-elect-lease-duration 15s), and a flag wins. Errors name
+ * the file and line, or the flag, and what is wrong.
+ */
+#ifndef CTL_CONFIG_H
+#define CTL_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "journal.h"
+
+#define PREEMPTD_CONFIG_PATH "/etc/evictd/preemptd.conf"
+
+typedef struct preemptd_config {
+	char *config_path;
+	bool config_explicit;
+	char *kubeconfig;        /* NULL: the in-cluster service account */
+	char *scheduler_name;
+	bool leader_elect;
+	char *lease_namespace, *lease_name;
+	char *identity;          /* NULL: hostname_<random> */
+	uint64_t lease_duration_usec, renew_deadline_usec, retry_period_usec;
+	char *listen;            /* "" : no HTTP endpoints */
+	journal_target log_target;
+	int log_level;           /* syslog priority */
+	uint64_t pod_initial_backoff_usec, pod_max_backoff_usec, max_unschedulable_usec;
+	unsigned max_in_flight;
+	uint64_t retry_max_usec;
+	uint64_t watch_timeout_usec;
+	unsigned page_limit;
+} preemptd_config;
+
+/*
+ * Parses argv and the file. Returns 0, 1 when --help or --version was answered (exit 0), or
+ * -EINVAL with the message already on stderr (exit 2). cfg must be freed with config_free.
+ */
+int config_parse(int argc, char **argv, preemptd_config *cfg);
+void config_free(preemptd_config *cfg);
+/* Sets cfg->identity when none was given: the host name, "_" and a random suffix (kube-scheduler
+ * appends a UUID; two instances on one host stay apart). 0 or -ENOMEM. */
+int config_default_identity(preemptd_config *cfg);
+void config_usage(FILE *f);
+
+#endif

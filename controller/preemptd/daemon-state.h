@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's parts, for the files of preemptd/ that read them (daemon.c wires, scrape.c reports). */
+#ifndef CTL_DAEMON_STATE_H
+#define CTL_DAEMON_STATE_H
+
+#include <stdbool.h>
+
+#include "act.h"
+#include "cluster.h"
+#include "config.h"
+#include "cycle.h"
+#include "daemon.h"
+#include "httpd.h"
+#include "kmulti.h"
+#include "lease.h"
+#include "metrics.h"
+#include "queue.h"
+#include "transport.h"
+#include "watch.h"
+
+enum { RESULT_SCHEDULED, RESULT_UNSCHEDULABLE, RESULT_ERROR, RESULTS };
+
+struct preemptd {
+	sd_event *event;
+	const preemptd_config *cfg;
+	char *identity;
+	const char *token_dir;
+	kube_client *client;
+	kube_multi *multi;
+	transport *transport;
+	queue *queue;
+	cluster *cluster;
+	cycle *cycle;
+	watch *watch;
+	act *act;
+	lease *lease; /* NULL without leader election */
+	httpd *httpd;
+	decision decision;
+	sd_event_source *sched, *post, *due, *token_timer, *stop_timer;
+	bool synced, stopping;
+	/* metrics kept here (the stages keep their own counters) */
+	uint64_t attempts[RESULTS];
+	histogram attempt_duration[RESULTS];
+	uint64_t preemption_attempts;
+	histogram victims;
+};
+
+/* scrape.c: the HTTP endpoints. */
+int scrape_handler(void *userdata, const char *path, FILE *out, const char **content_type);
+/* Whether this instance may write now (the Lease held and fresh, or no election). */
+bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms);
+
+#endif

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon-state.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "incluster.h"
+#include "journal.h"
+
+#define CYCLE_BUDGET 256            /* cycles per turn of the loop: watch events are not starved */
+#define TOKEN_REFRESH_USEC 60000000ULL
+#define STOP_GRACE_USEC 2000000ULL  /* the Lease release may take this long at most */
+
+/* kube-scheduler's buckets: ExponentialBuckets(0.001, 2, 15) and ExponentialBuckets(1, 2, 7). */
+static const double attempt_bounds[] = { 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
+	                                 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384 };
+static const double victim_bounds[] = { 1, 2, 4, 8, 16, 32, 64 };
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms)
+{
+	*ret_timeout_ms = 0;
+	if (d->stopping)
+		return false;
+	return !d->lease || lease_may_write(d->lease, ret_timeout_ms);
+}
+
+static bool gate(void *userdata, long *ret_timeout_ms)
+{
+	return preemptd_may_write(userdata, ret_timeout_ms);
+}
+
+/* --- scheduling -------------------------------------------------------------------------------- */
+
+static void poke(preemptd *d)
+{
+	(void)sd_event_source_set_enabled(d->sched, SD_EVENT_ONESHOT);
+}
+
+static void arm_due(preemptd *d)
+{
+	int64_t due = queue_next_due(d->queue), now = wall_ns();
+	uint64_t mono;
+
+	if (due == INT64_MAX || sd_event_now(d->event, CLOCK_MONOTONIC, &mono) < 0) {
+		(void)sd_event_source_set_enabled(d->due, SD_EVENT_OFF);
+		return;
+	}
+	if (due <= now) {
+		/* due already: a cycle, not a timer that would fire on every turn of the loop */
+		(void)sd_event_source_set_enabled(d->due, SD_EVENT_OFF);
+		poke(d);
+		return;
+	}
+	uint64_t delay = (uint64_t)(due - now) / 1000;
+	(void)sd_event_source_set_time(d->due, mono + delay);
+	(void)sd_event_source_set_enabled(d->due, SD_EVENT_ONESHOT);
+}
+
+static void account(preemptd *d, const decision *dc)
+{
+	int result = dc->kind == DECISION_BIND ? RESULT_SCHEDULED : RESULT_UNSCHEDULABLE;
+
+	d->attempts[result]++;
+	histogram_observe(&d->attempt_duration[result], (double)dc->duration_ns / 1e9);
+	if (dc->kind == DECISION_PREEMPT) {
+		d->preemption_attempts++;
+		histogram_observe(&d->victims, (double)dc->n_victims);
+	}
+}
+
+/* Cycles while activeQ has pods, a turn at a time. */
+static int on_sched(sd_event_source *s, void *userdata)
+{
+	preemptd *d = userdata;
+	pp_err err = { "" };
+	long timeout;
+	int r = 0;
+
+	(void)s;
+	if (d->stopping || !d->synced || !preemptd_may_write(d, &timeout))
+		return 0;
+	int64_t now = wall_ns();
+	if (queue_advance(d->queue, now, &err) < 0)
+		journal_msg(LOG_ERR, "Scheduling queue: %s", err.msg);
+	for (int i = 0; i < CYCLE_BUDGET; i++) {
+		r = cycle_run_one(d->cycle, &d->decision, &err);
+		if (r <= 0)
+			break;
+		if (d->decision.kind == DECISION_NONE)
+			continue;
+		account(d, &d->decision);
+		act_decision(d->act, &d->decision, now);
+	}
+	if (r < 0) {
+		d->attempts[RESULT_ERROR]++;
+		journal_msg(LOG_ERR, "Scheduling cycle failed: %s", err.msg);
+	}
+	if (r > 0 && queue_has_active(d->queue))
+		poke(d);
+	arm_due(d);
+	return 0;
+}
+
+/* After anything happened (watch events above all): is there work? */
+static int on_post(sd_event_source *s, void *userdata)
+{
+	preemptd *d = userdata;
+
+	(void)s;
+	if (!d->synced && watch_synced(d->watch)) {
+		journal_entry e;
+		d->synced = true;
+		journal_entry_init(&e, LOG_INFO, MSGID_WATCH);
+		journal_entry_send(&e, "Caches synced: scheduling the pods of %s%s", d->cfg->scheduler_name,
+		                   d->lease && !lease_is_leader(d->lease) ? " once this instance holds the Lease" : "");
+		(void)sd_notify(0, "STATUS=Caches synced");
+	}
+	long timeout;
+	if (!d->synced || !preemptd_may_write(d, &timeout))
+		return 0; /* a standby keeps its model current and decides nothing */
+	if (queue_has_active(d->queue))
+		poke(d);
+	else
+		arm_due(d); /* an event may have sent a pod to backoffQ: its expiry is the next due time */
+	return 0;
+}
+
+static int on_due(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s;
+	(void)usec;
+	poke(userdata);
+	return 0;
+}
+
+/* --- leadership -------------------------------------------------------------------------------- */
+
+static void leadership(void *userdata, bool leader)
+{
+	preemptd *d = userdata;
+	journal_entry e;
+
+	journal_entry_init(&e, leader ? LOG_NOTICE : LOG_WARNING, MSGID_LEADER);
+	journal_entry_add(&e, FIELD_LEASE, "%s/%s", d->cfg->lease_namespace, d->cfg->lease_name);
+	journal_entry_add(&e, FIELD_IDENTITY, "%s", d->identity);
+	if (leader) {
+		journal_entry_send(&e, "Acquired Lease %s/%s as %s: scheduling", d->cfg->lease_namespace, d->cfg->lease_name,
+		                   d->identity);
+		(void)sd_notify(0, "STATUS=Leader: scheduling");
+		writer_kick(act_writer(d->act));
+		poke(d);
+		return;
+	}
+	/* nothing of ours may land any more: drop every write, and what the model assumed of them */
+	writer_abandon_all(act_writer(d->act));
+	cluster_forget_assumptions(d->cluster);
+	journal_entry_send(&e, "Lost Lease %s/%s%s%s: standing by", d->cfg->lease_namespace, d->cfg->lease_name,
+	                   *lease_holder(d->lease) && strcmp(lease_holder(d->lease), d->identity) ? " to " : "",
+	                   *lease_holder(d->lease) && strcmp(lease_holder(d->lease), d->identity) ? lease_holder(d->lease)
+	                                                                                         : "");
+	(void)sd_notify(0, "STATUS=Standing by");
+}
+
+static void lease_note(void *userdata, int prio, const char *text)
+{
+	preemptd *d = userdata;
+	journal_entry e;
+
+	journal_entry_init(&e, prio, prio <= LOG_ERR ? MSGID_API_ERROR : MSGID_LEADER);
+	journal_entry_add(&e, FIELD_LEASE, "%s/%s", d->cfg->lease_namespace, d->cfg->lease_name);
+	journal_entry_send(&e, "%s", text);
+}
+
+/* --- the rest of the loop ---------------------------------------------------------------------- */
+
+static int on_token(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	preemptd *d = userdata;
+	char *token = NULL;
+
+	if (incluster_read_token(d->token_dir, &token) >= 0) {
+		(void)kube_client_set_token(d->client, token);
+		explicit_bzero(token, strlen(token));
+		free(token);
+	}
+	(void)sd_event_source_set_time(s, usec + TOKEN_REFRESH_USEC);
+	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static void released(void *userdata)
+{
+	preemptd *d = userdata;
+	(void)sd_event_exit(d->event, 0);
+}
+
+static int on_stop_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s;
+	(void)usec;
+	released(userdata);
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	preemptd *d = userdata;
+	uint64_t now;
+
+	(void)s;
+	if (d->stopping)
+		return 0;
+	journal_msg(LOG_INFO, "Stopping (signal %u)", si->ssi_signo);
+	(void)sd_notify(0, "STOPPING=1");
+	d->stopping = true;
+	/* writes in flight are dropped: the next leader decides again, and the API server refuses a
+	 * second binding of a pod */
+	writer_abandon_all(act_writer(d->act));
+	if (!d->lease) {
+		released(d);
+		return 0;
+	}
+	if (sd_event_now(d->event, CLOCK_MONOTONIC, &now) >= 0)
+		(void)sd_event_add_time(d->event, &d->stop_timer, CLOCK_MONOTONIC, now + STOP_GRACE_USEC, 0, on_stop_timer, d);
+	lease_release(d->lease, released, d);
+	return 0;
+}
+
+int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, const char *token_dir,
+                 preemptd **ret)
+{
+	preemptd *d = calloc(1, sizeof(*d));
+	char err[512];
+	int r;
+
+	if (!d)
+		return -ENOMEM;
+	d->event = sd_event_ref(e);
+	d->cfg = cfg;
+	d->client = client;
+	d->token_dir = token_dir;
+	decision_init(&d->decision);
+	for (int i = 0; i < RESULTS; i++)
+		histogram_init(&d->attempt_duration[i], attempt_bounds, sizeof(attempt_bounds) / sizeof(attempt_bounds[0]));
+	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
+	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
+	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
+	cluster_opts co = { .scheduler_name = cfg->scheduler_name };
+	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
+	                  .retry_max_usec = cfg->retry_max_usec };
+	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd"))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if ((r = kube_multi_new(e, client, &d->multi)) < 0 ||
+	    (r = transport_kube_new(d->multi, &d->transport)) < 0 || (r = queue_new(&qo, wall_ns(), &d->queue)) < 0 ||
+	    (r = cluster_new(d->queue, &co, &d->cluster)) < 0 || (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
+	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
+		goto fail;
+	act_opts ao = { .scheduler_name = cfg->scheduler_name, .identity = d->identity,
+	                .writer = { .max_in_flight = cfg->max_in_flight, .retry_max_usec = cfg->retry_max_usec } };
+	if ((r = act_new(e, d->transport, d->cluster, &ao, &d->act)) < 0)
+		goto fail;
+	act_set_gate(d->act, gate, d);
+	/* at log level debug every preemption decision is explained, in preemptctl's words */
+	cycle_set_explain(d->cycle, cfg->log_level >= LOG_DEBUG);
+	if (cfg->leader_elect) {
+		lease_opts lo = { .namespace_ = cfg->lease_namespace, .name = cfg->lease_name, .identity = d->identity,
+		                  .lease_duration_usec = cfg->lease_duration_usec,
+		                  .renew_deadline_usec = cfg->renew_deadline_usec,
+		                  .retry_period_usec = cfg->retry_period_usec, .changed = leadership, .note = lease_note,
+		                  .userdata = d };
+		if ((r = lease_new(e, d->transport, &lo, &d->lease)) < 0)
+			goto fail;
+	}
+	if (cfg->listen && *cfg->listen && (r = httpd_new(e, cfg->listen, scrape_handler, d, &d->httpd, err, sizeof(err))) < 0) {
+		journal_msg(LOG_ERR, "%s", err);
+		goto fail;
+	}
+	if ((r = sd_event_add_defer(e, &d->sched, on_sched, d)) < 0 || (r = sd_event_add_post(e, &d->post, on_post, d)) < 0 ||
+	    (r = sd_event_add_time(e, &d->due, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_due, d)) < 0 ||
+	    (r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, d)) < 0 ||
+	    (r = sd_event_add_signal(e, NULL, SIGINT, on_signal, d)) < 0)
+		goto fail;
+	(void)sd_event_source_set_enabled(d->sched, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(d->due, SD_EVENT_OFF);
+	/* the cycles take turns with I/O (a bounded batch each), at the same priority: a lower one
+	 * would starve them behind a busy watch */
+	if (token_dir) {
+		uint64_t now;
+		if ((r = sd_event_now(e, CLOCK_MONOTONIC, &now)) < 0 ||
+		    (r = sd_event_add_time(e, &d->token_timer, CLOCK_MONOTONIC, now + TOKEN_REFRESH_USEC, 1000000, on_token, d)) < 0)
+			goto fail;
+	}
+	*ret = d;
+	return 0;
+fail:
+	preemptd_free(d);
+	return r;
+}
+
+preemptd *preemptd_free(preemptd *d)
+{
+	if (!d)
+		return NULL;
+	sd_event_source_disable_unref(d->sched);
+	sd_event_source_disable_unref(d->post);
+	sd_event_source_disable_unref(d->due);
+	sd_event_source_disable_unref(d->token_timer);
+	sd_event_source_disable_unref(d->stop_timer);
+	httpd_free(d->httpd);
+	lease_free(d->lease);
+	act_free(d->act);
+	watch_free(d->watch);
+	cycle_free(d->cycle);
+	cluster_free(d->cluster);
+	queue_free(d->queue);
+	if (d->transport)
+		d->transport->free(d->transport);
+	kube_multi_free(d->multi);
+	decision_done(&d->decision);
+	sd_event_unref(d->event);
+	free(d->identity);
+	free(d);
+	return NULL;
+}
+
+int preemptd_run(preemptd *d)
+{
+	journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, %s%s%s%s%s",
+	            d->cfg->scheduler_name, kube_client_server(d->client),
+	            d->lease ? "leader election on Lease " : "leader election off",
+	            d->lease ? d->cfg->lease_namespace : "", d->lease ? "/" : "", d->lease ? d->cfg->lease_name : "",
+	            d->httpd ? "" : ", no HTTP endpoints");
+	if (d->httpd)
+		journal_msg(LOG_INFO, "Serving /healthz /livez /readyz /metrics on port %u (listen = %s)",
+		            (unsigned)httpd_port(d->httpd), d->cfg->listen);
+	watch_start(d->watch);
+	if (d->lease)
+		lease_start(d->lease);
+	(void)sd_event_set_watchdog(d->event, true);
+	/* ready to be talked to: caches and leadership come as they may (and say so in STATUS=) */
+	(void)sd_notify(0, "READY=1\nSTATUS=Listing the cluster");
+	return sd_event_loop(d->event);
+}

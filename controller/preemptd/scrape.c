@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /healthz, /livez, /readyz and /metrics. Metric names are kube-scheduler's where they mean the
+ * same (scheduler_*, with profile = the scheduler name), preemptd_* for the rest.
+ */
+#include <string.h>
+
+#include "daemon-state.h"
+
+static const char *const result_names[RESULTS] = { "scheduled", "unschedulable", "error" };
+
+static void attempts(preemptd *d, FILE *f)
+{
+	char l[256];
+
+	metrics_family(f, "scheduler_schedule_attempts_total", "counter",
+	               "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
+	               "scheduled, while 'error' means an internal scheduler problem.");
+	for (int i = 0; i < RESULTS; i++)
+		metrics_sample(f, "scheduler_schedule_attempts_total",
+		               metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i], NULL),
+		               (double)d->attempts[i]);
+	metrics_family(f, "scheduler_scheduling_attempt_duration_seconds", "histogram",
+	               "Scheduling attempt latency in seconds (scheduling algorithm + binding decision)");
+	for (int i = 0; i < RESULTS; i++)
+		metrics_histogram(f, "scheduler_scheduling_attempt_duration_seconds",
+		                  metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i],
+		                                 NULL),
+		                  &d->attempt_duration[i]);
+	metrics_family(f, "scheduler_preemption_attempts_total", "counter", "Total preemption attempts in the cluster till now");
+	metrics_sample(f, "scheduler_preemption_attempts_total", NULL, (double)d->preemption_attempts);
+	metrics_family(f, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
+	metrics_histogram(f, "scheduler_preemption_victims", NULL, &d->victims);
+}
+
+static void pending(preemptd *d, FILE *f)
+{
+	queue_counts qc;
+	cluster_counts cc;
+	char l[128];
+
+	queue_get_counts(d->queue, &qc);
+	cluster_get_counts(d->cluster, &cc);
+	metrics_family(f, "scheduler_pending_pods", "gauge",
+	               "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' "
+	               "means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods; "
+	               "'gated' means number of pods waiting for their scheduling gates.");
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "active", NULL), (double)qc.active);
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "backoff", NULL), (double)qc.backoff);
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "unschedulable", NULL),
+	               (double)qc.unschedulable);
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "gated", NULL), (double)cc.gated);
+	metrics_family(f, "preemptd_cluster_objects", "gauge", "Objects in preemptd's model of the cluster, by kind.");
+	const size_t n[] = { cc.classes, cc.nodes, cc.pdbs, cc.pods };
+	for (int k = 0; k < CLUSTER_KINDS; k++)
+		metrics_sample(f, "preemptd_cluster_objects", metrics_labels(l, sizeof(l), "kind", cluster_kind_name(k), NULL),
+		               (double)n[k]);
+	metrics_family(f, "preemptd_assumed_pods", "gauge",
+	               "Pods with a decision of preemptd (binding, nomination, deletion) the watch does not show yet.");
+	metrics_sample(f, "preemptd_assumed_pods", NULL, (double)cc.assumed);
+}
+
+static void watches(preemptd *d, FILE *f)
+{
+	watch_stats ws;
+	char l[128];
+
+	watch_get_stats(d->watch, &ws);
+	metrics_family(f, "preemptd_caches_synced", "gauge", "1 once every watched kind has been listed.");
+	metrics_sample(f, "preemptd_caches_synced", NULL, d->synced ? 1 : 0);
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} fam[] = {
+		{ "preemptd_watch_lists_total", "Lists completed, the first and every relist, by resource.",
+		  offsetof(watch_stats, lists) },
+		{ "preemptd_watch_restarts_total", "Watches restarted after a failure or a 410 Gone, by resource.",
+		  offsetof(watch_stats, restarts) },
+		{ "preemptd_watch_events_total", "Watch events applied to the model, by resource.",
+		  offsetof(watch_stats, events) },
+		{ "preemptd_objects_refused_total", "Objects refused (undecodable or inadmissible) and skipped, by resource.",
+		  offsetof(watch_stats, refused) },
+	};
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		const uint64_t *v = (const uint64_t *)((const char *)&ws + fam[i].off);
+		metrics_family(f, fam[i].name, "counter", fam[i].help);
+		for (int k = 0; k < CLUSTER_KINDS; k++)
+			metrics_sample(f, fam[i].name, metrics_labels(l, sizeof(l), "resource", cluster_kind_name(k), NULL),
+			               (double)v[k]);
+	}
+}
+
+struct code_ctx {
+	FILE *f;
+	bool errors;
+};
+
+static void code(void *userdata, const char *verb, long status, uint64_t n)
+{
+	struct code_ctx *c = userdata;
+	char l[128], s[16];
+
+	if (c->errors && status >= 200 && status < 300)
+		return;
+	snprintf(s, sizeof(s), "%ld", status);
+	metrics_sample(c->f, c->errors ? "preemptd_api_errors_total" : "preemptd_api_requests_total",
+	               metrics_labels(l, sizeof(l), "verb", verb, "code", status ? s : "none", NULL), (double)n);
+}
+
+static void writes(preemptd *d, FILE *f)
+{
+	writer_stats ws;
+	act_stats as;
+	char l[128];
+	struct code_ctx c = { f, false };
+
+	writer_get_stats(act_writer(d->act), &ws);
+	act_get_stats(d->act, &as);
+	metrics_family(f, "preemptd_api_requests_total", "counter",
+	               "API writes answered, by verb and HTTP status (code=none: no answer came).");
+	writer_foreach_code(act_writer(d->act), code, &c);
+	metrics_family(f, "preemptd_api_errors_total", "counter", "API writes that failed, by verb and HTTP status.");
+	c.errors = true;
+	writer_foreach_code(act_writer(d->act), code, &c);
+	metrics_family(f, "preemptd_write_retries_total", "counter", "API writes sent again after a 5xx, a 429 or no answer.");
+	metrics_sample(f, "preemptd_write_retries_total", NULL, (double)ws.retries);
+	metrics_family(f, "preemptd_writes_dropped_total", "counter",
+	               "API writes not sent: made obsolete by the watch, or abandoned (leadership lost, stopping).");
+	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "obsolete", NULL),
+	               (double)ws.obsolete);
+	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "abandoned", NULL),
+	               (double)ws.abandoned);
+	metrics_family(f, "preemptd_writes_in_flight", "gauge", "API writes sent and not answered yet.");
+	metrics_sample(f, "preemptd_writes_in_flight", NULL, (double)ws.in_flight);
+	metrics_family(f, "preemptd_bindings_total", "counter", "Bindings answered by the API server, by result.");
+	metrics_sample(f, "preemptd_bindings_total", metrics_labels(l, sizeof(l), "result", "bound", NULL), (double)as.bound);
+	metrics_sample(f, "preemptd_bindings_total", metrics_labels(l, sizeof(l), "result", "conflict", NULL),
+	               (double)as.bind_conflicts);
+	metrics_family(f, "preemptd_victims_deleted_total", "counter", "Preemption victims whose DELETE was accepted.");
+	metrics_sample(f, "preemptd_victims_deleted_total", NULL, (double)as.victims_deleted);
+}
+
+static void leadership(preemptd *d, FILE *f)
+{
+	long t;
+	char l[512];
+
+	metrics_family(f, "preemptd_leader", "gauge",
+	               "1 while this instance may schedule: it holds the Lease (or leader election is off).");
+	metrics_sample(f, "preemptd_leader",
+	               metrics_labels(l, sizeof(l), "lease",
+	                              d->lease ? d->cfg->lease_name : "", "identity", d->identity, NULL),
+	               preemptd_may_write(d, &t) ? 1 : 0);
+	if (d->lease) {
+		lease_stats ls;
+		lease_get_stats(d->lease, &ls);
+		metrics_family(f, "preemptd_leader_transitions_total", "counter",
+		               "Times this instance acquired (became leader) or lost the Lease.");
+		metrics_sample(f, "preemptd_leader_transitions_total", metrics_labels(l, sizeof(l), "to", "leader", NULL),
+		               (double)ls.acquired);
+		metrics_sample(f, "preemptd_leader_transitions_total", metrics_labels(l, sizeof(l), "to", "standby", NULL),
+		               (double)ls.lost);
+		metrics_family(f, "preemptd_lease_failures_total", "counter", "Lease reads and writes that failed.");
+		metrics_sample(f, "preemptd_lease_failures_total", NULL, (double)ls.failures);
+	}
+}
+
+int scrape_handler(void *userdata, const char *path, FILE *out, const char **content_type)
+{
+	preemptd *d = userdata;
+	long t;
+
+	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez")) {
+		/* the loop answered: it is alive */
+		fputs("ok\n", out);
+		return 200;
+	}
+	if (!strcmp(path, "/readyz")) {
+		if (!d->synced) {
+			fputs("not ready: caches not synced\n", out);
+			return 503;
+		}
+		if (d->lease && lease_is_leader(d->lease) && !preemptd_may_write(d, &t)) {
+			fputs("not ready: the Lease is not renewed\n", out);
+			return 503;
+		}
+		fputs("ok\n", out);
+		return 200;
+	}
+	if (!strcmp(path, "/metrics")) {
+		*content_type = "text/plain; version=0.0.4; charset=utf-8";
+		attempts(d, out);
+		pending(d, out);
+		watches(d, out);
+		writes(d, out);
+		leadership(d, out);
+		return 200;
+	}
+	fprintf(out, "not found: %s (/healthz, /livez, /readyz, /metrics)\n", path);
+	return 404;
+}

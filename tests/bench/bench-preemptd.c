@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preemptd's whole controller loop, without an API server: recorded watch streams in (the bytes a
+ * watch sends, decoded by the same reflector path), the model, the queue, the cycle, the act
+ * stage's request bodies and chains out into a counting sink that answers every request at once —
+ * so that the figures are preemptd's, not a server's.
+ *
+ *   bench-preemptd DIR     DIR from tests/bench/gen-cluster.py --watch-dir (tests/bench/bench-preemptd.sh)
+ *
+ * Phases, each at the cluster of DIR (scheduler_perf's shape: 5000 nodes of 4 cpu, 4 pods of 900m
+ * on each):
+ *   load      the classes, nodes and bound pods replayed; the heap the live model takes, beside
+ *             the heap of the same objects decoded and built as preemptctl does (model_build)
+ *   schedule  the "fit" stream (pods of 100m) replayed in 64 KiB chunks, the loop run after each
+ *             chunk as the daemon runs it; pods/s from the first byte to the last binding request
+ *   latency   pods one at a time: from its watch event handed in to its binding request in the
+ *             sink; median and p99
+ *   preempt   a fresh loop at the same cluster, the "preempt" stream (priority 10, 3000m: three
+ *             victims each); preemptions/s to the last request
+ * Every request is counted by kind; each phase checks that every pod got exactly what it should.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "act.h"
+#include "cycle.h"
+#include "journal.h"
+#include "model.h"
+#include "watch.h"
+
+#define CHUNK (64 * 1024)
+#define T0 (1714557600LL * 1000000000LL)
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the process: on a machine shared with other work, the figure that does not depend
+ * on how much of the cores the benchmark got. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static size_t heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* --- the counting sink -------------------------------------------------------------------------- */
+
+struct pending_answer {
+	transport_done_fn done;
+	void *userdata;
+};
+
+struct sink {
+	transport t;
+	struct pending_answer *q;
+	size_t n, cap;
+	unsigned long bindings, patches, deletes, events, other;
+	/* the pod of the latency phase, and when its binding request came */
+	const char *watch_for;
+	double seen_at;
+};
+
+static int sink_start(transport *t, const transport_request *rq, transport_done_fn done, void *userdata,
+                      void **ret_handle)
+{
+	struct sink *s = (struct sink *)t;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct pending_answer *q = realloc(s->q, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		s->q = q;
+		s->cap = cap;
+	}
+	if (!strcmp(rq->method, "POST") && strstr(rq->path, "/binding")) {
+		s->bindings++;
+		if (s->watch_for && strstr(rq->path, s->watch_for))
+			s->seen_at = now_s();
+	} else if (!strcmp(rq->method, "PATCH"))
+		s->patches++;
+	else if (!strcmp(rq->method, "DELETE"))
+		s->deletes++;
+	else if (strstr(rq->path, "/events"))
+		s->events++;
+	else
+		s->other++;
+	s->q[s->n++] = (struct pending_answer){ done, userdata };
+	*ret_handle = &s->q[s->n - 1];
+	return 0;
+}
+
+static void sink_cancel(transport *t, void *handle)
+{
+	(void)t;
+	((struct pending_answer *)handle)->done = NULL;
+}
+
+/* Answers everything asked so far (answers may ask more: those too). */
+static void sink_drain(struct sink *s)
+{
+	static const char ok[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\",\"code\":201}";
+	for (size_t i = 0; i < s->n; i++) {
+		struct pending_answer a = s->q[i];
+		if (!a.done)
+			continue;
+		transport_answer ans = { .status = 201, .body = ok, .len = sizeof(ok) - 1, .retry_after_s = -1 };
+		a.done(a.userdata, &ans);
+	}
+	s->n = 0;
+}
+
+/* --- one controller loop ------------------------------------------------------------------------ */
+
+struct loop {
+	struct sink sink;
+	queue *q;
+	cluster *c;
+	cycle *cy;
+	watch *w;
+	act *a;
+	decision d;
+	unsigned long decisions[4];
+};
+
+static void loop_init(struct loop *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->sink.t = (transport){ .start = sink_start, .cancel = sink_cancel };
+	cluster_opts co = { .scheduler_name = "preemptd" };
+	act_opts ao = { .scheduler_name = "preemptd", .identity = "bench", .writer = { .max_in_flight = 1u << 30 } };
+	if (queue_new(NULL, T0, &l->q) < 0 || cluster_new(l->q, &co, &l->c) < 0 || cycle_new(l->q, l->c, &l->cy) < 0 ||
+	    watch_new(NULL, NULL, l->c, NULL, &l->w) < 0 || act_new(NULL, &l->sink.t, l->c, &ao, &l->a) < 0) {
+		fprintf(stderr, "bench-preemptd: out of memory\n");
+		exit(1);
+	}
+	decision_init(&l->d);
+}
+
+static void loop_done(struct loop *l)
+{
+	decision_done(&l->d);
+	act_free(l->a);
+	watch_free(l->w);
+	cycle_free(l->cy);
+	cluster_free(l->c);
+	queue_free(l->q);
+	free(l->sink.q);
+}
+
+/* What the daemon does after watch events: cycles while activeQ has pods, decisions to the act
+ * stage, the answers in. */
+static void loop_run(struct loop *l)
+{
+	pp_err err = { "" };
+	int r;
+
+	while ((r = cycle_run_one(l->cy, &l->d, &err)) > 0) {
+		l->decisions[l->d.kind]++;
+		act_decision(l->a, &l->d, T0);
+	}
+	if (r < 0) {
+		fprintf(stderr, "bench-preemptd: cycle: %s\n", err.msg);
+		exit(1);
+	}
+	sink_drain(&l->sink);
+}
+
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "re")) || fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0 ||
+	    !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "bench-preemptd: %s: cannot read\n", path);
+		exit(1);
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+static void replay(struct loop *l, cluster_kind k, const char *buf, size_t len, bool run_between)
+{
+	for (size_t off = 0; off < len; off += CHUNK) {
+		size_t n = len - off < CHUNK ? len - off : CHUNK;
+		if (watch_replay(l->w, k, buf + off, n) < 0) {
+			fprintf(stderr, "bench-preemptd: replay failed\n");
+			exit(1);
+		}
+		if (run_between)
+			loop_run(l);
+	}
+}
+
+static void load(struct loop *l, const char *dir)
+{
+	static const struct { const char *file; cluster_kind kind; } streams[] = {
+		{ "priorityclasses", CLUSTER_CLASSES }, { "nodes", CLUSTER_NODES }, { "pods", CLUSTER_PODS } };
+	for (size_t i = 0; i < 3; i++) {
+		size_t len;
+		char *buf = slurp(dir, streams[i].file, &len);
+		replay(l, streams[i].kind, buf, len, false);
+		free(buf);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* --- preemptctl's decoded cluster, for the memory comparison ------------------------------------ */
+
+/* The objects of the streams as one List, decoded and built as preemptctl builds a snapshot. */
+static size_t snapshot_heap(const char *dir)
+{
+	static const char *const files[] = { "priorityclasses", "nodes", "pods" };
+	size_t before = heap_bytes(), total = 0, used;
+	char *list;
+	FILE *f = open_memstream(&list, &total);
+	k8s_cluster kc;
+	model m = { 0 };
+	diag d;
+
+	fputs("{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[", f);
+	bool first = true;
+	for (size_t i = 0; i < 3; i++) {
+		size_t len;
+		char *buf = slurp(dir, files[i], &len);
+		for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+			char *obj = strstr(line, "\"object\":");
+			size_t ol;
+			if (!obj)
+				continue;
+			obj += strlen("\"object\":");
+			ol = strlen(obj);
+			if (ol && obj[ol - 1] == '}')
+				ol--; /* the event's closing brace */
+			fprintf(f, "%s%.*s", first ? "" : ",", (int)ol, obj);
+			first = false;
+		}
+		free(buf);
+	}
+	fputs("]}", f);
+	fclose(f);
+	before = heap_bytes() - total; /* the text is not the decoded cluster */
+	diag_init(&d, stderr);
+	k8s_cluster_init(&kc);
+	if (k8s_load_string(&kc, "snapshot", list, total, &d) < 0 || model_build(&m, &kc, T0, &d) < 0) {
+		fprintf(stderr, "bench-preemptd: the snapshot does not load\n");
+		exit(1);
+	}
+	free(list);
+	used = heap_bytes() - before;
+	model_done(&m);
+	k8s_cluster_done(&kc);
+	return used;
+}
+
+int main(int argc, char **argv)
+{
+	struct loop l;
+	size_t len;
+	char *fit, *pre;
+	double t0, t1, c0, c1;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bench-preemptd DIR (from tests/bench/gen-cluster.py --watch-dir DIR)\n");
+		return 2;
+	}
+	journal_setup(JOURNAL_STDERR, "bench-preemptd");
+	journal_set_max_priority(LOG_WARNING);
+
+	/* load */
+	size_t heap0 = heap_bytes();
+	loop_init(&l);
+	t0 = now_s();
+	load(&l, argv[1]);
+	t1 = now_s();
+	size_t live = heap_bytes() - heap0;
+	cluster_counts cc;
+	cluster_get_counts(l.c, &cc);
+	size_t snap = snapshot_heap(argv[1]);
+	printf("load: %zu nodes, %zu pods replayed in %.3f s; live model %.1f MiB, preemptctl's decoded cluster "
+	       "%.1f MiB (%.2fx)\n",
+	       cc.nodes, cc.pods, t1 - t0, live / 1048576.0, snap / 1048576.0, (double)live / (double)snap);
+
+	/* schedule: the fit stream, the loop between chunks */
+	fit = slurp(argv[1], "fit", &len);
+	size_t split = len;
+	/* the last 1000 pods are kept for the latency phase */
+	for (int k = 0, i = (int)len - 1; i > 0; i--)
+		if (fit[i - 1] == '\n' && ++k == 1000) {
+			split = (size_t)i;
+			break;
+		}
+	t0 = now_s();
+	c0 = cpu_s();
+	replay(&l, CLUSTER_PODS, fit, split, true);
+	loop_run(&l);
+	t1 = now_s();
+	c1 = cpu_s();
+	unsigned long binds = l.sink.bindings;
+	printf("schedule: %lu pods bound in %.3f s: %.0f pods/s; %.3f s of CPU: %.0f pods per CPU-second (stream in, "
+	       "decode, queue, decide, %lu requests out)\n",
+	       binds, t1 - t0, (double)binds / (t1 - t0), c1 - c0, (double)binds / (c1 - c0),
+	       l.sink.bindings + l.sink.events);
+	if (l.decisions[DECISION_BIND] != binds || l.sink.events != binds) {
+		fprintf(stderr, "bench-preemptd: %lu binding decisions, %lu bindings, %lu events\n",
+		        l.decisions[DECISION_BIND], binds, l.sink.events);
+		return 1;
+	}
+
+	/* latency: one pod at a time */
+	double lat[1000];
+	size_t nlat = 0;
+	for (char *p = fit + split; *p && nlat < 1000;) {
+		char *nl = strchr(p, '\n'), name[64];
+		const char *nm = strstr(p, "\"name\":\"");
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		snprintf(name, sizeof(name), "/pods/%.*s/binding", (int)(strchr(nm + 8, '"') - (nm + 8)), nm + 8);
+		l.sink.watch_for = name;
+		l.sink.seen_at = 0;
+		t0 = now_s();
+		if (watch_replay(l.w, CLUSTER_PODS, p, n) < 0)
+			return 1;
+		loop_run(&l);
+		if (l.sink.seen_at == 0) {
+			fprintf(stderr, "bench-preemptd: %s: no binding request\n", name);
+			return 1;
+		}
+		lat[nlat++] = l.sink.seen_at - t0;
+		p += n;
+	}
+	qsort(lat, nlat, sizeof(lat[0]), cmp_double);
+	printf("latency: pod watch event -> binding request, %zu pods one at a time: median %.1f us, p99 %.1f us\n",
+	       nlat, lat[nlat / 2] * 1e6, lat[nlat * 99 / 100] * 1e6);
+	free(fit);
+	loop_done(&l);
+
+	/* preempt: a fresh loop at the same cluster */
+	loop_init(&l);
+	load(&l, argv[1]);
+	pre = slurp(argv[1], "preempt", &len);
+	t0 = now_s();
+	c0 = cpu_s();
+	replay(&l, CLUSTER_PODS, pre, len, true);
+	loop_run(&l);
+	t1 = now_s();
+	c1 = cpu_s();
+	unsigned long n = l.decisions[DECISION_PREEMPT];
+	printf("preempt: %lu preemptions in %.3f s: %.0f preemptions/s; %.3f s of CPU: %.0f per CPU-second (%lu "
+	       "victims deleted, %lu status patches, %lu events)\n",
+	       n, t1 - t0, (double)n / (t1 - t0), c1 - c0, (double)n / (c1 - c0), l.sink.deletes, l.sink.patches,
+	       l.sink.events);
+	if (!n || l.sink.deletes != 3 * n || l.decisions[DECISION_UNSCHEDULABLE]) {
+		fprintf(stderr, "bench-preemptd: %lu preemptions, %lu deletes, %lu unschedulable\n", n, l.sink.deletes,
+		        l.decisions[DECISION_UNSCHEDULABLE]);
+		return 1;
+	}
+	free(pre);
+	loop_done(&l);
+	return 0;
+}

@@ -1,0 +1,142 @@
+/* The watch without a server: recorded watch streams replayed into the model (the bytes the API
+ * server would send, in any chunking) — nodes, classes, budgets and pods added, modified and
+ * deleted; bookmarks; an object the decoder refuses skipped and counted once per object; a pod
+ * without spec.priority admitted through its class. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "journal.h"
+#include "watch.h"
+
+#define T0 (1714557600LL * 1000000000LL)
+
+struct world {
+	queue *q;
+	cluster *c;
+	watch *w;
+};
+
+static void setup(struct world *w)
+{
+	cluster_opts co = { .scheduler_name = "preemptd" };
+	journal_setup(JOURNAL_STDERR, "test-watch");
+	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
+	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
+	assert_int_equal(watch_new(NULL, NULL, w->c, NULL, &w->w), 0);
+}
+
+static void teardown(struct world *w)
+{
+	watch_free(w->w);
+	cluster_free(w->c);
+	queue_free(w->q);
+}
+
+/* Replays text byte by byte when one_by_one, else whole. */
+static void replay(struct world *w, cluster_kind k, const char *text, bool one_by_one)
+{
+	size_t n = strlen(text);
+	if (!one_by_one) {
+		assert_int_equal(watch_replay(w->w, k, text, n), 0);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(watch_replay(w->w, k, text + i, 1), 0);
+}
+
+static const char *node_of(struct world *w, const char *ns, const char *name)
+{
+	pp_pod_info pi;
+	if (pp_cluster_pod_info(queue_cluster(w->q), ns, name, &pi) < 0)
+		return "(absent)";
+	return pi.node_name ? pi.node_name : "";
+}
+
+#define EV(type, obj) "{\"type\":\"" type "\",\"object\":" obj "}\n"
+#define NODE(name, cpu)                                                                                         \
+	"{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"5\"}," \
+	"\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"8Gi\",\"pods\":\"110\"}}}"
+#define POD(name, node, cpu, rv)                                                                               \
+	"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"namespace\":\"web\",\"name\":\"" name "\","     \
+	"\"uid\":\"uid-" name "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"nodeName\":\"" node "\","          \
+	"\"schedulerName\":\"default-scheduler\",\"priority\":0,\"containers\":[{\"name\":\"c\",\"resources\":" \
+	"{\"requests\":{\"cpu\":\"" cpu "\"}}}]},\"status\":{\"phase\":\"Running\"}}"
+
+static void test_stream_applied(void **state)
+{
+	(void)state;
+	struct world w;
+	watch_stats st;
+	setup(&w);
+	replay(&w, CLUSTER_NODES, EV("ADDED", NODE("n1", "4")) EV("ADDED", NODE("n2", "4")), true);
+	replay(&w, CLUSTER_NODES, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Node\",\"metadata\":"
+	                          "{\"resourceVersion\":\"9\"}}}\n", false);
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 2);
+	replay(&w, CLUSTER_PODS, EV("ADDED", POD("a", "n1", "1", "10")) EV("ADDED", POD("b", "n2", "1", "11")), true);
+	assert_string_equal(node_of(&w, "web", "a"), "n1");
+	replay(&w, CLUSTER_PODS, EV("DELETED", POD("a", "n1", "1", "12")), false);
+	assert_string_equal(node_of(&w, "web", "a"), "(absent)");
+	replay(&w, CLUSTER_NODES, EV("DELETED", NODE("n1", "4")), false);
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 1);
+	watch_get_stats(w.w, &st);
+	assert_int_equal(st.events[CLUSTER_PODS], 3);
+	assert_int_equal(st.events[CLUSTER_NODES], 3);
+	assert_int_equal(st.refused[CLUSTER_PODS], 0);
+	teardown(&w);
+}
+
+/* A pod with a bad quantity is refused each time it comes, told once; the good ones go on. */
+static void test_bad_object_skipped(void **state)
+{
+	(void)state;
+	struct world w;
+	watch_stats st;
+	setup(&w);
+	replay(&w, CLUSTER_NODES, EV("ADDED", NODE("n1", "4")), false);
+	replay(&w, CLUSTER_PODS, EV("ADDED", POD("bad", "n1", "1x", "10")) EV("MODIFIED", POD("bad", "n1", "1x", "11"))
+	                             EV("ADDED", POD("good", "n1", "1", "12")),
+	       false);
+	assert_string_equal(node_of(&w, "web", "good"), "n1");
+	assert_string_equal(node_of(&w, "web", "bad"), "(absent)");
+	watch_get_stats(w.w, &st);
+	assert_int_equal(st.refused[CLUSTER_PODS], 2);
+	/* told once already: the model knows */
+	assert_false(cluster_first_refusal(w.c, CLUSTER_PODS, "web", "bad"));
+	teardown(&w);
+}
+
+/* A pod without spec.priority (an old API server, a hand-made object) gets its class's. */
+static void test_priority_from_class(void **state)
+{
+	(void)state;
+	struct world w;
+	pp_pod_info pi;
+	setup(&w);
+	replay(&w, CLUSTER_CLASSES, EV("ADDED", "{\"kind\":\"PriorityClass\",\"apiVersion\":\"scheduling.k8s.io/v1\","
+	                                        "\"metadata\":{\"name\":\"gold\",\"uid\":\"u\"},\"value\":1000}"),
+	       false);
+	replay(&w, CLUSTER_PODS, EV("ADDED", "{\"kind\":\"Pod\",\"metadata\":{\"namespace\":\"web\",\"name\":\"p\","
+	                                     "\"uid\":\"u-p\"},\"spec\":{\"schedulerName\":\"preemptd\","
+	                                     "\"priorityClassName\":\"gold\",\"containers\":[{\"name\":\"c\"}]}}"),
+	       false);
+	assert_int_equal(pp_cluster_pod_info(queue_cluster(w.q), "web", "p", &pi), 0);
+	assert_int_equal(pi.priority, 1000);
+	teardown(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_applied),
+		cmocka_unit_test(test_bad_object_skipped),
+		cmocka_unit_test(test_priority_from_class),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
