@@ -22,18 +22,8 @@ before=$(blob_images | tr '\n' ' ')
 note "unused images: $before"
 ok "blob8, blob16 and blob24 are in the store, unused" \
 	test "$before" = "localhost/e2e/blob16:latest localhost/e2e/blob24:latest localhost/e2e/blob8:latest "
-# The kubelet's configuration: evictd takes imageMinimumGCAge from it (images must be known that
-# long before they go), and the kubelet's own thresholds (far below evictd's here).
-kubelet_config <<'EOF'
-imageMinimumGCAge: 2s
-evictionHard:
-  memory.available: 100Mi
-  nodefs.available: 100Mi
-  nodefs.inodesFree: 5%
-  imagefs.available: 100Mi
-  imagefs.inodesFree: 5%
-EOF
-cri_serve --eviction-hard nodefs.available=100Mi --eviction-hard imagefs.available=100Mi ||
+cri_node_config
+cri_serve "${KUBELET_HARD[@]}" ||
 	bail "the kubelet stand-in did not start"
 CTLDIR=$(ctl_dir writer)
 ok "pod e2e/writer created through the CRI (priority 1000)" cri_pod e2e/writer "$WRITER" --priority 1000 \
@@ -43,16 +33,7 @@ ok "writer's container running" wait_until 30 ctr_running "$WRITER" main
 avail=$(fs_avail /var/lib/kubelet)
 thr=$((avail - (FILL - NEED) * MIB))
 note "nodefs.available $(mib "$avail") MiB; hard threshold ${thr} bytes ($(mib "$thr") MiB): a ${FILL} MiB fill goes ${NEED} MiB past it"
-cri_dropin cri-images <<EOF
-# e2e: a nodefs.available threshold ${NEED} MiB short of what a ${FILL} MiB fill leaves
-[eviction-hard]
-nodefs.available = ${thr}
-[eviction]
-pressure-transition-period = 10s
-EOF
-j_mark
-ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
-ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")"
+cri_evictd cri-images nodefs.available "$thr" "a nodefs.available threshold ${NEED} MiB short of what a ${FILL} MiB fill leaves"
 note "runtime: $(j_select "$(j_id "$MSGID_RUNTIME_STATUS")" | head -n1 | jq -r .MESSAGE)"
 sleep 3   # the images are older than imageMinimumGCAge for evictd now
 
@@ -84,8 +65,4 @@ ok "journal: the nodefs.available threshold cleared" j_wait 30 "$cleared"
 sleep 3
 ok "no pod was chosen for eviction" not j_has "$(j_id "$MSGID_POD_CHOSEN") or $(j_id "$MSGID_EVICTION_STARTED")"
 ok "writer still running" ctr_running "$WRITER" main
-ok "the kubelet's own eviction manager never had to act" not kubelet_said 'eviction manager: threshold met'
-ok "evictd still active (running)" evictd_running
-j_show 12
-kubelet_show 8
-done_testing
+cri_done

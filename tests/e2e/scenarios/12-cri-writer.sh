@@ -22,19 +22,9 @@ QUIET=$(pod_uid 12 2)
 trap cri_cleanup EXIT
 cri_setup
 
-mapfile -t blobs < <(blob_images)
-[ ${#blobs[@]} = 0 ] || kubelet rmi "${blobs[@]}"
-ok "no unused image left (the blob images removed beforehand)" test -z "$(blob_images)"
+cri_no_unused_images
 images_before=$(ctr -n k8s.io images ls -q | sort | tr '\n' ' ')
-kubelet_config <<'EOF'
-imageMinimumGCAge: 2s
-evictionHard:
-  memory.available: 100Mi
-  nodefs.available: 100Mi
-  nodefs.inodesFree: 5%
-  imagefs.available: 100Mi
-  imagefs.inodesFree: 5%
-EOF
+cri_node_config
 CTLDIR=$(ctl_dir writer)
 ok "pod e2e/quiet created (priority 0, ephemeral-storage request 64Mi)" cri_pod e2e/quiet "$QUIET" \
 	--priority 0 --storage-request 64Mi --container 'main=exec sleep 2147483647' || bail "quiet did not start"
@@ -48,32 +38,16 @@ note "writer: $st"
 avail=$(fs_avail /var/lib/kubelet)
 thr=$((avail - (REST - NEED) * MIB))
 note "nodefs.available $(mib "$avail") MiB; hard threshold $(mib "$thr") MiB: ${REST} MiB more go ${NEED} MiB past it"
-cri_dropin cri-writer <<EOF
-# e2e: a nodefs.available threshold ${NEED} MiB short of what writer's last ${REST} MiB leave
-[eviction-hard]
-nodefs.available = ${thr}
-[eviction]
-pressure-transition-period = 10s
-EOF
-j_mark
-ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
-ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")"
+cri_evictd cri-writer nodefs.available "$thr" "a nodefs.available threshold ${NEED} MiB short of what writer's last ${REST} MiB leave"
 sleep 3   # past imageMinimumGCAge: had there been an unused image, it could go
 
 # ---- the fill ---------------------------------------------------------------------------------------
 # The kubelet stand-in starts now: its first container GC comes 60 s later, so writer's dead
 # container stays there for most of the kubelet's GC period after the eviction.
-cri_serve --eviction-hard nodefs.available=100Mi --eviction-hard imagefs.available=100Mi ||
+cri_serve "${KUBELET_HARD[@]}" ||
 	bail "the kubelet stand-in did not start"
 touch "$CTLDIR/go"
-ok "journal: a pod was chosen for nodefs.available" j_wait 60 "$(j_id "$MSGID_POD_CHOSEN")"
-chosen=$(j_select "$(j_id "$MSGID_POD_CHOSEN")" | head -n1)
-note "chosen: $(jq -r .MESSAGE <<< "$chosen")"
-c() { jq -r --arg f "$1" '.[$f] // empty' <<< "$chosen"; }
-ok "the pod chosen is e2e/writer" test "$(c EVICTD_POD_UID)" = "$WRITER"
-ok "for nodefs.available" test "$(c EVICTD_SIGNAL)" = nodefs.available
-ok "its usage is its writable layer: EVICTD_DISK_BYTES $(c EVICTD_DISK_BYTES) ≥ ${FIRST} MiB" \
-	test "$(c EVICTD_DISK_BYTES)" -ge $((FIRST * MIB))
+cri_first_chosen nodefs.available "e2e/writer" "$WRITER" "$FIRST"
 ok "no image was removed for it (none unused)" not j_has "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")"
 ok "writer's processes are gone" wait_until 30 not ctr_running "$WRITER" main
 ok "kubelet: writer terminated, its pod cgroup removed" \
@@ -97,8 +71,4 @@ ok "e2e/quiet was never chosen" not j_has "$(j_pod "$MSGID_POD_CHOSEN" "$QUIET")
 ok "e2e/quiet still running" ctr_running "$QUIET" main
 ok "the images are the ones there before (busybox in use kept)" \
 	test "$(ctr -n k8s.io images ls -q | sort | tr '\n' ' ')" = "$images_before"
-ok "the kubelet's own eviction manager never had to act" not kubelet_said 'eviction manager: threshold met'
-ok "evictd still active (running)" evictd_running
-j_show 14
-kubelet_show 12
-done_testing
+cri_done

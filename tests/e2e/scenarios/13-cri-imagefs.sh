@@ -48,15 +48,7 @@ fsi=$(kubelet imagefs-info)
 note "ImageFsInfo: $fsi"
 ok "ImageFsInfo's mountpoint is on the second disk" test "$(stat -c %d "$(jq -r .mountpoint <<< "$fsi")")" = "$(stat -c %d "$STORE")"
 
-kubelet_config <<'EOF'
-imageMinimumGCAge: 2s
-evictionHard:
-  memory.available: 100Mi
-  nodefs.available: 100Mi
-  nodefs.inodesFree: 5%
-  imagefs.available: 50Mi
-  imagefs.inodesFree: 5%
-EOF
+cri_node_config 50Mi
 CTLDIR=$(ctl_dir big)
 ok "pod e2e/quiet created (priority 0, ephemeral-storage request 16Mi)" cri_pod e2e/quiet "$QUIETP" \
 	--priority 0 --storage-request 16Mi --container 'main=exec sleep 2147483647' || bail "quiet did not start"
@@ -72,32 +64,16 @@ note "small: $(kubelet stats "$SMALLP")"
 avail=$(fs_avail "$STORE")
 thr=$((avail - (8 - NEED) * MIB))
 note "imagefs.available $(mib "$avail") MiB of $(mib "$(fs_size "$STORE")") MiB; hard threshold $(mib "$thr") MiB: big's last 8 MiB go ${NEED} MiB past it"
-cri_dropin cri-imagefs <<EOF
-# e2e: an imagefs.available threshold ${NEED} MiB short of what big's last 8 MiB leave
-[eviction-hard]
-imagefs.available = ${thr}
-[eviction]
-pressure-transition-period = 10s
-EOF
-j_mark
-ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
-ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")"
+cri_evictd cri-imagefs imagefs.available "$thr" "an imagefs.available threshold ${NEED} MiB short of what big's last 8 MiB leave"
 layout=$(j_select '.MESSAGE | test("disk layout")' | head -n1 | jq -r .MESSAGE)
 note "$layout"
 ok "evictd: the layout is a dedicated image filesystem" matches "$layout" 'dedicated'
 
 # ---- the fill ---------------------------------------------------------------------------------------
-cri_serve --eviction-hard nodefs.available=100Mi --eviction-hard imagefs.available=50Mi ||
+cri_serve "${KUBELET_HARD[@]}" ||
 	bail "the kubelet stand-in did not start"
 touch "$CTLDIR/go"
-ok "journal: a pod was chosen for imagefs.available" j_wait 60 "$(j_id "$MSGID_POD_CHOSEN")"
-chosen=$(j_select "$(j_id "$MSGID_POD_CHOSEN")" | head -n1)
-note "chosen: $(jq -r .MESSAGE <<< "$chosen")"
-c() { jq -r --arg f "$1" '.[$f] // empty' <<< "$chosen"; }
-ok "the pod chosen first is e2e/big, the bigger writer" test "$(c EVICTD_POD_UID)" = "$BIGP"
-ok "for imagefs.available" test "$(c EVICTD_SIGNAL)" = imagefs.available
-ok "ranked by its writable layer: EVICTD_DISK_BYTES $(c EVICTD_DISK_BYTES) ≥ ${BIG} MiB" \
-	test "$(c EVICTD_DISK_BYTES)" -ge $((BIG * MIB))
+cri_first_chosen imagefs.available "e2e/big, the bigger writer" "$BIGP" "$BIG"
 ok "big's processes are gone" wait_until 30 not ctr_running "$BIGP" main
 ok "kubelet: container GC removed big's dead container" \
 	wait_until 90 kubelet_said "gc: RemoveContainer .* main \\(pod e2e/big,"
@@ -114,8 +90,4 @@ ok "exactly one pod chosen in the whole scenario" test "$(j_select "$(j_id "$MSG
 ok "e2e/small still running" ctr_running "$SMALLP" main
 ok "e2e/quiet still running" ctr_running "$QUIETP" main
 ok "busybox, in use, still there" cri_has_image "$BUSYBOX"
-ok "the kubelet's own eviction manager never had to act" not kubelet_said 'eviction manager: threshold met'
-ok "evictd still active (running)" evictd_running
-j_show 14
-kubelet_show 10
-done_testing
+cri_done

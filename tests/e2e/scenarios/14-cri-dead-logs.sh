@@ -24,18 +24,8 @@ FILLER=$(pod_uid 14 2)
 trap cri_cleanup EXIT
 cri_setup
 
-mapfile -t blobs < <(blob_images)
-[ ${#blobs[@]} = 0 ] || kubelet rmi "${blobs[@]}"
-ok "no unused image left (the blob images removed beforehand)" test -z "$(blob_images)"
-kubelet_config <<'EOF'
-imageMinimumGCAge: 2s
-evictionHard:
-  memory.available: 100Mi
-  nodefs.available: 100Mi
-  nodefs.inodesFree: 5%
-  imagefs.available: 100Mi
-  imagefs.inodesFree: 5%
-EOF
+cri_no_unused_images
+cri_node_config
 
 # ---- the finished job ---------------------------------------------------------------------------------
 # shellcheck disable=SC2016   # expanded by the container's shell
@@ -56,19 +46,10 @@ ok "filler's container running" wait_until 30 ctr_running "$FILLER" main
 avail=$(fs_avail /var/lib/kubelet)
 thr=$((avail - (FILL - NEED) * MIB))
 note "nodefs.available $(mib "$avail") MiB; hard threshold $(mib "$thr") MiB: filler's ${FILL} MiB go ${NEED} MiB past it"
-cri_dropin cri-dead-logs <<EOF
-# e2e: a nodefs.available threshold ${NEED} MiB short of what filler's ${FILL} MiB leave
-[eviction-hard]
-nodefs.available = ${thr}
-[eviction]
-pressure-transition-period = 10s
-EOF
-j_mark
-ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
-ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")"
+cri_evictd cri-dead-logs nodefs.available "$thr" "a nodefs.available threshold ${NEED} MiB short of what filler's ${FILL} MiB leave"
 
 # ---- the kubelet: the job terminated, then deleted from the API --------------------------------------
-cri_serve --eviction-hard nodefs.available=100Mi --eviction-hard imagefs.available=100Mi ||
+cri_serve "${KUBELET_HARD[@]}" ||
 	bail "the kubelet stand-in did not start"
 served=$(kubelet_when 'serving')
 ok "kubelet: report terminated (completed): its sandbox stopped" \
@@ -108,8 +89,4 @@ ok "journal: the nodefs.available threshold cleared" j_wait 30 "$cleared"
 sleep 3
 ok "no pod chosen in the whole scenario" not j_has "$(j_id "$MSGID_POD_CHOSEN") or $(j_id "$MSGID_EVICTION_STARTED")"
 ok "filler still running" ctr_running "$FILLER" main
-ok "the kubelet's own eviction manager never had to act" not kubelet_said 'eviction manager: threshold met'
-ok "evictd still active (running)" evictd_running
-j_show 12
-kubelet_show 12
-done_testing
+cri_done

@@ -140,3 +140,70 @@ cri_dropin() {
 		cat
 	} | dropin "$1"
 }
+
+# cri_node_config [IMAGEFS_HARD]: the kubelet's configuration of these scenarios: evictd takes
+# imageMinimumGCAge from it (images must be known that long before they go; 2s, not 2m, to keep
+# the scenarios short) and the kubelet's own hard thresholds, far below evictd's (imagefs.available
+# IMAGEFS_HARD, default 100Mi). KUBELET_HARD gets them for cri_serve.
+# shellcheck disable=SC2034   # the scenarios pass it to cri_serve
+KUBELET_HARD=()
+cri_node_config() {
+	local imagefs=${1:-100Mi}
+	kubelet_config <<EOF
+imageMinimumGCAge: 2s
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 100Mi
+  nodefs.inodesFree: 5%
+  imagefs.available: $imagefs
+  imagefs.inodesFree: 5%
+EOF
+	# shellcheck disable=SC2034   # the scenarios pass it to cri_serve
+	KUBELET_HARD=(--eviction-hard nodefs.available=100Mi --eviction-hard "imagefs.available=$imagefs")
+}
+# cri_no_unused_images: the blob images removed through the CRI first (as an earlier image GC
+# would have), so that node-level reclaim has no image to take
+cri_no_unused_images() {
+	local blobs
+	mapfile -t blobs < <(blob_images)
+	[ ${#blobs[@]} = 0 ] || kubelet rmi "${blobs[@]}"
+	ok "no unused image left (the blob images removed beforehand)" test -z "$(blob_images)"
+}
+# cri_evictd NAME SIGNAL THRESHOLD WHY: evictd (re)started with a drop-in setting the hard
+# threshold of SIGNAL (pressure-transition-period 10s), the journal marked first; bails unless it
+# runs and found the runtime
+cri_evictd() {
+	cri_dropin "$1" <<EOF
+# e2e: $4
+[eviction-hard]
+$2 = $3
+[eviction]
+pressure-transition-period = 10s
+EOF
+	j_mark
+	ok "evictd (re)started with the drop-in" evictd_restart || bail "evictd is not running"
+	ok "journal: evictd found the runtime" j_wait 30 "$(j_id "$MSGID_RUNTIME_STATUS")" ||
+		bail "evictd did not find the runtime"
+}
+# cri_done: the checks every CRI scenario ends with, its journal and the kubelet's log, the count
+cri_done() {
+	ok "the kubelet's own eviction manager never had to act" not kubelet_said 'eviction manager: threshold met'
+	ok "evictd still active (running)" evictd_running
+	j_show 14
+	kubelet_show 12
+	done_testing
+}
+# cri_first_chosen SIGNAL NAME UID MIB: the first pod evictd chose (waited for) is NAME (UID), for
+# SIGNAL, with at least MIB MiB of disk usage attributed to it (EVICTD_DISK_BYTES); CHOSEN is its
+# journal entry
+CHOSEN=
+chosen_field() { jq -r --arg f "$1" '.[$f] // empty' <<< "$CHOSEN"; }
+cri_first_chosen() {
+	ok "journal: a pod was chosen for $1" j_wait 60 "$(j_id "$MSGID_POD_CHOSEN")"
+	CHOSEN=$(j_select "$(j_id "$MSGID_POD_CHOSEN")" | head -n1)
+	note "chosen: $(jq -r .MESSAGE <<< "$CHOSEN")"
+	ok "the pod chosen first is $2" test "$(chosen_field EVICTD_POD_UID)" = "$3"
+	ok "for $1" test "$(chosen_field EVICTD_SIGNAL)" = "$1"
+	ok "by its disk usage (writable layer): EVICTD_DISK_BYTES $(chosen_field EVICTD_DISK_BYTES) ≥ $4 MiB" \
+		test "$(chosen_field EVICTD_DISK_BYTES)" -ge $(($4 * MIB))
+}
