@@ -65,6 +65,8 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 	}
 	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
 		evict_log(what, info);
+	if (what == EVICT_EVENT_FINISHED && !info->dry_run)
+		runtime_forget_listing(d->rt);
 	if (v == MEMO_FIRST_FAILURE)
 		log_msg(LOG_NOTICE, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
 		                  "up to %" PRIu64 "s; further failures are not logged); other pods are chosen meanwhile",
@@ -133,6 +135,7 @@ static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdat
 	if (what == RECLAIM_REKILLED || what == RECLAIM_PART_BACK)
 		return;
 	victims_sync_reclaim_over(d, e->uid);
+	runtime_forget_listing(d->rt);
 	uint64_t took = now > e->gone_usec ? now - e->gone_usec : 0;
 	if (what == RECLAIM_DONE)
 		d->reclaimed++;
