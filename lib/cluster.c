@@ -983,27 +983,6 @@ static int pdb_link(pp_cluster *c, struct pdb *b)
 	return 0;
 }
 
-int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
-{
-	struct pdb *b = NULL;
-	int r;
-
-	if (!c || !spec)
-		return -EINVAL;
-	r = pdb_build(spec, &b, err);
-	if (r < 0)
-		return r;
-	if (find_pdb(c, b->ns, b->name)) {
-		r = pp_fail(err, -EEXIST, "poddisruptionbudgets/%s/%s: already exists", b->ns, b->name);
-		pdb_free(b);
-		return r;
-	}
-	r = pdb_link(c, b);
-	if (r < 0)
-		pdb_free(b);
-	return r;
-}
-
 static bool requirements_equal(const pp_requirement *a, size_t na, const pp_requirement *b, size_t nb)
 {
 	if (na != nb)
@@ -1032,7 +1011,8 @@ static bool selectors_equal(const pp_label_selector *a, const pp_label_selector 
 	                          b->n_match_expressions);
 }
 
-int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+/* Adds the budget of spec (update: replaces the one of its namespace and name). */
+static int pdb_put(pp_cluster *c, const pp_pdb_spec *spec, bool update, pp_err *err)
 {
 	struct pdb *b = NULL, *old;
 	int r;
@@ -1043,12 +1023,13 @@ int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 	if (r < 0)
 		return r;
 	old = find_pdb(c, b->ns, b->name);
-	if (!old) {
-		r = pp_fail(err, -ENOENT, "poddisruptionbudgets/%s/%s: not found", b->ns, b->name);
+	if (update ? !old : old != NULL) {
+		r = update ? pp_fail(err, -ENOENT, "poddisruptionbudgets/%s/%s: not found", b->ns, b->name)
+		           : pp_fail(err, -EEXIST, "poddisruptionbudgets/%s/%s: already exists", b->ns, b->name);
 		pdb_free(b);
 		return r;
 	}
-	if (selectors_equal(&old->selector, &b->selector)) {
+	if (old && selectors_equal(&old->selector, &b->selector)) {
 		/* The status changed, as it does all the time: the same pods, the same nodes. The old
 		 * record takes the new contents (pods point at it) and keeps its place; the old contents
 		 * go with b. Budgets are read afresh by every decision and nodes with PDB pods are never
@@ -1062,12 +1043,22 @@ int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 		 * place (no allocation, cannot fail) */
 		return pp__strmap_put(&c->pdb_map, old->key, old);
 	}
-	r = pp_cluster_remove_pdb(c, b->ns, b->name, err);
+	r = old ? pp_cluster_remove_pdb(c, b->ns, b->name, err) : 0;
 	if (r >= 0)
 		r = pdb_link(c, b);
 	if (r < 0)
 		pdb_free(b);
 	return r;
+}
+
+int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+{
+	return pdb_put(c, spec, false, err);
+}
+
+int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+{
+	return pdb_put(c, spec, true, err);
 }
 
 int pp_cluster_remove_pdb(pp_cluster *c, const char *ns, const char *name, pp_err *err)

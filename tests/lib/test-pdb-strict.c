@@ -300,17 +300,24 @@ static void test_protected_pod(void **state)
 	assert_string_equal(outcome(decide(PP_PDB_PREFER)), "n1: cheap");
 }
 
+/* db-0 (app=db, under the budget db allowing `allowed`) on n1, other (app=other_app) on n2, both
+ * enough to make room for pre, which is pending; other is the more important. */
+static void db_beside_other(const char *other_app, int32_t allowed)
+{
+	node("n1", 1000);
+	node("n2", 1000);
+	pod("db-0", "n1", 1, 1000, 1, "db");
+	pod("other", "n2", 3, 1000, 1, other_app);
+	pdb(C, "db", "db", allowed);
+	pod("pre", NULL, 10, 1000, 0, NULL);
+}
+
 static void test_observed_budget(void **state)
 {
 	(void)state;
 	pp_err err = { "" };
 	pp_pdb_info bi;
-	node("n1", 1000);
-	node("n2", 1000);
-	pod("db-0", "n1", 1, 1000, 1, "db");
-	pod("other", "n2", 3, 1000, 1, NULL);
-	pdb(C, "db", "db", 1);
-	pod("pre", NULL, 10, 1000, 0, NULL);
+	db_beside_other(NULL, 1);
 	assert_int_equal(pp_cluster_pod_pdb(C, "default", "db-0", 0, &bi), 0);
 	assert_string_equal(bi.namespace_, "default");
 	assert_string_equal(bi.name, "db");
@@ -342,12 +349,7 @@ static void test_update_pdb(void **state)
 	(void)state;
 	pp_err err = { "" };
 	pp_pdb_info bi;
-	node("n1", 1000);
-	node("n2", 1000);
-	pod("db-0", "n1", 1, 1000, 1, "db");
-	pod("other", "n2", 3, 1000, 1, "web");
-	pdb(C, "db", "db", 0);
-	pod("pre", NULL, 10, 1000, 0, NULL);
+	db_beside_other("web", 0);
 	assert_string_equal(outcome(decide(PP_PDB_STRICT)), "n2: other");
 
 	pp_label l = { "app", "db" };
