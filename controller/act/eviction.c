@@ -83,7 +83,7 @@ static void read_status(void *userdata, const kval *obj)
 
 bool eviction_answer_refuses(long status, const char *body, size_t len)
 {
-	eviction_answer a;
+	eviction_answer a = { 0 }; /* eviction_answer_read sets it whole; cppcheck cannot tell */
 
 	if (status != 429 && status < 500)
 		return false;
