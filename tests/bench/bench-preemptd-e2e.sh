@@ -23,30 +23,14 @@ pd_start a --leader-elect no
 synced() { logged a "Caches synced"; }
 wait_for 10 synced
 "$PY" - "$KUBE_CTL" "$N" <<'PY'
-import json, sys, time, urllib.request, datetime
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tests/bench")
+from standin_pods import create_one_at_a_time, requests_after
 ctl, n = sys.argv[1], int(sys.argv[2])
-def call(method, path, body=None):
-    req = urllib.request.Request(ctl + path, method=method, data=json.dumps(body).encode() if body else None,
-                                 headers={"Content-Type": "application/json"})
-    return json.load(urllib.request.urlopen(req))
-created = {}
-for i in range(n):
-    name = "e2e-%03d" % i
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": name},
-           "spec": {"schedulerName": "preemptd", "priority": 0,
-                    "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
-    created[name] = time.time()  # before the POST: the watch may deliver the pod before it returns
-    call("POST", "/objects", pod)
-    deadline = time.time() + 5
-    while time.time() < deadline and not call("GET", "/objects/pods/default/" + name)["spec"].get("nodeName"):
-        time.sleep(0.002)
-log = urllib.request.urlopen(ctl + "/requests").read().decode().splitlines()
-lat = []
-for line in log:
-    r = json.loads(line)
-    if r.get("subresource") == "binding" and r.get("status") == 201 and r.get("name") in created:
-        t = datetime.datetime.fromisoformat(r["ts"]).timestamp()
-        lat.append((t - created[r["name"]]) * 1000)
+created = create_one_at_a_time(ctl, ["e2e-%03d" % i for i in range(n)], 0, "100m", 5)
+lat = [ms for r, ms in requests_after(ctl, created)
+       if ms is not None and r.get("subresource") == "binding" and r.get("status") == 201]
 lat.sort()
 if len(lat) != n:
     sys.exit("only %d of %d pods bound" % (len(lat), n))
@@ -59,12 +43,13 @@ pd_stop a
 preemptions() {	# preemptions POLICY
 	kube_ctl POST /reset >/dev/null
 	"$PY" - "$KUBE_CTL" "$P" <<'PY'
-import json, sys, urllib.request
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tests/bench")
+from standin_pods import call
 ctl, p = sys.argv[1], int(sys.argv[2])
 def post(body):
-    req = urllib.request.Request(ctl + "/objects", method="POST", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    urllib.request.urlopen(req).read()
+    call(ctl, "POST", "/objects", body)
 for i in range(p):
     node = "n%02d" % i
     post({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": {"kubernetes.io/hostname": node}},
@@ -82,38 +67,25 @@ for i in range(p):
                      "observedGeneration": 1}})
 PY
 	pd_start "$1" --leader-elect no --pdb "$1"
-	synced() { logged "$1" "Caches synced"; }
+	synced() { logged "$1" "Caches synced" 2>/dev/null; }   # the log may not be there yet
 	wait_for 10 synced "$1"
 	"$PY" - "$KUBE_CTL" "$P" "$1" <<'PY'
-import json, sys, time, urllib.request, datetime
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "tests/bench")
+from standin_pods import create_one_at_a_time, requests_after
 ctl, p, policy = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def call(method, path, body=None):
-    req = urllib.request.Request(ctl + path, method=method, data=json.dumps(body).encode() if body else None,
-                                 headers={"Content-Type": "application/json"})
-    return json.load(urllib.request.urlopen(req))
-created = {}
-for i in range(p):
-    name = "pre-%02d" % i
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": name},
-           "spec": {"schedulerName": "preemptd", "priority": 1000,
-                    "containers": [{"name": "c", "resources": {"requests": {"cpu": "3", "memory": "64Mi"}}}]}}
-    created[name] = time.time()
-    call("POST", "/objects", pod)
-    deadline = time.time() + 10
-    while time.time() < deadline and not call("GET", "/objects/pods/default/" + name)["spec"].get("nodeName"):
-        time.sleep(0.002)
+created = create_one_at_a_time(ctl, ["pre-%02d" % i for i in range(p)], 1000, "3", 10)
 nominated, bound, deletes, evictions = {}, {}, 0, 0
-for line in urllib.request.urlopen(ctl + "/requests").read().decode().splitlines():
-    r = json.loads(line)
-    name, t = r.get("name"), datetime.datetime.fromisoformat(r["ts"]).timestamp()
-    deletes += r.get("verb") == "delete" and (name or "").startswith("v")
+for r, ms in requests_after(ctl, created):
+    deletes += r.get("verb") == "delete" and (r.get("name") or "").startswith("v")
     evictions += r.get("subresource") == "eviction" and r.get("status") == 201
-    if name not in created:
+    if ms is None:
         continue
     if r.get("subresource") == "status" and ((r.get("body") or {}).get("status") or {}).get("nominatedNodeName"):
-        nominated.setdefault(name, (t - created[name]) * 1000)
+        nominated.setdefault(r["name"], ms)
     if r.get("subresource") == "binding" and r.get("status") == 201:
-        bound[name] = (t - created[name]) * 1000
+        bound[r["name"]] = ms
 if len(nominated) != p or len(bound) != p:
     sys.exit("--pdb %s: %d of %d preemptors nominated, %d bound" % (policy, len(nominated), p, len(bound)))
 def q(v):
