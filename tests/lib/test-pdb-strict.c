@@ -404,6 +404,16 @@ static void record(const pp_sched_event *ev, void *ud)
 	         ev->node ? "@" : "", ev->node ? ev->node : "");
 }
 
+/* The budget db over app=db allowing `allowed`, as the watch brings it: added or updated. */
+static int put_db_budget(pp_sched *s, int32_t allowed, bool add)
+{
+	pp_label l = { "app", "db" };
+	pp_pdb_spec b = { .namespace_ = "default", .name = "db",
+		          .selector = { .present = true, .match_labels = &l, .n_match_labels = 1 },
+		          .has_disruptions_allowed = true, .disruptions_allowed = allowed };
+	return add ? pp_sched_add_pdb(s, &b, NULL) : pp_sched_update_pdb(s, &b, NULL);
+}
+
 static void sched_budget(pp_pdb_policy policy, const char *want_after_budget)
 {
 	pp_sched *s = NULL;
@@ -430,11 +440,7 @@ static void sched_budget(pp_pdb_policy policy, const char *want_after_budget)
 
 	/* the budget allows one disruption now (the disruption controller's status update): the pod moves */
 	log.text[0] = '\0';
-	pp_label l = { "app", "db" };
-	pp_pdb_spec b = { .namespace_ = "default", .name = "db",
-		          .selector = { .present = true, .match_labels = &l, .n_match_labels = 1 },
-		          .has_disruptions_allowed = true, .disruptions_allowed = 1 };
-	assert_int_equal(pp_sched_update_pdb(s, &b, NULL), 0);
+	assert_int_equal(put_db_budget(s, 1, false), 0);
 	pp_sched_get_stats(s, &st);
 	assert_int_equal(st.unschedulable, 0);
 	assert_int_equal(pp_sched_advance(s, 1000 + 20 * 1000000000LL, NULL), 0); /* past its backoff */
@@ -490,11 +496,7 @@ static void test_sched_budget_event_moves_failed_preemptions(void **state)
 	pp_sched_get_stats(s, &st);
 	assert_int_equal(st.unschedulable, 2);
 
-	pp_label dl = { "app", "db" };
-	pp_pdb_spec b = { .namespace_ = "default", .name = "db",
-		          .selector = { .present = true, .match_labels = &dl, .n_match_labels = 1 },
-		          .has_disruptions_allowed = true, .disruptions_allowed = 0 };
-	assert_int_equal(pp_sched_update_pdb(s, &b, NULL), 0);
+	assert_int_equal(put_db_budget(s, 0, false), 0);
 	pp_sched_get_stats(s, &st);
 	assert_int_equal(st.unschedulable, 1);
 	assert_int_equal(pp_sched_advance(s, 1000 + 20 * 1000000000LL, NULL), 0);
@@ -504,10 +506,10 @@ static void test_sched_budget_event_moves_failed_preemptions(void **state)
 	assert_string_equal(log.text, "unschedulable pre;");
 	/* removed and added, as a changed selector is, it moves pre again, never still not */
 	assert_int_equal(pp_sched_remove_pdb(s, "default", "db", NULL), 0);
-	assert_int_equal(pp_sched_add_pdb(s, &b, NULL), 0);
+	assert_int_equal(put_db_budget(s, 0, true), 0);
 	pp_sched_get_stats(s, &st);
 	assert_int_equal(st.unschedulable, 1);
-	assert_int_equal(pp_sched_update_pdb(s, &b, NULL), 0); /* nothing left to move */
+	assert_int_equal(put_db_budget(s, 0, false), 0); /* nothing left to move */
 	pp_sched_free(s);
 }
 
