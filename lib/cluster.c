@@ -1038,10 +1038,12 @@ static int pdb_put(pp_cluster *c, const pp_pdb_spec *spec, bool update, pp_err *
 		*old = *b;
 		old->idx = gone.idx;
 		*b = gone;
+		/* the map's key points into the old arena: the entry takes the new key in place (found
+		 * by comparing with the old one, still there: no allocation, cannot fail), then the old
+		 * contents go */
+		r = pp__strmap_put(&c->pdb_map, old->key, old);
 		pdb_free(b);
-		/* the map's key pointed into the old arena: the existing entry takes the new key in
-		 * place (no allocation, cannot fail) */
-		return pp__strmap_put(&c->pdb_map, old->key, old);
+		return r;
 	}
 	r = old ? pp_cluster_remove_pdb(c, b->ns, b->name, err) : 0;
 	if (r >= 0)
