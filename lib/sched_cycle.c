@@ -445,7 +445,9 @@ static int64_t own_deadline(const pp_sched *s, const pp_victim *victims, size_t 
 	return pp__sat_add(due, s->nom_after_grace);
 }
 
-/* The pod's nomination is over: its victims still terminating are stuck; it tries again. */
+/* The pod's nomination is over: its victims still terminating are stuck; it tries again. When
+ * none is left (they are gone, and the pod only waits for its backoff), there is nothing to give
+ * up: the pod is tried at once, where it binds or preempts anew. */
 static int expire(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
 {
 	char ns[256];
@@ -456,6 +458,13 @@ static int expire(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *er
 
 	spod_names(p, ns, sizeof(ns), &name);
 	int r = pp__resv_mark_stuck(s->c, node, pi->priority, &stuck, &n_stuck);
+	if (r >= 0 && n_stuck == 0) {
+		free(stuck);
+		nom_drop(s, p);
+		if (p->queued)
+			(void)pp__sq_activate(s->q, p, s->now);
+		return 0;
+	}
 	if (r >= 0)
 		r = pp_cluster_set_nominated_node(s->c, ns, name, NULL, err);
 	if (r < 0) {

@@ -719,7 +719,9 @@ PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
  * condition still terminating there are deemed stuck — they keep their room, but no preemption
  * counts on it any more (they are no victims, and do not make a preemptor wait) until they are
  * removed; the nomination is cleared (PP_SCHED_NOMINATION_EXPIRED) and the pod goes to activeQ,
- * where it may preempt on another node. Both 0: nominations never expire. -EINVAL negative.
+ * where it may preempt on another node. When none of them is left, the nomination stays and the
+ * pod just goes to activeQ (it was only backing off). Both 0: nominations never expire. -EINVAL
+ * negative.
  */
 PP_EXPORT int pp_sched_set_nomination_timeout(pp_sched *s, int64_t timeout_ns, int64_t after_grace_ns,
                                               pp_err *err);

@@ -264,6 +264,31 @@ static void test_fixed_timeout(void **state)
 	pp_sched_free(m.s);
 }
 
+/* The victims are gone and the pod only backs off (100 s here) when the deadline comes: nothing to
+ * withdraw, it is tried at once and binds where it was nominated. */
+static void test_deadline_with_victims_gone(void **state)
+{
+	(void)state;
+	struct sim m;
+	pp_cluster *c = NULL;
+	pp_sched_options o = { .external_termination = true, .initial_backoff_ns = 100 * S, .max_backoff_ns = 100 * S };
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(pp_cluster_new(&c), 0);
+	assert_int_equal(pp_sched_new(c, &o, 0, on_event, &m, &m.s, NULL), 0);
+	timeout(&m, 0, 30);
+	add_node(&m, "n1", 4000, NULL);
+	add(&m, (struct pod){ .name = "v", .cpu_m = 3000, .node = "n1", .grace = 20 });
+	add(&m, (struct pod){ .name = "p", .prio = 10, .cpu_m = 3000 });
+	cycles(&m);
+	at(&m, 10);
+	del(&m, "v");
+	at(&m, 49);
+	assert_string_equal(where(&m, "p"), "n1");
+	at(&m, 50);
+	events(&m, "0 nominate p n1 victims=v\n50 bind p n1\n");
+	pp_sched_free(m.s);
+}
+
 /* Off (the default): the nomination stays as long as the victims do, as in kube-scheduler. */
 static void test_no_timeout_by_default(void **state)
 {
@@ -426,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_deleted_preemptor_frees_room),
 		cmocka_unit_test(test_expiry_then_another_node),
 		cmocka_unit_test(test_fixed_timeout),
+		cmocka_unit_test(test_deadline_with_victims_gone),
 		cmocka_unit_test(test_no_timeout_by_default),
 		cmocka_unit_test(test_adopted_nomination_deadline),
 		cmocka_unit_test(test_adopted_nomination_overdue_victim),
