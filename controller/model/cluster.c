@@ -703,9 +703,16 @@ void cluster_assume_deleting(cluster *c, const char *ns, const char *name)
 {
 	struct mpod *m = find_pod(c, ns, name);
 
+	pp_pod_info pi;
+
 	if (m && !m->terminating) {
+		/* the deletionTimestamp the API server will set: when the pod is due to be gone */
+		int64_t grace = pp_cluster_pod_info(queue_cluster(c->q), ns, name, &pi) >= 0 &&
+		                        pi.termination_grace_period_s >= 0 ? pi.termination_grace_period_s : 30;
+		if (grace > 3153600000LL) /* a century: the sum stays in range, and it is "never" anyway */
+			grace = 3153600000LL;
 		m->deleting = true;
-		m->deleting_ns = queue_now(c->q);
+		m->deleting_ns = queue_now(c->q) + grace * 1000000000LL;
 	}
 }
 
