@@ -28,6 +28,9 @@ struct act {
 	void *gate_userdata;
 	objmap events; /* pod uid -> the last FailedScheduling sent */
 	unsigned events_added;
+	/* an Event's name is the pod's and its time (kube's makeEvent): a turn's decisions share one
+	 * time, and a pod can get two Events in it (NominationCleared, then its own FailedScheduling) */
+	int64_t last_event_ns;
 	act_stats stats;
 	bool forbidden_told[CLUSTER_WRITE_EVENT + 1];
 };
@@ -230,6 +233,9 @@ static bool event_is_news(act *a, const char *uid, const char *message, int64_t 
 static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
                      const char *reason, const char *action, const char *note, int64_t now)
 {
+	if (now <= a->last_event_ns)
+		now = a->last_event_ns + 1;
+	a->last_event_ns = now;
 	req_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
 	                 .action = action, .note = note, .controller = a->scheduler, .instance = a->identity,
 	                 .now_ns = now };
