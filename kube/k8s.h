@@ -179,6 +179,7 @@ struct k8s_pod {
 	bool ready_false; /* a Ready condition with a status other than True */
 	/* condition DisruptionTarget=True, reason PreemptionByScheduler: deleted by a preemption */
 	bool preempted_by_scheduler;
+	const char *preemption_message; /* that condition's message ("SCHEDULER: preempting ..."), NULL */
 	/* condition PodScheduled as it stands (NULL when absent): a scheduler writes it only when it
 	 * changes */
 	const char *scheduled_status, *scheduled_reason, *scheduled_message;

@@ -264,6 +264,31 @@ void cycle_set_budget(cycle *cy, budget *b)
 	pp_sched_set_preemption_gate(queue_sched(cy->q), budget_limits(b) ? budget_gate : NULL, cy);
 }
 
+struct restore {
+	cycle *cy;
+	int err;
+};
+
+static void restore_victim(const char *node, int64_t deleted_ns, void *userdata)
+{
+	struct restore *rs = userdata;
+	budget *b = rs->cy->budget;
+	const char *pool = pp_cluster_node_label(queue_cluster(rs->cy->q), node, budget_pool_label(b));
+	int r = budget_seed(b, pool, 1, deleted_ns);
+
+	if (r < 0)
+		rs->err = r;
+}
+
+int cycle_restore_budget(cycle *cy, int64_t now_ns)
+{
+	struct restore rs = { cy, 0 };
+
+	if (budget_limits(cy->budget))
+		cluster_foreach_victim_since(cy->c, now_ns - BUDGET_WINDOW_NS, restore_victim, &rs);
+	return rs.err;
+}
+
 int cycle_advance(cycle *cy, int64_t now_ns, void (*fn)(const decision *d, void *userdata), void *userdata,
                   pp_err *err)
 {

@@ -45,6 +45,9 @@ int cycle_set_min_runtime(cycle *cy, int64_t min_runtime_ns);
 /* Preemptions go through the budget (cycle/budget.h; NULL: none): one it holds is postponed
  * (DECISION_POSTPONED) and tried again when the budget allows. b must outlive the cycle. */
 void cycle_set_budget(cycle *cy, budget *b);
+/* The budget's last minute as the cluster shows it (after a start: our victims still terminating,
+ * counted when they were deleted; those already gone are not seen). 0 or -ENOMEM. */
+int cycle_restore_budget(cycle *cy, int64_t now_ns);
 
 /*
  * Moves the queue's clock (queue_advance); what ends on the way — a nomination past its deadline —

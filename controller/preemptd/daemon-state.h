@@ -31,6 +31,8 @@ struct preemptd {
 	queue *queue;
 	cluster *cluster;
 	cycle *cycle;
+	budget *budget; /* NULL without a preemption budget */
+	bool budget_restored; /* from the cluster, on the first turn this instance wrote */
 	watch *watch;
 	act *act;
 	lease *lease; /* NULL without leader election */
@@ -47,6 +49,8 @@ struct preemptd {
 
 /* scrape.c: the HTTP endpoints. */
 int scrape_handler(void *userdata, const char *path, FILE *out, const char **content_type);
+/* scrape-brakes.c: the budget's and the reservations' metrics. */
+void scrape_brakes(preemptd *d, FILE *f);
 /* Whether this instance may write now (the Lease held and fresh, or no election). */
 bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms);
 
