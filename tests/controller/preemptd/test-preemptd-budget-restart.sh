@@ -11,11 +11,6 @@
 pd_require
 pd_setup
 
-running_grace() { kube_apply "$(kube_pod_json "$1" "$2" "$3" "$4" 64Mi "$5" |
-	jq -c --argjson g "$6" '.spec.schedulerName = "default-scheduler" | .spec.terminationGracePeriodSeconds = $g')" >/dev/null; }
-deleted() { [ "$(nreqs ".verb == \"delete\" and .resource == \"pods\" and .name == \"$1\"")" = 1 ]; }
-nominated() { [ "$(nominated_of default "$1")" = "$2" ]; }
-terminating() { [ -n "$(obj default "$1" | jq -r '.metadata.deletionTimestamp // ""')" ]; }
 
 node n1 4
 node n2 4

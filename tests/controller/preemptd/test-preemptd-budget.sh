@@ -21,9 +21,7 @@ done
 preemptor() {	# preemptor NAME PRIORITY POOL
 	kube_apply "$(kube_pending_pod_json default "$1" "$2" 3 | jq -c --arg p "$3" '.spec.nodeSelector = {"pool": $p}')" >/dev/null
 }
-deleted() { [ "$(nreqs ".verb == \"delete\" and .resource == \"pods\" and .name == \"$1\"")" = 1 ]; }
 delete_ts() { reqs ".verb == \"delete\" and .resource == \"pods\" and .name == \"$1\"" | jq -r .ts | head -1; }
-nominated() { [ "$(nominated_of default "$1")" = "$2" ]; }
 
 pd_start a --leader-elect no --max-victims-per-minute 2 --max-victims-per-minute-per-pool pool=1
 preemptor p1 1000 a

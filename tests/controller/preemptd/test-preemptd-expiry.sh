@@ -12,10 +12,7 @@
 pd_require
 pd_setup
 
-running_grace() { kube_apply "$(kube_pod_json "$1" "$2" "$3" "$4" 64Mi "$5" |
-	jq -c --argjson g "$6" '.spec.schedulerName = "default-scheduler" | .spec.terminationGracePeriodSeconds = $g')" >/dev/null; }
 deletes_of() { nreqs ".verb == \"delete\" and .resource == \"pods\" and .name == \"$1\""; }
-nominated() { [ "$(nominated_of default "$1")" = "$2" ]; }
 
 node n1 4
 node n2 4

@@ -10,12 +10,8 @@
 pd_require
 pd_setup
 
-# running NS NAME NODE PRIO CPU GRACE: a pod of another scheduler with its grace period (× 0.02 here)
-running_grace() { kube_apply "$(kube_pod_json "$1" "$2" "$3" "$4" 64Mi "$5" |
-	jq -c --argjson g "$6" '.spec.schedulerName = "default-scheduler" | .spec.terminationGracePeriodSeconds = $g')" >/dev/null; }
 never() { kube_apply "$(kube_pending_pod_json default "$1" "$2" "$3" | jq -c '.spec.preemptionPolicy = "Never"')" >/dev/null; }
 pending_phase() { [ "$(cond default "$1" PodScheduled reason)" = Unschedulable ] && [ -z "$(node_of default "$1")" ]; }
-terminating() { [ -n "$(obj default "$1" | jq -r '.metadata.deletionTimestamp // ""')" ]; }
 ndeletes() { nreqs '.verb == "delete" and .resource == "pods"'; }
 
 # v1 goes in 0.1 s, v2 takes 6 s: p needs the whole node
@@ -24,7 +20,6 @@ running_grace default v1 n1 0 2 5
 running_grace default v2 n1 0 2 300
 pending default p 1000 4
 pd_start a --leader-elect no
-nominated() { [ "$(nominated_of default "$1")" = "$2" ]; }
 ok "p is nominated to n1, its two victims deleted" wait_for 10 nominated p n1
 ok "...v1 is gone soon" wait_for 5 gone default v1
 # half the node is free now: it is p's

@@ -19,8 +19,6 @@ started young n2 "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 pending default p 1000 3
 "$PCTL" preempt --kubeconfig "$KUBE_DIR/kubeconfig-admin" --pod default/p >"$T/kube.json" 2>/dev/null
 ok "kube-scheduler's choice (preemptctl): the young pod on n2" jq -e '.node == "n2" and .victims == ["default/young"]' "$T/kube.json"
-deleted() { [ "$(nreqs ".verb == \"delete\" and .resource == \"pods\" and .name == \"$1\"")" = 1 ]; }
-nominated() { [ "$(nominated_of default "$1")" = "$2" ]; }
 
 pd_start a --leader-elect no --min-runtime 10m
 ok "with --min-runtime 10m p preempts the old pod on n1" wait_for 10 eval 'nominated p n1 && deleted old'
