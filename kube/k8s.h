@@ -182,6 +182,7 @@ struct k8s_pod {
 	/* condition DisruptionTarget=True, reason EvictionByEvictionAPI: the API server's mark of an
 	 * eviction it let through (preemptd --pdb strict evicts its victims that way) */
 	bool evicted_by_api;
+	const char *preemption_message; /* that condition's message ("SCHEDULER: preempting ..."), NULL */
 	/* condition PodScheduled as it stands (NULL when absent): a scheduler writes it only when it
 	 * changes */
 	const char *scheduled_status, *scheduled_reason, *scheduled_message;

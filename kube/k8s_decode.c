@@ -375,8 +375,11 @@ static int pod_status(yv *v, const kval *st, struct k8s_pod *p)
 				else if (!strcmp(type, "Ready") && strcmp(status, "True") != 0)
 					p->ready_false = true;
 				else if (!strcmp(type, "DisruptionTarget") && !strcmp(status, "True") && reason) {
-					p->preempted_by_scheduler |= !strcmp(reason, "PreemptionByScheduler");
 					p->evicted_by_api |= !strcmp(reason, "EvictionByEvictionAPI");
+					if (!strcmp(reason, "PreemptionByScheduler")) {
+						p->preempted_by_scheduler = true;
+						bad |= yv_string(v, c, "message", false, &p->preemption_message) < 0;
+					}
 				}
 				else if (!strcmp(type, "PodScheduled")) {
 					p->scheduled_status = status;

@@ -274,6 +274,7 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 				s->max_req[k] = sl->req[k];
 		if (sl->has_start && sl->start > s->max_start)
 			s->max_start = sl->start;
+		general |= sl->pod->stuck; /* not a victim although of lower priority */
 	}
 	for (size_t j = 0; j < NS_TAIL && j < n->n_pods; j++) {
 		const struct slot *sl = &n->slots[n->n_pods - 1 - j];
@@ -680,6 +681,7 @@ static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_er
 	}
 	p->idx = c->n_pods;
 	c->pods[c->n_pods++] = p;
+	c->n_stuck += p->stuck;
 	if (p->has_start) {
 		c->any_start = true;
 		if (p->start > c->max_start)
@@ -690,6 +692,7 @@ static int pod_link(pp_cluster *c, struct pod *p, const pp_pod_spec *spec, pp_er
 
 static void pod_unlink(pp_cluster *c, struct pod *p)
 {
+	c->n_stuck -= p->stuck;
 	if (p->node)
 		node_detach(c, p);
 	unnominate(c, p);
@@ -737,6 +740,8 @@ int pp__cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err, 
 		return 0;
 	}
 	p->protected_ = old->protected_; /* what the API server refused stays refused */
+	/* what the scheduler concluded of a pod stuck terminating holds while it still terminates */
+	p->stuck = old->stuck && p->terminating;
 	pod_unlink(c, old);
 	r = pod_link(c, p, spec, err);
 	if (r < 0) {
@@ -1143,6 +1148,12 @@ int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *ns, cons
 		return -ENOENT;
 	*ret = pp__pdb_disruptions_allowed(c, b);
 	return 0;
+}
+
+const char *pp_cluster_node_label(const pp_cluster *c, const char *node, const char *key)
+{
+	const struct node *n = c && node && key ? find_node(c, node) : NULL;
+	return n ? pp__labels_get(n->labels, n->n_labels, key) : NULL;
 }
 
 struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name)

@@ -55,8 +55,11 @@ struct pod {
 	bool has_start;
 	int64_t start;
 	bool terminating;
-	int64_t deletion;
+	int64_t deletion; /* metadata.deletionTimestamp: when it is due to be gone */
 	bool preempted_by_scheduler;
+	/* terminating past the deadline of a nomination that waited for it (sched_reserve.c): it
+	 * keeps its room, but no preemption counts on it any more */
+	bool stuck;
 	bool not_ready;
 	bool protected_; /* never a victim (pp_cluster_set_pod_protected) */
 	int64_t grace;
@@ -128,7 +131,7 @@ struct node {
  */
 enum {
 	NS_GENERAL = 1 << 0, /* only the general path knows: cordon, taints, nominated pods,
-	                        amounts beyond int64 */
+	                        stuck pods, amounts beyond int64 */
 	NS_PDB = 1 << 1,     /* some bound pod matches a PDB or is protected: victims are not a suffix
 	                        of slots */
 	NS_NOSTART = 1 << 2, /* some bound pod has no start time ("now") */
@@ -188,6 +191,7 @@ struct pp_cluster {
 	int64_t max_start; /* max start time ever added: decides whether slot order matches "now" */
 	size_t n_anti;     /* bound pods with required anti-affinity, cluster-wide */
 	size_t n_nom_anti; /* nominated pods with required anti-affinity, cluster-wide */
+	size_t n_stuck;    /* pods marked stuck (struct pod.stuck) */
 	struct pcache *pcache; /* preemption.c's per-node results, reused across decisions */
 	struct nsum *sum;      /* by node index, see struct nsum */
 	size_t cap_sum;

@@ -424,6 +424,8 @@ unsigned pp__filter_resources(const struct filter *x, const struct node *n, size
 			i128 u = pp__node_req_scalar(n, id) + pp__extra_scalar(x, n, id);
 			if (keep < n->n_pods)
 				u -= pp__lower_scalar(n, keep, id);
+			for (size_t j = 0; j < e->n_kept; j++)
+				u += pp__pod_scalar(e->kept[j], id);
 			if (skip_terminating)
 				for (size_t j = 0; j < keep; j++)
 					if (n->slots[j].pod->terminating)

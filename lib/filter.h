@@ -58,10 +58,14 @@ struct filter {
 	struct aff_delta nom;   /* scratch: delta plus the nominated pods (first pass) */
 };
 
-/* Nominated pods with priority >= the pod's, counted on their node in the first pass. */
+/* Nominated pods with priority >= the pod's, counted on their node in the first pass; and, in a
+ * preemption's dry run, the lower-priority pods that are no victims (stuck, or spared as young):
+ * their pod count and core requests are in pods and req, kept lists them for scalar requests. */
 struct extra {
 	int64_t pods;
 	i128 req[N_CORE_RES];
+	const struct pod *const *kept;
+	size_t n_kept;
 };
 
 int pp__filter_init(struct filter *x, const pp_cluster *c, const struct pod *pre);
@@ -83,7 +87,7 @@ unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct f
 
 /*
  * NodeResourcesFit with only the node's first `keep` pods (slot order) present, plus the
- * nominated extras e. skip_terminating: the node's terminating pods count as gone.
+ * extras e. skip_terminating: the node's terminating pods count as gone.
  */
 unsigned pp__filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
                           bool skip_terminating, struct fail *f);

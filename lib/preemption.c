@@ -35,10 +35,15 @@ struct ctx {
 	bool need_scalar;
 	bool lane; /* nodes without NS_GENERAL may be settled from their summary (lane_evaluate) */
 	bool strict; /* PP_PDB_STRICT: no victim beyond a budget (select_victims) */
+	/* pods that started after protect_after (or not at all) are no victims (the first pass of a
+	 * scheduler with a minimum runtime, pp_sched_set_min_runtime) */
+	bool protect;
+	int64_t protect_after;
 	struct filter f;
 	/* scratch, sized for the largest node */
 	const struct slot **lower;
 	unsigned char *flags; /* per lower pod: 1 violating, 2 victim */
+	const struct pod **kept; /* lower-priority pods that are no victims */
 	i128 *sslack;         /* per preemptor scalar request */
 	size_t cap_lower;
 	/* PDB budgets: allowed computed once per decision, budget reset per node via stamps */
@@ -91,11 +96,19 @@ enum { FL_VIOLATING = 1, FL_VICTIM = 2, FL_KEPT = 4 };
 
 /* Inter-pod affinity counts of the node under test with every lower-priority pod removed but the
  * kept ones. */
+/* A lower-priority pod that is no potential victim: stuck terminating (no preemption counts on
+ * its room), or too young while young pods are spared. */
+static bool is_kept(const struct ctx *x, const struct slot *s)
+{
+	return s->pod->stuck || (x->protect && (!s->has_start || s->start > x->protect_after));
+}
+
 static void delta_without_lower(struct ctx *x, const struct node *n, size_t h, size_t nl)
 {
 	pp__filter_delta_reset(&x->f);
 	for (size_t i = h; i < n->n_pods; i++)
-		pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
+		if (!is_kept(x, &n->slots[i])) /* no victims (select_victims): they stay */
+			pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
 	for (size_t i = 0; i < nl; i++)
 		if (x->flags[i] & FL_KEPT)
 			pp__filter_delta_add(&x->f, n, x->lower[i]->pod, +1);
@@ -129,6 +142,8 @@ static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, co
 		uint32_t id = pre->scalar[s].id;
 		sslack[s] = pp__node_alloc_scalar(n, id) - (pp__node_req_scalar(n, id) - pp__lower_scalar(n, h, id)) -
 		            pp__extra_scalar(&x->f, n, id) - pre->scalar[s].value;
+		for (size_t j = 0; j < e->n_kept; j++)
+			sslack[s] -= pp__pod_scalar(e->kept[j], id);
 	}
 	if (n_kept) {
 		/* the kept pods stay: the preemptor must fit beside them and the higher-priority pods */
@@ -263,6 +278,27 @@ static const struct pdb *keep_over_budget(struct ctx *x, size_t nl)
 	return first;
 }
 
+static int ensure_scratch(struct ctx *x, size_t nl)
+{
+	if (nl <= x->cap_lower)
+		return 0;
+	size_t cap = nl * 2;
+	const struct slot **l = realloc(x->lower, cap * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	x->lower = l;
+	unsigned char *fl = realloc(x->flags, cap);
+	if (!fl)
+		return -ENOMEM;
+	x->flags = fl;
+	const struct pod **k = realloc(x->kept, cap * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	x->kept = k;
+	x->cap_lower = cap;
+	return 0;
+}
+
 /*
  * SelectVictimsOnNode for a node whose first pass failed with a resolvable status.
  * Returns 1 with the key filled (x->lower/x->flags describe the victims), 0 when the node is not
@@ -280,6 +316,27 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 		return 0;
 	}
 	pp__filter_extra(&x->f, n, &e);
+	if (ensure_scratch(x, nl) < 0)
+		return -ENOMEM;
+	/* The pods that are no victims stay, their room counted like the extras'. */
+	size_t nk = 0;
+	if (x->protect || x->c->n_stuck) {
+		for (size_t i = h; i < n->n_pods; i++) {
+			const struct slot *sl = &n->slots[i];
+			if (!is_kept(x, sl))
+				continue;
+			x->kept[nk++] = sl->pod;
+			e.pods++;
+			for (int k = 0; k < N_CORE_RES; k++)
+				e.req[k] += sl->req[k];
+		}
+		e.kept = x->kept;
+		e.n_kept = nk;
+		if (nk == nl) {
+			f->mask = F_NO_VICTIMS;
+			return 0;
+		}
+	}
 	if (pp__filter_resources(&x->f, n, h, &e, false, f))
 		return 0;
 	/* Protected pods stay: removing them may break an affinity that keeping them meets, so the
@@ -291,7 +348,8 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 	if (x->f.aff && !n_kept) {
 		pp__filter_delta_reset(&x->f);
 		for (size_t i = h; i < n->n_pods; i++)
-			pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
+			if (!nk || !is_kept(x, &n->slots[i]))
+				pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
 		bool unres = false;
 		f->mask = pp__filter_affinity(&x->f, n, &unres);
 		if (f->mask)
@@ -299,26 +357,18 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 	}
 
 	/* Candidate: reprieve in importance order, PDB-violating pods first. */
-	if (nl > x->cap_lower) {
-		size_t cap = nl * 2;
-		const struct slot **l = realloc(x->lower, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		x->lower = l;
-		unsigned char *fl = realloc(x->flags, cap);
-		if (!fl)
-			return -ENOMEM;
-		x->flags = fl;
-		x->cap_lower = cap;
-	}
 	bool any_pdb = false;
-	for (size_t i = 0; i < nl; i++) {
-		x->lower[i] = &n->slots[h + i];
-		x->flags[i] = 0;
+	size_t nv = 0;
+	for (size_t i = h; i < n->n_pods; i++) {
+		if (nk && is_kept(x, &n->slots[i]))
+			continue;
+		x->lower[nv] = &n->slots[i];
+		x->flags[nv++] = 0;
 	}
+	nl = nv;
 	if (n->n_pdb_pods) /* the pods themselves are only touched when a PDB may matter */
 		for (size_t i = 0; i < nl; i++)
-			any_pdb |= n->slots[h + i].pod->n_pdbs > 0;
+			any_pdb |= x->lower[i]->pod->n_pdbs > 0;
 	if (!x->order_ok)
 		qsort_r(x->lower, nl, sizeof(*x->lower), slot_cmp_ctx, &x->now);
 	if (any_pdb) {
@@ -497,6 +547,7 @@ static void ctx_done(struct ctx *x)
 	pp__filter_done(&x->f);
 	free(x->lower);
 	free(x->flags);
+	free(x->kept);
 	free(x->sslack);
 	free(x->pdb_allowed);
 	free(x->pdb_known);
@@ -550,7 +601,8 @@ static const char *eligibility(struct ctx *x)
 		if (!f.unresolvable)
 			for (size_t i = 0; i < pre->nominated->n_pods; i++) {
 				const struct slot *s = &pre->nominated->slots[i];
-				if (s->prio < pre->priority && s->pod->terminating && s->pod->preempted_by_scheduler)
+				if (s->prio < pre->priority && s->pod->terminating && s->pod->preempted_by_scheduler &&
+				    !s->pod->stuck)
 					return "not eligible due to a terminating pod on the nominated node.";
 			}
 	}
@@ -753,7 +805,8 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	int lcp_max = -1;
 	size_t n_candidates = 0;
 	struct pcache *pc = c->pcache;
-	bool cached = !not_eligible && !x->f.aff && pp__pcache_acquire(pc, c, pre);
+	/* a cached result knows nothing of protected pods: the protecting pass evaluates every node */
+	bool cached = !not_eligible && !x->f.aff && !x->protect && pp__pcache_acquire(pc, c, pre);
 	int r = 0;
 
 	for (size_t i = 0; i < c->n_nodes; i++) {
@@ -813,8 +866,8 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	return finish_preempt(x, res, best, &best_key, n_candidates, lcp_max, oom);
 }
 
-int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
-                       pp_preemption **ret, pp_err *err)
+int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
+                        const int64_t *protect_after, pp_preemption **ret, pp_err *err)
 {
 	static const pp_preempt_options defaults = { 0 };
 	struct ctx x = { 0 };
@@ -836,10 +889,14 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 	x.pre = pre;
 	x.now = opts->now_ns;
 	x.strict = c->pdb_policy == PP_PDB_STRICT;
+	if (protect_after) {
+		x.protect = true;
+		x.protect_after = *protect_after;
+	}
 	x.order_ok = !c->any_start || opts->now_ns > c->max_start;
 	for (size_t i = 0; i < pre->n_scalar; i++)
 		x.need_scalar |= pre->scalar[i].value > 0;
-	x.lane = !x.need_scalar && !pre->n_node_selector && !pre->has_node_affinity;
+	x.lane = !x.need_scalar && !pre->n_node_selector && !pre->has_node_affinity && !x.protect;
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return -ENOMEM;
@@ -986,6 +1043,12 @@ out:
 	}
 	*ret = res;
 	return 0;
+}
+
+int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
+                       pp_preemption **ret, pp_err *err)
+{
+	return pp__cluster_preempt(c, ns, name, opts, NULL, ret, err);
 }
 
 /* a b, or b alone when a is NULL; in *ret (malloc'ed). */

@@ -16,6 +16,8 @@
  *                                      preemptor waiting for its victims has nothing to gain)
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +25,9 @@
 #include "internal.h"
 #include "sched_fit.h"
 #include "sched_queue.h"
+#include "sched_reserve.h"
 #include "strmap.h"
+#include "theap.h"
 
 #define NSEC_PER_SEC 1000000000LL
 #define DEFAULT_GRACE_S 30
@@ -38,14 +42,20 @@ struct spod {
 	char *key;  /* "ns/name" (neither part can contain a slash) */
 	int32_t priority;
 	bool queued;
-	/* victim being terminated */
-	bool dying;
-	int64_t gone_at;
-	uint64_t seq;
-	size_t heap_idx;
+	/* victim being terminated: removed at gone.at (s->dying) */
+	struct theap_entry gone;
 	char *node;    /* where the victim runs */
 	char *by_key;  /* its preemptor "ns/name", NULL when none */
+	/* a pending pod's nomination that expires at nom.at (s->noms, pp_sched_set_nomination_timeout) */
+	struct theap_entry nom;
+	char *nom_node;    /* the node it holds */
+	bool nom_adopted;  /* not made here (a restart): its deadline is settled when first due */
+	int64_t nom_since; /* when it was made or adopted */
+	/* a preemption the gate postponed: the pod is tried again at wait.at (s->waits) */
+	struct theap_entry wait;
 };
+
+#define SPOD_OF(entry, member) ((struct spod *)((char *)(entry) - offsetof(struct spod, member)))
 
 struct pp_sched {
 	pp_cluster *c;
@@ -54,10 +64,14 @@ struct pp_sched {
 	pp_sched_event_fn fn;
 	void *userdata;
 	int64_t now;
-	uint64_t seq;
 	struct strmap pods; /* key -> struct spod */
-	struct spod **dying; /* heap by (gone_at, seq) */
-	size_t n_dying, cap_dying;
+	struct theap dying; /* victims by the end of their grace period */
+	struct theap noms;  /* nominations by their deadline */
+	struct theap waits; /* postponed preemptions by their retry */
+	int64_t nom_timeout, nom_after_grace; /* pp_sched_set_nomination_timeout */
+	int64_t min_runtime;                  /* pp_sched_set_min_runtime */
+	pp_sched_gate_fn gate;
+	void *gate_userdata;
 	struct sfit_reasons reasons;
 	pp_sched_reason *ev_reasons;
 	size_t cap_ev_reasons;
@@ -73,6 +87,8 @@ const char *pp_sched_event_name(pp_sched_event_kind k)
 		[PP_SCHED_VICTIM_GONE] = "victim-gone",
 		[PP_SCHED_CLEAR_NOMINATION] = "clear-nomination",
 		[PP_SCHED_UNSCHEDULABLE] = "unschedulable",
+		[PP_SCHED_NOMINATION_EXPIRED] = "nomination-expired",
+		[PP_SCHED_POSTPONED] = "postponed",
 	};
 	return (unsigned)k < PP_ELEMENTSOF(names) ? names[k] : NULL;
 }
@@ -85,6 +101,7 @@ static struct spod *spod_free(struct spod *p)
 		free(p->key);
 		free(p->node);
 		free(p->by_key);
+		free(p->nom_node);
 		free(p);
 	}
 	return NULL;
@@ -150,73 +167,13 @@ static void spod_names(const struct spod *p, char *ns, size_t ns_size, const cha
 
 static void spod_forget(pp_sched *s, struct spod *p);
 
-/* ---- victims: a heap by the end of their grace period ------------------------------------- */
-
-static bool dying_less(const struct spod *a, const struct spod *b)
-{
-	return a->gone_at != b->gone_at ? a->gone_at < b->gone_at : a->seq < b->seq;
-}
-
-static void dying_set(pp_sched *s, size_t i, struct spod *p)
-{
-	s->dying[i] = p;
-	p->heap_idx = i;
-}
-
-static void dying_sift(pp_sched *s, size_t i)
-{
-	struct spod *p = s->dying[i];
-	while (i > 0 && dying_less(p, s->dying[(i - 1) / 2])) {
-		dying_set(s, i, s->dying[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		size_t l = 2 * i + 1, best = l;
-		if (l >= s->n_dying)
-			break;
-		if (l + 1 < s->n_dying && dying_less(s->dying[l + 1], s->dying[l]))
-			best = l + 1;
-		if (!dying_less(s->dying[best], p))
-			break;
-		dying_set(s, i, s->dying[best]);
-		i = best;
-	}
-	dying_set(s, i, p);
-}
-
-static int dying_push(pp_sched *s, struct spod *p)
-{
-	if (s->n_dying == s->cap_dying) {
-		size_t cap = s->cap_dying ? s->cap_dying * 2 : 64;
-		struct spod **v = realloc(s->dying, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->dying = v;
-		s->cap_dying = cap;
-	}
-	p->dying = true;
-	dying_set(s, s->n_dying++, p);
-	dying_sift(s, s->n_dying - 1);
-	return 0;
-}
-
-static void dying_remove(pp_sched *s, struct spod *p)
-{
-	size_t i = p->heap_idx;
-	struct spod *last = s->dying[--s->n_dying];
-	p->dying = false;
-	if (i == s->n_dying)
-		return;
-	dying_set(s, i, last);
-	dying_sift(s, i);
-}
-
 static void spod_forget(pp_sched *s, struct spod *p)
 {
 	if (p->queued)
 		(void)pp__sq_remove(s->q, p);
-	if (p->dying)
-		dying_remove(s, p);
+	pp__theap_remove(&s->dying, &p->gone);
+	pp__theap_remove(&s->noms, &p->nom);
+	pp__theap_remove(&s->waits, &p->wait);
 	pp__strmap_remove(&s->pods, p->key);
 	spod_free(p);
 }
@@ -302,7 +259,7 @@ static int enqueue_as(pp_sched *s, const char *ns, const char *name, int32_t pri
 	}
 	r = backing_off ? pp__sq_add_backing_off(s->q, p, priority, s->now) : pp__sq_add(s->q, p, priority, s->now);
 	if (r < 0) {
-		if (!p->dying)
+		if (!p->gone.in)
 			spod_forget(s, p);
 		return r;
 	}
@@ -380,7 +337,9 @@ pp_sched *pp_sched_free(pp_sched *s)
 		spod_free(s->pods.slots[i].value);
 	}
 	pp__strmap_done(&s->pods);
-	free(s->dying);
+	pp__theap_done(&s->dying);
+	pp__theap_done(&s->noms);
+	pp__theap_done(&s->waits);
 	pp__sq_free(s->q);
 	pp__sfit_reasons_done(&s->reasons);
 	free(s->ev_reasons);
@@ -392,6 +351,206 @@ pp_sched *pp_sched_free(pp_sched *s)
 void pp_sched_set_explain(pp_sched *s, bool explain)
 {
 	s->explain = explain;
+}
+
+/* ---- nominations with a deadline ---------------------------------------------------------- */
+
+static bool nominations_expire(const pp_sched *s)
+{
+	return s->nom_timeout > 0 || s->nom_after_grace > 0;
+}
+
+static void nom_drop(pp_sched *s, struct spod *p)
+{
+	pp__theap_remove(&s->noms, &p->nom);
+	free(p->nom_node);
+	p->nom_node = NULL;
+}
+
+static int nom_set(pp_sched *s, struct spod *p, const char *node, bool adopted, int64_t at)
+{
+	char *copy = strdup(node);
+	if (!copy)
+		return -ENOMEM;
+	free(p->nom_node);
+	p->nom_node = copy;
+	p->nom_adopted = adopted;
+	p->nom_since = s->now;
+	int r = pp__theap_set(&s->noms, &p->nom, at);
+	if (r < 0)
+		nom_drop(s, p);
+	return r;
+}
+
+/* A nomination this scheduler did not make (a restart, another instance's): its victims may not
+ * be known yet (the pods of a list come in any order), so the deadline after their grace periods
+ * is only settled once first due (expire_nominations). */
+static int64_t adopted_deadline(const pp_sched *s)
+{
+	return pp__sat_add(s->now, s->nom_timeout > 0 ? s->nom_timeout : s->nom_after_grace);
+}
+
+/* After the pod's nomination may have changed outside a cycle: its deadline follows. */
+static int nom_sync(pp_sched *s, struct spod *p, const pp_pod_info *pi)
+{
+	if (!p)
+		return 0;
+	if (!pi->nominated_node_name || pi->node_name) {
+		nom_drop(s, p);
+		return 0;
+	}
+	if (!nominations_expire(s) || (p->nom.in && !strcmp(p->nom_node, pi->nominated_node_name)))
+		return 0;
+	return nom_set(s, p, pi->nominated_node_name, true, adopted_deadline(s));
+}
+
+struct adopt {
+	pp_sched *s;
+	int r;
+};
+
+static int adopt_pod(const pp_pod_info *pi, void *ud)
+{
+	struct adopt *a = ud;
+	struct spod *p = pi->node_name ? NULL : spod_get(a->s, pi->namespace_, pi->name);
+	int r = p ? nom_sync(a->s, p, pi) : 0;
+	return r < 0 ? r : 0;
+}
+
+int pp_sched_set_nomination_timeout(pp_sched *s, int64_t timeout_ns, int64_t after_grace_ns, pp_err *err)
+{
+	if (timeout_ns < 0 || after_grace_ns < 0)
+		return pp_fail(err, -EINVAL, "nomination timeout: negative duration %lld",
+		               (long long)(timeout_ns < 0 ? timeout_ns : after_grace_ns));
+	s->nom_timeout = timeout_ns;
+	s->nom_after_grace = after_grace_ns;
+	while (pp__theap_top(&s->noms))
+		nom_drop(s, SPOD_OF(pp__theap_top(&s->noms), nom));
+	if (!nominations_expire(s))
+		return 0;
+	/* the nominations already there count from now, as after a restart */
+	struct adopt a = { s, 0 };
+	int r = pp__sfit_foreach_pod(s->c, adopt_pod, &a);
+	return r < 0 ? pp_fail(err, r, "out of memory") : 0;
+}
+
+/* A nomination made by this scheduler's preemption: after its victims are due to be gone. */
+static int64_t own_deadline(const pp_sched *s, const pp_victim *victims, size_t n)
+{
+	if (s->nom_timeout > 0)
+		return pp__sat_add(s->now, s->nom_timeout);
+	int64_t due = s->now;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = pp__resv_due(s->c, victims[i].namespace_, victims[i].name, s->now);
+		if (d > due)
+			due = d;
+	}
+	return pp__sat_add(due, s->nom_after_grace);
+}
+
+/* The pod's nomination is over: its victims still terminating are stuck; it tries again. When
+ * none is left (they are gone, and the pod only waits for its backoff), there is nothing to give
+ * up: the pod is tried at once, where it binds or preempts anew. */
+static int expire(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+{
+	char ns[256];
+	const char *name;
+	pp_victim *stuck = NULL;
+	size_t n_stuck = 0;
+	char *node = p->nom_node;
+
+	spod_names(p, ns, sizeof(ns), &name);
+	int r = pp__resv_mark_stuck(s->c, node, pi->priority, &stuck, &n_stuck);
+	if (r >= 0 && n_stuck == 0) {
+		free(stuck);
+		nom_drop(s, p);
+		if (p->queued)
+			(void)pp__sq_activate(s->q, p, s->now);
+		return 0;
+	}
+	if (r >= 0)
+		r = pp_cluster_set_nominated_node(s->c, ns, name, NULL, err);
+	if (r < 0) {
+		free(stuck);
+		return r == -ENOMEM ? pp_fail(err, r, "out of memory") : r;
+	}
+	p->nom_node = NULL;
+	pp__theap_remove(&s->noms, &p->nom);
+	pp_sched_event ev = { .kind = PP_SCHED_NOMINATION_EXPIRED, .namespace_ = ns, .name = name, .node = node,
+		              .victims = stuck, .n_victims = n_stuck };
+	emit(s, &ev);
+	free(stuck);
+	free(node);
+	if (p->queued)
+		(void)pp__sq_activate(s->q, p, s->now);
+	/* its room is everyone's again */
+	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, p, s->now);
+	return 0;
+}
+
+static int expire_nominations(pp_sched *s, pp_err *err)
+{
+	struct theap_entry *e;
+	while ((e = pp__theap_due(&s->noms, s->now))) {
+		struct spod *p = SPOD_OF(e, nom);
+		char ns[256];
+		const char *name;
+		pp_pod_info pi;
+
+		spod_names(p, ns, sizeof(ns), &name);
+		if (pp_cluster_pod_info(s->c, ns, name, &pi) < 0 || pi.node_name || !pi.nominated_node_name ||
+		    strcmp(pi.nominated_node_name, p->nom_node) != 0) {
+			nom_drop(s, p); /* not that nomination any more */
+			continue;
+		}
+		if (p->nom_adopted && s->nom_timeout == 0) {
+			int64_t due = pp__resv_node_due(s->c, p->nom_node, pi.priority);
+			int64_t at = pp__sat_add(due > p->nom_since ? due : p->nom_since, s->nom_after_grace);
+			p->nom_adopted = false;
+			if (at > s->now) {
+				if (pp__theap_set(&s->noms, &p->nom, at) < 0)
+					return pp_fail(err, -ENOMEM, "out of memory");
+				continue;
+			}
+		}
+		int r = expire(s, p, &pi, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- young pods and the preemption gate ---------------------------------------------------- */
+
+int pp_sched_set_min_runtime(pp_sched *s, int64_t min_runtime_ns, pp_err *err)
+{
+	if (min_runtime_ns < 0)
+		return pp_fail(err, -EINVAL, "minimum runtime: negative duration %lld", (long long)min_runtime_ns);
+	s->min_runtime = min_runtime_ns;
+	return 0;
+}
+
+void pp_sched_set_preemption_gate(pp_sched *s, pp_sched_gate_fn fn, void *userdata)
+{
+	s->gate = fn;
+	s->gate_userdata = userdata;
+}
+
+size_t pp_sched_postponed_count(const pp_sched *s)
+{
+	return s->waits.n;
+}
+
+/* Postponed pods whose time has come go to activeQ. */
+static void end_waits(pp_sched *s)
+{
+	struct theap_entry *e;
+	while ((e = pp__theap_due(&s->waits, s->now))) {
+		struct spod *p = SPOD_OF(e, wait);
+		pp__theap_remove(&s->waits, &p->wait);
+		if (p->queued)
+			(void)pp__sq_activate(s->q, p, s->now);
+	}
 }
 
 const pp_cluster *pp_sched_cluster(const pp_sched *s)
@@ -414,7 +573,7 @@ static int track_victim(pp_sched *s, const char *ns, const char *name, int32_t p
 
 	if (s->opts.external_termination)
 		return 0;
-	if (p && p->dying)
+	if (p && p->gone.in)
 		return 0; /* already counting down: a second deletion does not restart it */
 	if (!p) {
 		r = spod_new(s, ns, name, priority, &p);
@@ -432,9 +591,7 @@ static int track_victim(pp_sched *s, const char *ns, const char *name, int32_t p
 	/* Exact in 128 bits (grace_s >= 0, so only the upper end needs the clamp): saturating each
 	 * step would let an early clock pull an overflowed grace period back into range. */
 	__int128 gone = (__int128)s->now + (__int128)grace_s * NSEC_PER_SEC;
-	p->gone_at = gone > INT64_MAX ? INT64_MAX : (int64_t)gone;
-	p->seq = s->seq++;
-	r = dying_push(s, p);
+	r = pp__theap_set(&s->dying, &p->gone, gone > INT64_MAX ? INT64_MAX : (int64_t)gone);
 	if (r < 0)
 		spod_forget(s, p);
 	return r;
@@ -443,8 +600,9 @@ static int track_victim(pp_sched *s, const char *ns, const char *name, int32_t p
 /* Removes the victims whose grace period is over, oldest first. */
 static int reap(pp_sched *s, pp_err *err)
 {
-	while (s->n_dying > 0 && s->dying[0]->gone_at <= s->now) {
-		struct spod *p = s->dying[0];
+	struct theap_entry *e;
+	while ((e = pp__theap_due(&s->dying, s->now))) {
+		struct spod *p = SPOD_OF(e, gone);
 		char ns[256];
 		const char *name;
 		int r;
@@ -453,7 +611,7 @@ static int reap(pp_sched *s, pp_err *err)
 		r = pp_cluster_remove_pod(s->c, ns, name, err);
 		if (r < 0 && r != -ENOENT)
 			return r;
-		dying_remove(s, p);
+		pp__theap_remove(&s->dying, &p->gone);
 		if (r >= 0) {
 			emit_simple(s, PP_SCHED_VICTIM_GONE, ns, name, p->node, p->by_key);
 			pp__sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
@@ -470,8 +628,11 @@ int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err)
 		               (long long)s->now);
 	s->now = now_ns;
 	int r = reap(s, err);
+	if (r >= 0)
+		r = expire_nominations(s, err);
 	if (r < 0)
 		return r;
+	end_waits(s);
 	pp__sq_flush(s->q, s->now);
 	return 0;
 }
@@ -484,8 +645,10 @@ int64_t pp_sched_next_flush(const pp_sched *s)
 int64_t pp_sched_next_wakeup(const pp_sched *s)
 {
 	int64_t t = pp__sq_next_backoff_expiry(s->q);
-	if (s->n_dying > 0 && s->dying[0]->gone_at < t)
-		t = s->dying[0]->gone_at;
+	const struct theap *timers[] = { &s->dying, &s->noms, &s->waits };
+	for (size_t i = 0; i < PP_ELEMENTSOF(timers); i++)
+		if (pp__theap_next(timers[i]) < t)
+			t = pp__theap_next(timers[i]);
 	return t;
 }
 
@@ -524,7 +687,12 @@ int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		return pp_fail(err, r, "pods/%s/%s: added but not found", pod->namespace_, pod->name);
 	if (!pi.node_name) {
 		r = enqueue(s, pi.namespace_, pi.name, pi.priority);
+		if (r >= 0)
+			r = nom_sync(s, spod_get(s, pi.namespace_, pi.name), &pi);
 		if (r < 0) {
+			struct spod *p = spod_get(s, pi.namespace_, pi.name);
+			if (p)
+				spod_forget(s, p);
 			(void)pp_cluster_remove_pod(s->c, pod->namespace_, pod->name, NULL);
 			return pp_fail(err, r, "pods/%s/%s: cannot queue: %s", pod->namespace_, pod->name, strerror(-r));
 		}
@@ -562,18 +730,21 @@ static int after_update(pp_sched *s, const char *ns, const char *name, const pp_
 			(void)pp__sq_update_priority(s->q, p, pi.priority);
 			if (change == PP_CHANGE_SPEC)
 				(void)pp__sq_activate(s->q, p, s->now);
-			return 0;
+			r = nom_sync(s, p, &pi);
+			return r < 0 ? pp_fail(err, r, "out of memory") : 0;
 		}
 		/* unbound again: the binding was refused, and like any failed attempt it backs off
 		 * (kube-scheduler's handleBindingCycleError) */
 		r = enqueue_as(s, pi.namespace_, pi.name, pi.priority, old->node_name != NULL);
+		if (r >= 0)
+			r = nom_sync(s, spod_get(s, pi.namespace_, pi.name), &pi);
 		return r < 0 ? pp_fail(err, r, "out of memory") : 0;
 	}
 	if (p && p->queued) {
 		/* Bound by someone else (another scheduler, or the controller itself). */
 		(void)pp__sq_remove(s->q, p);
 		p->queued = false;
-		if (!p->dying)
+		if (!p->gone.in)
 			spod_forget(s, p);
 	}
 	if (pi.terminating) {
@@ -773,20 +944,60 @@ static int clear_nomination(pp_sched *s, const char *ns, const char *name, const
 	emit_simple(s, PP_SCHED_CLEAR_NOMINATION, ns, name, node, by_key);
 	/* kube: clearing the nomination sends the pod back to activeQ. */
 	q = spod_get(s, ns, name);
+	if (q)
+		nom_drop(s, q);
 	if (q && q->queued)
 		(void)pp__sq_activate(s->q, q, s->now);
 	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, except, s->now);
 	return 0;
 }
 
-static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+/* The postponed preemption is told, the pod waits until `until` (or an event that may help). */
+static int postpone(pp_sched *s, struct spod *p, const pp_sched_event *plan, const char *why, int64_t until)
+{
+	char *msg = NULL;
+	if (asprintf(&msg, "%s preemption postponed: %s", plan->message, why) < 0)
+		return -ENOMEM;
+	pp_sched_event ev = *plan;
+	ev.kind = PP_SCHED_POSTPONED;
+	ev.message = msg;
+	s->stats.unschedulable_attempts++;
+	emit(s, &ev);
+	free(msg);
+	if (until <= s->now)
+		until = pp__sat_add(s->now, s->opts.initial_backoff_ns ? s->opts.initial_backoff_ns : NSEC_PER_SEC);
+	int r = pp__theap_set(&s->waits, &p->wait, until);
+	(void)pp__sq_add_unschedulable(s->q, p, s->reasons.rejectors ? s->reasons.rejectors : SCHED_REJ_ALL, s->now);
+	return r;
+}
+
+/* DefaultPreemption's decision; with a minimum runtime, first without the young pods. */
+static int decide(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_err *err)
 {
 	pp_preempt_options po = { .now_ns = s->now, .explain = s->explain };
+	if (s->min_runtime > 0) {
+		int64_t after = pp__sat_add(s->now, -s->min_runtime);
+		pp_preemption *pr = NULL;
+		int r = pp__cluster_preempt(s->c, pi->namespace_, pi->name, &po, &after, &pr, err);
+		if (r < 0)
+			return r;
+		/* "not eligible" does not depend on the victims: the second search would say it again */
+		if (pp_preemption_outcome(pr) != PP_OUTCOME_NONE || strstr(pp_preemption_reason(pr), "not eligible")) {
+			*ret = pr;
+			return 0;
+		}
+		pp_preemption_free(pr);
+	}
+	return pp_cluster_preempt(s->c, pi->namespace_, pi->name, &po, ret, err);
+}
+
+static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+{
 	pp_preemption *pr = NULL;
 	const char *node, *reason;
 	int r;
 
-	r = pp_cluster_preempt(s->c, pi->namespace_, pi->name, &po, &pr, err);
+	r = decide(s, pi, &pr, err);
 	if (r < 0)
 		return r;
 	switch (pp_preemption_outcome(pr)) {
@@ -858,12 +1069,28 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 	for (size_t i = 0; i < nv; i++)
 		victims[i] = *pp_preemption_victim(pr, i);
 
+	pp_sched_event plan = { .kind = PP_SCHED_NOMINATE, .time_ns = s->now, .namespace_ = pi->namespace_,
+		                .name = pi->name, .node = node, .victims = victims, .n_victims = nv, .message = fit_msg,
+		                .preemption = pr };
+	char why[512] = "";
+	int64_t until = INT64_MAX;
+	if (s->gate && s->gate(&plan, s->gate_userdata, &until, why, sizeof(why)) > 0) {
+		why[sizeof(why) - 1] = '\0';
+		r = postpone(s, p, &plan, why, until);
+		free(victims);
+		free(fit_msg);
+		pp_preemption_free(pr);
+		return r;
+	}
+
 	r = pp_cluster_set_nominated_node(s->c, pi->namespace_, pi->name, node, err);
 	for (size_t i = 0; i < nv && r >= 0; i++) {
 		pp_pod_info vi = { 0 };
 		if (victims[i].terminating)
 			continue; /* no second delete: its countdown is already running */
-		r = pp_cluster_mark_terminating(s->c, victims[i].namespace_, victims[i].name, s->now, true, err);
+		/* its deletion time, as the API server sets it: when it is due to be gone */
+		int64_t due = pp__resv_due(s->c, victims[i].namespace_, victims[i].name, s->now);
+		r = pp_cluster_mark_terminating(s->c, victims[i].namespace_, victims[i].name, due, true, err);
 		if (r >= 0)
 			r = pp_cluster_pod_info(s->c, victims[i].namespace_, victims[i].name, &vi);
 		if (r >= 0)
@@ -877,6 +1104,8 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		                      .victims = victims, .n_victims = nv, .message = fit_msg, .preemption = pr };
 		s->stats.preemptions++;
 		emit(s, &ev);
+		if (nominations_expire(s))
+			r = nom_set(s, p, node, false, own_deadline(s, victims, nv));
 	}
 	/* Lower-priority pods nominated to the node keep their nomination only while they still fit
 	 * beside the preemptor once the terminating pods are gone (kube clears them unchecked). */
@@ -932,7 +1161,7 @@ int pp_sched_schedule_one(pp_sched *s, pp_err *err)
 		/* Gone or bound behind our back: nothing to schedule. */
 		p->queued = false;
 		(void)pp__sq_done(s->q, p);
-		if (!p->dying)
+		if (!p->gone.in)
 			spod_forget(s, p);
 		return 1;
 	}
@@ -984,5 +1213,5 @@ void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret)
 	ret->active = qs.active;
 	ret->backoff = qs.backoff;
 	ret->unschedulable = qs.unschedulable + qs.in_flight;
-	ret->terminating = s->n_dying;
+	ret->terminating = s->dying.n;
 }

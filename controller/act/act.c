@@ -29,6 +29,9 @@ struct act {
 	void *gate_userdata;
 	objmap events; /* pod uid -> the last FailedScheduling sent */
 	unsigned events_added;
+	/* an Event's name is the pod's and its time (kube's makeEvent): a turn's decisions share one
+	 * time, and a pod can get two Events in it (NominationCleared, then its own FailedScheduling) */
+	int64_t last_event_ns;
 	act_stats stats;
 	bool forbidden_told[CLUSTER_WRITE_EVICT + 1];
 	evictor *ev; /* --pdb strict: victims evicted one at a time (evict.c); NULL: deleted */
@@ -248,6 +251,9 @@ static bool event_is_news(act *a, const char *uid, const char *message, int64_t 
 static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
                      const char *reason, const char *action, const char *note, int64_t now)
 {
+	if (now <= a->last_event_ns)
+		now = a->last_event_ns + 1;
+	a->last_event_ns = now;
 	req_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
 	                 .action = action, .note = note, .controller = a->scheduler, .instance = a->identity,
 	                 .now_ns = now };
@@ -353,6 +359,22 @@ static void log_explanation(const decision *d)
 }
 
 static void publish_nomination(act *a, const decision *d, int64_t now);
+/* status.nominatedNodeName cleared (kube's clearNominatedNodeName, uid-guarded), and an Event
+ * that says why (kube-scheduler sends none: a pod that lost its room is not told). */
+static void withdraw(act *a, const decision_pod *p, const decision_pod *related, const char *type, const char *reason,
+                     const char *why, int64_t now)
+{
+	write_chain *ch = chain_for(p);
+	int r;
+
+	if (!ch)
+		return;
+	r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_path(p->namespace_, p->name, "status"), SMP,
+	                    req_clear_nomination_patch(p->uid));
+	if (r >= 0)
+		r = add_event(a, ch, p, related, type, reason, "Scheduling", why, now);
+	submit(a, ch, r);
+}
 
 static void preempt(act *a, const decision *d, int64_t now)
 {
@@ -391,11 +413,10 @@ static void preempt(act *a, const decision *d, int64_t now)
 static void publish_nomination(act *a, const decision *d, int64_t now)
 {
 	for (size_t i = 0; i < d->n_cleared; i++) {
-		const decision_pod *p = &d->cleared[i];
-		write_chain *ch = chain_for(p);
-		if (ch)
-			submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_path(p->namespace_, p->name, "status"),
-			                              SMP, req_clear_nomination_patch(p->uid)));
+		char why[400];
+		snprintf(why, sizeof(why), "Nomination to node %s cleared: pod %s of higher priority was nominated there",
+		         d->node, d->pod.uid ? d->pod.uid : "");
+		withdraw(a, &d->cleared[i], &d->pod, "Normal", "NominationCleared", why, now);
 	}
 	failed(a, d, now, true, d->node);
 }
@@ -416,6 +437,37 @@ static void unschedulable(act *a, const decision *d, int64_t now)
 	failed(a, d, now, d->clear_nomination, NULL);
 }
 
+/* A preemption the budget holds: the pod's condition and FailedScheduling say so. */
+static void postponed(act *a, const decision *d, int64_t now)
+{
+	const char *current = cluster_pod_condition_message(a->c, d->pod.namespace_, d->pod.name);
+
+	if (!current || strcmp(current, d->message) != 0) {
+		journal_entry e;
+		journal_entry_init(&e, LOG_INFO, MSGID_PREEMPTION_POSTPONED);
+		journal_entry_add(&e, FIELD_POD, "%s/%s", d->pod.namespace_, d->pod.name);
+		journal_entry_add(&e, FIELD_NODE, "%s", d->node);
+		journal_entry_add(&e, FIELD_REASON, "%s", d->message);
+		journal_entry_send(&e, "Preemption for pod %s/%s on node %s postponed: %s", d->pod.namespace_, d->pod.name,
+		                   d->node, d->message);
+	}
+	a->stats.postponed++;
+	failed(a, d, now, false, NULL);
+}
+
+/* The nomination outlived its deadline: withdrawn, on the API server and in an Event. */
+static void nomination_expired(act *a, const decision *d, int64_t now)
+{
+	journal_entry e;
+
+	journal_entry_init(&e, LOG_NOTICE, MSGID_NOMINATION_EXPIRED);
+	journal_entry_add(&e, FIELD_POD, "%s/%s", d->pod.namespace_, d->pod.name);
+	journal_entry_add(&e, FIELD_NODE, "%s", d->node);
+	journal_entry_send(&e, "Pod %s/%s: %s", d->pod.namespace_, d->pod.name, d->message);
+	a->stats.nominations_expired++;
+	withdraw(a, &d->pod, NULL, "Warning", "NominationExpired", d->message, now);
+}
+
 void act_decision(act *a, const decision *d, int64_t now_ns)
 {
 	switch (d->kind) {
@@ -427,6 +479,12 @@ void act_decision(act *a, const decision *d, int64_t now_ns)
 		break;
 	case DECISION_UNSCHEDULABLE:
 		unschedulable(a, d, now_ns);
+		break;
+	case DECISION_POSTPONED:
+		postponed(a, d, now_ns);
+		break;
+	case DECISION_NOMINATION_EXPIRED:
+		nomination_expired(a, d, now_ns);
 		break;
 	case DECISION_NONE:
 	default:

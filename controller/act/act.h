@@ -10,8 +10,11 @@
  *                  DELETE with a uid precondition and its own grace period, Event Normal Preempted
  *                  "Preempted by pod UID on node NODE"; the preemptor's status gets
  *                  status.nominatedNodeName and its FitError, with a FailedScheduling Event; the
- *                  lower-priority pods that lost their nomination get it cleared.
- *                  Under --pdb strict, evict.h says how it goes instead.
+ *                  lower-priority pods that lost their nomination get it cleared (with an Event
+ *                  Normal NominationCleared, which kube-scheduler does not send);
+ *                  under --pdb strict, evict.h says how it goes instead;
+ *   postponed      (the budget holds the preemption) as unschedulable, the message saying so;
+ *   nomination expired  nominatedNodeName cleared, Event Warning NominationExpired.
  * Each decision is logged to the journal (catalog: systemd/preemptd.catalog).
  */
 #ifndef CTL_ACT_H
@@ -53,6 +56,8 @@ typedef struct act_stats {
 	uint64_t events_skipped;   /* FailedScheduling Events not repeated */
 	uint64_t status_skipped;   /* PodScheduled patches not sent: unchanged */
 	uint64_t forbidden;        /* 403 answers */
+	uint64_t postponed;        /* preemptions the budget postponed */
+	uint64_t nominations_expired; /* nominations withdrawn at their deadline */
 } act_stats;
 void act_get_stats(const act *a, act_stats *ret);
 

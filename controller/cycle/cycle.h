@@ -14,6 +14,7 @@
 
 #include <preempt.h>
 
+#include "victim-budget.h"
 #include "cluster.h"
 #include "decision.h"
 #include "queue.h"
@@ -32,5 +33,27 @@ int cycle_run_one(cycle *cy, decision *d, pp_err *err);
 
 /* Preemption decisions explained in decision.explanation (costs memory per node per decision). */
 void cycle_set_explain(cycle *cy, bool explain);
+
+/*
+ * Reservations that end (pp_sched_set_nomination_timeout): timeout_ns > 0 a fixed time after the
+ * preemption, else after_grace_ns after its victims' grace periods; both 0: never (the default).
+ * -EINVAL negative.
+ */
+int cycle_set_nomination_timeout(cycle *cy, int64_t timeout_ns, int64_t after_grace_ns);
+/* Young pods spared while an older victim will do (pp_sched_set_min_runtime); 0: off. */
+int cycle_set_min_runtime(cycle *cy, int64_t min_runtime_ns);
+/* Preemptions go through the budget (cycle/victim-budget.h; NULL: none): one it holds is postponed
+ * (DECISION_POSTPONED) and tried again when the budget allows. b must outlive the cycle. */
+void cycle_set_budget(cycle *cy, budget *b);
+/* The budget's last minute as the cluster shows it (after a start: our victims still terminating,
+ * counted when they were deleted; those already gone are not seen). 0 or -ENOMEM. */
+int cycle_restore_budget(cycle *cy, int64_t now_ns);
+
+/*
+ * Moves the queue's clock (queue_advance); what ends on the way — a nomination past its deadline —
+ * becomes a decision handed to fn (d is valid during the call only). 0 or -errno with err set.
+ */
+int cycle_advance(cycle *cy, int64_t now_ns, void (*fn)(const decision *d, void *userdata), void *userdata,
+                  pp_err *err);
 
 #endif

@@ -18,6 +18,8 @@ typedef enum decision_kind {
 	DECISION_BIND,          /* bind pod to node */
 	DECISION_PREEMPT,       /* nominate pod to node; delete the victims */
 	DECISION_UNSCHEDULABLE, /* fits nowhere, preemption does not help (message says why) */
+	DECISION_POSTPONED,     /* would preempt on node, but the budget holds it (message says why) */
+	DECISION_NOMINATION_EXPIRED, /* the pod's nomination to node is withdrawn (message says why) */
 } decision_kind;
 
 /* A pod named in a decision. uid: NULL when the model does not know it (the write is then
@@ -41,7 +43,7 @@ typedef struct decision {
 	const char *message;
 	/* unschedulable: the pod's own nomination was dropped (preemption no longer helps there) */
 	bool clear_nomination;
-	/* preempt: */
+	/* preempt, postponed; nomination expired: the pods still terminating there, now deemed stuck */
 	decision_victim *victims; /* descending importance */
 	size_t n_victims;
 	decision_pod *cleared;    /* lower-priority pods that lost their nomination to node */
@@ -57,6 +59,7 @@ typedef struct decision {
 
 void decision_init(decision *d);
 void decision_done(decision *d);
-const char *decision_kind_name(decision_kind k); /* "none" "bind" "preempt" "unschedulable" */
+/* "none" "bind" "preempt" "unschedulable" "postponed" "nomination-expired" */
+const char *decision_kind_name(decision_kind k);
 
 #endif

@@ -28,7 +28,9 @@ struct mpod {
 	/* the API's view of the pod's state */
 	char *api_node, *api_nominated;
 	bool has_start, terminating, preempted, not_ready;
+	bool preempted_by_us; /* the preemption condition names this scheduler */
 	int64_t start_ns, deletion_ns;
+	int64_t deleted_ns; /* when the DELETE came: deletionTimestamp - deletionGracePeriodSeconds */
 	char *condition; /* PodScheduled=False message as the API (or our write) has it */
 	/* decisions of ours the API does not show yet */
 	char *assumed_node;
@@ -474,6 +476,14 @@ static int admit(cluster *c, const struct k8s_pod *p, int32_t *prio, pp_preempti
 	                      prio, policy, NULL, err);
 }
 
+/* "SCHEDULER: preempting to accommodate a higher priority pod", as kube-scheduler and we write it */
+static bool preempted_by(const char *message, const char *scheduler)
+{
+	size_t n = strlen(scheduler);
+
+	return message && !strncmp(message, scheduler, n) && message[n] == ':';
+}
+
 /* Takes the API's view of the pod's state; drops the assumptions it now shows (or overrides).
  * evictions_preempt: a pod the API server is evicting counts as preempted (--pdb strict: this
  * scheduler's victims carry the eviction's DisruptionTarget, and a preemptor must not preempt
@@ -490,6 +500,7 @@ static int take_api_state(struct mpod *m, const struct k8s_pod *p, bool eviction
 	m->terminating = p->has_deletion;
 	m->deletion_ns = p->deletion_ns;
 	m->preempted = p->preempted_by_scheduler || (evictions_preempt && p->evicted_by_api);
+	m->deleted_ns = p->deletion_ns - (p->has_deletion_grace ? p->deletion_grace_seconds * 1000000000LL : 0);
 	m->not_ready = p->ready_false;
 	if (p->scheduled_status && !strcmp(p->scheduled_status, "False")) {
 		if (set_str(&m->condition, p->scheduled_message ? p->scheduled_message : "") < 0)
@@ -571,6 +582,7 @@ int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_s
 		karena_reset(&c->scratch);
 		return r;
 	}
+	m->preempted_by_us = m->preempted && preempted_by(p->preemption_message, c->scheduler);
 	if (!wants_lib(m)) {
 		/* another scheduler's pending pod, a gated one, or one held after a refused binding */
 		lib_remove(c, m);
@@ -730,9 +742,16 @@ void cluster_assume_deleting(cluster *c, const char *ns, const char *name)
 {
 	struct mpod *m = find_pod(c, ns, name);
 
+	pp_pod_info pi;
+
 	if (m && !m->terminating) {
+		/* the deletionTimestamp the API server will set: when the pod is due to be gone */
+		int64_t grace = pp_cluster_pod_info(queue_cluster(c->q), ns, name, &pi) >= 0 &&
+		                        pi.termination_grace_period_s >= 0 ? pi.termination_grace_period_s : 30;
+		if (grace > 3153600000LL) /* a century: the sum stays in range, and it is "never" anyway */
+			grace = 3153600000LL;
 		m->deleting = true;
-		m->deleting_ns = queue_now(c->q);
+		m->deleting_ns = queue_now(c->q) + grace * 1000000000LL;
 	}
 }
 
@@ -848,6 +867,30 @@ static void forget(const char *key, void *value, void *userdata)
 void cluster_forget_assumptions(cluster *c)
 {
 	objmap_foreach(&c->pods, forget, c);
+}
+
+struct victims_since {
+	int64_t since;
+	void (*fn)(const char *node, int64_t deleted_ns, void *userdata);
+	void *userdata;
+};
+
+static void victim_since(const char *key, void *value, void *userdata)
+{
+	const struct mpod *m = value;
+	const struct victims_since *v = userdata;
+
+	(void)key;
+	if (m->terminating && m->preempted_by_us && m->api_node && m->deleted_ns > v->since)
+		v->fn(m->api_node, m->deleted_ns, v->userdata);
+}
+
+void cluster_foreach_victim_since(cluster *c, int64_t since_ns,
+                                  void (*fn)(const char *node, int64_t deleted_ns, void *userdata), void *userdata)
+{
+	struct victims_since v = { since_ns, fn, userdata };
+
+	objmap_foreach(&c->pods, victim_since, &v);
 }
 
 static void count_pod(const char *key, void *value, void *userdata)

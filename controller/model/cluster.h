@@ -109,6 +109,11 @@ void cluster_write_failed(cluster *c, cluster_write w, const char *ns, const cha
                           bool conflict);
 /* Every assumption dropped (leadership lost: nothing of ours is in flight any more). */
 void cluster_forget_assumptions(cluster *c);
+/* fn for each pod this scheduler preempted (its DisruptionTarget condition names us) that is
+ * still terminating and was deleted after since_ns: what a restart can know of its recent
+ * victims. */
+void cluster_foreach_victim_since(cluster *c, int64_t since_ns,
+                                  void (*fn)(const char *node, int64_t deleted_ns, void *userdata), void *userdata);
 
 /* --- what the API server's refusals of evictions teach (--pdb strict; model/budget.c) ----------- */
 

@@ -148,6 +148,9 @@ static void on_event(const pp_sched_event *ev, void *ud)
 		fputs("},\"message\":", f);
 		json_write_string(f, ev->message);
 		break;
+	case PP_SCHED_NOMINATION_EXPIRED: /* the simulation sets no nomination timeout, */
+	case PP_SCHED_POSTPONED:          /* and no preemption gate */
+		break;
 	}
 	fputs("}\n", f);
 	if (ferror(f))

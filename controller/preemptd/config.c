@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <ini.h>
@@ -15,7 +16,10 @@
 #define PREEMPTD_VERSION "0.1.0"
 #endif
 
-typedef enum key_type { K_STRING, K_PATH, K_BOOL, K_DURATION, K_UINT, K_LEASE, K_LOG_TARGET, K_LOG_LEVEL, K_PDB } key_type;
+typedef enum key_type {
+	K_STRING, K_PATH, K_BOOL, K_DURATION, K_UINT, K_LEASE, K_LOG_TARGET, K_LOG_LEVEL, K_PDB,
+	K_NOMINATION_TIMEOUT, K_LIMIT, K_POOL_LIMIT, K_DURATION_OFF,
+} key_type;
 
 /* One setting: its key in [preemptd] and its flag (the same name), where it lands, what it is. */
 struct key {
@@ -29,7 +33,9 @@ static const char *metavar(key_type t)
 {
 	static const char *const names[] = { [K_STRING] = "NAME", [K_PATH] = "FILE", [K_BOOL] = "yes|no",
 		                             [K_DURATION] = "DURATION", [K_UINT] = "N", [K_LEASE] = "NS/NAME",
-		                             [K_LOG_TARGET] = "TARGET", [K_LOG_LEVEL] = "LEVEL", [K_PDB] = "prefer|strict" };
+		                             [K_LOG_TARGET] = "TARGET", [K_LOG_LEVEL] = "LEVEL", [K_PDB] = "prefer|strict",
+		                             [K_NOMINATION_TIMEOUT] = "TIMEOUT", [K_LIMIT] = "N",
+		                             [K_POOL_LIMIT] = "LABEL=N", [K_DURATION_OFF] = "DURATION" };
 	return names[t];
 }
 
@@ -49,6 +55,12 @@ static const struct key keys[] = {
 	{ "pod-initial-backoff", K_DURATION, OFF(pod_initial_backoff_usec), "backoff after a pod's first failed attempt (1s)" },
 	{ "pod-max-backoff", K_DURATION, OFF(pod_max_backoff_usec), "the longest backoff (10s)" },
 	{ "pod-max-unschedulable", K_DURATION, OFF(max_unschedulable_usec), "unschedulable pods are retried after this anyway (5m)" },
+	{ "nomination-timeout", K_NOMINATION_TIMEOUT, OFF(nomination_timeout_usec),
+	  "grace+DURATION|DURATION|never: when a nomination whose pod is not bound is withdrawn (grace+30s)" },
+	{ "max-victims-per-minute", K_LIMIT, OFF(max_victims_per_minute), "pods preemption may delete in any minute (none: no limit)" },
+	{ "max-victims-per-minute-per-pool", K_POOL_LIMIT, OFF(pool_label),
+	  "N per node pool: each value of node label LABEL (none)" },
+	{ "min-runtime", K_DURATION_OFF, OFF(min_runtime_usec), "younger pods are victims only if nothing else fits (0: off)" },
 	{ "max-in-flight", K_UINT, OFF(max_in_flight), "API writes at once (32)" },
 	{ "retry-max", K_DURATION, OFF(retry_max_usec), "the longest wait before a failed write or watch is retried (30s)" },
 	{ "watch-timeout", K_DURATION, OFF(watch_timeout_usec), "timeoutSeconds of each watch (5m)" },
@@ -87,12 +99,68 @@ static int set_str(char **dst, const char *v)
 	return 0;
 }
 
+/* A duration of at least a microsecond, in microseconds. */
+static int parse_usec(const struct key *k, const char *v, uint64_t *ret, char *why, size_t why_size)
+{
+	int64_t ns = 0;
+	pp_err err;
+
+	if (pp_duration_parse(v, &ns, &err) < 0) {
+		snprintf(why, why_size, "%s: %s", k->name, err.msg);
+		return -EINVAL;
+	}
+	if (ns < 1000) {
+		snprintf(why, why_size, "%s: \"%s\" is not a positive duration", k->name, v);
+		return -EINVAL;
+	}
+	*ret = (uint64_t)ns / 1000;
+	return 0;
+}
+
+/* 1 to 1000000. */
+static int parse_count(const struct key *k, const char *v, unsigned *ret, char *why, size_t why_size)
+{
+	char *end;
+	unsigned long x = strtoul(v, &end, 10);
+
+	if (!*v || *end || *v == '-' || *v == '+' || x == 0 || x > 1000000) {
+		snprintf(why, why_size, "%s: expected a number from 1 to 1000000, not \"%s\"", k->name, v);
+		return -EINVAL;
+	}
+	*ret = (unsigned)x;
+	return 0;
+}
+
+/* A label key as the API server validates one: [DNS-subdomain prefix "/"] name, the name up to
+ * 63 characters of [A-Za-z0-9-_.] starting and ending alphanumeric. */
+static bool label_key_ok(const char *key, size_t len)
+{
+	const char *slash = memchr(key, '/', len);
+	const char *name = slash ? slash + 1 : key;
+	size_t n = len - (size_t)(name - key);
+
+	if (slash) {
+		char prefix[254];
+		size_t p = (size_t)(slash - key);
+		if (p == 0 || p >= sizeof(prefix))
+			return false;
+		memcpy(prefix, key, p);
+		prefix[p] = '\0';
+		if (!pp_is_dns_subdomain(prefix))
+			return false;
+	}
+	if (n == 0 || n > 63 || !isalnum((unsigned char)name[0]) || !isalnum((unsigned char)name[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("-_.", name[i]))
+			return false;
+	return true;
+}
+
 /* Applies value to key k. why[] says what is wrong (without the location). */
 static int apply(preemptd_config *cfg, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	void *field = (char *)cfg + k->offset;
-	int64_t ns = 0;
-	pp_err err;
 
 	switch (k->type) {
 	case K_STRING:
@@ -113,26 +181,9 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 		}
 		return 0;
 	case K_DURATION:
-		if (pp_duration_parse(v, &ns, &err) < 0) {
-			snprintf(why, why_size, "%s: %s", k->name, err.msg);
-			return -EINVAL;
-		}
-		if (ns < 1000) {
-			snprintf(why, why_size, "%s: \"%s\" is not a positive duration", k->name, v);
-			return -EINVAL;
-		}
-		*(uint64_t *)field = (uint64_t)ns / 1000;
-		return 0;
-	case K_UINT: {
-		char *end;
-		unsigned long x = strtoul(v, &end, 10);
-		if (!*v || *end || x == 0 || x > 1000000) {
-			snprintf(why, why_size, "%s: expected a number from 1 to 1000000, not \"%s\"", k->name, v);
-			return -EINVAL;
-		}
-		*(unsigned *)field = (unsigned)x;
-		return 0;
-	}
+		return parse_usec(k, v, field, why, why_size);
+	case K_UINT:
+		return parse_count(k, v, field, why, why_size);
 	case K_LEASE: {
 		const char *slash = strchr(v, '/');
 		if (!slash || slash == v || !slash[1] || strchr(slash + 1, '/') || !pp_is_dns_subdomain(slash + 1)) {
@@ -152,12 +203,48 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 			return -EINVAL;
 		}
 		return 0;
-	case K_PDB:
+	case K_PDB: {
+		pp_err err;
 		if (pp_pdb_policy_parse(v, field, &err) < 0) {
 			snprintf(why, why_size, "%s: %s", k->name, err.msg);
 			return -EINVAL;
 		}
 		return 0;
+	}
+	case K_NOMINATION_TIMEOUT:
+		cfg->nomination_timeout_usec = cfg->nomination_after_grace_usec = 0;
+		if (!strcmp(v, "never"))
+			return 0;
+		if (!strncmp(v, "grace+", 6))
+			return parse_usec(k, v + 6, &cfg->nomination_after_grace_usec, why, why_size);
+		if (parse_usec(k, v, &cfg->nomination_timeout_usec, why, why_size) < 0) {
+			snprintf(why, why_size, "%s: expected grace+DURATION (e.g. grace+30s), DURATION or never, not \"%s\"",
+			         k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case K_LIMIT:
+		*(unsigned *)field = 0;
+		return !strcmp(v, "none") ? 0 : parse_count(k, v, field, why, why_size);
+	case K_POOL_LIMIT: {
+		const char *eq = strrchr(v, '=');
+		free(cfg->pool_label);
+		cfg->pool_label = NULL;
+		cfg->max_victims_per_pool = 0;
+		if (!strcmp(v, "none"))
+			return 0;
+		if (!eq || !label_key_ok(v, (size_t)(eq - v))) {
+			snprintf(why, why_size, "%s: expected LABEL=N (a node label key and a number), or none, not \"%s\"",
+			         k->name, v);
+			return -EINVAL;
+		}
+		if (parse_count(k, eq + 1, &cfg->max_victims_per_pool, why, why_size) < 0)
+			return -EINVAL;
+		return (cfg->pool_label = strndup(v, (size_t)(eq - v))) ? 0 : -ENOMEM;
+	}
+	case K_DURATION_OFF:
+		*(uint64_t *)field = 0;
+		return !strcmp(v, "0") || !strcmp(v, "none") ? 0 : parse_usec(k, v, field, why, why_size);
 	case K_LOG_LEVEL:
 		if (!strcmp(v, "info"))
 			*(int *)field = LOG_INFO;
@@ -220,6 +307,7 @@ static void defaults(preemptd_config *cfg)
 		.retry_max_usec = 30000000,
 		.watch_timeout_usec = 300000000,
 		.page_limit = 500,
+		.nomination_after_grace_usec = 30000000,
 	};
 }
 
@@ -341,6 +429,7 @@ void config_free(preemptd_config *cfg)
 	free(cfg->lease_name);
 	free(cfg->identity);
 	free(cfg->listen);
+	free(cfg->pool_label);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -36,6 +36,13 @@ typedef struct preemptd_config {
 	uint64_t watch_timeout_usec;
 	unsigned page_limit;
 	pp_pdb_policy pdb_policy; /* --pdb prefer|strict */
+	/* beyond kube-scheduler (issue 28): reservations that end, brakes on preemption */
+	uint64_t nomination_timeout_usec;     /* > 0: a fixed timeout */
+	uint64_t nomination_after_grace_usec; /* else > 0: the victims' grace periods + this; both 0: never */
+	unsigned max_victims_per_minute;      /* 0: no limit */
+	char *pool_label;                     /* NULL: no budget per pool */
+	unsigned max_victims_per_pool;
+	uint64_t min_runtime_usec;            /* 0: off */
 } preemptd_config;
 
 /*

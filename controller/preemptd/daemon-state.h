@@ -31,6 +31,8 @@ struct preemptd {
 	queue *queue;
 	cluster *cluster;
 	cycle *cycle;
+	budget *budget; /* NULL without a preemption budget */
+	bool budget_restored; /* from the cluster, on the first turn this instance wrote */
 	watch *watch;
 	act *act;
 	lease *lease; /* NULL without leader election */
@@ -49,6 +51,8 @@ struct preemptd {
 int scrape_handler(void *userdata, const char *path, FILE *out, const char **content_type);
 /* scrape-evict.c: the evictions of --pdb strict. */
 void scrape_evictions(struct preemptd *d, FILE *f);
+/* scrape-brakes.c: the budget's and the reservations' metrics. */
+void scrape_brakes(preemptd *d, FILE *f);
 /* Whether this instance may write now (the Lease held and fresh, or no election). */
 bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms);
 

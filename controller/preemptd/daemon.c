@@ -81,6 +81,30 @@ static void account(preemptd *d, const decision *dc)
 	}
 }
 
+/* What ends with time (a nomination past its deadline) is carried out like a cycle's decision. */
+static void on_expired(const decision *dc, void *userdata)
+{
+	preemptd *d = userdata;
+
+	act_decision(d->act, dc, wall_ns());
+}
+
+/* Beyond kube-scheduler (issue 28): reservations that end, the budget, young pods spared. */
+static int brakes(preemptd *d, const preemptd_config *cfg)
+{
+	int r = cycle_set_nomination_timeout(d->cycle, (int64_t)cfg->nomination_timeout_usec * 1000,
+	                                     (int64_t)cfg->nomination_after_grace_usec * 1000);
+	if (r >= 0)
+		r = cycle_set_min_runtime(d->cycle, (int64_t)cfg->min_runtime_usec * 1000);
+	if (r < 0 || (!cfg->max_victims_per_minute && !cfg->pool_label))
+		return r;
+	budget_opts bo = { .per_minute = cfg->max_victims_per_minute, .pool_label = cfg->pool_label,
+		           .per_pool_per_minute = cfg->max_victims_per_pool };
+	if ((r = budget_new(&bo, &d->budget)) >= 0)
+		cycle_set_budget(d->cycle, d->budget);
+	return r;
+}
+
 /* Cycles while activeQ has pods, a turn at a time. */
 static int on_sched(sd_event_source *s, void *userdata)
 {
@@ -93,7 +117,14 @@ static int on_sched(sd_event_source *s, void *userdata)
 	if (d->stopping || !d->synced || !preemptd_may_write(d, &timeout))
 		return 0;
 	int64_t now = wall_ns();
-	if (queue_advance(d->queue, now, &err) < 0)
+	if (!d->budget_restored) {
+		/* the first turn this instance may write (a start, or a standby taking over): the last
+		 * minute's victims as the cluster shows them count against the budget */
+		if (cycle_restore_budget(d->cycle, now) < 0)
+			journal_msg(LOG_ERR, "Preemption budget: out of memory counting the last minute's victims");
+		d->budget_restored = true;
+	}
+	if (cycle_advance(d->cycle, now, on_expired, d, &err) < 0)
 		journal_msg(LOG_ERR, "Scheduling queue: %s", err.msg);
 	for (int i = 0; i < CYCLE_BUDGET; i++) {
 		r = cycle_run_one(d->cycle, &d->decision, &err);
@@ -276,6 +307,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	if ((r = act_new(e, d->transport, d->cluster, &ao, &d->act)) < 0)
 		goto fail;
 	act_set_gate(d->act, gate, d);
+	if ((r = brakes(d, cfg)) < 0)
+		goto fail;
 	/* at log level debug every preemption decision is explained, in preemptctl's words */
 	cycle_set_explain(d->cycle, cfg->log_level >= LOG_DEBUG);
 	if (cfg->leader_elect) {
@@ -327,6 +360,7 @@ preemptd *preemptd_free(preemptd *d)
 	act_free(d->act);
 	watch_free(d->watch);
 	cycle_free(d->cycle);
+	budget_free(d->budget);
 	cluster_free(d->cluster);
 	queue_free(d->queue);
 	if (d->transport)

@@ -195,6 +195,7 @@ int scrape_handler(void *userdata, const char *path, FILE *out, const char **con
 		writes(d, out);
 		scrape_evictions(d, out);
 		leadership(d, out);
+		scrape_brakes(d, out);
 		return 200;
 	}
 	fprintf(out, "not found: %s (/healthz, /livez, /readyz, /metrics)\n", path);

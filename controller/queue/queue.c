@@ -96,7 +96,7 @@ void queue_get_counts(const queue *q, queue_counts *ret)
 	pp_sched_stats st;
 
 	pp_sched_get_stats(q->sched, &st);
-	*ret = (queue_counts){ st.active, st.backoff, st.unschedulable };
+	*ret = (queue_counts){ st.active, st.backoff, st.unschedulable, pp_sched_postponed_count(q->sched) };
 }
 
 bool queue_has_active(const queue *q)

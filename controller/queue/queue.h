@@ -43,9 +43,11 @@ int64_t queue_now(const queue *q);
 /* The next time queue_advance() has something to do (INT64_MAX: nothing). */
 int64_t queue_next_due(const queue *q);
 
-/* scheduler_pending_pods{queue=active|backoff|unschedulable} */
+/* scheduler_pending_pods{queue=active|backoff|unschedulable}; postponed: of those, the pods
+ * waiting for a preemption the budget postponed */
 typedef struct queue_counts {
 	size_t active, backoff, unschedulable;
+	size_t postponed;
 } queue_counts;
 void queue_get_counts(const queue *q, queue_counts *ret);
 bool queue_has_active(const queue *q);

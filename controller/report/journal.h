@@ -30,6 +30,10 @@
 #define MSGID_OBJECT_REFUSED     "6e2d8b4f1a7c45e0b9d3c5a8f2e1b056"
 /* The caches are synced / a watch was restarted or relisted. */
 #define MSGID_WATCH              "0b5f3e9a7d2c4816a4e0f1b9c3d7e267"
+/* A preemption postponed by the preemption budget (--max-victims-per-minute...). */
+#define MSGID_PREEMPTION_POSTPONED "4f8a2c6e1b3d45a79c0e5f7b2d8a1c36"
+/* A nomination withdrawn at its deadline (--nomination-timeout): its victims did not terminate. */
+#define MSGID_NOMINATION_EXPIRED   "b61d3f0a8e2c4b97a5d4e3c2f1a0b958"
 
 #define FIELD_POD        "PREEMPTD_POD"        /* namespace/name */
 #define FIELD_POD_UID    "PREEMPTD_POD_UID"

@@ -464,6 +464,10 @@ PP_EXPORT int pp_cluster_pod_info(const pp_cluster *c, const char *namespace_, c
 PP_EXPORT int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *namespace_, const char *name,
                                                  int32_t *ret);
 
+/* The value of a node's label (NULL: the node has no such label, or there is no such node); it
+ * stays valid until the node changes. */
+PP_EXPORT const char *pp_cluster_node_label(const pp_cluster *c, const char *node, const char *key);
+
 /* ---------------------------------------------------------------------------------------------
  * Preemption decision (DefaultPreemption, made deterministic: DESIGN.md §3)
  * ------------------------------------------------------------------------------------------- */
@@ -705,9 +709,17 @@ typedef enum pp_sched_event_kind {
 	PP_SCHED_VICTIM_GONE = 2,      /* victim pod removed from node (grace period over) */
 	PP_SCHED_CLEAR_NOMINATION = 3, /* pod lost its nomination to node */
 	PP_SCHED_UNSCHEDULABLE = 4,    /* pod fits nowhere and preemption does not help */
+	/* pod's nomination to node outlived its deadline (pp_sched_set_nomination_timeout): cleared,
+	 * the pod back in activeQ; victims: the pods it waited for that are still terminating there,
+	 * now deemed stuck */
+	PP_SCHED_NOMINATION_EXPIRED = 5,
+	/* a preemption the gate postponed (pp_sched_set_preemption_gate): nothing changed; node and
+	 * victims say what it would have done, message the FitError and why it waits */
+	PP_SCHED_POSTPONED = 6,
 } pp_sched_event_kind;
 
-/* "bind", "nominate", "victim-gone", "clear-nomination", "unschedulable". */
+/* "bind", "nominate", "victim-gone", "clear-nomination", "unschedulable", "nomination-expired",
+ * "postponed". */
 PP_EXPORT const char *pp_sched_event_name(pp_sched_event_kind k);
 
 /* One filter failure and on how many nodes it happened. */
@@ -722,9 +734,11 @@ typedef struct pp_sched_event {
 	int64_t time_ns;
 	const char *namespace_; /* the pod the event is about */
 	const char *name;
-	const char *node; /* bind, nominate, victim-gone (where it ran), clear-nomination (the node
-	                   * it lost); NULL for unschedulable */
-	/* nominate: the victims, descending importance (already terminating ones included) */
+	const char *node; /* bind, nominate, victim-gone (where it ran), clear-nomination and
+	                   * nomination-expired (the node it lost), postponed (where it would
+	                   * preempt); NULL for unschedulable */
+	/* nominate, postponed: the victims, descending importance (already terminating ones
+	 * included); nomination-expired: the pods still terminating that it waited for */
 	const pp_victim *victims;
 	size_t n_victims;
 	/* clear-nomination: the preemptor that took the node; victim-gone: the preemptor it made
@@ -735,11 +749,12 @@ typedef struct pp_sched_event {
 	 * node(s) had untolerated taint {a: b}. preemption: ..."), and the filter failures counted
 	 * over nodes, in the message's order; nominate: the FitError of the filter pass that made the
 	 * preemptor preempt, without a preemption part ("0/5 nodes are available: 5 Insufficient
-	 * cpu."), what kube-scheduler writes into its PodScheduled condition (reasons not set) */
+	 * cpu."), what kube-scheduler writes into its PodScheduled condition (reasons not set);
+	 * postponed: that FitError, then "preemption postponed: " and the gate's reason */
 	const char *message;
 	const pp_sched_reason *reasons;
 	size_t n_reasons;
-	/* nominate, and unschedulable after a preemption attempt: the preemption decision, with its
+	/* nominate, postponed, and unschedulable after a preemption attempt: the preemption decision, with its
 	 * per-node records (pp_preemption_node_explain) when pp_sched_set_explain() is on; NULL
 	 * otherwise */
 	const pp_preemption *preemption;
@@ -760,6 +775,50 @@ PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
 /* Preemption decisions explained (pp_preempt_options.explain: memory per node), handed to the
  * nominate and unschedulable events as pp_sched_event.preemption. Off by default. */
 PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
+
+/*
+ * Reservations that end (off by default: kube-scheduler keeps a nomination until its pod binds,
+ * is deleted or preempts elsewhere, and a preemptor whose victims never terminate waits forever —
+ * kubernetes#106780, #95752). A nomination made by pp_sched_schedule_one() expires after_grace_ns
+ * after the latest time its victims are due to be gone (a victim deleted now: now + its grace
+ * period; one terminating already: its deletion time, metadata.deletionTimestamp); with
+ * timeout_ns > 0, timeout_ns after it was made instead. A nomination the scheduler did not make
+ * (a pod added or updated with one, as after a restart) expires after_grace_ns after the latest
+ * deletion time of the lower-priority pods terminating on its node with the preemption condition,
+ * counted from when it was first seen at the earliest (timeout_ns after it was first seen, with
+ * timeout_ns > 0). On expiry (pp_sched_advance): the lower-priority pods with the preemption
+ * condition still terminating there are deemed stuck — they keep their room, but no preemption
+ * counts on it any more (they are no victims, and do not make a preemptor wait) until they are
+ * removed; the nomination is cleared (PP_SCHED_NOMINATION_EXPIRED) and the pod goes to activeQ,
+ * where it may preempt on another node. When none of them is left, the nomination stays and the
+ * pod just goes to activeQ (it was only backing off). Both 0: nominations never expire. -EINVAL
+ * negative.
+ */
+PP_EXPORT int pp_sched_set_nomination_timeout(pp_sched *s, int64_t timeout_ns, int64_t after_grace_ns,
+                                              pp_err *err);
+
+/*
+ * Young pods are spared (off by default): a pod that has run less than min_runtime_ns (from its
+ * start time; a pod without one has not run at all) is no victim as long as a preemption without
+ * it is possible; only when there is none does the decision take what kube-scheduler would (the
+ * victim search runs a second time, as kube's). 0: off. -EINVAL negative.
+ */
+PP_EXPORT int pp_sched_set_min_runtime(pp_sched *s, int64_t min_runtime_ns, pp_err *err);
+
+/*
+ * Asked before a preemption is carried out, with the nominate event it would emit (pod, node,
+ * victims, the FitError, the decision). Returns 0 to go ahead; 1 to postpone it: *ret_until_ns
+ * receives when the pod is to be tried again (later than now: else after the initial backoff)
+ * and reason (reason_size bytes, NUL-terminated) why, for the postponed event. A postponed pod
+ * changes nothing: it waits among the unschedulable pods (cluster events may retry it earlier)
+ * until then.
+ */
+typedef int (*pp_sched_gate_fn)(const pp_sched_event *plan, void *userdata, int64_t *ret_until_ns, char *reason,
+                                size_t reason_size);
+/* fn NULL: no gate (the default). */
+PP_EXPORT void pp_sched_set_preemption_gate(pp_sched *s, pp_sched_gate_fn fn, void *userdata);
+/* Pods waiting for a postponed preemption's retry. */
+PP_EXPORT size_t pp_sched_postponed_count(const pp_sched *s);
 
 /* The cluster as the scheduler sees it (read-only; change it through pp_sched_*). */
 PP_EXPORT const pp_cluster *pp_sched_cluster(const pp_sched *s);
@@ -814,8 +873,8 @@ PP_EXPORT int pp_sched_advance(pp_sched *s, int64_t now_ns, pp_err *err);
 PP_EXPORT int pp_sched_schedule_one(pp_sched *s, pp_err *err);
 
 /*
- * When something becomes due without outside events: the end of a victim's grace period or of
- * a backoff (INT64_MAX: nothing). The 5-minute flush of unschedulable pods is not counted: it
+ * When something becomes due without outside events: the end of a victim's grace period, of a
+ * backoff, of a nomination or of a postponement (INT64_MAX: nothing). The 5-minute flush of unschedulable pods is not counted: it
  * retries pods whose situation has not changed, so a simulation is idle without it.
  */
 PP_EXPORT int64_t pp_sched_next_wakeup(const pp_sched *s);

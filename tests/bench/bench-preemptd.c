@@ -16,7 +16,10 @@
  *   latency   pods one at a time: from its watch event handed in to its binding request in the
  *             sink; median and p99
  *   preempt   a fresh loop at the same cluster, the "preempt" stream (priority 10, 3000m: three
- *             victims each); preemptions/s to the last request
+ *             victims each); preemptions/s to the last request — three times: as kube-scheduler
+ *             (nominations never end), with preemptd's default nomination timeout (a deadline
+ *             per nomination on the scheduler's timer heap), and with a budget too large to hold
+ *             anything (the gate's cost alone: every preemption counted in the sliding minute)
  *   budgets   the same with the "pdbs" stream too (250 PodDisruptionBudgets over the bound pods,
  *             every tenth allowing no disruption): --pdb prefer (victims deleted), then --pdb strict
  *             (victims evicted one at a time; the sink refuses every 20th eviction with the API
@@ -171,7 +174,7 @@ struct loop {
 	watch *w;
 	act *a;
 	decision d;
-	unsigned long decisions[4];
+	unsigned long decisions[DECISION_NOMINATION_EXPIRED + 1];
 	const char *pdbs; /* the budgets' stream, when the watch is to bring refused ones anew */
 };
 
@@ -343,6 +346,55 @@ static size_t snapshot_heap(const char *dir)
 	return used;
 }
 
+/* What issue 28 adds to a preemption: a deadline per nomination, the budget's gate. */
+struct brakes {
+	const char *name;
+	int64_t after_grace_s;       /* 0: nominations never end */
+	unsigned victims_per_minute; /* 0: no budget */
+};
+
+static int bench_preempt(const char *dir, const struct brakes *b)
+{
+	struct loop l;
+	budget *bu = NULL;
+	size_t len;
+	char *pre;
+	double t0, t1, c0, c1;
+
+	loop_init(&l, PP_PDB_PREFER);
+	load(&l, dir, false);
+	if (cycle_set_nomination_timeout(l.cy, 0, b->after_grace_s * 1000000000LL) < 0)
+		return -1;
+	if (b->victims_per_minute) {
+		budget_opts bo = { .per_minute = b->victims_per_minute };
+		if (budget_new(&bo, &bu) < 0)
+			return -1;
+		cycle_set_budget(l.cy, bu);
+	}
+	pre = slurp(dir, "preempt", &len);
+	t0 = now_s();
+	c0 = cpu_s();
+	replay(&l, CLUSTER_PODS, pre, len, true);
+	loop_run(&l);
+	t1 = now_s();
+	c1 = cpu_s();
+	unsigned long n = l.decisions[DECISION_PREEMPT];
+	printf("preempt, %s: %lu preemptions in %.3f s: %.0f preemptions/s; %.3f s of CPU: %.0f per CPU-second (%lu "
+	       "victims deleted, %lu status patches, %lu events)\n",
+	       b->name, n, t1 - t0, (double)n / (t1 - t0), c1 - c0, (double)n / (c1 - c0), l.sink.deletes,
+	       l.sink.patches, l.sink.events);
+	int r = 0;
+	if (!n || l.sink.deletes != 3 * n || l.decisions[DECISION_UNSCHEDULABLE] || l.decisions[DECISION_POSTPONED]) {
+		fprintf(stderr, "bench-preemptd: %lu preemptions, %lu deletes, %lu unschedulable, %lu postponed\n", n,
+		        l.sink.deletes, l.decisions[DECISION_UNSCHEDULABLE], l.decisions[DECISION_POSTPONED]);
+		r = -1;
+	}
+	free(pre);
+	loop_done(&l);
+	budget_free(bu);
+	return r;
+}
+
 /* budgets: the same preemptions beside 250 PodDisruptionBudgets, --pdb prefer then strict. */
 static int budgets(const char *dir, char *pre, size_t len)
 {
@@ -396,7 +448,7 @@ int main(int argc, char **argv)
 {
 	struct loop l;
 	size_t len;
-	char *fit, *pre;
+	char *fit;
 	double t0, t1, c0, c1;
 
 	if (argc != 2) {
@@ -473,26 +525,16 @@ int main(int argc, char **argv)
 	free(fit);
 	loop_done(&l);
 
-	/* preempt: a fresh loop at the same cluster */
-	loop_init(&l, PP_PDB_PREFER);
-	load(&l, argv[1], false);
-	pre = slurp(argv[1], "preempt", &len);
-	t0 = now_s();
-	c0 = cpu_s();
-	replay(&l, CLUSTER_PODS, pre, len, true);
-	loop_run(&l);
-	t1 = now_s();
-	c1 = cpu_s();
-	unsigned long n = l.decisions[DECISION_PREEMPT];
-	printf("preempt: %lu preemptions in %.3f s: %.0f preemptions/s; %.3f s of CPU: %.0f per CPU-second (%lu "
-	       "victims deleted, %lu status patches, %lu events)\n",
-	       n, t1 - t0, (double)n / (t1 - t0), c1 - c0, (double)n / (c1 - c0), l.sink.deletes, l.sink.patches,
-	       l.sink.events);
-	if (!n || l.sink.deletes != 3 * n || l.decisions[DECISION_UNSCHEDULABLE]) {
-		fprintf(stderr, "bench-preemptd: %lu preemptions, %lu deletes, %lu unschedulable\n", n, l.sink.deletes,
-		        l.decisions[DECISION_UNSCHEDULABLE]);
-		return 1;
-	}
-	loop_done(&l);
+	/* preempt: a fresh loop at the same cluster, as kube-scheduler (nominations that never end, no
+	 * budget) and with issue 28's settings side by side */
+	static const struct brakes runs[] = {
+		{ "kube-scheduler's (nomination-timeout never)", 0, 0 },
+		{ "preemptd's default (nomination-timeout grace+30s)", 30, 0 },
+		{ "grace+30s and max-victims-per-minute 1000000", 30, 1000000 },
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		if (bench_preempt(argv[1], &runs[i]) < 0)
+			return 1;
+	char *pre = slurp(argv[1], "preempt", &len);
 	return budgets(argv[1], pre, len);
 }

@@ -280,6 +280,46 @@ static void test_weaker_nomination_cleared(void **state)
 	teardown(&w);
 }
 
+/* The Event names of the pod's Events (metadata.name "POD.<time>"), in the order they were sent. */
+static size_t event_names(struct world *w, const char *pod, char names[][64], size_t max)
+{
+	char prefix[80];
+	size_t n = 0;
+
+	snprintf(prefix, sizeof(prefix), "{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"%s.", pod);
+	for (size_t i = 0; i < w->fake.n && n < max; i++)
+		if (!strncmp(w->fake.calls[i].body, prefix, strlen(prefix)))
+			sscanf(w->fake.calls[i].body + strlen(prefix) - strlen(pod) - 1, "%63[^\"]", names[n++]);
+	return n;
+}
+
+/* A pod whose nomination is cleared and that then fails in the same turn (one time for both) gets
+ * two Events under two names: the second is not refused as a duplicate (409). */
+static void test_two_events_one_turn(void **state)
+{
+	(void)state;
+	struct world w;
+	char names[4][64];
+	setup(&w, false);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put_pod(w.c, "v", "uid-v", 10, "other", 0, "3", BOUND("n1"), RUNNING), 0);
+	assert_int_equal(put_pod(w.c, "l", "uid-l", 11, "preemptd", 50, "2", "", PENDING ",\"nominatedNodeName\":\"n1\""), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 100, "3", "", PENDING), 0);
+	decide(&w, DECISION_PREEMPT);
+	for (size_t i = 0; i < w.fake.n; i++)
+		if (!strcmp(w.fake.calls[i].path, "/api/v1/namespaces/default/pods/l/status"))
+			answer(&w.fake, i, 200, "{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"13\"}}", -1);
+	assert_int_equal(event_names(&w, "l", names, 4), 1);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	assert_string_equal(w.d.pod.name, "l");
+	for (size_t i = 0; i < w.fake.n; i++)
+		if (!w.fake.calls[i].answered && !strcmp(w.fake.calls[i].path, "/api/v1/namespaces/default/pods/l/status"))
+			answer(&w.fake, i, 200, "{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"14\"}}", -1);
+	assert_int_equal(event_names(&w, "l", names, 4), 2);
+	assert_string_not_equal(names[0], names[1]);
+	teardown(&w);
+}
+
 /* The same FitError again: no second status patch, no second Event. A new one: both. */
 static void test_unschedulable_not_repeated(void **state)
 {
@@ -335,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_retry_after_and_obsolete),
 		cmocka_unit_test(test_preemption_on_the_wire),
 		cmocka_unit_test(test_weaker_nomination_cleared),
+		cmocka_unit_test(test_two_events_one_turn),
 		cmocka_unit_test(test_unschedulable_not_repeated),
 		cmocka_unit_test(test_closed_gate),
 	};

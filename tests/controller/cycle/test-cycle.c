@@ -2,7 +2,9 @@
  * decoded and applied one at a time, decisions read back — binding, another scheduler's pods,
  * preemption (victims equal to preemptctl's, no second preemption while they terminate), the
  * nominated pod's room, stale watch events that predate a decision, refused bindings, relists,
- * pods on unknown or deleted nodes, scheduling gates. */
+ * pods on unknown or deleted nodes, scheduling gates; issue 28's: a preemption the budget postpones
+ * (a decision of its own, nothing assumed deleted) and a nomination that expires into a decision
+ * with kube-style words. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +26,10 @@ struct world {
 	queue *q;
 	cluster *c;
 	cycle *cy;
+	budget *b; /* the preemption budget, when a test sets one */
 	decision d;
+	char expired[512]; /* the last nomination that expired, in words */
+	unsigned n_expired;
 };
 
 static void setup(struct world *w)
@@ -41,6 +46,7 @@ static void teardown(struct world *w)
 {
 	decision_done(&w->d);
 	cycle_free(w->cy);
+	budget_free(w->b);
 	cluster_free(w->c);
 	queue_free(w->q);
 }
@@ -374,6 +380,126 @@ static void test_refused_pod(void **state)
 	teardown(&w);
 }
 
+static void on_expired(const decision *d, void *ud)
+{
+	struct world *w = ud;
+	assert_int_equal(d->kind, DECISION_NOMINATION_EXPIRED);
+	w->n_expired++;
+	snprintf(w->expired, sizeof(w->expired), "%s %s %s victims=%zu%s%s: %s", d->pod.name, d->pod.uid, d->node,
+	         d->n_victims, d->n_victims ? " " : "", d->n_victims ? d->victims[0].pod.name : "", d->message);
+}
+
+static void advance_to(struct world *w, int64_t t)
+{
+	pp_err err = { "" };
+	if (cycle_advance(w->cy, t, on_expired, w, &err) < 0)
+		fail_msg("cycle_advance: %s", err.msg);
+}
+
+#define RUNNING_OLD "\"phase\":\"Running\",\"startTime\":\"2024-05-01T09:00:00Z\""
+
+static void test_cycle_postpones(void **state)
+{
+	(void)state;
+	struct world w;
+	budget_opts o = { .per_minute = 1 };
+	setup(&w);
+	assert_int_equal(budget_new(&o, &w.b), 0);
+	cycle_set_budget(w.cy, w.b);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put(w.c, NODE_JSON("n2", "4")), 0);
+	assert_int_equal(put_pod(w.c, "v1", "uid-v1", 10, "other", 0, "3", BOUND("n1"), RUNNING_OLD), 0);
+	assert_int_equal(put_pod(w.c, "v2", "uid-v2", 11, "other", 0, "3", BOUND("n2"), RUNNING_OLD), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 100, "3", "", "\"phase\":\"Pending\""), 0);
+	assert_int_equal(put_pod(w.c, "q", "uid-q", 13, "preemptd", 90, "3", "", "\"phase\":\"Pending\""), 0);
+	assert_int_equal(run(&w), 1);
+	assert_int_equal(w.d.kind, DECISION_PREEMPT);
+	assert_string_equal(w.d.pod.name, "p");
+	assert_int_equal(run(&w), 1);
+	assert_int_equal(w.d.kind, DECISION_POSTPONED);
+	assert_string_equal(w.d.pod.name, "q");
+	assert_string_equal(w.d.pod.uid, "uid-q");
+	assert_string_equal(w.d.node, "n2");
+	assert_string_equal(w.d.message, "0/2 nodes are available: 2 Insufficient cpu. preemption postponed: 1 victim on "
+	                                 "node n2 would exceed the budget of 1 victim per minute (max-victims-per-minute).");
+	assert_int_equal(w.d.n_victims, 1);
+	assert_string_equal(w.d.victims[0].pod.name, "v2");
+	/* nothing of it is assumed: v2 is no victim yet, q holds no node */
+	assert_true(cluster_write_wanted(w.c, CLUSTER_WRITE_DELETE, "default", "v2", "uid-v2"));
+	assert_string_equal(nominated_of(&w, "q"), "");
+	queue_counts qc;
+	queue_get_counts(w.q, &qc);
+	assert_int_equal(qc.postponed, 1);
+	/* a timer for the retry, not a loop */
+	assert_int_equal(queue_next_due(w.q), T0 + 60 * S);
+	advance_to(&w, T0 + 60 * S);
+	assert_int_equal(run(&w), 1);
+	assert_int_equal(w.d.kind, DECISION_PREEMPT);
+	assert_string_equal(w.d.pod.name, "q");
+	queue_get_counts(w.q, &qc);
+	assert_int_equal(qc.postponed, 0);
+	teardown(&w);
+}
+
+static void test_cycle_nomination_expires(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	assert_int_equal(cycle_set_nomination_timeout(w.cy, 0, 30 * S), 0);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put_pod(w.c, "v1", "uid-v1", 10, "other", 0, "3", BOUND("n1"), RUNNING_OLD), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 100, "3", "", "\"phase\":\"Pending\""), 0);
+	assert_int_equal(run(&w), 1);
+	assert_int_equal(w.d.kind, DECISION_PREEMPT);
+	/* the API shows v1 terminating (grace 30 s, as v1 has no terminationGracePeriodSeconds) and p nominated */
+	assert_int_equal(put_pod(w.c, "v1", "uid-v1", 14, "other", 0, "3", BOUND("n1"),
+	                         RUNNING_OLD ",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\","
+	                         "\"reason\":\"PreemptionByScheduler\"}]"),
+	                 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 15, "preemptd", 100, "3", "",
+	                         "\"phase\":\"Pending\",\"nominatedNodeName\":\"n1\""),
+	                 0);
+	advance_to(&w, T0 + 59 * S);
+	assert_int_equal(w.n_expired, 0);
+	assert_string_equal(nominated_of(&w, "p"), "n1");
+	advance_to(&w, T0 + 60 * S);
+	assert_int_equal(w.n_expired, 1);
+	assert_string_equal(w.expired, "p uid-p n1 victims=1 v1: Nomination to node n1 expired: 1 pod preempted there "
+	                               "has not terminated within its grace period + 30s");
+	/* cleared, and it stays so while the watch still shows the nomination */
+	assert_string_equal(nominated_of(&w, "p"), "");
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 16, "preemptd", 100, "3", "",
+	                         "\"phase\":\"Pending\",\"nominatedNodeName\":\"n1\""),
+	                 0);
+	assert_string_equal(nominated_of(&w, "p"), "");
+	/* v1 is stuck: no victim any more, so p has nowhere to go */
+	assert_int_equal(run(&w), 1);
+	assert_int_equal(w.d.kind, DECISION_UNSCHEDULABLE);
+	teardown(&w);
+}
+
+/* A fixed timeout is named as such. */
+static void test_cycle_fixed_timeout_words(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	assert_int_equal(cycle_set_nomination_timeout(w.cy, 90 * S, 0), 0);
+	assert_int_equal(cycle_set_nomination_timeout(w.cy, -1, 0), -EINVAL);
+	assert_int_equal(cycle_set_min_runtime(w.cy, -1), -EINVAL);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put_pod(w.c, "v1", "uid-v1", 10, "other", 0, "2", BOUND("n1"), RUNNING_OLD), 0);
+	assert_int_equal(put_pod(w.c, "v2", "uid-v2", 11, "other", 0, "2", BOUND("n1"), RUNNING_OLD), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 100, "4", "", "\"phase\":\"Pending\""), 0);
+	assert_int_equal(run(&w), 1);
+	advance_to(&w, T0 + 90 * S);
+	assert_int_equal(w.n_expired, 1);
+	assert_string_equal(w.expired, "p uid-p n1 victims=2 v1: Nomination to node n1 expired: 2 pods preempted there "
+	                               "have not terminated within 1m30s");
+	teardown(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +512,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_and_deleted_nodes),
 		cmocka_unit_test(test_gated_pod_waits),
 		cmocka_unit_test(test_refused_pod),
+		cmocka_unit_test(test_cycle_postpones),
+		cmocka_unit_test(test_cycle_nomination_expires),
+		cmocka_unit_test(test_cycle_fixed_timeout_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

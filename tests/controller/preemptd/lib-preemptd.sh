@@ -6,6 +6,8 @@
 #   pd_stop NAME / pd_kill NAME         SIGTERM and wait / kill -9
 #   wait_for SECONDS CMD...             until CMD succeeds
 #   node NAME CPU, pending NS NAME PRIO CPU [SCHEDULER], running NS NAME NODE PRIO CPU
+#   running_grace NS NAME NODE PRIO CPU GRACE   running, with terminationGracePeriodSeconds GRACE
+#   nominated POD NODE, deleted POD (one DELETE of it), terminating POD   (namespace default)
 #   node_of NS NAME, nominated_of NS NAME, cond NS NAME TYPE FIELD, uid_of NS NAME
 #   reqs FILTER                         the request log, jq -c 'select(FILTER)' lines
 #   metric NAME [LABELS-JSON]           a sample's value from /metrics, parsed by prometheus_client
@@ -66,6 +68,10 @@ pending() { kube_apply "$(kube_pending_pod_json "$1" "$2" "${3:-0}" "${4:-100m}"
 running() {	# running NS NAME NODE PRIO CPU: a pod of another scheduler, bound and running
 	kube_apply "$(kube_pod_json "$1" "$2" "$3" "$4" 64Mi "$5" | jq -c '.spec.schedulerName = "default-scheduler"')" >/dev/null
 }
+running_grace() {
+	kube_apply "$(kube_pod_json "$1" "$2" "$3" "$4" 64Mi "$5" |
+		jq -c --argjson g "$6" '.spec.schedulerName = "default-scheduler" | .spec.terminationGracePeriodSeconds = $g')" >/dev/null
+}
 obj() { kube_ctl GET "/objects/pods/$1/$2"; }
 node_of() { obj "$1" "$2" | jq -r '.spec.nodeName // ""'; }
 nominated_of() { obj "$1" "$2" | jq -r '.status.nominatedNodeName // ""'; }
@@ -73,7 +79,10 @@ uid_of() { obj "$1" "$2" | jq -r '.metadata.uid'; }
 cond() { obj "$1" "$2" | jq -r --arg t "$3" --arg f "$4" '[.status.conditions[]? | select(.type == $t)][0][$f] // ""'; }
 gone() { [ "$(kube_ctl GET "/objects/pods/$1/$2" | jq -r '.kind // ""')" != Pod ]; }
 bound_to() { [ "$(node_of "$1" "$2")" = "$3" ]; }
+nominated() { [ "$(nominated_of default "$1")" = "$2" ]; }
+terminating() { [ -n "$(obj default "$1" | jq -r '.metadata.deletionTimestamp // ""')" ]; }
 reqs() { kube_requests | jq -c "select($1)"; }
+deleted() { [ "$(nreqs ".verb == \"delete\" and .resource == \"pods\" and .name == \"$1\"")" = 1 ]; }
 # events.k8s.io Events of a namespace, one JSON array
 events() { kube_ctl GET "/objects/events.events.k8s.io/$1"; }
 # how many Events of namespace NS match a jq filter

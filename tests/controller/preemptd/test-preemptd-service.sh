@@ -24,6 +24,23 @@ ok "an explicit --config that does not exist: an error" bash -c "[ $rc = 2 ] && 
 ok "renew deadline not shorter than the lease: refused" bash -c "[ $rc = 2 ] && grep -q 'renew-deadline < lease-duration' '$T/out'"
 "$PD" --config /dev/null --leader-elect-retry-period 1x >"$T/out" 2>&1; rc=$?
 ok "a bad duration flag: refused, named" bash -c "[ $rc = 2 ] && grep -q -- '--leader-elect-retry-period: ' '$T/out'"
+refused() {	# refused WHAT-STDERR-SAYS OPTIONS...: exit 2, and the message
+	local want=$1; shift
+	"$PD" --config /dev/null "$@" >"$T/out" 2>&1
+	[ $? = 2 ] && grep -qF -- "$want" "$T/out" || { sed 's/^/# /' "$T/out"; return 1; }
+}
+ok "a bad --nomination-timeout: refused, saying what it takes" \
+	refused 'nomination-timeout: expected grace+DURATION (e.g. grace+30s), DURATION or never, not "soon"' --nomination-timeout soon
+ok "...grace+ with a bad duration too" refused 'nomination-timeout: ' --nomination-timeout grace+x
+ok "--max-victims-per-minute 0 or -1: refused (none is the way to say no limit)" eval \
+	"refused 'max-victims-per-minute: expected a number from 1 to 1000000, not \"0\"' --max-victims-per-minute 0 &&
+	 refused 'not \"-1\"' --max-victims-per-minute -1"
+ok "--max-victims-per-minute-per-pool without LABEL=, or with a bad label key: refused" eval \
+	"refused 'expected LABEL=N' --max-victims-per-minute-per-pool 5 &&
+	 refused 'expected LABEL=N' --max-victims-per-minute-per-pool '-bad=5' &&
+	 refused 'max-victims-per-minute-per-pool: expected a number' --max-victims-per-minute-per-pool zone=x"
+printf '[preemptd]\nmin-runtime = 5 minutes\n' >"$T/bad3.conf"
+ok "a bad min-runtime in the file: FILE:LINE" refused "$T/bad3.conf:2: min-runtime: " --config "$T/bad3.conf"
 
 # the file sets a scheduler name, the flag wins
 printf '[preemptd]\nscheduler-name = from-file\nleader-elect = no\nlisten = 127.0.0.1:0\n' >"$T/pd.conf"
