@@ -29,16 +29,18 @@ typedef void (*runtime_changed_fn)(void *userdata);
 /* A listing is used for this long; an older one is asked again (while a disk threshold is met). */
 #define RUNTIME_LISTING_TTL_USEC (10 * UINT64_C(1000000))
 /* The kubelet's container GC period (pkg/kubelet/kubelet.go ContainerGCPeriod): dead containers
- * still there after it are not coming back by the kubelet's hand soon. */
+ * still there after it are not coming back by the kubelet's hand soon. Counted from the first time
+ * their reclaim was pending, across evictd's restarts (noderec-state.h). */
 #define KUBELET_CONTAINER_GC_PERIOD_USEC (60 * UINT64_C(1000000))
 
 /*
  * The endpoint: the key's, else the kubelet's containerRuntimeEndpoint, else containerd's socket,
  * else CRI-O's (whichever exists). Never fails for want of a runtime: runtime_enabled() says.
- * Returns 0 or -ENOMEM.
+ * state_dir (the run directory; NULL: none, as for --once): where the pending reclaim's age and the
+ * images' history are kept across restarts (noderec-state.h), resumed here. Returns 0 or -ENOMEM.
  */
-int runtime_state_new(sd_event *e, const evictd_config *cfg, runtime_changed_fn changed, void *userdata,
-                      runtime_state **ret);
+int runtime_state_new(sd_event *e, const evictd_config *cfg, const char *state_dir, runtime_changed_fn changed,
+                      void *userdata, runtime_state **ret);
 runtime_state *runtime_state_free(runtime_state *rt);
 bool runtime_enabled(const runtime_state *rt);
 /* The socket, or why there is none. */
