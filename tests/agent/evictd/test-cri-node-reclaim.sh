@@ -12,8 +12,11 @@
 #   4. the same below the kubelet's own threshold (its configuration says 5Mi): the pod is evicted;
 #   5. no runtime socket: one line at start says what is not done, the pod is evicted as before;
 #   6. a runtime slower than runtime-request-timeout: the pod is evicted all the same, at most a
-#      deadline later (the loop was never blocked).
-# Takes about 25 s.
+#      deadline later (the loop was never blocked);
+#   7. case 3's pending reclaim, evictd killed with -9 25 s after it was first counted and started
+#      again: the pod is spared after the restart, and evicted once the kubelet's container GC
+#      period (60 s) has passed since the first count, not 60 s after the restart.
+# Takes about 90 s (case 7: 65 s, the kubelet's real period).
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
 
@@ -76,7 +79,7 @@ setup() {
 	stop_all
 	[ -e "$T/stderr" ] && mv "$T/stderr" "$T/stderr.$((++CASE))"
 	# a new node each case: no eviction record of the previous daemon to resume (it would kill the writer)
-	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl" "$T/inflight"
+	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl" "$T/inflight" "$T/node-reclaim.json"
 	mkdir -p "$W" "$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data" "$LOGDIR" "$T/nodefs/images"
 	dd if=/dev/zero of="$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data/f" bs=1M count=2 status=none
 	: > "$LOGDIR/2.log"
@@ -188,5 +191,31 @@ ok "6: a runtime slower than its deadline: the writer is evicted all the same" w
 t1=$(date +%s%3N)
 ok "6: ...within the deadline and a tick, not the runtime's 6 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 4000
 ok "6: the runtime's silence is logged once" test "$(grep -c 'did not answer usably' "$T/stderr")" = 1
+
+# --- 7. the pending reclaim's age survives a kill -9 -------------------------------------------
+setup
+dd if=/dev/zero of="$LOGDIR/0.log" bs=1M count=3 status=none
+state "" "$DEAD"
+standin
+fill_to_4mi
+start_daemon
+ok "7: the dead containers' reclaim is counted as pending" wait_for 8 grep -q \
+	"No pod evicted for nodefs.available (4Mi): the kubelet's own node-level reclaim" "$T/stderr"
+t_first=$(date +%s%3N)
+sleep 25
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+mv "$T/stderr" "$T/stderr.7-before-kill"
+start_daemon
+ok "7: after the kill -9 and a restart the reclaim is pending again" wait_for 8 grep -q \
+	"No pod evicted for nodefs.available (4Mi): the kubelet's own node-level reclaim" "$T/stderr"
+sleep 3
+ok "7: ...and the writer is spared" bash -c "! grep -q 'Evicting' '$T/stderr'"
+left=$(( (t_first + 72000 - $(date +%s%3N)) / 1000 ))
+ok "7: the writer is evicted once 60 s have passed since the first count" wait_for "$left" evicted
+t_evict=$(date +%s%3N)
+ok "7: ...not before (evicted $((t_evict - t_first)) ms after the first count; 85 s if the restart began the period anew)" \
+	test $((t_evict - t_first)) -ge 57000 -a $((t_evict - t_first)) -le 72000
+ok "7: the expiry is logged with the age counted across the restart" grep -Eq \
+	"Node-level reclaim for nodefs.available \(3(\.[0-9]+)?Mi\) pending for 6[0-9] s, longer than the kubelet's container GC period" "$T/stderr"
 
 done_testing
