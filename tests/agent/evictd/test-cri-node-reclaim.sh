@@ -15,8 +15,11 @@
 #      deadline later (the loop was never blocked);
 #   7. case 3's pending reclaim, evictd killed with -9 25 s after it was first counted and started
 #      again: the pod is spared after the restart, and evicted once the kubelet's container GC
-#      period (60 s) has passed since the first count, not 60 s after the restart.
-# Takes about 90 s (case 7: 65 s, the kubelet's real period).
+#      period (60 s) has passed since the first count, not 60 s after the restart;
+#   8. image-minimum-gc-age = 10s, an unused image seen by an evictd killed with -9 11 s later: after
+#      the restart the image is old enough, removed for the fill, and no pod is evicted (were its
+#      age counted from the restart, it would be too young and the writer evicted).
+# Takes about 105 s (case 7: 65 s, the kubelet's real period).
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
 
@@ -217,5 +220,23 @@ ok "7: ...not before (evicted $((t_evict - t_first)) ms after the first count; 8
 	test $((t_evict - t_first)) -ge 57000 -a $((t_evict - t_first)) -le 72000
 ok "7: the expiry is logged with the age counted across the restart" grep -Eq \
 	"Node-level reclaim for nodefs.available \(3(\.[0-9]+)?Mi\) pending for 6[0-9] s, longer than the kubelet's container GC period" "$T/stderr"
+
+# --- 8. the images' ages survive a kill -9 -------------------------------------------------------
+setup
+sed -i 's/^image-minimum-gc-age = 0s/image-minimum-gc-age = 10s/' "$T/evictd.conf"
+dd if=/dev/zero of="$T/nodefs/images/old" bs=1M count=3 status=none
+state "{\"id\": \"sha256:old\", \"tags\": [\"localhost/old:1\"], \"size\": 3145728, \"file\": \"$T/nodefs/images/old\"}"
+standin
+start_daemon
+ok "8: the first evictd lists the images at start" wait_for 8 bash -c "[ \$(grep -c '\"method\": \"ListImages\"' '$T/calls.jsonl') -ge 1 ]"
+sleep 11
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+mv "$T/stderr" "$T/stderr.8-before-kill"
+fill_to_4mi
+start_daemon
+ok "8: after the restart the image is old enough and removed" wait_for 8 grep -q \
+	"Node-level reclaim for nodefs.available: removed 1 unused image (3Mi: localhost/old:1)" "$T/stderr"
+sleep 1.5
+ok "8: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
 
 done_testing
