@@ -146,11 +146,8 @@ int inflight_save(const char *dir, const inflight_record *r)
 	}
 	jb_end_object(&j);
 	k = jb_error(&j);
-	if (k == 0) {
-		k = atomic_write_file(path, j.buf, j.len);
-		if (k == -ENOENT && mkdir(dir, 0755) == 0)
-			k = atomic_write_file(path, j.buf, j.len);
-	}
+	if (k == 0)
+		k = atomic_write_file_in(dir, path, j.buf, j.len);
 	jb_free(&j);
 	return k;
 }

@@ -81,11 +81,8 @@ int noderec_state_save(const char *dir, const noderec_state *st)
 	jb_end_array(&j);
 	jb_end_object(&j);
 	r = jb_error(&j);
-	if (r == 0) {
-		r = atomic_write_file(path, j.buf, j.len);
-		if (r == -ENOENT && mkdir(dir, 0755) == 0)
-			r = atomic_write_file(path, j.buf, j.len);
-	}
+	if (r == 0)
+		r = atomic_write_file_in(dir, path, j.buf, j.len);
 	jb_free(&j);
 	return r;
 }

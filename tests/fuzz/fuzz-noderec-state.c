@@ -35,8 +35,7 @@ static void ns_setup(void)
 {
 	if (ns_dir[0])
 		return;
-	snprintf(ns_dir, sizeof(ns_dir), "%s/fuzz-noderec-state.%d", fuzz_tmpdir(), (int)getpid());
-	FUZZ_ASSERT(mkdir(ns_dir, 0755) == 0 || errno == EEXIST);
+	fuzz_private_dir(ns_dir, sizeof(ns_dir), "noderec-state");
 	/* noderec_state_save writes the running kernel's boot id: the file read back carries it */
 	FUZZ_ASSERT(boot_id_read(ns_boot) == 0);
 }
@@ -73,13 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* through a restart: written as evictd writes it, read as evictd reads it */
 	FUZZ_ASSERT(noderec_state_save(ns_dir, &st) == 0);
 	snprintf(path, sizeof(path), "%s/%s", ns_dir, NODEREC_STATE_FILE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	FUZZ_ASSERT(fd >= 0);
 	static char saved[1 << 21];
-	ssize_t n = read(fd, saved, sizeof(saved) - 1);
-	close(fd);
-	FUZZ_ASSERT(n > 0 && n < (ssize_t)sizeof(saved) - 1);
-	saved[n] = '\0';
+	fuzz_read_back(path, saved, sizeof(saved));
 	const char *again = noderec_state_parse(saved, ns_boot, FUZZ_NOW, &back);
 	FUZZ_CHECK(!again, "its own state refused: %s", again);
 	FUZZ_ASSERT(memcmp(back.pending_since, st.pending_since, sizeof(st.pending_since)) == 0);
