@@ -449,6 +449,23 @@ static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, ev
 	rt->removal_before = before;
 }
 
+void runtime_settle(runtime_state *rt, const evaluation *ev)
+{
+	bool ended = false;
+
+	for (int si = 0; rt && si < _SIGNAL_MAX; si++) {
+		evictd_signal s = (evictd_signal)si;
+		if (disk_signal(s) && acted_on(ev, s))
+			continue;
+		/* the next episode is logged anew */
+		rt->covered_logged[s] = rt->expired_logged[s] = false;
+		ended |= rt->pending_since[s] != 0;
+		rt->pending_since[s] = 0;
+	}
+	if (ended)
+		state_save(rt);
+}
+
 void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
                      uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan)
 {
@@ -461,6 +478,7 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 	if (!plan)
 		plan = &local;
 	*plan = (runtime_plan){ 0 };
+	runtime_settle(rt, ev);
 	if (!rt->client)
 		return;
 	for (int s = 0; s < _SIGNAL_MAX; s++)

@@ -61,6 +61,12 @@ int runtime_list_now(runtime_state *rt, uint64_t now_usec);
  */
 void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
                      uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan);
+/*
+ * Every evaluation, also one with nothing to act on: a disk signal no longer acted on has nothing
+ * pending any more, so that pressure coming back later starts the kubelet's container GC period
+ * anew instead of finding an old count expired. No I/O unless a count ends (then saved).
+ */
+void runtime_settle(runtime_state *rt, const evaluation *ev);
 /* After a decision: the journal entries of signals that node-level reclaim covered, once per episode. */
 void runtime_after_decision(runtime_state *rt, const decision *dec, const snapshot *snap);
 /* Every evaluation (cheap): a finished image removal is logged with the signal measured again. */
