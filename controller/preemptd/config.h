@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <preempt.h>
+
 #include "journal.h"
 
 #define PREEMPTD_CONFIG_PATH "/etc/evictd/preemptd.conf"
@@ -33,6 +35,7 @@ typedef struct preemptd_config {
 	uint64_t retry_max_usec;
 	uint64_t watch_timeout_usec;
 	unsigned page_limit;
+	pp_pdb_policy pdb_policy; /* --pdb prefer|strict */
 } preemptd_config;
 
 /*

@@ -258,7 +258,7 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
 	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
-	cluster_opts co = { .scheduler_name = cfg->scheduler_name };
+	cluster_opts co = { .scheduler_name = cfg->scheduler_name, .pdb_policy = cfg->pdb_policy };
 	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
 	                  .retry_max_usec = cfg->retry_max_usec };
 	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd"))) {
@@ -271,7 +271,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
 		goto fail;
 	act_opts ao = { .scheduler_name = cfg->scheduler_name, .identity = d->identity,
-	                .writer = { .max_in_flight = cfg->max_in_flight, .retry_max_usec = cfg->retry_max_usec } };
+	                .writer = { .max_in_flight = cfg->max_in_flight, .retry_max_usec = cfg->retry_max_usec },
+	                .pdb_policy = cfg->pdb_policy };
 	if ((r = act_new(e, d->transport, d->cluster, &ao, &d->act)) < 0)
 		goto fail;
 	act_set_gate(d->act, gate, d);
@@ -340,8 +341,10 @@ preemptd *preemptd_free(preemptd *d)
 
 int preemptd_run(preemptd *d)
 {
-	journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, %s%s%s%s%s",
+	journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, "
+	            "PodDisruptionBudgets %s, %s%s%s%s%s",
 	            d->cfg->scheduler_name, kube_client_server(d->client),
+	            d->cfg->pdb_policy == PP_PDB_STRICT ? "strict (victims evicted)" : "preferred (victims deleted)",
 	            d->lease ? "leader election on Lease " : "leader election off",
 	            d->lease ? d->cfg->lease_namespace : "", d->lease ? "/" : "", d->lease ? d->cfg->lease_name : "",
 	            d->httpd ? "" : ", no HTTP endpoints");
