@@ -12,7 +12,9 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "boot-id.h"
 #include "jsonbuf.h"
+#include "jsonread.h"
 #include "log.h"
 #include "atomic-file.h"
 
@@ -40,24 +42,6 @@ bool inflight_uid_valid(const char *uid)
 			return false;
 	}
 	return true;
-}
-
-/* The kernel's boot id: a record written before a reboot names processes that no longer exist. */
-static int boot_id(char buf[static 40])
-{
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t k = read(fd, buf, 39);
-	int r = k < 0 ? -errno : 0;
-	close(fd);
-	if (r < 0)
-		return r;
-	size_t n = (size_t)k;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return n > 0 ? 0 : -EBADMSG;
 }
 
 static int record_path(const char *dir, const char *uid, char *buf, size_t size)
@@ -130,7 +114,7 @@ int inflight_save(const char *dir, const inflight_record *r)
 		return k;
 	if ((unsigned)r->phase >= _INFLIGHT_PHASE_MAX || (r->phase == INFLIGHT_RECLAIMING && !r->has_reclaim))
 		return -EINVAL;
-	if (boot_id(boot) < 0)
+	if (boot_id_read(boot) < 0)
 		boot[0] = '\0'; /* no /proc: such a record is never resumed, see load */
 	jsonbuf j;
 	jb_init(&j, RECORD_MAX_BYTES);
@@ -162,11 +146,8 @@ int inflight_save(const char *dir, const inflight_record *r)
 	}
 	jb_end_object(&j);
 	k = jb_error(&j);
-	if (k == 0) {
-		k = atomic_write_file(path, j.buf, j.len);
-		if (k == -ENOENT && mkdir(dir, 0755) == 0)
-			k = atomic_write_file(path, j.buf, j.len);
-	}
+	if (k == 0)
+		k = atomic_write_file_in(dir, path, j.buf, j.len);
 	jb_free(&j);
 	return k;
 }
@@ -182,71 +163,20 @@ int inflight_remove(const char *dir, const char *uid)
 
 /* --- reading ---------------------------------------------------------------------------------- */
 
-static yajl_val member(yajl_val obj, const char *key)
-{
-	const char *path[] = { key, NULL };
-	return obj && YAJL_IS_OBJECT(obj) ? yajl_tree_get(obj, path, yajl_t_any) : NULL;
-}
-
-static bool get_str(yajl_val obj, const char *key, char *buf, size_t size)
-{
-	yajl_val v = member(obj, key);
-	const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
-	if (!s || strlen(s) >= size)
-		return false;
-	memcpy(buf, s, strlen(s) + 1);
-	return true;
-}
-
-static bool get_int(yajl_val obj, const char *key, long long min, long long *ret)
-{
-	yajl_val v = member(obj, key);
-	if (!v || !YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < min)
-		return false;
-	*ret = YAJL_GET_INTEGER(v);
-	return true;
-}
-
-/* An integer, or null (known = false). */
-static bool get_int_or_null(yajl_val obj, const char *key, int64_t *ret, bool *known)
-{
-	yajl_val v = member(obj, key);
-	if (v && YAJL_IS_NULL(v)) {
-		*known = false;
-		*ret = 0;
-		return true;
-	}
-	long long x;
-	if (!get_int(obj, key, LLONG_MIN, &x))
-		return false;
-	*ret = x;
-	*known = true;
-	return true;
-}
-
-static bool get_bool(yajl_val obj, const char *key, bool *ret)
-{
-	yajl_val v = member(obj, key);
-	if (!v || !(YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v)))
-		return false;
-	*ret = YAJL_IS_TRUE(v);
-	return true;
-}
-
 static const char *parse_eviction(yajl_val root, inflight_record *r)
 {
 	char action[8];
 	long long prio, grace, usage, reclaim, started, deadline;
-	if (!get_str(root, "namespace", r->namespace_, sizeof(r->namespace_)) ||
-	    !get_str(root, "name", r->name, sizeof(r->name)) || !get_str(root, "signal", r->signal, sizeof(r->signal)))
+	if (!json_get_str(root, "namespace", r->namespace_, sizeof(r->namespace_)) ||
+	    !json_get_str(root, "name", r->name, sizeof(r->name)) || !json_get_str(root, "signal", r->signal, sizeof(r->signal)))
 		return "namespace, name or signal missing";
-	if (!get_bool(root, "hard", &r->hard))
+	if (!json_get_bool(root, "hard", &r->hard))
 		return "hard missing";
-	if (!get_str(root, "action", action, sizeof(action)) || (strcmp(action, "kill") != 0 && strcmp(action, "exec") != 0))
+	if (!json_get_str(root, "action", action, sizeof(action)) || (strcmp(action, "kill") != 0 && strcmp(action, "exec") != 0))
 		return "action missing or invalid";
-	if (!get_int(root, "priority", INT32_MIN, &prio) || prio > INT32_MAX || !get_int(root, "grace_usec", 0, &grace) ||
-	    !get_int(root, "usage", -1, &usage) || !get_int(root, "expected_reclaim", -1, &reclaim) ||
-	    !get_int(root, "started_realtime_usec", 0, &started) || !get_int(root, "deadline_realtime_usec", 0, &deadline))
+	if (!json_get_int(root, "priority", INT32_MIN, &prio) || prio > INT32_MAX || !json_get_int(root, "grace_usec", 0, &grace) ||
+	    !json_get_int(root, "usage", -1, &usage) || !json_get_int(root, "expected_reclaim", -1, &reclaim) ||
+	    !json_get_int(root, "started_realtime_usec", 0, &started) || !json_get_int(root, "deadline_realtime_usec", 0, &deadline))
 		return "a number is missing or out of range";
 	r->exec = action[0] == 'e';
 	r->priority = (int32_t)prio;
@@ -263,19 +193,19 @@ static const char *parse_parts(yajl_val parts, reclaim_entry *e)
 	if (!parts || !YAJL_IS_OBJECT(parts))
 		return "reclaim: parts missing";
 	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
-		yajl_val o = member(parts, part_keys[p]);
+		yajl_val o = json_member(parts, part_keys[p]);
 		char *path = p == RECLAIM_PART_CGROUP ? NULL : p == RECLAIM_PART_VOLUMES ? e->volumes : e->logs;
 		char cg[PATH_MAX] = "";
 		long long b = -1, i = -1;
-		if (!o || !YAJL_IS_OBJECT(o) || !get_bool(o, "back", &e->part_back[p]))
+		if (!o || !YAJL_IS_OBJECT(o) || !json_get_bool(o, "back", &e->part_back[p]))
 			return "reclaim: a part is missing or has no \"back\"";
-		if (!get_str(o, "path", path ? path : cg, PATH_MAX))
+		if (!json_get_str(o, "path", path ? path : cg, PATH_MAX))
 			return "reclaim: a part's path is missing or too long";
 		if (path && path[0] && path[0] != '/')
 			return "reclaim: a part's path is not absolute";
 		if (!path && strcmp(cg, e->cgroup) != 0)
 			return "reclaim: the cgroup part is not the record's cgroup";
-		if (path && (!get_int(o, "bytes", -1, &b) || !get_int(o, "inodes", -1, &i)))
+		if (path && (!json_get_int(o, "bytes", -1, &b) || !json_get_int(o, "inodes", -1, &i)))
 			return "reclaim: a part's bytes or inodes are missing or out of range";
 		e->part_bytes[p] = b;
 		e->part_inodes[p] = i;
@@ -288,15 +218,15 @@ static const char *parse_signals(yajl_val sigs, reclaim_entry *e)
 	if (!sigs || !YAJL_IS_OBJECT(sigs))
 		return "reclaim: signals missing";
 	for (int s = 0; s < _SIGNAL_MAX; s++) {
-		yajl_val o = member(sigs, signal_name((evictd_signal)s));
+		yajl_val o = json_member(sigs, signal_name((evictd_signal)s));
 		long long x;
 		e->expected[s] = -1;
 		if (!o)
 			continue; /* not known to the writer: nothing expected, nothing observed */
-		if (!YAJL_IS_OBJECT(o) || !get_int(o, "expected", -1, &x) ||
-		    !get_int_or_null(o, "observed", &e->observed[s], &e->observed_known[s]) ||
-		    !get_int_or_null(o, "base", &e->base[s], &e->base_known[s]) ||
-		    !get_int_or_null(o, "gone", &e->gone[s], &e->gone_known[s]) || !get_bool(o, "relieved", &e->relieved[s]))
+		if (!YAJL_IS_OBJECT(o) || !json_get_int(o, "expected", -1, &x) ||
+		    !json_get_int_or_null(o, "observed", &e->observed[s], &e->observed_known[s]) ||
+		    !json_get_int_or_null(o, "base", &e->base[s], &e->base_known[s]) ||
+		    !json_get_int_or_null(o, "gone", &e->gone[s], &e->gone_known[s]) || !json_get_bool(o, "relieved", &e->relieved[s]))
 			return "reclaim: a signal's expected, observed, base, gone or relieved is missing or invalid";
 		e->expected[s] = x;
 	}
@@ -312,18 +242,18 @@ static const char *parse_reclaim(yajl_val o, const inflight_record *r, reclaim_e
 	memcpy(e->cgroup, r->cgroup, strlen(r->cgroup) + 1);
 	if (!YAJL_IS_OBJECT(o))
 		return "reclaim is not an object";
-	if (!get_str(o, "pod", e->pod, sizeof(e->pod)) || !get_str(o, "signal", sig, sizeof(sig)) ||
+	if (!json_get_str(o, "pod", e->pod, sizeof(e->pod)) || !json_get_str(o, "signal", sig, sizeof(sig)) ||
 	    (e->signal = signal_from_name(sig)) == _SIGNAL_INVALID)
 		return "reclaim: pod or signal missing or invalid";
-	if (!get_bool(o, "hard", &e->hard) || !get_bool(o, "dry_run", &e->dry_run) ||
-	    !get_bool(o, "reclaiming", &e->reclaiming) || !get_bool(o, "bound_set", &e->bound_set))
+	if (!json_get_bool(o, "hard", &e->hard) || !json_get_bool(o, "dry_run", &e->dry_run) ||
+	    !json_get_bool(o, "reclaiming", &e->reclaiming) || !json_get_bool(o, "bound_set", &e->bound_set))
 		return "reclaim: hard, dry_run, reclaiming or bound_set missing";
-	if (!get_int(o, "gone_monotonic_usec", 0, &gone) || !get_int(o, "deadline_monotonic_usec", 0, &deadline) ||
-	    !get_int(o, "rekills", 0, &rekills) || rekills > UINT32_MAX)
+	if (!json_get_int(o, "gone_monotonic_usec", 0, &gone) || !json_get_int(o, "deadline_monotonic_usec", 0, &deadline) ||
+	    !json_get_int(o, "rekills", 0, &rekills) || rekills > UINT32_MAX)
 		return "reclaim: a time or count is missing or out of range";
-	const char *why = parse_parts(member(o, "parts"), e);
+	const char *why = parse_parts(json_member(o, "parts"), e);
 	if (!why)
-		why = parse_signals(member(o, "signals"), e);
+		why = parse_signals(json_member(o, "signals"), e);
 	e->gone_usec = (uint64_t)gone;
 	e->deadline_usec = (uint64_t)deadline;
 	e->rekills = (unsigned)rekills;
@@ -342,17 +272,17 @@ const char *inflight_parse(const char *text, const char *boot, inflight_record *
 	long long version = 1, failures = 0, retry = 0;
 	if (!YAJL_IS_OBJECT(root))
 		why = "not a JSON object";
-	else if (member(root, "version") && !get_int(root, "version", 1, &version))
+	else if (json_member(root, "version") && !json_get_int(root, "version", 1, &version))
 		why = "version invalid";
-	else if (!get_str(root, "boot_id", rec_boot, sizeof(rec_boot)))
+	else if (!json_get_str(root, "boot_id", rec_boot, sizeof(rec_boot)))
 		why = "boot_id missing";
 	else if (!boot[0] || strcmp(rec_boot, boot) != 0)
 		why = "written before the last reboot";
-	else if (!get_str(root, "uid", r->uid, sizeof(r->uid)) || !inflight_uid_valid(r->uid))
+	else if (!json_get_str(root, "uid", r->uid, sizeof(r->uid)) || !inflight_uid_valid(r->uid))
 		why = "uid missing or invalid";
-	else if (!get_str(root, "cgroup", r->cgroup, sizeof(r->cgroup)) || r->cgroup[0] != '/')
+	else if (!json_get_str(root, "cgroup", r->cgroup, sizeof(r->cgroup)) || r->cgroup[0] != '/')
 		why = "cgroup missing or not an absolute path";
-	else if (!get_str(root, "phase", phase, sizeof(phase)))
+	else if (!json_get_str(root, "phase", phase, sizeof(phase)))
 		why = "phase missing";
 	else {
 		why = "unknown phase";
@@ -366,14 +296,14 @@ const char *inflight_parse(const char *text, const char *boot, inflight_record *
 	if (!why && r->version == 1 && !is_evicting(r->phase))
 		why = "unknown phase";
 	if (!why && r->version >= 2 &&
-	    (!get_int(root, "failures", 0, &failures) || failures > UINT32_MAX ||
-	     !get_int(root, "retry_monotonic_usec", 0, &retry)))
+	    (!json_get_int(root, "failures", 0, &failures) || failures > UINT32_MAX ||
+	     !json_get_int(root, "retry_monotonic_usec", 0, &retry)))
 		why = "failures or retry_monotonic_usec missing or out of range";
 	if (!why && is_evicting(r->phase))
 		why = parse_eviction(root, r);
-	if (!why && r->version >= 2 && is_evicting(r->phase) && member(root, "refused") && !get_bool(root, "refused", &r->refused))
+	if (!why && r->version >= 2 && is_evicting(r->phase) && json_member(root, "refused") && !json_get_bool(root, "refused", &r->refused))
 		why = "refused is not a boolean";
-	yajl_val rec = member(root, "reclaim");
+	yajl_val rec = json_member(root, "reclaim");
 	if (!why && r->version >= 2 && rec) {
 		r->has_reclaim = true;
 		why = parse_reclaim(rec, r, &r->reclaim);
@@ -382,8 +312,8 @@ const char *inflight_parse(const char *text, const char *boot, inflight_record *
 		why = "phase reclaiming without a reclaiming reclaim";
 	if (!why && !is_evicting(r->phase)) {
 		/* names for the messages, when the record has them */
-		(void)get_str(root, "namespace", r->namespace_, sizeof(r->namespace_));
-		(void)get_str(root, "name", r->name, sizeof(r->name));
+		(void)json_get_str(root, "namespace", r->namespace_, sizeof(r->namespace_));
+		(void)json_get_str(root, "name", r->name, sizeof(r->name));
 	}
 	r->failures = (unsigned)failures;
 	r->retry_mono_usec = (uint64_t)retry;
@@ -391,28 +321,10 @@ const char *inflight_parse(const char *text, const char *boot, inflight_record *
 	return why;
 }
 
-static const char *read_record(int dfd, const char *name, char *buf, size_t size)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return "cannot be opened";
-	struct stat st;
-	ssize_t n = -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
-		n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return "not a regular file of ours";
-	if ((size_t)n == size - 1)
-		return "too large";
-	buf[n] = '\0';
-	return NULL;
-}
-
 int inflight_load(const char *dir, void (*fn)(const inflight_record *r, void *userdata), void *userdata)
 {
 	char boot[40];
-	if (boot_id(boot) < 0)
+	if (boot_id_read(boot) < 0)
 		boot[0] = '\0';
 	DIR *d = opendir(dir);
 	if (!d)
@@ -433,7 +345,7 @@ int inflight_load(const char *dir, void (*fn)(const inflight_record *r, void *us
 		}
 		if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".json") != 0)
 			continue;
-		const char *why = read_record(dirfd(d), de->d_name, text, RECORD_MAX_BYTES);
+		const char *why = json_read_own_file(dirfd(d), de->d_name, text, RECORD_MAX_BYTES);
 		if (!why)
 			why = inflight_parse(text, boot, r);
 		if (!why && (n - 5 != strlen(r->uid) || strncmp(de->d_name, r->uid, n - 5) != 0))

@@ -27,6 +27,14 @@ int fd_write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+int atomic_write_file_in(const char *dir, const char *path, const char *text, size_t len)
+{
+	int r = atomic_write_file(path, text, len);
+	if (r == -ENOENT && mkdir(dir, 0755) == 0)
+		r = atomic_write_file(path, text, len);
+	return r;
+}
+
 int atomic_write_file(const char *path, const char *text, size_t len)
 {
 	char tmp[4096];

@@ -11,6 +11,8 @@
 
 /* Writes text (len bytes) to path atomically, mode 0644. Returns 0 or -errno. */
 int atomic_write_file(const char *path, const char *text, size_t len);
+/* The same for a path in dir, creating dir (its last component, 0755) when it is missing. */
+int atomic_write_file_in(const char *dir, const char *path, const char *text, size_t len);
 
 /* Writes all n bytes to fd, retrying short writes and EINTR. Returns 0 or -errno. */
 int fd_write_all(int fd, const char *p, size_t n);

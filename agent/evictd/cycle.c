@@ -507,6 +507,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	events_log_signal_availability(&d->node, &d->signal_report);
 
 	if (!anything_actionable(&ev)) {
+		runtime_settle(d->rt, &ev);
 		d->ts = trial;
 		if (anything_changed(&ev)) {
 			snapshot node_only = { .timestamp_usec = now, .node = d->node };

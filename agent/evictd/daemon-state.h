@@ -60,6 +60,7 @@ struct evictd_daemon {
 	reclaim_set *reclaim;       /* victims until the node has their resources back (act/reclaim.h) */
 	uint64_t reclaimed, reclaim_timeouts; /* for the heartbeat */
 	int lock_fd;                /* one evictd per node (pidlock.h) */
+	char *run_dir;              /* fixed at start: the lock, victim records, node-level reclaim's state */
 	char *inflight_dir;         /* fixed at start: evictions in flight hold a pointer to it */
 
 	sd_event_source *tick;

@@ -370,6 +370,8 @@ static int take_lock(evictd_daemon *d)
 		return fd;
 	}
 	d->lock_fd = fd;
+	if (!(d->run_dir = strdup(dir)))
+		return -ENOMEM;
 	if (asprintf(&d->inflight_dir, "%s/inflight", dir) < 0) {
 		d->inflight_dir = NULL;
 		return -ENOMEM;
@@ -393,6 +395,7 @@ static void daemon_done(evictd_daemon *d)
 	config_free(d->cfg);
 	free(d->status_path);
 	free(d->inflight_dir);
+	free(d->run_dir);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	sd_event_unref(d->event);
@@ -454,7 +457,7 @@ int daemon_run(const daemon_options *o)
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
 	victims_resume(&d);
-	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, on_runtime_changed, &d, &d.rt)) < 0)
+	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, d.run_dir, on_runtime_changed, &d, &d.rt)) < 0)
 		goto fail;
 	runtime_start(d.rt, mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on

@@ -286,7 +286,7 @@ static int run_once(const options *o)
 	runtime_plan plan = { 0 };
 	bool dry = c->dry_run;
 	c->dry_run = true;
-	if (sd_event_new(&event) >= 0 && runtime_state_new(event, c, NULL, NULL, &rt) >= 0) {
+	if (sd_event_new(&event) >= 0 && runtime_state_new(event, c, NULL, NULL, NULL, &rt) >= 0) {
 		if (!runtime_enabled(rt))
 			log_msg(LOG_NOTICE, "No container runtime (%s): node-level reclaim and writable layers not shown",
 			        runtime_describe(rt));

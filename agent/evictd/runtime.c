@@ -8,17 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cri.h"
 #include "image-remove.h"
 #include "log.h"
+#include "noderec-state.h"
 #include "runtime-disk.h"
-
-typedef struct image_record {
-	char *id;
-	image_history h;
-} image_record;
 
 struct runtime_state {
 	sd_event *event;
@@ -48,6 +45,8 @@ struct runtime_state {
 	image_removal_result result;
 
 	uint64_t pending_since[_SIGNAL_MAX]; /* node-level reclaim counted as pending since (0: not) */
+	char *state_dir;          /* where both survive a restart (noderec-state.h); NULL: nowhere */
+	bool state_error_logged;
 	bool covered_logged[_SIGNAL_MAX];
 	bool expired_logged[_SIGNAL_MAX];
 	uint64_t images_removed, bytes_removed;
@@ -112,8 +111,41 @@ static int client_open(runtime_state *rt)
 	return r;
 }
 
-int runtime_state_new(sd_event *e, const evictd_config *cfg, runtime_changed_fn changed, void *userdata,
-                      runtime_state **ret)
+/* What an earlier evictd of this boot counted and saw carries over: ages go on from there. */
+static int state_resume(runtime_state *rt)
+{
+	noderec_state st;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int r = noderec_state_load(rt->state_dir, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, &st);
+	if (r < 0)
+		return r;
+	memcpy(rt->pending_since, st.pending_since, sizeof(rt->pending_since));
+	rt->images = st.images;
+	rt->n_images = st.n_images;
+	return 0;
+}
+
+static void state_save(runtime_state *rt)
+{
+	noderec_state st = { .images = rt->images, .n_images = rt->n_images };
+
+	if (!rt->state_dir)
+		return;
+	memcpy(st.pending_since, rt->pending_since, sizeof(st.pending_since));
+	int r = noderec_state_save(rt->state_dir, &st);
+	if (r < 0 && !rt->state_error_logged)
+		log_msg(LOG_WARNING, "Cannot save node-level reclaim's state in %s/%s: %s; a restart now would count the "
+		        "kubelet's container GC period and images' ages from the restart", rt->state_dir,
+		        NODEREC_STATE_FILE, strerror(-r));
+	else if (r == 0 && rt->state_error_logged)
+		log_msg(LOG_INFO, "Node-level reclaim's state saved again in %s/%s", rt->state_dir, NODEREC_STATE_FILE);
+	rt->state_error_logged = r < 0;
+}
+
+int runtime_state_new(sd_event *e, const evictd_config *cfg, const char *state_dir, runtime_changed_fn changed,
+                      void *userdata, runtime_state **ret)
 {
 	runtime_state *rt = calloc(1, sizeof(*rt));
 	int r;
@@ -124,6 +156,10 @@ int runtime_state_new(sd_event *e, const evictd_config *cfg, runtime_changed_fn 
 	rt->cfg = cfg;
 	rt->changed = changed;
 	rt->userdata = userdata;
+	if (state_dir && (!(rt->state_dir = strdup(state_dir)) || state_resume(rt) < 0)) {
+		runtime_state_free(rt);
+		return -ENOMEM;
+	}
 	r = client_open(rt);
 	if (r < 0) {
 		runtime_state_free(rt);
@@ -167,6 +203,7 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	client_close(rt);
 	listing_drop(rt);
 	images_forget(rt);
+	free(rt->state_dir);
 	sd_event_unref(rt->event);
 	free(rt);
 	return NULL;
@@ -205,14 +242,17 @@ static image_record *record_find(const runtime_state *rt, const char *id)
 	return rt->n_images ? bsearch(&key, rt->images, rt->n_images, sizeof(key), by_record_id) : NULL;
 }
 
-/* The image history follows the listing: new images first seen now, used ones used now, gone ones forgotten. */
-static void images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
+/*
+ * The image history follows the listing: new images first seen now, used ones used now, gone ones
+ * forgotten. True when it changed (saved then).
+ */
+static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 {
 	image_record *n = calloc(l->n_images ? l->n_images : 1, sizeof(*n));
-	size_t k = 0;
+	size_t k = 0, kept = 0;
 
 	if (!n)
-		return; /* kept as it was: ages only grow, so nothing becomes removable early */
+		return false; /* kept as it was: ages only grow, so nothing becomes removable early */
 	for (size_t i = 0; i < l->n_images; i++) {
 		const image_record *old = record_find(rt, l->images[i].id);
 		if (!(n[k].id = strdup(l->images[i].id)))
@@ -221,12 +261,15 @@ static void images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 		for (size_t c = 0; c < l->n_containers; c++)
 			if (strcmp(l->containers[c].image_id, l->images[i].id) == 0)
 				n[k].h.last_used_usec = now;
+		kept += old && old->h.last_used_usec == n[k].h.last_used_usec;
 		k++;
 	}
 	qsort(n, k, sizeof(*n), by_record_id);
+	bool changed = kept != k || k != rt->n_images;
 	images_forget(rt);
 	rt->images = n;
 	rt->n_images = k;
+	return changed;
 }
 
 static void on_listing(int error, cri_listing *l, const char *why, void *userdata)
@@ -256,7 +299,8 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 		rt->failed_usec = 0;
 		rt->sync_error = 0;
 		runtime_measure_logs(l);
-		images_update(rt, l, now);
+		if (images_update(rt, l, now))
+			state_save(rt);
 		listing_drop(rt);
 		rt->listing = l;
 		rt->listing_usec = now ? now : 1;
@@ -369,6 +413,20 @@ static void on_removed(const image_removal_result *res, void *userdata)
 		rt->changed(rt->userdata);
 }
 
+/* Once per episode: the kubelet's container GC has had its period and the reclaim is still pending. */
+static void log_expired(runtime_state *rt, evictd_signal s, uint64_t now_usec, int64_t counted)
+{
+	char v[32];
+
+	if (rt->expired_logged[s])
+		return;
+	rt->expired_logged[s] = true;
+	log_msg(LOG_NOTICE, "Node-level reclaim for %s (%s) pending for %" PRIu64 " s, longer than the kubelet's container "
+	        "GC period (%" PRIu64 " s, counted across evictd's restarts): no longer counted, pods may be evicted",
+	        signal_name(s), format_signal_value(s, counted, v, sizeof(v)),
+	        (now_usec - rt->pending_since[s]) / 1000000, KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
+}
+
 static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, evictd_signal s, int64_t before)
 {
 	const char *ids[64], *names[64];
@@ -391,11 +449,28 @@ static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, ev
 	rt->removal_before = before;
 }
 
+void runtime_settle(runtime_state *rt, const evaluation *ev)
+{
+	bool ended = false;
+
+	for (int si = 0; rt && si < _SIGNAL_MAX; si++) {
+		evictd_signal s = (evictd_signal)si;
+		if (disk_signal(s) && acted_on(ev, s))
+			continue;
+		/* the next episode is logged anew */
+		rt->covered_logged[s] = rt->expired_logged[s] = false;
+		ended |= rt->pending_since[s] != 0;
+		rt->pending_since[s] = 0;
+	}
+	if (ended)
+		state_save(rt);
+}
+
 void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
                      uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan)
 {
 	const evictd_config *c = rt->cfg;
-	bool any_disk = false;
+	bool any_disk = false, pending_changed = false;
 	noderec_plan p = { 0 };
 	runtime_plan local;
 
@@ -403,6 +478,7 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 	if (!plan)
 		plan = &local;
 	*plan = (runtime_plan){ 0 };
+	runtime_settle(rt, ev);
 	if (!rt->client)
 		return;
 	for (int s = 0; s < _SIGNAL_MAX; s++)
@@ -452,13 +528,17 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		int64_t kt = noderec_kubelet_threshold(c->kubelet.hard, c->kubelet.path[0] != '\0', s, o->capacity);
 		sp->kubelet_reached = o->known && kt >= 0 && o->available < kt;
 		if (!te || counted <= 0 || sp->kubelet_reached) {
+			pending_changed |= rt->pending_since[s] != 0;
 			rt->pending_since[s] = 0;
 			rt->expired_logged[s] = false;
 			counted = 0;
 		} else {
-			if (!rt->pending_since[s])
+			if (!rt->pending_since[s] || rt->pending_since[s] > now_usec) {
 				rt->pending_since[s] = now_usec;
+				pending_changed = true;
+			}
 			if (now_usec - rt->pending_since[s] >= KUBELET_CONTAINER_GC_PERIOD_USEC) {
+				log_expired(rt, s, now_usec, counted);
 				sp->expired = true;
 				counted = 0;
 			}
@@ -492,6 +572,8 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		if (plan->s[s].steps & NODEREC_IMAGES)
 			out->hold[s] = plan->s[s].hold = true;
 	noderec_plan_done(&p);
+	if (pending_changed)
+		state_save(rt);
 }
 
 void runtime_forget_listing(runtime_state *rt)

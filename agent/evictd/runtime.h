@@ -29,16 +29,18 @@ typedef void (*runtime_changed_fn)(void *userdata);
 /* A listing is used for this long; an older one is asked again (while a disk threshold is met). */
 #define RUNTIME_LISTING_TTL_USEC (10 * UINT64_C(1000000))
 /* The kubelet's container GC period (pkg/kubelet/kubelet.go ContainerGCPeriod): dead containers
- * still there after it are not coming back by the kubelet's hand soon. */
+ * still there after it are not coming back by the kubelet's hand soon. Counted from the first time
+ * their reclaim was pending, across evictd's restarts (noderec-state.h). */
 #define KUBELET_CONTAINER_GC_PERIOD_USEC (60 * UINT64_C(1000000))
 
 /*
  * The endpoint: the key's, else the kubelet's containerRuntimeEndpoint, else containerd's socket,
  * else CRI-O's (whichever exists). Never fails for want of a runtime: runtime_enabled() says.
- * Returns 0 or -ENOMEM.
+ * state_dir (the run directory; NULL: none, as for --once): where the pending reclaim's age and the
+ * images' history are kept across restarts (noderec-state.h), resumed here. Returns 0 or -ENOMEM.
  */
-int runtime_state_new(sd_event *e, const evictd_config *cfg, runtime_changed_fn changed, void *userdata,
-                      runtime_state **ret);
+int runtime_state_new(sd_event *e, const evictd_config *cfg, const char *state_dir, runtime_changed_fn changed,
+                      void *userdata, runtime_state **ret);
 runtime_state *runtime_state_free(runtime_state *rt);
 bool runtime_enabled(const runtime_state *rt);
 /* The socket, or why there is none. */
@@ -59,6 +61,12 @@ int runtime_list_now(runtime_state *rt, uint64_t now_usec);
  */
 void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
                      uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan);
+/*
+ * Every evaluation, also one with nothing to act on: a disk signal no longer acted on has nothing
+ * pending any more, so that pressure coming back later starts the kubelet's container GC period
+ * anew instead of finding an old count expired. No I/O unless a count ends (then saved).
+ */
+void runtime_settle(runtime_state *rt, const evaluation *ev);
 /* After a decision: the journal entries of signals that node-level reclaim covered, once per episode. */
 void runtime_after_decision(runtime_state *rt, const decision *dec, const snapshot *snap);
 /* Every evaluation (cheap): a finished image removal is logged with the signal measured again. */

@@ -43,6 +43,9 @@ reset_node() {
 	systemctl stop evictd.service 2>/dev/null
 	systemctl reset-failed evictd.service 2>/dev/null
 	rm -rf /etc/evictd/evictd.conf.d/e2e-*.conf /run/evictd/pods/e2e*.conf
+	# node-level reclaim's ages belong to the previous scenario's node (evictd keeps them across
+	# its restarts, and RuntimeDirectoryPreserve keeps /run/evictd across stops)
+	rm -f /run/evictd/node-reclaim.json
 	# A daemon-reload costs seconds under TCG: only when a scenario changed the unit.
 	if compgen -G '/etc/systemd/system/evictd.service.d/e2e-*.conf' >/dev/null; then
 		rm -f /etc/systemd/system/evictd.service.d/e2e-*.conf

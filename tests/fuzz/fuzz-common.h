@@ -3,10 +3,14 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * A broken invariant is a finding: print where and why, then abort so that libFuzzer saves the
@@ -61,6 +65,24 @@ static inline const char *fuzz_tmpdir(void)
 {
 	const char *d = getenv("FUZZ_TMPDIR");
 	return d && *d ? d : "/tmp";
+}
+
+/* buf = a directory of this process under fuzz_tmpdir() for a target's files, made when missing. */
+static inline void fuzz_private_dir(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/fuzz-%s.%d", fuzz_tmpdir(), name, (int)getpid());
+	FUZZ_ASSERT(mkdir(buf, 0755) == 0 || errno == EEXIST);
+}
+
+/* What a target wrote, read back whole into buf (NUL-terminated; it must fit). */
+static inline void fuzz_read_back(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	FUZZ_ASSERT(fd >= 0);
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	FUZZ_ASSERT(n > 0 && n < (ssize_t)size - 1);
+	buf[n] = '\0';
 }
 
 #endif

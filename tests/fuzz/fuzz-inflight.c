@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "boot-id.h"
 #include "inflight.h"
 #include "fuzz-common.h"
 
@@ -32,17 +33,9 @@ static void if_setup(void)
 {
 	if (if_dir[0])
 		return;
-	snprintf(if_dir, sizeof(if_dir), "%s/fuzz-inflight.%d", fuzz_tmpdir(), (int)getpid());
-	FUZZ_ASSERT(mkdir(if_dir, 0755) == 0 || errno == EEXIST);
+	fuzz_private_dir(if_dir, sizeof(if_dir), "inflight");
 	/* inflight_save writes the running kernel's boot id: the record read back carries it */
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, if_boot, sizeof(if_boot) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	FUZZ_ASSERT(n > 0);
-	while (n > 0 && (if_boot[n - 1] == '\n' || if_boot[n - 1] == ' '))
-		n--;
-	if_boot[n] = '\0';
+	FUZZ_ASSERT(boot_id_read(if_boot) == 0);
 }
 
 static void same_reclaim(const reclaim_entry *a, const reclaim_entry *b)
@@ -88,13 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(k == 0);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s.json", if_dir, r->uid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	FUZZ_ASSERT(fd >= 0);
 	static char saved[1 << 17];
-	ssize_t n = read(fd, saved, sizeof(saved) - 1);
-	close(fd);
-	FUZZ_ASSERT(n > 0 && n < (ssize_t)sizeof(saved) - 1);
-	saved[n] = '\0';
+	fuzz_read_back(path, saved, sizeof(saved));
 	const char *again = inflight_parse(saved, if_boot, back);
 	FUZZ_CHECK(!again, "its own record refused: %s", again);
 	FUZZ_ASSERT(back->version == INFLIGHT_VERSION && back->phase == r->phase);

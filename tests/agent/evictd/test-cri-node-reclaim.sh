@@ -12,8 +12,16 @@
 #   4. the same below the kubelet's own threshold (its configuration says 5Mi): the pod is evicted;
 #   5. no runtime socket: one line at start says what is not done, the pod is evicted as before;
 #   6. a runtime slower than runtime-request-timeout: the pod is evicted all the same, at most a
-#      deadline later (the loop was never blocked).
-# Takes about 25 s.
+#      deadline later (the loop was never blocked);
+#   7. case 3's pending reclaim; the signal recovers 3 s later and the fill comes back 25 s after the
+#      first count: a new episode, counted anew; evictd killed with -9 20 s into it and started
+#      again: the pod is spared after the restart, and evicted once the kubelet's container GC
+#      period (60 s) has passed since the episode's first count — not 60 s after the first
+#      episode's, nor 60 s after the restart;
+#   8. image-minimum-gc-age = 10s, an unused image seen by an evictd killed with -9 11 s later: after
+#      the restart the image is old enough, removed for the fill, and no pod is evicted (were its
+#      age counted from the restart, it would be too young and the writer evicted).
+# Takes about 130 s (case 7: 90 s, the kubelet's real period).
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
 
@@ -76,7 +84,7 @@ setup() {
 	stop_all
 	[ -e "$T/stderr" ] && mv "$T/stderr" "$T/stderr.$((++CASE))"
 	# a new node each case: no eviction record of the previous daemon to resume (it would kill the writer)
-	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl" "$T/inflight"
+	rm -rf "$T/nodefs"/* "$T/status.json" "$T/calls.jsonl" "$T/inflight" "$T/node-reclaim.json"
 	mkdir -p "$W" "$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data" "$LOGDIR" "$T/nodefs/images"
 	dd if=/dev/zero of="$T/nodefs/kubelet/pods/$W_UID/volumes/kubernetes.io~empty-dir/data/f" bs=1M count=2 status=none
 	: > "$LOGDIR/2.log"
@@ -188,5 +196,54 @@ ok "6: a runtime slower than its deadline: the writer is evicted all the same" w
 t1=$(date +%s%3N)
 ok "6: ...within the deadline and a tick, not the runtime's 6 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 4000
 ok "6: the runtime's silence is logged once" test "$(grep -c 'did not answer usably' "$T/stderr")" = 1
+
+# --- 7. the pending reclaim's age: a new episode after a recovery, then across a kill -9 ---------
+setup
+dd if=/dev/zero of="$LOGDIR/0.log" bs=1M count=3 status=none
+state "" "$DEAD"
+standin
+fill_to_4mi
+start_daemon
+covers() { [ "$(grep -c "No pod evicted for nodefs.available (4Mi): the kubelet's own node-level reclaim" "$T/stderr")" -ge "$1" ]; }
+ok "7: the dead containers' reclaim is counted as pending" wait_for 8 covers 1
+t_a=$(date +%s%3N)
+sleep 3
+rm -f "$T/nodefs/fill"
+sleep 22
+fill_to_4mi
+ok "7: after a recovery the pressure comes back: counted again, a new episode" wait_for 8 covers 2
+t_b=$(date +%s%3N)
+sleep 20
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+mv "$T/stderr" "$T/stderr.7-before-kill"
+start_daemon
+ok "7: after a kill -9 and a restart the reclaim is pending again" wait_for 8 covers 1
+sleep 3
+ok "7: ...and the writer is spared" bash -c "! grep -q 'Evicting' '$T/stderr'"
+left=$(( (t_b + 72000 - $(date +%s%3N)) / 1000 ))
+ok "7: the writer is evicted once 60 s have passed since the episode's first count" wait_for "$left" evicted
+t_evict=$(date +%s%3N)
+ok "7: ...not before ($((t_evict - t_b)) ms after it; $(( (t_a - t_b) / 1000 + 60)) s if the first episode's count went on, 80 s if the restart began the period anew)" \
+	test $((t_evict - t_b)) -ge 57000 -a $((t_evict - t_b)) -le 72000
+ok "7: the expiry is logged with the age counted across the restart" grep -Eq \
+	"Node-level reclaim for nodefs.available \(3(\.[0-9]+)?Mi\) pending for 6[0-9] s, longer than the kubelet's container GC period" "$T/stderr"
+
+# --- 8. the images' ages survive a kill -9 -------------------------------------------------------
+setup
+sed -i 's/^image-minimum-gc-age = 0s/image-minimum-gc-age = 10s/' "$T/evictd.conf"
+dd if=/dev/zero of="$T/nodefs/images/old" bs=1M count=3 status=none
+state "{\"id\": \"sha256:old\", \"tags\": [\"localhost/old:1\"], \"size\": 3145728, \"file\": \"$T/nodefs/images/old\"}"
+standin
+start_daemon
+ok "8: the first evictd lists the images at start" wait_for 8 bash -c "[ \$(grep -c '\"method\": \"ListImages\"' '$T/calls.jsonl') -ge 1 ]"
+sleep 11
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null
+mv "$T/stderr" "$T/stderr.8-before-kill"
+fill_to_4mi
+start_daemon
+ok "8: after the restart the image is old enough and removed" wait_for 8 grep -q \
+	"Node-level reclaim for nodefs.available: removed 1 unused image (3Mi: localhost/old:1)" "$T/stderr"
+sleep 1.5
+ok "8: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
 
 done_testing
