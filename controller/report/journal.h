@@ -41,6 +41,9 @@
 #define FIELD_IDENTITY   "PREEMPTD_IDENTITY"
 #define FIELD_OBJECT     "PREEMPTD_OBJECT"     /* KIND/NS/NAME */
 #define FIELD_RESOURCE   "PREEMPTD_RESOURCE"   /* pods, nodes, ... */
+#define FIELD_EXPLANATION "PREEMPTD_EXPLANATION" /* the facts that decided (preemptctl --explain's "why:") */
+#define FIELD_CRITERION  "PREEMPTD_CRITERION"  /* the best-candidate criterion that picked the node */
+#define FIELD_RUNNER_UP  "PREEMPTD_RUNNER_UP"  /* the candidate node it beat */
 
 typedef enum journal_target {
 	JOURNAL_AUTO = 0, /* the journal when systemd started us ($JOURNAL_STREAM is our stderr) */
