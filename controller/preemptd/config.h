@@ -33,6 +33,8 @@ typedef struct preemptd_config {
 	uint64_t retry_max_usec;
 	uint64_t watch_timeout_usec;
 	unsigned page_limit;
+	bool shadow;             /* decide for shadow_scheduler's pods, write nothing, compare */
+	char *shadow_scheduler;
 } preemptd_config;
 
 /*

@@ -194,6 +194,8 @@ int scrape_handler(void *userdata, const char *path, FILE *out, const char **con
 		watches(d, out);
 		writes(d, out);
 		leadership(d, out);
+		if (d->shadow)
+			shadow_write_metrics(d->shadow, out, transport_readonly_refused(d->transport));
 		return 200;
 	}
 	fprintf(out, "not found: %s (/healthz, /livez, /readyz, /metrics)\n", path);

@@ -27,6 +27,8 @@
 #define MSGID_OBJECT_REFUSED     "6e2d8b4f1a7c45e0b9d3c5a8f2e1b056"
 /* The caches are synced / a watch was restarted or relisted. */
 #define MSGID_WATCH              "0b5f3e9a7d2c4816a4e0f1b9c3d7e267"
+/* --shadow: a decision of preemptd compared with the shadowed scheduler's (PREEMPTD_AGREE). */
+#define MSGID_SHADOW             "fce8eb23525341c991911a4e51a24bed"
 
 #define FIELD_POD        "PREEMPTD_POD"        /* namespace/name */
 #define FIELD_POD_UID    "PREEMPTD_POD_UID"
@@ -44,6 +46,11 @@
 #define FIELD_EXPLANATION "PREEMPTD_EXPLANATION" /* the facts that decided (preemptctl --explain's "why:") */
 #define FIELD_CRITERION  "PREEMPTD_CRITERION"  /* the best-candidate criterion that picked the node */
 #define FIELD_RUNNER_UP  "PREEMPTD_RUNNER_UP"  /* the candidate node it beat */
+#define FIELD_SCHEDULER  "PREEMPTD_SCHEDULER"  /* --shadow: the scheduler shadowed */
+#define FIELD_KIND       "PREEMPTD_KIND"       /* --shadow: bind, preempt, unschedulable (preemptd's) */
+#define FIELD_AGREE      "PREEMPTD_AGREE"      /* --shadow: true, false */
+#define FIELD_OURS       "PREEMPTD_OURS"       /* --shadow: what preemptd would have done */
+#define FIELD_THEIRS     "PREEMPTD_THEIRS"     /* --shadow: what the shadowed scheduler did */
 
 typedef enum journal_target {
 	JOURNAL_AUTO = 0, /* the journal when systemd started us ($JOURNAL_STREAM is our stderr) */

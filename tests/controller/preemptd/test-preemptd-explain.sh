@@ -12,25 +12,10 @@
 . "$(dirname "$0")/../../kube/lib-apiserver.sh"
 . "$(dirname "$0")/lib-preemptd.sh"
 pd_require
-JOURNALD=/lib/systemd/systemd-journald
-[ "$(id -u)" = 0 ] || skip_all "needs root (a private mount namespace for a journald of its own)"
-[ -x "$JOURNALD" ] || skip_all "no $JOURNALD (package systemd)"
-command -v journalctl >/dev/null || skip_all "no journalctl (package systemd)"
-if [ -z "${PD_IN_NS:-}" ]; then
-	need_mount_ns
-	PD_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
-
+pd_in_journal_ns "$@" || skip_all "needs root, systemd-journald and a private mount namespace (a journald of its own)"
 pd_setup
-JPID=""
-trap '[ -n "$JPID" ] && { kill "$JPID"; wait "$JPID"; } 2>/dev/null; pd_cleanup' EXIT
-mount -t tmpfs tmpfs /run/systemd || skip_all "cannot mount over /run/systemd"
-mkdir -p /run/systemd/journal /run/log /var/log/journal
-mount -t tmpfs tmpfs /run/log && mount -t tmpfs tmpfs /var/log/journal || skip_all "cannot mount journal dirs"
-"$JOURNALD" >"$T/journald.out" 2>&1 &
-JPID=$!
-for _ in $(seq 200); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
-[ -S /run/systemd/journal/socket ] || skip_all "systemd-journald did not start: $(head -n 1 "$T/journald.out")"
+trap 'pd_journald_stop; pd_cleanup' EXIT
+pd_journald || skip_all "systemd-journald did not start here: $(head -n 1 "$T/journald.out" 2>/dev/null)"
 
 PREEMPTION=d2b7e61f0c4a4f8e9a35b6c1e7f04a23
 UNSCHEDULABLE=8f0f4d62a1e34c55b3d7f2e9a04c6b12
