@@ -7,7 +7,7 @@
 #   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
 #                        without pods (RUN_ARGS=--demo / --monitor force one; ./run --help)
 #   make install DESTDIR=... PREFIX=...
-#   make bench | fuzz | e2e | fresh | lint
+#   make bench | fuzz | e2e | fresh | deb | image | lint
 #   make help            every target, one line each
 #
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
@@ -74,6 +74,9 @@ DEPSETS += e2e
 endif
 ifneq ($(filter deb,$(MAKECMDGOALS)),)
 DEPSETS += deb
+endif
+ifneq ($(filter image,$(MAKECMDGOALS)),)
+DEPSETS += image
 endif
 ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
@@ -372,6 +375,14 @@ fresh:
 deb:
 	@scripts/build-deb.sh build/deb
 
+# preemptd's OCI image from Debian packages only (scripts/build-image.sh): the layout
+# build/image/preemptd-oci/ (tag VERSION), the oci-archive build/image/preemptd-VERSION.oci.tar
+# and the listing build/image/preemptd-image.txt. The preemptd .deb is build/deb's when it is of
+# HEAD, else built there first. Needs root, mmdebstrap, umoci and the apt mirror;
+# tests/image/run.sh builds it and runs it.
+image:
+	@scripts/build-image.sh build/image --debs build/deb
+
 # --- run and install --------------------------------------------------------------------------
 run: $(EVICTD)
 	@scripts/run.sh $(EVICTD) $(RUN_ARGS)
@@ -448,13 +459,14 @@ help:
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
 	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
 	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
-	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl) in build/deb/, lintian-clean'
+	@echo 'make deb          Debian packages of HEAD (evictd, libpreempt0/-dev, preemptctl, preemptd) in build/deb/, lintian-clean'
+	@echo 'make image        preemptd OCI image from Debian packages: build/image/preemptd-oci/ and its oci-archive (needs root)'
 	@echo 'make install      binaries, library, unit, catalog, man pages, /etc/evictd (DESTDIR=, PREFIX=)'
 	@echo 'make install-lib  only libpreempt: shared and static library, header, pkg-config file'
 	@echo 'make clean        remove build/ (with build/deb/), build-san/ and build-fuzz/'
 	@echo 'make help         this list'
 	@echo 'Variables: SANITIZE=1 (ASan+UBSan+LSan build in build-san/), PREFIX=, DESTDIR=, CC=, CFLAGS='
 
-.PHONY: all tests check lint bench fuzz e2e fresh deb run install install-lib clean help
+.PHONY: all tests check lint bench fuzz e2e fresh deb image run install install-lib clean help
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

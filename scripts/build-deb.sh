@@ -4,7 +4,8 @@
 #
 # HEAD is exported (`git archive`) to OUTDIR/src and built there with `dpkg-buildpackage -us -uc
 # -b`, so the .debs, .changes and .buildinfo land in OUTDIR, never beside the source tree, and
-# nothing uncommitted or left in build/ gets in. OUTDIR is emptied first.
+# nothing uncommitted or left in build/ gets in. OUTDIR is emptied first; OUTDIR/commit names
+# the commit built.
 #
 # --version V  builds HEAD as version V instead: the copy's Makefile VERSION and a new top
 #              debian/changelog entry both say V (tests/pkg/run.sh builds a lower version to
@@ -67,6 +68,8 @@ if ! (cd "$OUT/src" && dpkg-buildpackage -us -uc -b) > "$OUT/build.log" 2>&1; th
 	say "FAIL: dpkg-buildpackage (whole log: $OUT/build.log)"
 	exit 1
 fi
+# Which commit these packages are (scripts/build-image.sh reuses them only for the same HEAD).
+git -C "$ROOT" rev-parse HEAD > "$OUT/commit"
 say "built in $(($(date +%s) - t0))s:"
 (cd "$OUT" && ls -1 ./*.deb ./*.changes | sed 's|^\./|    |')
 

@@ -16,6 +16,7 @@ Sets:
   fuzz    libFuzzer targets (clang)
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
   deb     build the Debian packages and test them on a bare Debian 12 (make deb, tests/pkg/run.sh)
+  image   build preemptd's OCI image from Debian packages and run it (make image, tests/image/run.sh)
 Exit status: 0 present (or installed), 1 missing and not installable here, 2 usage error.
 USAGE
 }
@@ -35,6 +36,9 @@ pkgs_for() {
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;
 	# dpkg-dev: dpkg-buildpackage; git: `make deb` packages HEAD; mmdebstrap, piuparts: the test's chroots.
 	deb)   echo "debhelper dpkg-dev lintian git mmdebstrap piuparts" ;;
+	# umoci: the OCI layout; runc: runs the bundle; skopeo and containerd (ctr): load the archive
+	# as the README does; ca-certificates: update-ca-certificates, the bundle's reference.
+	image) echo "debhelper dpkg-dev lintian git mmdebstrap umoci runc skopeo containerd ca-certificates" ;;
 	*) return 1 ;;
 	esac
 }

@@ -74,7 +74,7 @@ if ! make -s B="$BF" FUZZ=1 CC=clang CFLAGS="$OBJ_CFLAGS" LDFLAGS="$SAN" "${arch
 	exit 1
 fi
 pkglibs=""
-grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih libfyaml)"
+grep -qw agent <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libsystemd libcgroup inih libfyaml yajl)"
 grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)"
 grep -qw evictd-kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs yajl)"
 grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd libmicrohttpd)"

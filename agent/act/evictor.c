@@ -47,6 +47,11 @@ struct eviction {
 	sd_event_source *walk_src;
 	bool started_emitted;
 	bool persisted; /* an in-flight record exists on disk */
+	reclaim_entry *reclaim; /* recorded with it (the caller's reclaim tracking), NULL: none */
+	unsigned failures;
+	bool refused;           /* the API server refused it meanwhile (evictor_note_refusal) */
+	uint64_t retry_mono_usec;
+	inflight_phase recorded; /* the phase of the record on disk */
 };
 
 struct evictor {
@@ -145,6 +150,7 @@ static void eviction_free(eviction *x)
 	free(x->name);
 	free(x->cgroup_path);
 	free(x->signal);
+	free(x->reclaim);
 	free(x);
 }
 
@@ -180,6 +186,14 @@ static void persist(eviction *x, inflight_phase phase)
 	r->phase = phase;
 	r->started_real_usec = x->info.started_real_usec;
 	r->deadline_real_usec = deadline_real(x);
+	r->version = INFLIGHT_VERSION;
+	r->has_reclaim = x->reclaim != NULL;
+	if (x->reclaim)
+		r->reclaim = *x->reclaim;
+	r->failures = x->failures;
+	r->refused = x->refused;
+	r->retry_mono_usec = x->retry_mono_usec;
+	x->recorded = phase;
 	int k = inflight_save(x->cfg.inflight_dir, r);
 	if (k < 0)
 		log_msg(LOG_WARNING, "Eviction of %s not recorded in %s (%s): a crash now would leave it unfinished",
@@ -205,7 +219,7 @@ static void stop_walk(eviction *x)
 static void finish(eviction *x, evict_outcome outcome, int error)
 {
 	stop_walk(x);
-	if (x->persisted)
+	if (x->persisted && !x->cfg.keep_records)
 		(void)inflight_remove(x->cfg.inflight_dir, x->uid);
 	x->info.outcome = outcome;
 	x->info.error = error;
@@ -236,13 +250,14 @@ static void start_walk(eviction *x, int sig);
  * applies to the whole subtree (frozen, threaded and "."-named sub-cgroups included), or without
  * it SIGKILL passes repeated until the cgroup is empty.
  */
-static void escalate(eviction *x)
+static void escalate(eviction *x, evict_kill_cause why)
 {
 	if (x->info.phase == EVICT_PHASE_KILLING)
 		return;
 	stop_walk(x); /* a SIGTERM walk still running is moot now */
 	x->info.phase = EVICT_PHASE_KILLING;
 	x->info.sigkilled = true;
+	x->info.kill_cause = why;
 	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->cfg.kill_timeout_usec;
 	persist(x, INFLIGHT_KILLING);
 	int r = x->cfg.no_cgroup_kill ? -ENOENT : cg_kill(x->dirfd);
@@ -250,7 +265,9 @@ static void escalate(eviction *x)
 	if (r < 0) /* no cgroup.kill (Linux < 5.14, or a fixture): SIGKILL every process we can see */
 		start_walk(x, SIGKILL);
 	if (!x->started_emitted) {
+		/* the eviction's first line says the kill: ESCALATED must not say it a second time */
 		x->started_emitted = true;
+		x->info.kill_announced = true;
 		emit(x, EVICT_EVENT_STARTED);
 	}
 	emit(x, EVICT_EVENT_ESCALATED);
@@ -267,7 +284,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	switch (x->info.phase) {
 	case EVICT_PHASE_TERMINATING:
 		if (!check_empty(x))
-			escalate(x);
+			escalate(x, EVICT_KILL_GRACE_OVER);
 		break;
 	case EVICT_PHASE_KILLING:
 	case EVICT_PHASE_WAITING:
@@ -410,7 +427,7 @@ static void start_kill(eviction *x, bool emit_started)
 	if (!x->inotify)
 		watch_events(x);
 	if (x->info.grace_usec == 0) {
-		escalate(x);
+		escalate(x, EVICT_KILL_NO_GRACE);
 		return;
 	}
 	x->info.deadline_mono_usec = now_usec(CLOCK_MONOTONIC) + x->info.grace_usec;
@@ -608,7 +625,11 @@ static eviction *eviction_new(evictor *ev, const evict_request *req, int *ret_er
 	x->name = strdup(req->name && *req->name ? req->name : req->uid);
 	x->cgroup_path = strdup(req->cgroup_path);
 	x->signal = dup_or_empty(req->signal);
-	if (!x->uid || !x->namespace_ || !x->name || !x->cgroup_path || !x->signal) {
+	x->failures = req->failures;
+	x->refused = false;
+	if (req->reclaim && (x->reclaim = malloc(sizeof(*x->reclaim))))
+		*x->reclaim = *req->reclaim;
+	if (!x->uid || !x->namespace_ || !x->name || !x->cgroup_path || !x->signal || (req->reclaim && !x->reclaim)) {
 		eviction_free(x);
 		return NULL;
 	}
@@ -705,7 +726,10 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 		.uid = rec->uid, .namespace_ = rec->namespace_, .name = rec->name, .cgroup_path = rec->cgroup,
 		.signal = rec->signal, .hard = rec->hard, .grace_usec = rec->grace_usec,
 		.priority = rec->priority, .usage = rec->usage, .expected_reclaim = rec->expected_reclaim,
+		.reclaim = rec->has_reclaim ? &rec->reclaim : NULL, .failures = rec->failures,
 	};
+	if (rec->phase != INFLIGHT_TERMINATING && rec->phase != INFLIGHT_KILLING && rec->phase != INFLIGHT_EXEC)
+		return -EINVAL; /* what follows an eviction is the caller's (reclaim, back-off) */
 	int r;
 	eviction *x = eviction_new(ev, &req, &r);
 	if (!x)
@@ -714,6 +738,9 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 	uint64_t age = now_real > rec->started_real_usec ? now_real - rec->started_real_usec : 0;
 	uint64_t left = rec->deadline_real_usec > now_real ? rec->deadline_real_usec - now_real : 0;
 	x->info.resumed = true;
+	x->refused = rec->refused;
+	x->retry_mono_usec = rec->retry_mono_usec;
+	x->recorded = rec->phase;
 	x->info.dry_run = false;
 	x->info.exec = rec->exec;
 	x->info.grace_usec = rec->grace_usec;
@@ -737,11 +764,11 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 	case INFLIGHT_KILLING:
 		/* cgroup.kill again (idempotent): the previous process may have died before writing it. */
 		x->info.phase = EVICT_PHASE_TERMINATING;
-		escalate(x);
+		escalate(x, EVICT_KILL_AGAIN);
 		return 0;
 	case INFLIGHT_TERMINATING:
 		if (left == 0) {
-			escalate(x);
+			escalate(x, EVICT_KILL_LATE);
 			return 0;
 		}
 		break;
@@ -749,6 +776,8 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 		/* The command ran (or was about to): it is not run again; the pod gets the rest of its wait. */
 		if (left == 0)
 			left = 1;
+		break;
+	default:
 		break;
 	}
 	if (arm_deadline(x, left) < 0 || arm_recheck(x) < 0) {
@@ -805,6 +834,30 @@ evictor *evictor_free(evictor *ev)
 	return NULL;
 }
 
+static eviction *find_eviction(const evictor *ev, const char *uid)
+{
+	for (eviction *x = ev ? ev->head : NULL; x && uid; x = x->next)
+		if (strcmp(x->uid, uid) == 0)
+			return x;
+	return NULL;
+}
+
+int evictor_note_refusal(evictor *ev, const char *uid, unsigned failures, uint64_t retry_mono_usec)
+{
+	if (!ev || !uid)
+		return -EINVAL;
+	eviction *x = find_eviction(ev, uid);
+	if (!x)
+		return -ENOENT;
+	x->failures = failures;
+	x->refused = true;
+	x->retry_mono_usec = retry_mono_usec;
+	/* the record as it was, with the refusal: the deadline of the step under way is kept */
+	if (x->persisted)
+		persist(x, x->recorded);
+	return 0;
+}
+
 bool evictor_contains(const evictor *ev, const char *uid)
 {
 	if (!ev || !uid)
@@ -851,7 +904,7 @@ unsigned evictor_shutdown(evictor *ev)
 		eviction *next = x->next;
 		switch (x->info.phase) {
 		case EVICT_PHASE_TERMINATING:
-			escalate(x);
+			escalate(x, EVICT_KILL_STOPPING);
 			break;
 		case EVICT_PHASE_DRY_RUN:
 			finish(x, EVICT_DRY, 0);

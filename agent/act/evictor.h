@@ -28,6 +28,9 @@ typedef struct evict_config {
 	uint64_t kill_timeout_usec; /* after SIGKILL, how long to wait for an empty cgroup */
 	uint64_t recheck_usec;      /* cgroup.events re-read period while a pod terminates */
 	const char *inflight_dir;   /* borrowed; where in-flight evictions are recorded (NULL: nowhere) */
+	bool keep_records;          /* a finished eviction's record is left to the FINISHED callback, which
+	                             * replaces it with what follows (a reclaim, a back-off) or removes it:
+	                             * so that no moment is without a record (inflight.h) */
 	unsigned walk_dirs_per_turn;/* sub-cgroups a signal walk visits per event-loop turn */
 	bool no_cgroup_kill;        /* test hook: behave as on a kernel without cgroup.kill */
 } evict_config;
@@ -47,6 +50,8 @@ typedef struct evict_request {
 	int32_t priority;
 	int64_t usage;           /* the pod's usage for signal (bytes, or processes for pid.available) */
 	int64_t expected_reclaim;/* counted by evictor_pending_reclaim() until the pod is gone */
+	const reclaim_entry *reclaim; /* recorded with the eviction (inflight.h), NULL: none */
+	unsigned failures;       /* the pod's failed or refused evictions so far, recorded with it */
 } evict_request;
 
 typedef enum evict_phase {
@@ -72,6 +77,17 @@ typedef enum evict_outcome {
 
 #define EVICT_STDERR_TAIL 512
 
+/* Why the pod was killed (cgroup.kill, or SIGKILL without it): each says something else. */
+typedef enum evict_kill_cause {
+	EVICT_KILL_NONE = 0,     /* not killed (yet) */
+	EVICT_KILL_NO_GRACE,     /* no grace period (hard threshold): at once, without SIGTERM */
+	EVICT_KILL_GRACE_OVER,   /* the grace period ended before the pod did */
+	EVICT_KILL_STOPPING,     /* evictd stopping: no pod is left SIGTERMed but never killed */
+	EVICT_KILL_LATE,         /* taken over after a restart: its grace ended while no evictd ran */
+	EVICT_KILL_AGAIN,        /* taken over after a restart from a process that was killing it:
+	                          * written again (idempotent), as that process may have died first */
+} evict_kill_cause;
+
 /* A snapshot of one eviction, for callbacks, logs and status.json. Valid during the call only. */
 typedef struct evict_info {
 	const char *uid, *namespace_, *name, *cgroup_path, *signal;
@@ -85,6 +101,8 @@ typedef struct evict_info {
 	evict_phase phase;
 	int procs_signalled;         /* processes that got SIGTERM */
 	bool sigkilled;              /* the grace ended before the pod did */
+	evict_kill_cause kill_cause; /* why, once sigkilled */
+	bool kill_announced;         /* STARTED was emitted by the kill itself (no grace): it said so */
 	bool cgroup_kill;            /* false: per-process SIGKILL (kernel without cgroup.kill) */
 	bool resumed;                /* taken over from a previous evictd process (inflight.h) */
 	int walk_error;              /* first error of the signal walk (-errno), 0 when none: logged, not fatal */
@@ -100,7 +118,7 @@ typedef struct evict_info {
 
 typedef enum evict_event {
 	EVICT_EVENT_STARTED,   /* SIGTERM sent, command started, or dry run logged */
-	EVICT_EVENT_ESCALATED, /* grace over: cgroup.kill / SIGKILL */
+	EVICT_EVENT_ESCALATED, /* cgroup.kill / SIGKILL written (kill_cause says why) */
 	EVICT_EVENT_EXEC_DONE, /* the command exited or timed out (see exec_status) */
 	EVICT_EVENT_FINISHED,  /* outcome set; the pod has already left the tracker */
 	EVICT_EVENT_RESUMED,   /* an eviction recorded by a previous evictd process was taken over */
@@ -133,6 +151,13 @@ int evictor_start(evictor *ev, const evict_request *req);
  * ESCALATED/FINISHED). Returns 0, -EALREADY, -EINVAL, -ESHUTDOWN or -ENOMEM.
  */
 int evictor_resume(evictor *ev, const inflight_record *rec);
+
+/*
+ * The API server refused this eviction while it still runs (eviction-api = eviction): the pod's
+ * failure count and retry time (CLOCK_MONOTONIC) are recorded with it at once, so that a restart
+ * before it ends keeps the refusal. Returns 0, -ENOENT (not in flight) or -EINVAL.
+ */
+int evictor_note_refusal(evictor *ev, const char *uid, unsigned failures, uint64_t retry_mono_usec);
 
 bool evictor_contains(const evictor *ev, const char *uid);
 unsigned evictor_count(const evictor *ev);

@@ -16,19 +16,23 @@
 #include "log.h"
 #include "atomic-file.h"
 
-#define RECORD_MAX_BYTES 16384
+/* Three paths of up to PATH_MAX and the per-signal state fit, escaped; anything larger is not ours. */
+#define RECORD_MAX_BYTES 65536
 
-static const char *const phase_names[] = { "terminating", "killing", "exec" };
+static const char *const phase_names[_INFLIGHT_PHASE_MAX] = {
+	"terminating", "killing", "exec", "reclaiming", "evicted", "backoff",
+};
+static const char *const part_keys[_RECLAIM_PART_MAX] = { "cgroup", "volumes", "logs" };
 
 const char *inflight_phase_to_string(inflight_phase p)
 {
-	return (unsigned)p < 3 ? phase_names[p] : "unknown";
+	return (unsigned)p < _INFLIGHT_PHASE_MAX ? phase_names[p] : "unknown";
 }
 
 bool inflight_uid_valid(const char *uid)
 {
 	size_t n = uid ? strlen(uid) : 0;
-	if (n == 0 || n >= sizeof(((inflight_record *)0)->uid))
+	if (n == 0 || n >= sizeof(((reclaim_entry *)0)->uid))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = uid[i];
@@ -63,32 +67,99 @@ static int record_path(const char *dir, const char *uid, char *buf, size_t size)
 	return snprintf(buf, size, "%s/%s.json", dir, uid) >= (int)size ? -ENAMETOOLONG : 0;
 }
 
+static bool is_evicting(inflight_phase p)
+{
+	return p == INFLIGHT_TERMINATING || p == INFLIGHT_KILLING || p == INFLIGHT_EXEC;
+}
+
+static void int_or_null(jsonbuf *j, bool known, int64_t v)
+{
+	if (known)
+		jb_int(j, v);
+	else
+		jb_null(j);
+}
+
+static void save_reclaim(jsonbuf *j, const reclaim_entry *e)
+{
+	jb_begin_object(j);
+	jb_key(j, "pod"), jb_string(j, e->pod);
+	jb_key(j, "signal"), jb_string(j, signal_name(e->signal));
+	jb_key(j, "hard"), jb_bool(j, e->hard);
+	jb_key(j, "dry_run"), jb_bool(j, e->dry_run);
+	jb_key(j, "parts");
+	jb_begin_object(j);
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
+		jb_key(j, part_keys[p]);
+		jb_begin_object(j);
+		jb_key(j, "path"), jb_string(j, reclaim_part_path(e, (reclaim_part)p));
+		if (p != RECLAIM_PART_CGROUP) {
+			jb_key(j, "bytes"), jb_int(j, e->part_bytes[p]);
+			jb_key(j, "inodes"), jb_int(j, e->part_inodes[p]);
+		}
+		jb_key(j, "back"), jb_bool(j, e->part_back[p]);
+		jb_end_object(j);
+	}
+	jb_end_object(j);
+	jb_key(j, "signals");
+	jb_begin_object(j);
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		jb_key(j, signal_name((evictd_signal)s));
+		jb_begin_object(j);
+		jb_key(j, "expected"), jb_int(j, e->expected[s] < 0 ? -1 : e->expected[s]);
+		jb_key(j, "observed"), int_or_null(j, e->observed_known[s], e->observed[s]);
+		jb_key(j, "base"), int_or_null(j, e->base_known[s], e->base[s]);
+		jb_key(j, "gone"), int_or_null(j, e->bound_set && e->gone_known[s], e->gone[s]);
+		jb_key(j, "relieved"), jb_bool(j, e->relieved[s]);
+		jb_end_object(j);
+	}
+	jb_end_object(j);
+	jb_key(j, "reclaiming"), jb_bool(j, e->reclaiming);
+	jb_key(j, "gone_monotonic_usec"), jb_uint(j, e->gone_usec);
+	jb_key(j, "deadline_monotonic_usec"), jb_uint(j, e->deadline_usec);
+	jb_key(j, "bound_set"), jb_bool(j, e->bound_set);
+	jb_key(j, "rekills"), jb_uint(j, e->rekills);
+	jb_end_object(j);
+}
+
 int inflight_save(const char *dir, const inflight_record *r)
 {
 	char path[PATH_MAX], boot[40];
 	int k = record_path(dir, r->uid, path, sizeof(path));
 	if (k < 0)
 		return k;
+	if ((unsigned)r->phase >= _INFLIGHT_PHASE_MAX || (r->phase == INFLIGHT_RECLAIMING && !r->has_reclaim))
+		return -EINVAL;
 	if (boot_id(boot) < 0)
 		boot[0] = '\0'; /* no /proc: such a record is never resumed, see load */
 	jsonbuf j;
 	jb_init(&j, RECORD_MAX_BYTES);
 	jb_begin_object(&j);
+	jb_key(&j, "version"), jb_uint(&j, INFLIGHT_VERSION);
 	jb_key(&j, "boot_id"), jb_string(&j, boot);
 	jb_key(&j, "uid"), jb_string(&j, r->uid);
 	jb_key(&j, "namespace"), jb_string(&j, r->namespace_);
 	jb_key(&j, "name"), jb_string(&j, r->name);
 	jb_key(&j, "cgroup"), jb_string(&j, r->cgroup);
-	jb_key(&j, "signal"), jb_string(&j, r->signal);
-	jb_key(&j, "hard"), jb_bool(&j, r->hard);
-	jb_key(&j, "action"), jb_string(&j, r->exec ? "exec" : "kill");
-	jb_key(&j, "priority"), jb_int(&j, r->priority);
-	jb_key(&j, "grace_usec"), jb_uint(&j, r->grace_usec);
-	jb_key(&j, "usage"), jb_int(&j, r->usage);
-	jb_key(&j, "expected_reclaim"), jb_int(&j, r->expected_reclaim);
 	jb_key(&j, "phase"), jb_string(&j, inflight_phase_to_string(r->phase));
-	jb_key(&j, "started_realtime_usec"), jb_uint(&j, r->started_real_usec);
-	jb_key(&j, "deadline_realtime_usec"), jb_uint(&j, r->deadline_real_usec);
+	jb_key(&j, "failures"), jb_uint(&j, r->failures);
+	jb_key(&j, "retry_monotonic_usec"), jb_uint(&j, r->retry_mono_usec);
+	if (is_evicting(r->phase)) {
+		jb_key(&j, "refused"), jb_bool(&j, r->refused);
+		jb_key(&j, "signal"), jb_string(&j, r->signal);
+		jb_key(&j, "hard"), jb_bool(&j, r->hard);
+		jb_key(&j, "action"), jb_string(&j, r->exec ? "exec" : "kill");
+		jb_key(&j, "priority"), jb_int(&j, r->priority);
+		jb_key(&j, "grace_usec"), jb_uint(&j, r->grace_usec);
+		jb_key(&j, "usage"), jb_int(&j, r->usage);
+		jb_key(&j, "expected_reclaim"), jb_int(&j, r->expected_reclaim);
+		jb_key(&j, "started_realtime_usec"), jb_uint(&j, r->started_real_usec);
+		jb_key(&j, "deadline_realtime_usec"), jb_uint(&j, r->deadline_real_usec);
+	}
+	if (r->has_reclaim) {
+		jb_key(&j, "reclaim");
+		save_reclaim(&j, &r->reclaim);
+	}
 	jb_end_object(&j);
 	k = jb_error(&j);
 	if (k == 0) {
@@ -109,89 +180,213 @@ int inflight_remove(const char *dir, const char *uid)
 	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-static bool get_str(yajl_val root, const char *key, char *buf, size_t size)
+/* --- reading ---------------------------------------------------------------------------------- */
+
+static yajl_val member(yajl_val obj, const char *key)
 {
 	const char *path[] = { key, NULL };
-	yajl_val v = yajl_tree_get(root, path, yajl_t_string);
-	const char *s = YAJL_GET_STRING(v);
+	return obj && YAJL_IS_OBJECT(obj) ? yajl_tree_get(obj, path, yajl_t_any) : NULL;
+}
+
+static bool get_str(yajl_val obj, const char *key, char *buf, size_t size)
+{
+	yajl_val v = member(obj, key);
+	const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
 	if (!s || strlen(s) >= size)
 		return false;
 	memcpy(buf, s, strlen(s) + 1);
 	return true;
 }
 
-static bool get_int(yajl_val root, const char *key, long long min, long long *ret)
+static bool get_int(yajl_val obj, const char *key, long long min, long long *ret)
 {
-	const char *path[] = { key, NULL };
-	yajl_val v = yajl_tree_get(root, path, yajl_t_number);
+	yajl_val v = member(obj, key);
 	if (!v || !YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < min)
 		return false;
 	*ret = YAJL_GET_INTEGER(v);
 	return true;
 }
 
-static bool get_bool(yajl_val root, const char *key, bool *ret)
+/* An integer, or null (known = false). */
+static bool get_int_or_null(yajl_val obj, const char *key, int64_t *ret, bool *known)
 {
-	const char *path[] = { key, NULL };
-	yajl_val v = yajl_tree_get(root, path, yajl_t_any);
+	yajl_val v = member(obj, key);
+	if (v && YAJL_IS_NULL(v)) {
+		*known = false;
+		*ret = 0;
+		return true;
+	}
+	long long x;
+	if (!get_int(obj, key, LLONG_MIN, &x))
+		return false;
+	*ret = x;
+	*known = true;
+	return true;
+}
+
+static bool get_bool(yajl_val obj, const char *key, bool *ret)
+{
+	yajl_val v = member(obj, key);
 	if (!v || !(YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v)))
 		return false;
 	*ret = YAJL_IS_TRUE(v);
 	return true;
 }
 
-/* Returns NULL (record filled) or what is wrong. */
-static const char *parse_record(const char *text, const char *boot, inflight_record *r)
+static const char *parse_eviction(yajl_val root, inflight_record *r)
+{
+	char action[8];
+	long long prio, grace, usage, reclaim, started, deadline;
+	if (!get_str(root, "namespace", r->namespace_, sizeof(r->namespace_)) ||
+	    !get_str(root, "name", r->name, sizeof(r->name)) || !get_str(root, "signal", r->signal, sizeof(r->signal)))
+		return "namespace, name or signal missing";
+	if (!get_bool(root, "hard", &r->hard))
+		return "hard missing";
+	if (!get_str(root, "action", action, sizeof(action)) || (strcmp(action, "kill") != 0 && strcmp(action, "exec") != 0))
+		return "action missing or invalid";
+	if (!get_int(root, "priority", INT32_MIN, &prio) || prio > INT32_MAX || !get_int(root, "grace_usec", 0, &grace) ||
+	    !get_int(root, "usage", -1, &usage) || !get_int(root, "expected_reclaim", -1, &reclaim) ||
+	    !get_int(root, "started_realtime_usec", 0, &started) || !get_int(root, "deadline_realtime_usec", 0, &deadline))
+		return "a number is missing or out of range";
+	r->exec = action[0] == 'e';
+	r->priority = (int32_t)prio;
+	r->grace_usec = (uint64_t)grace;
+	r->usage = usage;
+	r->expected_reclaim = reclaim;
+	r->started_real_usec = (uint64_t)started;
+	r->deadline_real_usec = (uint64_t)deadline;
+	return NULL;
+}
+
+static const char *parse_parts(yajl_val parts, reclaim_entry *e)
+{
+	if (!parts || !YAJL_IS_OBJECT(parts))
+		return "reclaim: parts missing";
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
+		yajl_val o = member(parts, part_keys[p]);
+		char *path = p == RECLAIM_PART_CGROUP ? NULL : p == RECLAIM_PART_VOLUMES ? e->volumes : e->logs;
+		char cg[PATH_MAX] = "";
+		long long b = -1, i = -1;
+		if (!o || !YAJL_IS_OBJECT(o) || !get_bool(o, "back", &e->part_back[p]))
+			return "reclaim: a part is missing or has no \"back\"";
+		if (!get_str(o, "path", path ? path : cg, PATH_MAX))
+			return "reclaim: a part's path is missing or too long";
+		if (path && path[0] && path[0] != '/')
+			return "reclaim: a part's path is not absolute";
+		if (!path && strcmp(cg, e->cgroup) != 0)
+			return "reclaim: the cgroup part is not the record's cgroup";
+		if (path && (!get_int(o, "bytes", -1, &b) || !get_int(o, "inodes", -1, &i)))
+			return "reclaim: a part's bytes or inodes are missing or out of range";
+		e->part_bytes[p] = b;
+		e->part_inodes[p] = i;
+	}
+	return NULL;
+}
+
+static const char *parse_signals(yajl_val sigs, reclaim_entry *e)
+{
+	if (!sigs || !YAJL_IS_OBJECT(sigs))
+		return "reclaim: signals missing";
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		yajl_val o = member(sigs, signal_name((evictd_signal)s));
+		long long x;
+		e->expected[s] = -1;
+		if (!o)
+			continue; /* not known to the writer: nothing expected, nothing observed */
+		if (!YAJL_IS_OBJECT(o) || !get_int(o, "expected", -1, &x) ||
+		    !get_int_or_null(o, "observed", &e->observed[s], &e->observed_known[s]) ||
+		    !get_int_or_null(o, "base", &e->base[s], &e->base_known[s]) ||
+		    !get_int_or_null(o, "gone", &e->gone[s], &e->gone_known[s]) || !get_bool(o, "relieved", &e->relieved[s]))
+			return "reclaim: a signal's expected, observed, base, gone or relieved is missing or invalid";
+		e->expected[s] = x;
+	}
+	return NULL;
+}
+
+static const char *parse_reclaim(yajl_val o, const inflight_record *r, reclaim_entry *e)
+{
+	char sig[64];
+	long long gone, deadline, rekills;
+	memset(e, 0, sizeof(*e));
+	memcpy(e->uid, r->uid, strlen(r->uid) + 1);
+	memcpy(e->cgroup, r->cgroup, strlen(r->cgroup) + 1);
+	if (!YAJL_IS_OBJECT(o))
+		return "reclaim is not an object";
+	if (!get_str(o, "pod", e->pod, sizeof(e->pod)) || !get_str(o, "signal", sig, sizeof(sig)) ||
+	    (e->signal = signal_from_name(sig)) == _SIGNAL_INVALID)
+		return "reclaim: pod or signal missing or invalid";
+	if (!get_bool(o, "hard", &e->hard) || !get_bool(o, "dry_run", &e->dry_run) ||
+	    !get_bool(o, "reclaiming", &e->reclaiming) || !get_bool(o, "bound_set", &e->bound_set))
+		return "reclaim: hard, dry_run, reclaiming or bound_set missing";
+	if (!get_int(o, "gone_monotonic_usec", 0, &gone) || !get_int(o, "deadline_monotonic_usec", 0, &deadline) ||
+	    !get_int(o, "rekills", 0, &rekills) || rekills > UINT32_MAX)
+		return "reclaim: a time or count is missing or out of range";
+	const char *why = parse_parts(member(o, "parts"), e);
+	if (!why)
+		why = parse_signals(member(o, "signals"), e);
+	e->gone_usec = (uint64_t)gone;
+	e->deadline_usec = (uint64_t)deadline;
+	e->rekills = (unsigned)rekills;
+	return why;
+}
+
+const char *inflight_parse(const char *text, const char *boot, inflight_record *r)
 {
 	char err[128];
+	memset(r, 0, sizeof(*r));
 	yajl_val root = yajl_tree_parse(text, err, sizeof(err));
 	if (!root)
 		return "not valid JSON";
 	const char *why = NULL;
-	char rec_boot[40], phase[16], action[8];
-	long long prio, grace, usage, reclaim, started, deadline;
-	if (!get_str(root, "boot_id", rec_boot, sizeof(rec_boot)))
+	char rec_boot[40], phase[16];
+	long long version = 1, failures = 0, retry = 0;
+	if (!YAJL_IS_OBJECT(root))
+		why = "not a JSON object";
+	else if (member(root, "version") && !get_int(root, "version", 1, &version))
+		why = "version invalid";
+	else if (!get_str(root, "boot_id", rec_boot, sizeof(rec_boot)))
 		why = "boot_id missing";
 	else if (!boot[0] || strcmp(rec_boot, boot) != 0)
 		why = "written before the last reboot";
 	else if (!get_str(root, "uid", r->uid, sizeof(r->uid)) || !inflight_uid_valid(r->uid))
 		why = "uid missing or invalid";
-	else if (!get_str(root, "namespace", r->namespace_, sizeof(r->namespace_)) ||
-	         !get_str(root, "name", r->name, sizeof(r->name)) ||
-	         !get_str(root, "signal", r->signal, sizeof(r->signal)))
-		why = "namespace, name or signal missing";
 	else if (!get_str(root, "cgroup", r->cgroup, sizeof(r->cgroup)) || r->cgroup[0] != '/')
 		why = "cgroup missing or not an absolute path";
-	else if (!get_bool(root, "hard", &r->hard))
-		why = "hard missing";
-	else if (!get_str(root, "action", action, sizeof(action)) ||
-	         (strcmp(action, "kill") != 0 && strcmp(action, "exec") != 0))
-		why = "action missing or invalid";
-	else if (!get_int(root, "priority", INT32_MIN, &prio) || prio > INT32_MAX ||
-	         !get_int(root, "grace_usec", 0, &grace) || !get_int(root, "usage", -1, &usage) ||
-	         !get_int(root, "expected_reclaim", -1, &reclaim) ||
-	         !get_int(root, "started_realtime_usec", 0, &started) ||
-	         !get_int(root, "deadline_realtime_usec", 0, &deadline))
-		why = "a number is missing or out of range";
 	else if (!get_str(root, "phase", phase, sizeof(phase)))
 		why = "phase missing";
 	else {
 		why = "unknown phase";
-		for (unsigned i = 0; i < 3; i++)
+		for (unsigned i = 0; i < _INFLIGHT_PHASE_MAX; i++)
 			if (strcmp(phase, phase_names[i]) == 0) {
 				r->phase = (inflight_phase)i;
 				why = NULL;
 			}
 	}
-	if (!why) {
-		r->exec = action[0] == 'e';
-		r->priority = (int32_t)prio;
-		r->grace_usec = (uint64_t)grace;
-		r->usage = usage;
-		r->expected_reclaim = reclaim;
-		r->started_real_usec = (uint64_t)started;
-		r->deadline_real_usec = (uint64_t)deadline;
+	r->version = version > INFLIGHT_VERSION ? INFLIGHT_VERSION : (unsigned)version;
+	if (!why && r->version == 1 && !is_evicting(r->phase))
+		why = "unknown phase";
+	if (!why && r->version >= 2 &&
+	    (!get_int(root, "failures", 0, &failures) || failures > UINT32_MAX ||
+	     !get_int(root, "retry_monotonic_usec", 0, &retry)))
+		why = "failures or retry_monotonic_usec missing or out of range";
+	if (!why && is_evicting(r->phase))
+		why = parse_eviction(root, r);
+	if (!why && r->version >= 2 && is_evicting(r->phase) && member(root, "refused") && !get_bool(root, "refused", &r->refused))
+		why = "refused is not a boolean";
+	yajl_val rec = member(root, "reclaim");
+	if (!why && r->version >= 2 && rec) {
+		r->has_reclaim = true;
+		why = parse_reclaim(rec, r, &r->reclaim);
 	}
+	if (!why && r->phase == INFLIGHT_RECLAIMING && (!r->has_reclaim || !r->reclaim.reclaiming))
+		why = "phase reclaiming without a reclaiming reclaim";
+	if (!why && !is_evicting(r->phase)) {
+		/* names for the messages, when the record has them */
+		(void)get_str(root, "namespace", r->namespace_, sizeof(r->namespace_));
+		(void)get_str(root, "name", r->name, sizeof(r->name));
+	}
+	r->failures = (unsigned)failures;
+	r->retry_mono_usec = (uint64_t)retry;
 	yajl_tree_free(root);
 	return why;
 }
@@ -238,14 +433,14 @@ int inflight_load(const char *dir, void (*fn)(const inflight_record *r, void *us
 		}
 		if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".json") != 0)
 			continue;
-		memset(r, 0, sizeof(*r));
 		const char *why = read_record(dirfd(d), de->d_name, text, RECORD_MAX_BYTES);
 		if (!why)
-			why = parse_record(text, boot, r);
+			why = inflight_parse(text, boot, r);
 		if (!why && (n - 5 != strlen(r->uid) || strncmp(de->d_name, r->uid, n - 5) != 0))
 			why = "file name does not match its uid";
 		if (why) {
-			log_msg(LOG_WARNING, "In-flight eviction record %s/%s discarded: %s", dir, de->d_name, why);
+			log_msg(LOG_WARNING, "Victim record %s/%s discarded: %s; what it held about the pod (eviction, "
+			        "pending reclaim, back-off) is not carried over", dir, de->d_name, why);
 			(void)unlinkat(dirfd(d), de->d_name, 0);
 			continue;
 		}

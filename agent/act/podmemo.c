@@ -21,6 +21,7 @@ typedef struct memo_entry {
 	bool done;
 	bool dry;           /* "evicted" in a dry run: its processes run on, by design */
 	bool restart_said;  /* processes reappeared after the eviction: reported once */
+	bool refused_in_flight; /* refused while its eviction ran: its end does not make it "done" */
 	unsigned failures;
 	uint64_t retry_at;
 } memo_entry;
@@ -57,12 +58,12 @@ static memo_entry *find(const pod_memo *m, const char *uid)
 	return NULL;
 }
 
-static memo_entry *find_or_add(pod_memo *m, const evict_info *i)
+static memo_entry *find_or_add_uid(pod_memo *m, const char *uid, const char *cgroup)
 {
-	memo_entry *e = find(m, i->uid);
+	memo_entry *e = find(m, uid);
 	if (e)
 		return e;
-	if (m->n == MEMO_MAX || strlen(i->uid) >= POD_UID_MAX)
+	if (m->n == MEMO_MAX || strlen(uid) >= POD_UID_MAX || strlen(cgroup) >= PATH_MAX)
 		return NULL;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 16;
@@ -74,9 +75,14 @@ static memo_entry *find_or_add(pod_memo *m, const evict_info *i)
 	}
 	e = &m->e[m->n++];
 	memset(e, 0, sizeof(*e));
-	snprintf(e->uid, sizeof(e->uid), "%s", i->uid);
-	snprintf(e->cgroup, sizeof(e->cgroup), "%s", i->cgroup_path);
+	snprintf(e->uid, sizeof(e->uid), "%s", uid);
+	snprintf(e->cgroup, sizeof(e->cgroup), "%s", cgroup);
 	return e;
+}
+
+static memo_entry *find_or_add(pod_memo *m, const evict_info *i)
+{
+	return find_or_add_uid(m, i->uid, i->cgroup_path);
 }
 
 static memo_verdict failed(memo_entry *e, uint64_t now, uint64_t backoff_usec, uint64_t backoff_max_usec,
@@ -105,6 +111,42 @@ memo_verdict pod_memo_refused(pod_memo *m, const char *uid, uint64_t now, uint64
 	return failed(e, now, backoff_usec, backoff_max_usec, ret_retry_usec);
 }
 
+memo_verdict pod_memo_refused_in_flight(pod_memo *m, const char *uid, const char *cgroup, uint64_t now,
+                                        uint64_t backoff_usec, uint64_t backoff_max_usec, uint64_t *ret_retry_usec)
+{
+	memo_entry *e = m && uid && cgroup ? find_or_add_uid(m, uid, cgroup) : NULL;
+	if (!e || e->dry)
+		return MEMO_IGNORED;
+	e->restart_said = false;
+	e->refused_in_flight = true;
+	return failed(e, now, backoff_usec, backoff_max_usec, ret_retry_usec);
+}
+
+bool pod_memo_get(const pod_memo *m, const char *uid, pod_memo_state *ret)
+{
+	const memo_entry *e = m && uid ? find(m, uid) : NULL;
+	if (!e)
+		return false;
+	*ret = (pod_memo_state){ .done = e->done, .refused_in_flight = e->refused_in_flight, .dry = e->dry,
+		                 .failures = e->failures, .retry_at = e->retry_at, .cgroup = e->cgroup };
+	return true;
+}
+
+int pod_memo_restore(pod_memo *m, const char *uid, const char *cgroup, const pod_memo_state *st)
+{
+	if (!m || !uid || !*uid || !cgroup || !st)
+		return -EINVAL;
+	memo_entry *e = find_or_add_uid(m, uid, cgroup);
+	if (!e)
+		return m->n == MEMO_MAX ? -ENOSPC : -ENOMEM;
+	e->done = st->done && !st->refused_in_flight;
+	e->refused_in_flight = st->refused_in_flight;
+	e->dry = false;
+	e->failures = st->failures;
+	e->retry_at = e->done ? 0 : st->retry_at;
+	return 0;
+}
+
 memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, uint64_t backoff_usec,
                                uint64_t backoff_max_usec, uint64_t *ret_retry_usec)
 {
@@ -123,10 +165,15 @@ memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, u
 	case EVICT_EMPTY:
 	case EVICT_GONE: {
 		memo_entry *e = find_or_add(m, i);
+		if (e && e->refused_in_flight) {
+			/* the API server refused it meanwhile: killed once, but not evicted in its eyes */
+			e->refused_in_flight = false;
+			return MEMO_IGNORED;
+		}
 		if (e) {
+			/* the failure count stays: a pod refused again later waits twice as long (issue 29) */
 			e->done = true;
 			e->dry = false;
-			e->failures = 0;
 			e->retry_at = 0;
 		}
 		return MEMO_DONE;
@@ -136,6 +183,10 @@ memo_verdict pod_memo_finished(pod_memo *m, const evict_info *i, uint64_t now, u
 		memo_entry *e = find_or_add(m, i);
 		if (!e)
 			return MEMO_FIRST_FAILURE;
+		if (e->refused_in_flight) {
+			e->refused_in_flight = false; /* counted already, when refused */
+			return MEMO_REPEATED_FAILURE;
+		}
 		return failed(e, now, backoff_usec, backoff_max_usec, ret_retry_usec);
 	}
 	default:
@@ -161,14 +212,19 @@ static bool repopulated(const memo_entry *e)
 	return r;
 }
 
-void pod_memo_prune(pod_memo *m, const snapshot *snap, pod_memo_restarted_fn fn, void *userdata)
+void pod_memo_prune(pod_memo *m, const snapshot *snap, pod_memo_restarted_fn fn, pod_memo_forgot_fn forgot,
+                    void *userdata)
 {
 	if (!m || !snap)
 		return;
 	for (size_t i = 0; i < m->n;) {
 		memo_entry *e = &m->e[i];
 		if (!in_snapshot(snap, e->uid)) {
+			char uid[POD_UID_MAX];
+			snprintf(uid, sizeof(uid), "%s", e->uid);
 			m->e[i] = m->e[--m->n];
+			if (forgot)
+				forgot(uid, userdata);
 			continue;
 		}
 		if (e->done && !e->dry && fn && repopulated(e)) {

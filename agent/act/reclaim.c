@@ -48,31 +48,55 @@ static void remove_at(reclaim_set *r, size_t i)
 	r->n--;
 }
 
+static reclaim_entry *slot_for(reclaim_set *r, const reclaim_entry *e, int *ret)
+{
+	*ret = -EINVAL;
+	if (!r || !e || !e->uid[0] || !e->cgroup[0])
+		return NULL;
+	reclaim_entry *x = find(r, e->uid);
+	if (x)
+		return x;
+	*ret = -ENOSPC;
+	if (r->n == RECLAIM_MAX)
+		return NULL;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		reclaim_entry *n = realloc(r->e, cap * sizeof(*n));
+		*ret = -ENOMEM;
+		if (!n)
+			return NULL;
+		r->e = n;
+		r->cap = cap;
+	}
+	return &r->e[r->n++];
+}
+
 int reclaim_arm(reclaim_set *r, const reclaim_entry *e)
 {
-	if (!r || !e || !e->uid[0] || !e->cgroup[0])
-		return -EINVAL;
-	reclaim_entry *x = find(r, e->uid);
-	if (!x) {
-		if (r->n == RECLAIM_MAX)
-			return -ENOSPC;
-		if (r->n == r->cap) {
-			size_t cap = r->cap ? r->cap * 2 : 8;
-			reclaim_entry *n = realloc(r->e, cap * sizeof(*n));
-			if (!n)
-				return -ENOMEM;
-			r->e = n;
-			r->cap = cap;
-		}
-		x = &r->e[r->n++];
-	}
+	int k;
+	reclaim_entry *x = slot_for(r, e, &k);
+	if (!x)
+		return k;
 	*x = *e;
+	memcpy(x->base, x->observed, sizeof(x->base));
+	memcpy(x->base_known, x->observed_known, sizeof(x->base_known));
 	x->reclaiming = false;
 	x->gone_usec = x->deadline_usec = 0;
 	x->rekills = 0;
 	x->rekill_error = 0;
 	memset(x->relieved, 0, sizeof(x->relieved));
+	memset(x->part_back, 0, sizeof(x->part_back));
 	x->bound_set = false;
+	return 0;
+}
+
+int reclaim_restore(reclaim_set *r, const reclaim_entry *e)
+{
+	int k;
+	reclaim_entry *x = slot_for(r, e, &k);
+	if (!x)
+		return k;
+	*x = *e;
 	return 0;
 }
 
@@ -125,6 +149,48 @@ uint64_t reclaim_next_deadline(const reclaim_set *r)
 	return t;
 }
 
+const char *reclaim_part_name(reclaim_part p)
+{
+	switch (p) {
+	case RECLAIM_PART_CGROUP:  return "pod cgroup";
+	case RECLAIM_PART_VOLUMES: return "emptyDir volumes";
+	case RECLAIM_PART_LOGS:    return "container logs";
+	default:                   return "?";
+	}
+}
+
+const char *reclaim_part_path(const reclaim_entry *e, reclaim_part p)
+{
+	return p == RECLAIM_PART_CGROUP ? e->cgroup : p == RECLAIM_PART_VOLUMES ? e->volumes
+	     : p == RECLAIM_PART_LOGS   ? e->logs   : "";
+}
+
+bool reclaim_part_tracked(const reclaim_entry *e, reclaim_part p)
+{
+	return p >= 0 && p < _RECLAIM_PART_MAX && reclaim_part_path(e, p)[0] != '\0';
+}
+
+static bool disk_signal(evictd_signal s)
+{
+	evictd_rank_kind k = signal_rank_kind(s);
+	return k == RANK_DISK || k == RANK_INODES;
+}
+
+unsigned reclaim_signal_parts(const reclaim_entry *e, evictd_signal s)
+{
+	if (!disk_signal(s))
+		return 1u << RECLAIM_PART_CGROUP;
+	unsigned m = 0;
+	if (reclaim_part_tracked(e, RECLAIM_PART_VOLUMES))
+		m |= 1u << RECLAIM_PART_VOLUMES;
+	if (reclaim_part_tracked(e, RECLAIM_PART_LOGS))
+		m |= 1u << RECLAIM_PART_LOGS;
+	/* no directory known: the kubelet's own test, the cgroup (the volumes go before it) */
+	if (!m)
+		m = 1u << RECLAIM_PART_CGROUP;
+	return m;
+}
+
 /* A restarted container in a victim: the kill is the eviction's, carried on (no new decision). */
 static int kill_again(int fd)
 {
@@ -134,78 +200,123 @@ static int kill_again(int fd)
 	return k < 0 ? k : 0;
 }
 
-unsigned reclaim_check(reclaim_set *r, uint64_t now,
+static bool cgroup_back(reclaim_entry *x)
+{
+	int fd = cgfs_open_dir_beneath(AT_FDCWD, x->cgroup);
+	if (fd == -ENOENT)
+		return true;
+	if (fd >= 0 && !x->dry_run && cg_populated(fd) == 1) {
+		x->rekill_error = kill_again(fd);
+		x->rekills++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return false;
+}
+
+/* Marks the parts that came back since the last look; returns them, a bit each. */
+static unsigned look(reclaim_entry *x, reclaim_probe_fn probe, void *probe_data)
+{
+	unsigned back = 0;
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
+		reclaim_part part = (reclaim_part)p;
+		if (x->part_back[p])
+			continue;
+		if (!reclaim_part_tracked(x, part))
+			x->part_back[p] = true;
+		else if (part == RECLAIM_PART_CGROUP)
+			x->part_back[p] = cgroup_back(x);
+		else if (probe) {
+			int k = probe(part, reclaim_part_path(x, part), probe_data);
+			x->part_back[p] = k == 0 || k == -ENOENT;
+		}
+		if (x->part_back[p] && reclaim_part_tracked(x, part))
+			back |= 1u << p;
+	}
+	return back;
+}
+
+static bool all_back(const reclaim_entry *x)
+{
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++)
+		if (!x->part_back[p])
+			return false;
+	return true;
+}
+
+unsigned reclaim_check(reclaim_set *r, uint64_t now, reclaim_probe_fn probe, void *probe_data,
                        void (*fn)(reclaim_event what, const reclaim_entry *e, void *userdata), void *userdata)
 {
-	unsigned removed = 0;
+	unsigned changed = 0;
 	for (size_t i = 0; r && i < r->n;) {
 		reclaim_entry *x = &r->e[i];
 		if (!x->reclaiming) {
 			i++;
 			continue;
 		}
-		int fd = cgfs_open_dir_beneath(AT_FDCWD, x->cgroup);
-		if (fd == -ENOENT) {
+		unsigned rekills = x->rekills;
+		unsigned back = look(x, probe, probe_data);
+		x->just_back = back;
+		if (rekills == 0 && x->rekills > 0 && fn)
+			fn(RECLAIM_REKILLED, x, userdata);
+		if (all_back(x) || now >= x->deadline_usec) {
 			if (fn)
-				fn(RECLAIM_DONE, x, userdata);
+				fn(all_back(x) ? RECLAIM_DONE : RECLAIM_TIMEOUT, x, userdata);
+			changed += back != 0;
 			remove_at(r, i);
-			removed++;
 			continue;
 		}
-		if (fd >= 0 && !x->dry_run && cg_populated(fd) == 1) {
-			x->rekill_error = kill_again(fd);
-			if (x->rekills++ == 0 && fn)
-				fn(RECLAIM_REKILLED, x, userdata);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (now >= x->deadline_usec) {
+		if (back) {
 			if (fn)
-				fn(RECLAIM_TIMEOUT, x, userdata);
-			remove_at(r, i);
-			removed++;
-			continue;
+				fn(RECLAIM_PART_BACK, x, userdata);
+			changed++;
 		}
 		i++;
 	}
-	return removed;
+	return changed;
 }
 
-void reclaim_pending(const reclaim_set *r, int64_t amount[_SIGNAL_MAX], unsigned pods[_SIGNAL_MAX],
-                     bool unknown[_SIGNAL_MAX], int64_t bound[_SIGNAL_MAX])
+/* What the entry's outstanding parts still hold for signal s: -1 unknown, 0 when none is outstanding. */
+static int64_t outstanding(const reclaim_entry *x, evictd_signal s, bool *any)
 {
-	for (int s = 0; s < _SIGNAL_MAX; s++) {
-		amount[s] = 0;
-		pods[s] = 0;
-		unknown[s] = false;
-		bound[s] = 0;
+	unsigned m = reclaim_signal_parts(x, s);
+	int64_t sum = 0;
+	*any = false;
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
+		if (!(m & (1u << p)) || x->part_back[p])
+			continue;
+		*any = true;
+		int64_t a = !disk_signal(s) || p == RECLAIM_PART_CGROUP ? x->expected[s]
+		          : s == SIGNAL_NODEFS_INODES_FREE ? x->part_inodes[p] : x->part_bytes[p];
+		if (a < 0 || sum < 0)
+			sum = -1;
+		else
+			sum += a;
 	}
+	return sum;
+}
+
+void reclaim_pending(const reclaim_set *r, pending_reclaim *p)
+{
 	for (size_t i = 0; r && i < r->n; i++) {
 		const reclaim_entry *x = &r->e[i];
 		if (!x->reclaiming)
 			continue;
 		for (int s = 0; s < _SIGNAL_MAX; s++) {
-			if (x->relieved[s])
+			bool any;
+			int64_t a = outstanding(x, (evictd_signal)s, &any);
+			if (x->relieved[s] || !any)
 				continue;
-			if (x->expected[s] >= 0)
-				amount[s] += x->expected[s];
-			else
-				unknown[s] = true;
-			pods[s]++;
-			/* without a value to tell new pressure from this pod's, any reading counts as new */
-			bool psi = signal_is_psi((evictd_signal)s);
-			int64_t b = x->bound_set && x->gone_known[s] ? x->gone[s]
-			          : x->observed_known[s]              ? x->observed[s]
-			          : psi                               ? INT64_MIN
-			                                              : INT64_MAX;
-			if (pods[s] == 1 || (psi ? b > bound[s] : b < bound[s]))
-				bound[s] = b;
+			bool gone = x->bound_set && x->gone_known[s];
+			pending_reclaim_add(p, (evictd_signal)s, a, gone || x->observed_known[s],
+			                    gone ? x->gone[s] : x->observed[s]);
 		}
 	}
 }
 
-void reclaim_observe(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX])
+unsigned reclaim_observe(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX])
 {
+	unsigned n = 0;
 	for (size_t i = 0; r && i < r->n; i++) {
 		reclaim_entry *x = &r->e[i];
 		if (!x->reclaiming || x->bound_set)
@@ -215,16 +326,52 @@ void reclaim_observe(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const
 			x->gone_known[s] = known[s];
 		}
 		x->bound_set = true;
+		n++;
 	}
+	return n;
 }
 
-void reclaim_signal_relieved(reclaim_set *r, evictd_signal s)
+unsigned reclaim_signal_relieved(reclaim_set *r, evictd_signal s)
 {
+	unsigned n = 0;
 	if (s < 0 || s >= _SIGNAL_MAX)
-		return;
+		return 0;
 	for (size_t i = 0; r && i < r->n; i++)
-		if (r->e[i].reclaiming)
+		if (r->e[i].reclaiming && !r->e[i].relieved[s]) {
 			r->e[i].relieved[s] = true;
+			n++;
+		}
+	return n;
+}
+
+unsigned reclaim_rebase(reclaim_set *r, const int64_t available[_SIGNAL_MAX], const bool known[_SIGNAL_MAX])
+{
+	unsigned n = 0;
+	for (size_t i = 0; r && i < r->n; i++) {
+		reclaim_entry *x = &r->e[i];
+		if (!x->reclaiming || x->just_back)
+			continue; /* its own parts came back: the change is (partly) its own */
+		for (int s = 0; s < _SIGNAL_MAX; s++) {
+			x->base[s] = available[s];
+			x->base_known[s] = known[s];
+		}
+		n++;
+	}
+	return n;
+}
+
+int reclaim_measured(const reclaim_entry *e, evictd_signal s, bool now_known, int64_t now, int64_t *ret)
+{
+	if (s < 0 || s >= _SIGNAL_MAX || !now_known)
+		return -1;
+	/* without a value at the choice (a version 1 record): from the value once it was gone */
+	if (e->base_known[s])
+		*ret = now - e->base[s];
+	else if (e->bound_set && e->gone_known[s])
+		*ret = now - e->gone[s];
+	else
+		return -1;
+	return 0;
 }
 
 void reclaim_foreach(const reclaim_set *r, void (*fn)(const reclaim_entry *e, void *userdata), void *userdata)

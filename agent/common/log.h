@@ -95,7 +95,9 @@
 #define FIELD_RECLAIMED      "EVICTD_RECLAIMED"      /* the signal's measured change, in its unit */
 #define FIELD_THRESHOLDS     "EVICTD_THRESHOLDS"     /* the thresholds in force, after a (re)load */
 #define FIELD_FILE           "EVICTD_FILE"           /* a pod's statistics file ("." = its cgroup) */
-#define FIELD_DISK_BYTES     "EVICTD_DISK_BYTES"     /* a pod's nodefs usage (logs + emptyDir) */
+#define FIELD_DISK_BYTES     "EVICTD_DISK_BYTES"     /* a pod's usage for the disk signal, as the layout says:
+                                                       * nodefs emptyDir + logs (+ writable layers on one disk),
+                                                       * imagefs writable layers (+ logs on one disk) */
 #define FIELD_DISK_INODES    "EVICTD_DISK_INODES"
 #define FIELD_IMAGES         "EVICTD_IMAGES"         /* node-level reclaim: the images removed (tags or ids) */
 #define FIELD_IMAGES_COUNT   "EVICTD_IMAGES_COUNT"

@@ -207,7 +207,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	}
 	const pending_reclaim *pr = in->pending;
 	bool worse = false;
-	if (pr && pr->pods[s]) {
+	if (pr && pr->sources[s]) {
 		pending += pr->amount[s];
 		worse = signal_is_psi(s) ? o->available > pr->bound[s] : o->available < pr->bound[s];
 		if (!worse)
@@ -237,6 +237,16 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 			d->node_covered[s] = true;
 		return 0;
 	}
+
+	/* what every candidate of the ranking together would give back (pods within their requests too) */
+	int64_t whole = 0;
+	for (size_t i = 0; estimable && i < d->n_ranked; i++) {
+		const ranked_pod *rp = &rank[i];
+		int64_t r = rp->candidate && !chosen_already(d, rp->pod) ? pod_expected_reclaim(s, &snap->pods[rp->pod]) : 0;
+		if (r > 0)
+			whole += r;
+	}
+	bool ranking_covers = whole >= need;
 
 	bool first_exceeds = false;
 	size_t taken = 0, first = d->n_evict;
@@ -276,10 +286,14 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 			need -= r;
 	}
 	/*
-	 * Not covered even by every pod the walk could take: evicting them all would not end the
-	 * pressure either (it comes from elsewhere), so one pod, then measure again after its reclaim.
+	 * Short of the need after every pod the walk may take (it stops where pods within their
+	 * requests begin). When the whole ranking could cover the need, the walk's pods all go in this
+	 * batch — each of them must go anyway, and waiting for each one's reclaim under memory pressure
+	 * invites the OOM killer — and the next step is chosen after measuring again. Only when even
+	 * every candidate together cannot cover it (the pressure comes from outside the pods) would
+	 * evicting them all not end it either: one pod, the kubelet's step, then measure again.
 	 */
-	if (need > 0 && taken > 1)
+	if (need > 0 && taken > 1 && !ranking_covers)
 		d->n_evict = first + 1;
 	return 0;
 }

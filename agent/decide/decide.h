@@ -18,8 +18,12 @@
  * PSI; nodefs with no measurement) or is zero or only a lower bound, that pod ends the batch,
  * and no pod is chosen while an eviction of unpredictable effect is in flight. Pods evicted and
  * still reclaiming (decide_input.pending) count the same way with what they were expected to give
- * back when chosen. When even every candidate together cannot cover the need, one pod is chosen
- * (the kubelet's step): a batch of more than one needs expected reclaim that covers the need.
+ * back when chosen (pending.h). The batch rule: the walk takes pods exceeding their requests
+ * first and stops where pods within their requests begin; when what it may take cannot cover the
+ * need but the whole ranking (pods within their requests included) can, the walk's pods all go in
+ * one batch and the next step is chosen after measuring again; only when even every candidate
+ * together cannot cover the need (the pressure comes from outside the pods) is one pod chosen,
+ * the kubelet's step.
  * nodefs.inodesFree ranks by inodes with no request (deviation from the kubelet, which
  * subtracts the byte request from the inode count): a pod "exceeds" when it uses any inode.
  * Pods within their requests are not taken in the same decision as pods exceeding them.
@@ -32,6 +36,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "pending.h"
 #include "snapshot.h"
 #include "thresholds.h"
 
@@ -66,19 +71,7 @@ typedef struct decision {
 	bool node_covered[_SIGNAL_MAX]; /* actionable, but node-level reclaim's pending covers the need */
 } decision;
 
-/*
- * What pods evicted already (their processes gone) but not reclaimed yet will give back, per
- * signal (act/reclaim.h fills it; DESIGN §5 "Reclaim"). While such a pod reclaims, a signal is held
- * unless it falls below its value once that pod's processes were gone (bound): only then is there
- * new pressure, acted on at once for what the pending reclaim does not cover — a known amount
- * counts as if it were available already; an unknown one covers nothing beyond the bound.
- */
-typedef struct pending_reclaim {
-	int64_t amount[_SIGNAL_MAX];  /* sum of the known expected reclaims, in the signal's unit */
-	unsigned pods[_SIGNAL_MAX];   /* reclaiming pods counted for the signal */
-	bool unknown[_SIGNAL_MAX];    /* one of them has an unknown reclaim for the signal */
-	int64_t bound[_SIGNAL_MAX];   /* the signal's worst value once one of them was gone */
-} pending_reclaim;
+/* What the node is about to get back without another eviction, per signal: pending.h. */
 
 /*
  * The kubelet's node-level reclaim before a disk eviction (decide/noderec.h computes it, the daemon
@@ -100,7 +93,7 @@ typedef struct decide_input {
 	const char *const *skip_uids;     /* pods not to choose (evicted already, in retry back-off)... */
 	const char *const *skip_why;      /* ...and why (static strings); their reclaim does not count */
 	size_t n_skip;
-	const pending_reclaim *pending;   /* NULL: nothing is reclaiming */
+	const pending_reclaim *pending;   /* NULL: nothing is pending (pods reclaiming) */
 	const node_reclaim_input *node;   /* NULL: no container runtime (no node-level reclaim) */
 	bool rank_all; /* compute every ranking, even with nothing actionable (--once, status) */
 } decide_input;

@@ -25,8 +25,10 @@
 #include "kube-spool.h"
 #include "log.h"
 #include "outcome.h"
+#include "poddisk.h"
 #include "spool.h"
 #include "status-out.h"
+#include "victims.h"
 
 static void schedule_tick(evictd_daemon *d, uint64_t usec)
 {
@@ -63,6 +65,8 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 	}
 	if (v != MEMO_REPEATED_FAILURE) /* a pod failing again and again is reported once */
 		evict_log(what, info);
+	if (what == EVICT_EVENT_FINISHED && !info->dry_run)
+		runtime_forget_listing(d->rt);
 	if (v == MEMO_FIRST_FAILURE)
 		log_msg(LOG_NOTICE, "The eviction of %s%s%s is retried in %" PRIu64 "s at the earliest (the wait doubles "
 		                  "up to %" PRIu64 "s; further failures are not logged); other pods are chosen meanwhile",
@@ -101,9 +105,21 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 		if (sd)
 			snprintf(sd->reclaim, sizeof(sd->reclaim), "pending");
 	}
+	/* What follows the eviction replaces its record; a command's wait handed over at a stop keeps
+	 * its record, so that the next evictd waits for the pod again (and counts its reclaim). */
+	if (what == EVICT_EVENT_FINISHED && info->outcome != EVICT_HANDED_OVER)
+		victims_sync(d, info->uid);
 	d->dirty = true;
 	if (d->stopping && what == EVICT_EVENT_FINISHED && evictor_count(d->ev) == 0)
 		(void)sd_event_exit(d->event, 0);
+}
+
+/* A reclaiming pod's directory on nodefs: is what was counted in it still there? (reclaim.h) */
+static int probe_part(reclaim_part part, const char *path, void *userdata)
+{
+	evictd_daemon *d = userdata;
+	(void)part;
+	return poddisk_files_left(path, d->cfg->pod_disk_walk_limit);
 }
 
 /* A reclaiming pod's news: logged, counted, and its decision in status.json completed. */
@@ -114,8 +130,12 @@ static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdat
 	const signal_obs *o = &d->node.s[e->signal];
 	evict_log_reclaim(what, e, o->known, o->available, now);
 	d->dirty = true;
-	if (what == RECLAIM_REKILLED)
+	if (what == RECLAIM_PART_BACK)
+		victims_sync(d, e->uid);
+	if (what == RECLAIM_REKILLED || what == RECLAIM_PART_BACK)
 		return;
+	victims_sync_reclaim_over(d, e->uid);
+	runtime_forget_listing(d->rt);
 	uint64_t took = now > e->gone_usec ? now - e->gone_usec : 0;
 	if (what == RECLAIM_DONE)
 		d->reclaimed++;
@@ -130,8 +150,9 @@ static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdat
 	if (sd) {
 		snprintf(sd->reclaim, sizeof(sd->reclaim), "%s", what == RECLAIM_DONE ? "reclaimed" : "timeout");
 		sd->reclaim_usec = took;
-		sd->has_reclaimed = o->known && e->observed_known[e->signal];
-		sd->reclaimed = sd->has_reclaimed ? o->available - e->observed[e->signal] : 0;
+		sd->has_reclaimed = reclaim_measured(e, e->signal, o->known, o->available, &sd->reclaimed) == 0;
+		if (!sd->has_reclaimed)
+			sd->reclaimed = 0;
 		if (sd->has_reclaimed && strcmp(signal_unit(e->signal), "bytes") == 0)
 			sd->reclaimed_bytes = sd->reclaimed;
 	}
@@ -286,7 +307,26 @@ static void arm_reclaim(evictd_daemon *d, const snapshot *snap, const pod_info *
 		e.observed[s] = snap->node.s[s].available;
 		e.observed_known[s] = snap->node.s[s].known;
 	}
-	int r = reclaim_arm(d->reclaim, &e);
+	/* its directories on nodefs, each with what was counted in it (what it will free) */
+	int r = 0;
+	if (d->cfg->kubelet_root_dir && d->cfg->pod_logs_dir)
+		r = poddisk_locate(d->cfg->kubelet_root_dir, d->cfg->pod_logs_dir, p->uid,
+		                   p->has_descriptor ? p->namespace_ : NULL, p->has_descriptor ? p->name : NULL,
+		                   e.volumes, sizeof(e.volumes), e.logs, sizeof(e.logs));
+	if (r < 0)
+		log_error_errno(r, "the directories of %s are not tracked for its reclaim", e.pod);
+	bool measured = p->has_disk && !p->disk_partial;
+	for (int k = 0; k < _RECLAIM_PART_MAX; k++)
+		e.part_bytes[k] = e.part_inodes[k] = -1;
+	if (measured) {
+		/* the rest of its nodefs usage goes with its dead containers: the logs, and the writable
+		 * layers where the runtime reports them on nodefs (its container GC removes both) */
+		e.part_bytes[RECLAIM_PART_VOLUMES] = p->volume_bytes;
+		e.part_inodes[RECLAIM_PART_VOLUMES] = p->volume_inodes;
+		e.part_bytes[RECLAIM_PART_LOGS] = p->disk_bytes - p->volume_bytes;
+		e.part_inodes[RECLAIM_PART_LOGS] = p->disk_inodes - p->volume_inodes;
+	}
+	r = reclaim_arm(d->reclaim, &e);
 	if (r < 0)
 		log_error_errno(r, "the reclaim of %s will not be tracked", e.pod);
 }
@@ -315,6 +355,10 @@ static void start_evictions(evictd_daemon *d, const decision *dec, const snapsho
 		if (evictor_contains(d->ev, p->uid))
 			continue;
 		arm_reclaim(d, snap, p, c, path);
+		/* recorded with the eviction from its first step: a restart finds its reclaim and back-off */
+		pod_memo_state ms;
+		rq.reclaim = reclaim_find(d->reclaim, p->uid);
+		rq.failures = pod_memo_get(d->memo, p->uid, &ms) ? ms.failures : 0;
 		int r = evictor_start(d->ev, &rq);
 		if (r == 0)
 			kube_spool_eviction(d->cfg, p, c, rq.usage, ctr);
@@ -365,25 +409,37 @@ static void take_outcomes(evictd_daemon *d)
 			continue;
 		}
 		const reclaim_entry *e = reclaim_find(d->reclaim, o.uid);
-		char pod[320];
+		char pod[320], cgroup[PATH_MAX];
 		snprintf(pod, sizeof(pod), "%s", e ? e->pod : o.uid);
+		snprintf(cgroup, sizeof(cgroup), "%s", e ? e->cgroup : "");
 		if (e && e->reclaiming)
 			metrics_eviction_finished(d->metrics, signal_name(e->signal), e->hard, "refused");
 		reclaim_drop(d->reclaim, o.uid);
 		uint64_t retry = 0;
-		memo_verdict v = pod_memo_refused(d->memo, o.uid, mono_usec(), d->cfg->retry_backoff_usec,
+		/* a refusal during the eviction's grace period counts the same: the pod's back-off */
+		memo_verdict v = evictor_contains(d->ev, o.uid) && cgroup[0]
+		               ? pod_memo_refused_in_flight(d->memo, o.uid, cgroup, mono_usec(), d->cfg->retry_backoff_usec,
+		                                            d->cfg->retry_backoff_max_usec, &retry)
+		               : pod_memo_refused(d->memo, o.uid, mono_usec(), d->cfg->retry_backoff_usec,
 		                                  d->cfg->retry_backoff_max_usec, &retry);
 		if (v == MEMO_IGNORED)
-			continue; /* not a pod evicted by this process */
+			continue; /* not a pod evicted by this process or by the one before it */
+		pod_memo_state ms;
+		bool known = pod_memo_get(d->memo, o.uid, &ms);
+		if (known && evictor_contains(d->ev, o.uid))
+			(void)evictor_note_refusal(d->ev, o.uid, ms.failures, ms.retry_at);
+		victims_sync(d, o.uid);
 		status_decision *sd = status_history_find(&d->history, o.uid);
 		if (sd)
 			snprintf(sd->reclaim, sizeof(sd->reclaim), "refused");
 		d->dirty = true;
-		if (v == MEMO_FIRST_FAILURE)
-			log_msg(LOG_NOTICE, "The API server refused the eviction of %s (HTTP %d%s): it is not killed again if "
-			        "its containers restart, may be chosen again in %" PRIu64 "s at the earliest, and the next "
-			        "pod in the ranking is chosen while pressure lasts", pod, o.status,
-			        o.status == 429 ? ", a PodDisruptionBudget" : "", retry / USEC_PER_SEC);
+		/* each refusal is its own answer from the API server: said every time, with the wait it earns */
+		unsigned refusals = known ? ms.failures : 1;
+		log_msg(LOG_NOTICE, "The API server refused the eviction of %s (HTTP %d%s): it is not killed again if "
+		        "its containers restart, may be chosen again in %" PRIu64 "s at the earliest (refusal %u; the "
+		        "wait doubles up to %" PRIu64 "s), and the next pod in the ranking is chosen while pressure lasts",
+		        pod, o.status, o.status == 429 ? ", a PodDisruptionBudget" : "", retry / USEC_PER_SEC, refusals,
+		        d->cfg->retry_backoff_max_usec / USEC_PER_SEC);
 	}
 	closedir(dp);
 }
@@ -422,6 +478,13 @@ static void on_victim_restarted(const char *uid, const char *cgroup, bool first,
 			}
 		evict_log_restarted(pod, uid, cgroup, r < 0 ? r : 0);
 	}
+}
+
+/* A pod whose cgroup is gone: its record goes too, unless its reclaim is still pending. */
+static void on_victim_forgotten(const char *uid, void *userdata)
+{
+	restart_ctx *rc = userdata;
+	victims_sync(rc->d, uid);
 }
 
 /*
@@ -470,7 +533,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	evictor_foreach(d->ev, collect_uid, &inflight);
 	take_outcomes(d);
 	restart_ctx rc = { d, snap };
-	pod_memo_prune(d->memo, snap, on_victim_restarted, &rc);
+	pod_memo_prune(d->memo, snap, on_victim_restarted, on_victim_forgotten, &rc);
 	const char **skip_uids = NULL, **skip_why = NULL;
 	size_t n_skip = 0;
 	if (pod_memo_skip_list(d->memo, now, &skip_uids, &skip_why, &n_skip) < 0) {
@@ -479,7 +542,8 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 		return;
 	}
 	pending_reclaim pending;
-	reclaim_pending(d->reclaim, pending.amount, pending.pods, pending.unknown, pending.bound);
+	pending_reclaim_init(&pending);
+	reclaim_pending(d->reclaim, &pending);
 	/* node-level reclaim first (the runtime's listing, images removed): what it frees, what it holds */
 	node_reclaim_input node;
 	runtime_prepare(d->rt, (snapshot *)snap, &ev, &pending, now, &node, NULL);
@@ -551,9 +615,13 @@ void evaluate(evictd_daemon *d, const char *reason)
 			avail[s] = d->node.s[s].available;
 			known[s] = d->node.s[s].known;
 		}
-		reclaim_observe(d->reclaim, avail, known);
+		if (reclaim_observe(d->reclaim, avail, known))
+			victims_sync_reclaiming(d); /* the values once they were gone: what a restart must compare with */
 		take_outcomes(d);
-		reclaim_check(d->reclaim, mono_usec(), on_reclaim, d);
+		/* what came back is credited to its pods; the others measure theirs from here on */
+		if (reclaim_check(d->reclaim, mono_usec(), probe_part, d, on_reclaim, d) &&
+		    reclaim_rebase(d->reclaim, avail, known))
+			victims_sync_reclaiming(d);
 		reclaiming = reclaim_count(d->reclaim);
 	}
 	metrics_set_reclaiming(d->metrics, reclaiming);
@@ -569,9 +637,12 @@ void evaluate(evictd_daemon *d, const char *reason)
 	} else {
 		decide_and_act(d, reason);
 		/* A signal whose pressure is over: a fall after this is new pressure, not the pending reclaim's. */
+		unsigned relieved = 0;
 		for (int s = 0; reclaim_count(d->reclaim) && s < _SIGNAL_MAX; s++)
 			if (!d->eval.t[THRESHOLD_HARD][s].met && !d->eval.t[THRESHOLD_SOFT][s].met)
-				reclaim_signal_relieved(d->reclaim, (evictd_signal)s);
+				relieved += reclaim_signal_relieved(d->reclaim, (evictd_signal)s);
+		if (relieved)
+			victims_sync_reclaiming(d);
 		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
 		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, mono_usec());
 		if (reclaim_count(d->reclaim) && wait > RECLAIM_POLL_USEC)

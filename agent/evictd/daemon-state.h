@@ -4,7 +4,9 @@
 /*
  * The service's state, shared by its three parts, top to bottom (each calls only those below):
  *   daemon.c     the event loop and its sources (timer, PSI, inotify, signals), configuration
- *                and reload, the lock, resuming in-flight evictions, start and stop
+ *                and reload, the lock, start and stop
+ *   victims.c    the victims' records: written after each change of a victim's state, resumed
+ *                at start (evictions, reclaims, back-offs)
  *   cycle.c      one evaluation: observe (node signals, pods when needed) -> decide -> act,
  *                and what follows an eviction's events (memo, metrics, history)
  *   status-out.c what the service tells readers: status.json and sd_notify STATUS=

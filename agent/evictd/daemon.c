@@ -2,13 +2,14 @@
 /*
  * evictd as a service: the sd-event loop and its wake-up sources (the polling tick, PSI triggers,
  * inotify on memory.events), the configuration at start and on SIGHUP, SIGTERM's orderly stop,
- * the one-per-node lock and the evictions a previous process left in flight. What one wake-up
+ * the one-per-node lock and, at start, what a previous process left (victims.c). What one wake-up
  * does is cycle.c's; what readers are told is status-out.c's.
  */
 #include "daemon-state.h"
 #include "cycle.h"
 #include "status-out.h"
 #include "kubelet-watch.h"
+#include "victims.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,6 +122,7 @@ static int apply_config(evictd_daemon *d)
 	evict_config ec;
 	evict_config_from(d->cfg, &ec);
 	ec.inflight_dir = d->inflight_dir;
+	ec.keep_records = true; /* victims.c replaces them with what follows the eviction */
 	return evictor_set_config(d->ev, &ec);
 }
 
@@ -375,27 +377,6 @@ static int take_lock(evictd_daemon *d)
 	return 0;
 }
 
-static void resume_one(const inflight_record *rec, void *userdata)
-{
-	evictd_daemon *d = userdata;
-	int r = evictor_resume(d->ev, rec);
-	if (r < 0) {
-		log_error_errno(r, "cannot resume the eviction of %s", rec->uid);
-		(void)inflight_remove(d->inflight_dir, rec->uid);
-	}
-}
-
-/* Evictions a previous process began are finished whatever the pressure is now. */
-static void resume_inflight(evictd_daemon *d)
-{
-	int r = inflight_load(d->inflight_dir, resume_one, d);
-	if (r < 0 && r != -ENOENT)
-		log_error_errno(r, "cannot read %s; evictions in flight before a restart are not resumed",
-		                 d->inflight_dir);
-	if (r > 0)
-		d->dirty = true;
-}
-
 static void daemon_done(evictd_daemon *d)
 {
 	drop_watches(d);
@@ -461,17 +442,18 @@ int daemon_run(const daemon_options *o)
 	evict_config ec;
 	evict_config_from(d.cfg, &ec);
 	ec.inflight_dir = d.inflight_dir;
+	ec.keep_records = true;
 	if (!(d.memo = pod_memo_new()) || !(d.reclaim = reclaim_set_new())) {
 		r = -ENOMEM;
 		goto fail;
 	}
 	/* The metrics before anything can end an eviction: a resumed one whose cgroup emptied while no
-	 * evictd ran ends within resume_inflight, and its end is counted (it was a NULL dereference). */
+	 * evictd ran ends within victims_resume, and its end is counted (it was a NULL dereference). */
 	if ((r = metrics_new(&d.metrics)) < 0)
 		goto fail;
 	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
-	resume_inflight(&d);
+	victims_resume(&d);
 	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, on_runtime_changed, &d, &d.rt)) < 0)
 		goto fail;
 	runtime_start(d.rt, mono_usec());

@@ -52,6 +52,7 @@ struct runtime_state {
 	bool expired_logged[_SIGNAL_MAX];
 	uint64_t images_removed, bytes_removed;
 	int64_t last_pending[_SIGNAL_MAX]; /* what the last decision counted */
+	unsigned last_n_dead[_SIGNAL_MAX]; /* the dead containers behind it */
 	bool sync_done;           /* runtime_list_now */
 	int sync_error;
 };
@@ -465,9 +466,10 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		sp->pending = counted;
 		out->pending[s] = counted;
 		rt->last_pending[s] = counted;
+		rt->last_n_dead[s] = counted ? sp->n_dead : 0;
 		/* images this signal's need calls for, beyond what is pending already */
 		int64_t need = te ? te->threshold + te->min_reclaim - o->available - counted -
-		                            (pods_pending && pods_pending->pods[s] ? pods_pending->amount[s] : 0)
+		                            (pods_pending && pods_pending->sources[s] ? pods_pending->amount[s] : 0)
 		                  : 0;
 		if (c->node_reclaim == NODE_RECLAIM_IMAGES && te && o->known)
 			sp->n_remove = noderec_images_for(&p, rt->listing, rt->layout, s, need, &sp->remove_bytes);
@@ -492,6 +494,12 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 	noderec_plan_done(&p);
 }
 
+void runtime_forget_listing(runtime_state *rt)
+{
+	if (rt)
+		rt->listing_usec = 0;
+}
+
 void runtime_after_decision(runtime_state *rt, const decision *dec, const snapshot *snap)
 {
 	char v[32];
@@ -509,15 +517,21 @@ void runtime_after_decision(runtime_state *rt, const decision *dec, const snapsh
 			continue;
 		rt->covered_logged[s] = true;
 		const signal_obs *o = &snap->node.s[s];
+		char p[32];
 		log_entry e;
 		log_entry_init(&e, LOG_NOTICE, MSGID_NODE_RECLAIM_PENDING);
 		log_entry_add(&e, FIELD_SIGNAL, "%s", signal_name(s));
 		log_entry_add(&e, FIELD_OBSERVED, "%" PRId64, o->available);
 		log_entry_add(&e, FIELD_UNIT, "%s", signal_unit(s));
-		log_entry_send(&e, "No pod evicted for %s (%s): the kubelet's own node-level reclaim (dead containers%s) "
+		/* the catalog's text names both */
+		log_entry_add(&e, FIELD_PENDING, "%" PRId64, rt->last_pending[s]);
+		log_entry_add(&e, FIELD_CONTAINERS_COUNT, "%u", rt->last_n_dead[s]);
+		log_entry_send(&e, "No pod evicted for %s (%s): the kubelet's own node-level reclaim (%u dead container%s%s, %s) "
 		               "covers the need; counted until the kubelet's threshold or %" PRIu64 " s",
-		               signal_name(s), format_signal_value(s, o->available, v, sizeof(v)),
+		               signal_name(s), format_signal_value(s, o->available, v, sizeof(v)), rt->last_n_dead[s],
+		               rt->last_n_dead[s] == 1 ? "" : "s",
 		               rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? ", unused images" : "",
+		               format_signal_value(s, rt->last_pending[s], p, sizeof(p)),
 		               KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
 	}
 }

@@ -63,6 +63,13 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 void runtime_after_decision(runtime_state *rt, const decision *dec, const snapshot *snap);
 /* Every evaluation (cheap): a finished image removal is logged with the signal measured again. */
 void runtime_observe(runtime_state *rt, const node_signals *node);
+/*
+ * An evicted pod's processes are gone, or its pod cgroup: its containers changed state since the
+ * latest listing, where they still ran. The next disk decision waits for a new listing, in which
+ * they are dead containers whose writable layers and logs the kubelet's container GC will free
+ * (pending), instead of taking them for gone and choosing the next pod.
+ */
+void runtime_forget_listing(runtime_state *rt);
 /* After a reload: the configuration's pointer, and a new client when the endpoint changed. */
 void runtime_reconfigure(runtime_state *rt, const evictd_config *cfg);
 /* For metrics: images removed and their bytes so far, the pending of the last decision, and

@@ -52,6 +52,17 @@ static void json_reclaiming(const reclaim_entry *e, void *userdata)
 	jb_key(j, "since_usec"), jb_uint(j, now > e->gone_usec ? now - e->gone_usec : 0);
 	jb_key(j, "timeout_in_usec"), jb_uint(j, e->deadline_usec > now ? e->deadline_usec - now : 0);
 	jb_key(j, "restarts_killed"), jb_uint(j, e->rekills);
+	/* the parts still holding what was counted (reclaim.h), by name, with their paths */
+	jb_key(j, "outstanding");
+	jb_begin_array(j);
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++)
+		if (!e->part_back[p] && reclaim_part_tracked(e, (reclaim_part)p)) {
+			jb_begin_object(j);
+			jb_key(j, "part"), jb_string(j, reclaim_part_name((reclaim_part)p));
+			jb_key(j, "path"), jb_string(j, reclaim_part_path(e, (reclaim_part)p));
+			jb_end_object(j);
+		}
+	jb_end_array(j);
 	jb_end_object(j);
 }
 

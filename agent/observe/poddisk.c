@@ -16,6 +16,8 @@
 
 /* More log directories than this on one node is not a kubelet's doing; the rest are not read. */
 #define LOG_NAMES_MAX 65536
+/* "<uid>/volumes/kubernetes.io~empty-dir", or a log directory's "<namespace>_<name>_<uid>" */
+#define POD_LOG_NAME_MAX 768
 
 static void set_partial(du_totals *t, const char *fmt, const char *label, unsigned long long n)
 {
@@ -152,8 +154,12 @@ static int list_logs(poddisk_pass *p)
 	return 0;
 }
 
-/* The pod's log directory: <ns>_<name>_<uid> when the descriptor names it, else by "_<uid>" suffix. */
-static int open_log_dir(poddisk_pass *p, const char *uid, const char *ns, const char *name, int *ret_fd)
+/*
+ * The pod's log directory: <ns>_<name>_<uid> when the descriptor names it, else by "_<uid>" suffix.
+ * found (when not NULL) gets its name.
+ */
+static int open_log_dir(poddisk_pass *p, const char *uid, const char *ns, const char *name, int *ret_fd,
+                        char *found, size_t found_size)
 {
 	char want[768];
 	size_t ul = strlen(uid);
@@ -163,8 +169,11 @@ static int open_log_dir(poddisk_pass *p, const char *uid, const char *ns, const 
 		return 0;
 	if (ns && ns[0] && name && name[0] &&
 	    snprintf(want, sizeof(want), "%s_%s_%s", ns, name, uid) < (int)sizeof(want) &&
-	    (*ret_fd = cgfs_open_dir_beneath(p->logs_fd, want)) >= 0)
+	    (*ret_fd = cgfs_open_dir_beneath(p->logs_fd, want)) >= 0) {
+		if (found)
+			snprintf(found, found_size, "%s", want);
 		return 0;
+	}
 	*ret_fd = -1;
 	if (!p->listed) {
 		int r = list_logs(p);
@@ -176,8 +185,11 @@ static int open_log_dir(poddisk_pass *p, const char *uid, const char *ns, const 
 		size_t l = strlen(n);
 		if (l > ul + 1 && n[l - ul - 1] == '_' && strcmp(n + l - ul, uid) == 0) {
 			*ret_fd = cgfs_open_dir_beneath(p->logs_fd, n);
-			if (*ret_fd >= 0)
+			if (*ret_fd >= 0) {
+				if (found)
+					snprintf(found, found_size, "%s", n);
 				return 0;
+			}
 		}
 	}
 	return 0;
@@ -233,7 +245,7 @@ int poddisk_measure(poddisk_pass *p, const char *uid, const char *namespace_, co
 	walk_empty_dirs(p, uid, &t);
 	ret->volume_bytes = t.bytes;
 	ret->volume_inodes = t.inodes;
-	r = open_log_dir(p, uid, namespace_, name, &lfd);
+	r = open_log_dir(p, uid, namespace_, name, &lfd, NULL, 0);
 	if (r < 0)
 		return r;
 	if (lfd >= 0) {
@@ -248,4 +260,85 @@ int poddisk_measure(poddisk_pass *p, const char *uid, const char *namespace_, co
 	ret->inodes = t.inodes;
 	snprintf(ret->why, sizeof(ret->why), "%s", t.why);
 	return 0;
+}
+
+#define EMPTY_DIR_PLUGIN "volumes/kubernetes.io~empty-dir"
+
+int poddisk_locate(const char *kubelet_root, const char *pod_logs_dir, const char *uid, const char *namespace_,
+                   const char *name, char *volumes, size_t volumes_size, char *logs, size_t logs_size)
+{
+	poddisk_pass p;
+	char rel[POD_LOG_NAME_MAX];
+	int fd, r = poddisk_pass_open(kubelet_root, pod_logs_dir, 1, &p);
+
+	volumes[0] = logs[0] = '\0';
+	if (r < 0)
+		return r;
+	if (p.pods_fd >= 0 && snprintf(rel, sizeof(rel), "%s/" EMPTY_DIR_PLUGIN, uid) < (int)sizeof(rel) &&
+	    (fd = cgfs_open_dir_beneath(p.pods_fd, rel)) >= 0) {
+		close(fd);
+		if (snprintf(volumes, volumes_size, "%s/pods/%s", kubelet_root, rel) >= (int)volumes_size)
+			r = -ENAMETOOLONG;
+	}
+	rel[0] = '\0';
+	if (r == 0 && (r = open_log_dir(&p, uid, namespace_, name, &fd, rel, sizeof(rel))) == 0 && fd >= 0) {
+		close(fd);
+		if (snprintf(logs, logs_size, "%s/%s", pod_logs_dir, rel) >= (int)logs_size)
+			r = -ENAMETOOLONG;
+	}
+	poddisk_pass_close(&p);
+	if (r < 0)
+		volumes[0] = logs[0] = '\0';
+	return r;
+}
+
+/* 1 at the first non-directory entry on dev, 0 when there is none; *budget counts entries down. */
+static int files_left(int dfd, dev_t dev, unsigned depth, uint64_t *budget)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while (!found && (de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (*budget == 0 || depth >= PODDISK_MAX_DEPTH) {
+			found = 1; /* not known to be empty */
+			break;
+		}
+		(*budget)--;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
+			continue; /* removed meanwhile, or another filesystem (a memory-backed emptyDir) */
+		if (!S_ISDIR(st.st_mode)) {
+			found = 1;
+			break;
+		}
+		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			found = files_left(fd, dev, depth + 1, budget);
+		if (found < 0)
+			found = 0; /* a subdirectory removed while we looked */
+	}
+	closedir(d);
+	return found;
+}
+
+int poddisk_files_left(const char *path, uint64_t limit)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	return files_left(fd, st.st_dev, 0, &limit);
 }

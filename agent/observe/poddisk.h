@@ -51,7 +51,7 @@ typedef struct pod_disk_usage {
 	bool known;     /* false: neither directory exists on this node (not a kubelet node) */
 	bool partial;   /* a lower bound; why says where and why */
 	int64_t bytes, inodes;               /* volumes + logs */
-	int64_t volume_bytes, volume_inodes; /* the emptyDir volumes alone */
+	int64_t volume_bytes, volume_inodes; /* the emptyDir volumes alone (the rest: logs) */
 	char why[320];
 } pod_disk_usage;
 
@@ -64,3 +64,23 @@ void poddisk_pass_close(poddisk_pass *p);
  * found by its "_<uid>" suffix. Returns 0 or -ENOMEM.
  */
 int poddisk_measure(poddisk_pass *p, const char *uid, const char *namespace_, const char *name, pod_disk_usage *ret);
+
+/*
+ * The reclaim of an evicted pod's disk (act/reclaim.h): where its two parts are, and whether what
+ * was counted in them is gone.
+ *
+ * poddisk_locate: the absolute paths of the pod's emptyDir volumes directory
+ * (<kubelet-root>/pods/<uid>/volumes/kubernetes.io~empty-dir) and its log directory (found as
+ * poddisk_measure finds it), each "" when it does not exist. Returns 0 or -ENOMEM/-ENAMETOOLONG.
+ */
+int poddisk_locate(const char *kubelet_root, const char *pod_logs_dir, const char *uid, const char *namespace_,
+                   const char *name, char *volumes, size_t volumes_size, char *logs, size_t logs_size);
+
+/*
+ * Whether anything counted is left under path (the parts poddisk_locate names): 1 when a file (any
+ * entry but a directory) is left on path's filesystem, 0 when only directories are (the kubelet or
+ * the runtime removed what it held; a memory-backed emptyDir mounted there is not nodefs and is not
+ * looked into), -ENOENT when path is gone, another -errno when it cannot be read. Stops at the
+ * first file; at most `limit` entries are looked at (then 1: not known to be empty).
+ */
+int poddisk_files_left(const char *path, uint64_t limit);

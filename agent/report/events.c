@@ -103,26 +103,43 @@ void events_log_choices(const decision *d, const snapshot *s, const evictd_confi
 		if (p->has_pids)
 			log_entry_add(&e, FIELD_PROCESSES, "%" PRId64, p->pids);
 		evictd_rank_kind rk = signal_rank_kind(ch->signal);
+		bool imagefs = rk == RANK_IMAGEFS || rk == RANK_IMAGEFS_INODES;
 		if ((rk == RANK_DISK || rk == RANK_INODES) && p->has_disk) {
 			log_entry_add(&e, FIELD_DISK_BYTES, "%" PRId64, p->disk_bytes);
 			log_entry_add(&e, FIELD_DISK_INODES, "%" PRId64, p->disk_inodes);
+		} else if (imagefs && p->has_imagefs) {
+			log_entry_add(&e, FIELD_DISK_BYTES, "%" PRId64, p->imagefs_bytes);
+			log_entry_add(&e, FIELD_DISK_INODES, "%" PRId64, p->imagefs_inodes);
 		}
+		/* what the usage is made of, as the layout says (runtime-disk.h): writable layers count for
+		 * nodefs unless they have a filesystem of their own, logs for imagefs only on one disk */
+		bool layers_on_nodefs = p->has_rootfs && (s->layout == LAYOUT_SINGLE || s->layout == LAYOUT_SPLIT);
+		const char *what = !imagefs ? (layers_on_nodefs ? "emptyDir+logs+writable layers" : "emptyDir+logs")
+		                   : s->layout == LAYOUT_SINGLE ? "writable layers+logs+emptyDir"
+		                                                : "writable layers";
 
 		format_signal_value(ch->signal, ch->observed, a, sizeof(a));
 		format_signal_value(ch->signal, ch->threshold, t, sizeof(t));
 		if (rk == RANK_PID)
 			snprintf(why, sizeof(why), "%" PRId64 " tasks", p->pids);
-		else if (rk == RANK_IMAGEFS)
+		else if (imagefs && !p->has_imagefs)
 			snprintf(why, sizeof(why), "lowest priority (writable layers cannot be attributed to pods)");
+		else if (rk == RANK_IMAGEFS)
+			snprintf(why, sizeof(why), "%s %s %s ephemeral-storage request %s", what,
+			         format_bytes(p->imagefs_bytes, u, sizeof(u)),
+			         p->imagefs_bytes > p->storage_request ? "exceeds" : "within",
+			         format_bytes(p->storage_request, q, sizeof(q)));
+		else if (rk == RANK_IMAGEFS_INODES)
+			snprintf(why, sizeof(why), "%s %" PRId64 " inodes", what, p->imagefs_inodes);
 		else if ((rk == RANK_DISK || rk == RANK_INODES) && !p->has_disk)
 			snprintf(why, sizeof(why), "disk usage not measured; lowest priority");
 		else if (rk == RANK_DISK)
-			snprintf(why, sizeof(why), "emptyDir+logs %s%s %s ephemeral-storage request %s",
+			snprintf(why, sizeof(why), "%s %s%s %s ephemeral-storage request %s", what,
 			         p->disk_partial ? "at least " : "", format_bytes(p->disk_bytes, u, sizeof(u)),
 			         p->disk_bytes > p->storage_request ? "exceeds" : "within",
 			         format_bytes(p->storage_request, q, sizeof(q)));
 		else if (rk == RANK_INODES)
-			snprintf(why, sizeof(why), "emptyDir+logs %s%" PRId64 " inodes", p->disk_partial ? "at least " : "",
+			snprintf(why, sizeof(why), "%s %s%" PRId64 " inodes", what, p->disk_partial ? "at least " : "",
 			         p->disk_inodes);
 		else if (!p->has_memory)
 			snprintf(why, sizeof(why), "memory usage unknown");

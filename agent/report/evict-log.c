@@ -74,8 +74,9 @@ void evict_log(evict_event what, const evict_info *i)
 			log_entry_send(&e, "Evicting %s (%s, %s threshold): eviction command started, grace %s",
 			               pod, i->signal, i->hard ? "hard" : "soft", grace);
 		else if (i->grace_usec == 0)
-			log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, cgroup.kill at once",
-			               pod, i->signal, i->hard ? "hard" : "soft");
+			log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, %s at once", pod, i->signal,
+			               i->hard ? "hard" : "soft",
+			               !i->sigkilled || i->cgroup_kill ? "cgroup.kill" : "SIGKILL to every process (no cgroup.kill)");
 		else {
 			/* What the walk could not read is said, but it changes nothing: cgroup.kill ends it. */
 			char walk[160] = "";
@@ -93,19 +94,43 @@ void evict_log(evict_event what, const evict_info *i)
 		common_fields(&e, i, pod);
 		uint64_t now = monotonic_usec();
 		uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
-		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
-		               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
-		               evict_phase_to_string(i->phase),
-		               i->exec ? " (command not run again)" : i->sigkilled ? "" : " (SIGTERM not sent again)",
-		               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
+		if (i->sigkilled && !i->exec)
+			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "
+			               "(its kill is carried on)", pod, i->signal, i->hard ? "hard" : "soft");
+		else
+			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
+			               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
+			               evict_phase_to_string(i->phase),
+			               i->exec ? " (command not run again)" : " (SIGTERM not sent again)",
+			               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
 		break;
 	}
-	case EVICT_EVENT_ESCALATED:
+	case EVICT_EVENT_ESCALATED: {
+		/* one cause, one sentence: a kill the eviction's first line announced is not told again */
+		if (i->kill_announced)
+			break;
+		const char *kill = i->cgroup_kill ? "cgroup.kill written" : "SIGKILL sent to every process (no cgroup.kill)";
 		log_entry_init(&e, LOG_WARNING, NULL);
 		common_fields(&e, i, pod);
-		log_entry_send(&e, "Grace period of %s over (%s): %s", pod, grace,
-		               i->cgroup_kill ? "cgroup.kill written" : "SIGKILL sent to every process (no cgroup.kill)");
+		switch (i->kill_cause) {
+		case EVICT_KILL_NO_GRACE:
+			log_entry_send(&e, "No grace period for %s: %s", pod, kill);
+			break;
+		case EVICT_KILL_STOPPING:
+			log_entry_send(&e, "Stopping: %s killed before the end of its grace period (%s): %s", pod, grace, kill);
+			break;
+		case EVICT_KILL_LATE:
+			log_entry_send(&e, "Grace period of %s ended while no evictd ran (%s): %s", pod, grace, kill);
+			break;
+		case EVICT_KILL_AGAIN:
+			log_entry_send(&e, "Kill of %s carried on from the previous evictd: %s again", pod, kill);
+			break;
+		default:
+			log_entry_send(&e, "Grace period of %s over (%s): %s", pod, grace, kill);
+			break;
+		}
 		break;
+	}
 	case EVICT_EVENT_EXEC_DONE:
 		stderr_line(i->exec_stderr, line, sizeof(line));
 		log_entry_init(&e, i->exec_status == 0 ? LOG_INFO : LOG_ERR, NULL);
@@ -178,10 +203,70 @@ void evict_log_restarted(const char *pod, const char *uid, const char *cgroup, i
 		               "killed again with cgroup.kill; not a new eviction (said once)", pod);
 }
 
+/* The parts still outstanding: "container logs /var/log/pods/ns_a_uid (1Mi for nodefs.available), ...". */
+static void outstanding(const reclaim_entry *e, char *list, size_t list_size, char *names, size_t names_size)
+{
+	size_t l = 0, n = 0;
+	list[0] = names[0] = '\0';
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++) {
+		reclaim_part part = (reclaim_part)p;
+		if (e->part_back[p] || !reclaim_part_tracked(e, part))
+			continue;
+		char amount[96] = "";
+		evictd_signal s = e->signal;
+		int64_t a = s == SIGNAL_NODEFS_INODES_FREE ? e->part_inodes[p] : e->part_bytes[p];
+		if (part != RECLAIM_PART_CGROUP && (reclaim_signal_parts(e, s) & (1u << p)) && a >= 0) {
+			char v[32];
+			snprintf(amount, sizeof(amount), " (%s for %s)", format_signal_value(s, a, v, sizeof(v)), signal_name(s));
+		}
+		if (l < list_size)
+			l += (size_t)snprintf(list + l, list_size - l, "%s%s%s%s%s", l ? ", " : "", reclaim_part_name(part),
+			                      part == RECLAIM_PART_CGROUP ? "" : " ",
+			                      part == RECLAIM_PART_CGROUP ? "" : reclaim_part_path(e, part), amount);
+		if (n < names_size)
+			n += (size_t)snprintf(names + n, names_size - n, "%s%s", n ? ", " : "", reclaim_part_name(part));
+	}
+}
+
+/* "pod cgroup, emptyDir volumes, container logs": the parts in mask (a bit each). */
+static void part_list(unsigned mask, char *buf, size_t size)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	for (int p = 0; p < _RECLAIM_PART_MAX && l < size; p++)
+		if (mask & (1u << p))
+			l += (size_t)snprintf(buf + l, size - l, "%s%s", l ? ", " : "", reclaim_part_name((reclaim_part)p));
+}
+
+/* The parts the entry tracked. */
+static void tracked(const reclaim_entry *e, char *buf, size_t size)
+{
+	unsigned mask = 0;
+	for (int p = 0; p < _RECLAIM_PART_MAX; p++)
+		if (reclaim_part_tracked(e, (reclaim_part)p))
+			mask |= 1u << p;
+	part_list(mask, buf, size);
+}
+
+static void reclaim_fields(log_entry *l, const reclaim_entry *e, uint64_t took, const char *names)
+{
+	evictd_signal s = e->signal;
+	log_entry_add(l, FIELD_POD, "%s", e->pod);
+	log_entry_add(l, FIELD_POD_UID, "%s", e->uid);
+	log_entry_add(l, FIELD_CGROUP, "%s", e->cgroup);
+	log_entry_add(l, FIELD_SIGNAL, "%s", s >= 0 && s < _SIGNAL_MAX ? signal_name(s) : "?");
+	log_entry_add(l, FIELD_UNIT, "%s", signal_unit(s));
+	log_entry_add(l, FIELD_DRY_RUN, "%d", e->dry_run ? 1 : 0);
+	log_entry_add(l, FIELD_RECLAIM_MSEC, "%" PRIu64, took / 1000);
+	log_entry_add(l, FIELD_EXPECTED_RECLAIM, "%" PRId64, e->expected[s]);
+	if (names[0])
+		log_entry_add(l, FIELD_RECLAIM_OUTSTANDING, "%s", names);
+}
+
 void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_known, int64_t now_value, uint64_t now_usec)
 {
 	log_entry l;
-	char was[32], is[32], delta[40], exp[32];
+	char was[32], is[32], delta[40], exp[32], left[1024], names[128], parts[96];
 	evictd_signal s = e->signal;
 	uint64_t took = now_usec > e->gone_usec ? now_usec - e->gone_usec : 0;
 	const char *sig = s >= 0 && s < _SIGNAL_MAX ? signal_name(s) : "?";
@@ -190,12 +275,26 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 		evict_log_restarted(e->pod, e->uid, e->cgroup, e->rekill_error);
 		return;
 	}
+	outstanding(e, left, sizeof(left), names, sizeof(names));
+	if (what == RECLAIM_PART_BACK) {
+		char back[96];
+		part_list(e->just_back, back, sizeof(back));
+		log_entry_init(&l, LOG_INFO, MSGID_RECLAIM_PROGRESS);
+		reclaim_fields(&l, e, took, names);
+		log_entry_add(&l, FIELD_RECLAIM_BACK, "%s", back);
+		log_entry_send(&l, "%sReclaim of evicted %s: %s back %" PRIu64 ".%03" PRIu64 "s after its processes; "
+		               "still outstanding: %s", e->dry_run ? "Dry run: " : "", e->pod, back,
+		               took / 1000000, took / 1000 % 1000, left);
+		return;
+	}
 
-	bool known = e->observed_known[s] && now_known;
+	int64_t moved = 0;
+	bool known = reclaim_measured(e, s, now_known, now_value, &moved) == 0;
+	int64_t base = now_value - moved;
 	if (known) {
-		format_signal_value(s, e->observed[s], was, sizeof(was));
+		format_signal_value(s, base, was, sizeof(was));
 		format_signal_value(s, now_value, is, sizeof(is));
-		int64_t d = now_value - e->observed[s];
+		int64_t d = now_value - base;
 		delta[0] = d >= 0 ? '+' : '-';
 		format_signal_value(s, d >= 0 ? d : -d, delta + 1, sizeof(delta) - 1);
 	}
@@ -206,16 +305,9 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 
 	log_entry_init(&l, what == RECLAIM_DONE ? LOG_NOTICE : LOG_WARNING,
 	               what == RECLAIM_DONE ? MSGID_EVICTION_RECLAIMED : MSGID_RECLAIM_TIMEOUT);
-	log_entry_add(&l, FIELD_POD, "%s", e->pod);
-	log_entry_add(&l, FIELD_POD_UID, "%s", e->uid);
-	log_entry_add(&l, FIELD_CGROUP, "%s", e->cgroup);
-	log_entry_add(&l, FIELD_SIGNAL, "%s", sig);
-	log_entry_add(&l, FIELD_UNIT, "%s", signal_unit(s));
-	log_entry_add(&l, FIELD_DRY_RUN, "%d", e->dry_run ? 1 : 0);
-	log_entry_add(&l, FIELD_RECLAIM_MSEC, "%" PRIu64, took / 1000);
-	log_entry_add(&l, FIELD_EXPECTED_RECLAIM, "%" PRId64, e->expected[s]);
+	reclaim_fields(&l, e, took, names);
 	if (known) {
-		log_entry_add(&l, FIELD_RECLAIMED, "%" PRId64, now_value - e->observed[s]);
+		log_entry_add(&l, FIELD_RECLAIMED, "%" PRId64, now_value - base);
 		log_entry_add(&l, FIELD_OBSERVED, "%" PRId64, now_value);
 	}
 	char change[160];
@@ -223,15 +315,44 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 		snprintf(change, sizeof(change), "%s %s -> %s (%s, expected %s)", sig, was, is, delta, exp);
 	else
 		snprintf(change, sizeof(change), "%s not readable (expected %s)", sig, exp);
+	tracked(e, parts, sizeof(parts));
 	if (what == RECLAIM_DONE)
-		log_entry_send(&l, "%sReclaimed: the pod cgroup of evicted %s is gone, %" PRIu64 ".%03" PRIu64 "s after "
-		               "its processes; %s", e->dry_run ? "Dry run: " : "", e->pod, took / 1000000,
+		log_entry_send(&l, "%sReclaimed: what evicted %s held is back (%s), %" PRIu64 ".%03" PRIu64 "s after "
+		               "its processes; %s", e->dry_run ? "Dry run: " : "", e->pod, parts, took / 1000000,
 		               took / 1000 % 1000, change);
 	else if (e->dry_run)
 		log_entry_send(&l, "Dry run: the reclaim of %s would have timed out after %" PRIu64 "s (its processes "
 		               "run on: nothing was killed); %s; other pods may be chosen now", e->pod, took / 1000000,
 		               change);
 	else
-		log_entry_send(&l, "Reclaim of evicted %s timed out after %" PRIu64 "s: its pod cgroup is still there; "
-		               "%s; other pods may be chosen now", e->pod, took / 1000000, change);
+		log_entry_send(&l, "Reclaim of evicted %s timed out after %" PRIu64 "s, still outstanding: %s; %s; "
+		               "other pods may be chosen now", e->pod, took / 1000000, left, change);
+}
+
+void evict_log_reclaim_resumed(const reclaim_entry *e, uint64_t now_usec)
+{
+	log_entry l;
+	char left[1024], names[128], pend[256] = "";
+	uint64_t took = now_usec > e->gone_usec ? now_usec - e->gone_usec : 0;
+	uint64_t rest = e->deadline_usec > now_usec ? e->deadline_usec - now_usec : 0;
+	size_t n = 0;
+
+	outstanding(e, left, sizeof(left), names, sizeof(names));
+	for (int s = 0; s < _SIGNAL_MAX && n < sizeof(pend); s++) {
+		unsigned m = reclaim_signal_parts(e, (evictd_signal)s), out = 0;
+		for (int p = 0; p < _RECLAIM_PART_MAX; p++)
+			out |= (unsigned)!e->part_back[p] << p;
+		if (e->relieved[s] || e->expected[s] <= 0 || signal_is_psi((evictd_signal)s) || !(m & out))
+			continue;
+		char v[32];
+		n += (size_t)snprintf(pend + n, sizeof(pend) - n, "%s%s %s", n ? ", " : "", signal_name((evictd_signal)s),
+		                      format_signal_value((evictd_signal)s, e->expected[s], v, sizeof(v)));
+	}
+	log_entry_init(&l, LOG_NOTICE, MSGID_RECLAIM_RESUMED);
+	reclaim_fields(&l, e, took, names);
+	log_entry_send(&l, "Resumed the reclaim of evicted %s begun by a previous evictd (its processes gone %" PRIu64
+	               ".%03" PRIu64 "s ago): pending %s; outstanding: %s; reclaim timeout in %" PRIu64 ".%03" PRIu64 "s",
+	               e->pod, took / 1000000, took / 1000 % 1000,
+	               pend[0] ? pend : "nothing known (no pressure left on its signals, or its reclaim is unknown)",
+	               left[0] ? left : "nothing", rest / 1000000, rest / 1000 % 1000);
 }

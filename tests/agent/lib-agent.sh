@@ -100,6 +100,128 @@ nodefs.inodesFree = 0%
 EOC
 }
 
+# --- a kubelet node on the real cgroup v2 hierarchy, with a kubelet-like cleaner ----------------
+# For the reclaim tests: nodefs is a tmpfs at $T/nodefs laid out as the kubelet lays it out
+# (kubelet/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>, logs/<ns>_<name>_<uid>/<container>/),
+# pods are cgroups under $PODS with a sigrecorder each, and only nodefs.available has a threshold.
+# On a real node the kill alone frees nothing on disk: the kubelet removes a dead pod's volumes and
+# cgroup seconds later, the runtime's container GC its logs later still (node_cleaner).
+#   node_init NAME            T, ROOT, PODS; the tmpfs; skips the file where the machine cannot
+#   node_pod UID NAME PRIO [STORAGE-REQUEST] [GRACE] [sigrecorder options]   descriptor, cgroup,
+#                             process (its pid: NODE_PID, also in PIDS); NODE_UIDS lists the pods
+#   node_emptydir UID MiB / node_logs UID NAME MiB    the pod's data on nodefs
+#   node_fill_to MiB          fills nodefs from outside the pods until MiB are available
+#   node_conf HARD [LINES...] $T/evictd.conf: nodefs.available < HARD only, 100 ms ticks, LINES appended
+#   node_start / node_kill9 / node_stop    evictd in the background (DPID), stderr appended to $T/stderr
+#   node_cleaner UID NAME VOLUMES-DELAY LOGS-DELAY   the kubelet's part, in the background
+#   node_restart_container UID [sigrecorder options]  the kubelet restarting a container in place
+node_init() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root (creates cgroups, mounts a tmpfs)"
+	find_cgroup2
+	EVICTD=$BUILD/evictd
+	REC=$BUILD/tests/helpers/sigrecorder
+	T=$(mktemp -d -t "evictd-$1.XXXXXX")
+	ROOT=$CG2/evictd-$1-$TEST_TAG
+	PODS=$ROOT/kubepods/besteffort
+	PIDS=() NODE_UIDS=() CLEANERS=()
+	DPID=""
+	trap node_cleanup EXIT
+	mkdir_cg "$PODS"
+	[ -e "$ROOT/cgroup.kill" ] || skip_all "no cgroup.kill (kernel < 5.14)"
+	mkdir -p "$T/nodefs" "$T/meta"; : > "$T/stderr"
+	mount -t tmpfs -o size=24m tmpfs "$T/nodefs" || skip_all "cannot mount a tmpfs"
+}
+node_reset() {	# node_reset: kills everything, removes the pods, empties nodefs, forgets evictd's records
+	[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	DPID=""
+	for p in "${CLEANERS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	local u
+	for u in "${NODE_UIDS[@]}"; do [ -e "$PODS/pod$u/cgroup.kill" ] && echo 1 > "$PODS/pod$u/cgroup.kill"; done
+	sleep 0.2
+	for u in "${NODE_UIDS[@]}"; do rmdir "$PODS/pod$u" 2>/dev/null; done
+	[ ${#PIDS[@]} -eq 0 ] || wait "${PIDS[@]}" 2>/dev/null	# only ours: a test may run other helpers
+	PIDS=() NODE_UIDS=() CLEANERS=()
+	rm -rf "${T:?}/nodefs"/* "$T/meta"/* "$T/inflight" "$T"/*.rec "$T/status.json"
+}
+node_cleanup() {
+	[ -n "${KEEP:-}" ] && cp -r "$T" "/tmp/$(basename "$T")-kept" 2>/dev/null
+	node_reset
+	for d in "$PODS" "$ROOT/kubepods" "$ROOT"; do rmdir "$d" 2>/dev/null; done
+	umount "$T/nodefs" 2>/dev/null
+	rm -rf "$T"
+}
+node_pod() {	# node_pod UID NAME PRIO [STORAGE-REQUEST] [GRACE] [sigrecorder options]
+	local uid=$1 name=$2 prio=$3 req=${4:-0} grace=${5:-2s}
+	shift $(( $# < 5 ? $# : 5 ))
+	mkdir -p "$PODS/pod$uid"
+	printf '[pod]\nnamespace = default\nname = %s\npriority = %s\nephemeral-storage-request = %s\ntermination-grace-period = %s\n' \
+		"$name" "$prio" "$req" "$grace" > "$T/meta/$uid.conf"
+	chmod 0644 "$T/meta/$uid.conf"
+	NODE_UIDS+=("$uid")
+	node_restart_container "$uid" "$@"
+}
+node_restart_container() {	# node_restart_container UID [sigrecorder options]
+	local uid=$1; shift
+	rm -f "$T/$uid.rec"
+	"$REC" --cgroup "$PODS/pod$uid" "$@" "$T/$uid.rec" & NODE_PID=$!
+	PIDS+=("$NODE_PID")
+	local _i
+	for _i in $(seq 250); do
+		grep -q ready "$T/$uid.rec" 2>/dev/null && return 0
+		kill -0 "$NODE_PID" 2>/dev/null || { wait "$NODE_PID"; env_or_fail $? "cannot move a process into $PODS/pod$uid"; }
+		sleep 0.02
+	done
+	bail "the process of pod $uid did not start"
+}
+node_emptydir() {	# node_emptydir UID MiB: an emptyDir volume "data" on nodefs
+	local d=$T/nodefs/kubelet/pods/$1/volumes/kubernetes.io~empty-dir/data
+	mkdir -p "$d"
+	dd if=/dev/zero of="$d/f" bs=1M count="$2" status=none
+}
+node_logs() {	# node_logs UID NAME MiB: its container's log under pod-logs-dir
+	local d=$T/nodefs/logs/default_$2_$1/main
+	mkdir -p "$d"
+	dd if=/dev/zero of="$d/0.log" bs=1M count="$3" status=none
+}
+node_fill_to() {	# node_fill_to MiB: fills nodefs from outside the pods until MiB are available
+	local avail
+	avail=$(df -B1 --output=avail "$T/nodefs" | tail -1)
+	dd if=/dev/zero of="$T/nodefs/fill$RANDOM" bs=4K count=$(( (avail - ($1 << 20)) / 4096 )) status=none
+}
+node_conf() {	# node_conf HARD-NODEFS [LINES...]: nodefs.available's hard threshold, then more sections
+	daemon_conf
+	sed -i 's/^interval = 1s/interval = 100ms/' "$T/evictd.conf"
+	echo "nodefs.available = $1" >> "$T/evictd.conf"
+	shift
+	printf '%s\n' "[agent]" "kubelet-root-dir = $T/nodefs/kubelet" "pod-logs-dir = $T/nodefs/logs" \
+		"[eviction]" "pressure-transition-period = 0s" "$@" >> "$T/evictd.conf"
+}
+node_start() {
+	"$EVICTD" --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target stderr >>"$T/out" 2>>"$T/stderr" &
+	DPID=$!
+}
+node_kill9() { kill -9 "$DPID"; wait "$DPID" 2>/dev/null; DPID=""; }
+node_stop() { kill -TERM "$DPID"; wait "$DPID" 2>/dev/null; DPID=""; }
+node_cleaner() {	# node_cleaner UID NAME VOLUMES-DELAY LOGS-DELAY
+	local cg=$PODS/pod$1
+	( while grep -q "populated 1" "$cg/cgroup.events" 2>/dev/null; do sleep 0.05; done
+	  sleep "$3"
+	  rm -rf "$T/nodefs/kubelet/pods/$1"
+	  rmdir "$cg"
+	  sleep "$4"
+	  rm -rf "$T/nodefs/logs/default_$2_$1" ) &
+	CLEANERS+=($!)
+}
+node_wait() {	# node_wait SECONDS COMMAND...: polls until COMMAND succeeds
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.05; done
+}
+node_alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+node_dead() { ! node_alive "$1"; }
+node_logged() { grep -q -- "$1" "$T/stderr"; }
+node_count() { grep -c -- "$1" "$T/stderr"; }
+
 # --- the daemon on a fixture tree, logging to a file ----------------------------------------
 # fixture_daemon_env [python3]: EVICTD, FX (the systemd fixture), tmp (removed on exit, with the
 # daemon D if still running); skips the file unless evictd is built (and python3 is there when

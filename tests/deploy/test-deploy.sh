@@ -18,7 +18,10 @@ if [ -x "$BUILD/preemptd" ]; then
 fi
 
 # the python part prints its own TAP lines, numbered from 1; the shell's continue after them
-python3 - deploy/preemptd.yaml "$lease" >"${TMPDIR:-/tmp}/deploy-tap.$$" <<'PY'
+# The image `make image` builds (scripts/build-image.sh: tag VERSION; the README loads it as
+# localhost/preemptd:VERSION, a name no registry is asked for).
+image=localhost/preemptd:$(sed -n 's/^VERSION *:= *//p' Makefile)
+python3 - deploy/preemptd.yaml "$lease" "$image" >"${TMPDIR:-/tmp}/deploy-tap.$$" <<'PY'
 import sys, yaml
 
 n = 0
@@ -32,7 +35,7 @@ def ok(cond, what):
     failed |= not cond
 
 
-path, lease = sys.argv[1], sys.argv[2]
+path, lease, image = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     docs = [d for d in yaml.safe_load_all(open(path, encoding="utf-8")) if d is not None]
 except yaml.YAMLError as e:
@@ -103,8 +106,8 @@ ok(spec.get("selector", {}).get("matchLabels") and all(
    for k, v in spec["selector"]["matchLabels"].items()), "... its selector matches its pod template")
 ok(pod.get("serviceAccountName") == "preemptd" and pod.get("automountServiceAccountToken", True),
    "... runs as the ServiceAccount, its token mounted (the in-cluster credentials)")
-ok(len(ctrs) == 1 and c.get("image") == "preemptd:0.1.0",
-   "... one container, the placeholder image preemptd:0.1.0 (issue 28 names the real one)")
+ok(len(ctrs) == 1 and c.get("image") == image,
+   "... one container, the image make image builds: %s (it says %s)" % (image, c.get("image")))
 ok(not any(a.startswith("--kubeconfig") for a in c.get("args") or []),
    "... no --kubeconfig: preemptd uses the in-cluster service account")
 port = next((p for p in c.get("ports") or [] if p.get("containerPort") == 10271), None)

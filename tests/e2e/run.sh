@@ -15,7 +15,7 @@
 #   E2E_DEBS        a directory with old/*.deb and new/*.deb: scenario 07 installs, upgrades and
 #                   purges them under systemd (tests/pkg/run.sh); without it 07 is skipped
 #   E2E_ACCEL       auto (default) | kvm | tcg
-#   E2E_TIMEOUT     seconds for boot + all scenarios (default 1500)
+#   E2E_TIMEOUT     seconds for boot + all scenarios (default 2400)
 #   E2E_MEM/E2E_CPUS  VM size (default 2048 MiB, 2 vCPUs)
 #   E2E_VERBOSE=1   print every scenario's log, not only the failed ones
 # Results stay in $B/e2e/: results, log, scenarios/*.log, scenarios/*.evictd.json, journal.txt,
@@ -27,7 +27,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 B=${B:-build}
 case "$B" in /*) BDIR=$B ;; *) BDIR=$ROOT/$B ;; esac
 CACHE=${E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/evictd-e2e}
-TIMEOUT=${E2E_TIMEOUT:-1500}
+TIMEOUT=${E2E_TIMEOUT:-2400}
 MEM=${E2E_MEM:-2048}
 CPUS=${E2E_CPUS:-2}
 T0=$(date +%s.%N)
@@ -57,6 +57,9 @@ say "image $IMAGE (kernel $(cat "$IMAGE/kernel-version"))"
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/evictd-e2e.XXXXXX")
 SHARE=$WORK/share
 QTMP=$WORK/qemu                    # qemu's snapshot overlay (snapshot=on writes to $TMPDIR)
+# A second, blank disk (sparse): the dedicated image filesystem of scenario 13, formatted there.
+# The guest finds it as /dev/disk/by-id/virtio-e2e-imagefs; the root disk stays /dev/vda.
+DISK2=$WORK/imagefs.img
 QPID=
 cleanup() {
 	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null
@@ -89,6 +92,10 @@ cp "$ROOT"/tests/kube/*.py "$ROOT/tests/kube/mkcerts.sh" "$ROOT/tests/kube/lib-a
 # deploy/preemptd.yaml: scenario 09 starts the stand-in with its ServiceAccount and RBAC
 mkdir -p "$SHARE/deploy"
 cp "$ROOT"/deploy/*.yaml "$SHARE/deploy/"
+# the kubelet stand-in of the CRI scenarios (tests/e2e/cri/), with the CRI subset's message classes:
+# tests/cri/criproto.py and the descriptor set `make all` wrote from cri/api.proto
+mkdir -p "$SHARE/cri"
+cp "$HERE/cri/kubelet.py" "$ROOT/tests/cri/criproto.py" "$BDIR/cri/api.desc" "$SHARE/cri/"
 # Debian packages for scenario 07 (tests/pkg/run.sh sets E2E_DEBS to a directory with old/ and new/).
 [ -n "${E2E_DEBS:-}" ] && cp -r "$E2E_DEBS" "$SHARE/debs"
 printf 'E2E_ONLY=%q\n' "${E2E_ONLY:-}" > "$SHARE/env"
@@ -121,13 +128,18 @@ boot() {
 	esac
 	rm -rf "$SHARE/out"
 	mkdir -p "$SHARE/out"
+	rm -f "$DISK2"
+	truncate -s 1G "$DISK2"
 	deadline=$((TIMEOUT - 30))   # the guest stops the scenarios here, so results still come back
 	say "booting (accel=$mode, $CPUS vCPUs, $MEM MiB, time limit ${TIMEOUT}s)"
 	TMPDIR=$QTMP qemu-system-x86_64 -name evictd-e2e "${a[@]}" -machine q35 \
 		-smp "$CPUS" -m "$MEM" -nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$kernel" -initrd "$IMAGE/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0,115200 loglevel=4 panic=1 mitigations=off systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all net.ifnames=0 e2e.deadline=$deadline" \
-		-drive "file=$(qesc "$IMAGE/root.img"),if=virtio,format=raw,snapshot=on,cache=unsafe" \
+		-drive "file=$(qesc "$IMAGE/root.img"),if=none,id=root,format=raw,snapshot=on,cache=unsafe" \
+		-device virtio-blk-pci,drive=root \
+		-drive "file=$(qesc "$DISK2"),if=none,id=imagefs,format=raw,cache=unsafe" \
+		-device virtio-blk-pci,drive=imagefs,serial=e2e-imagefs \
 		-fsdev "local,id=e2e,path=$(qesc "$SHARE"),security_model=none,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=e2e,mount_tag=e2e \
 		-device virtio-rng-pci \

@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "scratch.h"
+
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
 
 static int replay_read(const char *path, uint8_t **ret, size_t *ret_size)
@@ -103,6 +105,28 @@ static void replay_target(const char *target, fuzz_fn fn)
 	if (ran == 0)
 		fail_msg("no saved inputs for fuzz target %s under %s (run from the source tree)", target, top);
 	print_message("# %s: %d inputs replayed\n", target, ran);
+}
+
+/*
+ * cmocka group setup and teardown: the targets keep their files in a private $FUZZ_TMPDIR (under
+ * the run's $TMPDIR, see scratch.h; forked replays each make a subdirectory), removed at the end.
+ */
+static char replay_tmpdir[100];
+
+static inline int replay_group_setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(scratch_template(replay_tmpdir, sizeof(replay_tmpdir), "evictd-fuzz-replay")))
+		return -1;
+	return setenv("FUZZ_TMPDIR", replay_tmpdir, 1);
+}
+
+static inline int replay_group_teardown(void **state)
+{
+	char cmd[160];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", replay_tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 #endif

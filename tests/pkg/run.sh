@@ -6,17 +6,20 @@
 # Built from the committed HEAD twice (scripts/build-deb.sh): as itself (VERSION, lintian must
 # report no error and no warning) and as VERSION~prev, the "previous release" to upgrade from
 # (same tree, lower version in a temporary copy). Then:
-#   1. security   systemd-analyze security --offline=yes --root=<unpacked evictd.deb> rates both
-#                 units at or below 2.0 and exactly as README.md states ("rates both units X")
+#   1. security   systemd-analyze security --offline=yes --root=<unpacked .deb> rates evictd's two
+#                 units and preemptd's at or below 2.0 and exactly as README.md states ("rates
+#                 both units X", "rates the unit X")
 #   2. baseline   the machine gets systemd (a node runs it; its dpkg trigger builds the journal
 #                 catalog) and a recording stand-in for a running systemd (see STUB below); the
 #                 file list is taken
 #   3. install    apt-get install ./*.deb of the previous version: apt pulls the runtime
-#                 dependencies (from dh_shlibdeps) itself; --version, conffile, units enabled and
-#                 started, catalog entries, daemon-reload
-#   4. upgrade    evictd.conf edited, then apt-get install ./*.deb of VERSION: --version, the edit
-#                 kept with no .dpkg-* file beside it, evictd restarted
-#   5. remove     apt-get remove: programs gone, units stopped, /etc/evictd/evictd.conf kept
+#                 dependencies (from dh_shlibdeps) itself; --version, conffiles, evictd's units
+#                 enabled and started, preemptd.service neither (it needs its kubeconfig), catalog
+#                 entries, daemon-reload; then the operator's part: a kubeconfig, preemptd enabled
+#   4. upgrade    evictd.conf and preemptd.conf edited, then apt-get install ./*.deb of VERSION:
+#                 --version, the edits kept with no .dpkg-* file beside them, evictd and the
+#                 enabled preemptd restarted
+#   5. remove     apt-get remove: programs gone, units stopped, the conffiles kept
 #   6. purge      apt-get purge + autoremove --purge: /etc/evictd, the enable links, debhelper's
 #                 state and the catalog entries gone; the machine's file list (path, type, mode,
 #                 owner, link target) equals the baseline's except for package-manager state
@@ -37,7 +40,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 TIMEOUT=${PKG_TIMEOUT:-900}
 SYS_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-PKGS="evictd libpreempt0 libpreempt-dev preemptctl"
+PKGS="evictd libpreempt0 libpreempt-dev preemptctl preemptd"
+# preemptd's first journal catalog entry: the catalog has preemptd's entries while this one is there.
+PD_MSGID=$(sed -n 's/^-- \([0-9a-f]\{32\}\)$/\1/p' "$ROOT/systemd/preemptd.catalog" | head -n1)
 
 # ---- inside the namespaces: --inside MACHINE LOG SCRIPT ----------------------------------------
 if [ "${1:-}" = --inside ]; then
@@ -116,15 +121,20 @@ unpacked=$LOGS/unpacked
 dpkg-deb -x "$LOGS/new/evictd_${VERSION}_"*.deb "$unpacked"
 why=
 [ -n "$claim" ] || why="README.md states no rating (\"systemd-analyze security\` rates both units X\")"
-for unit in evictd.service evictd-kube.service; do
+pd_claim=$(sed -n 's/.*`systemd-analyze security` rates the unit \([0-9.]*[0-9]\).*/\1/p' "$ROOT/README.md" | head -n1)
+dpkg-deb -x "$LOGS/new/preemptd_${VERSION}_"*.deb "$unpacked"
+[ -n "$pd_claim" ] || why="$why; README.md states no rating of preemptd's unit (\"systemd-analyze security\` rates the unit X\")"
+for unit in evictd.service evictd-kube.service preemptd.service; do
+	want=$claim
+	[ $unit = preemptd.service ] && want=$pd_claim
 	[ -f "$unpacked/lib/systemd/system/$unit" ] || { why="$why; $unit not in the package"; continue; }
 	score=$(systemd-analyze security --offline=yes --root="$unpacked" "$unit" 2>&1 |
 		sed -n "s/.*Overall exposure level for $unit: \([0-9.]*\).*/\1/p")
-	say "  $unit: exposure ${score:-?} (README: ${claim:-?})"
+	say "  $unit: exposure ${score:-?} (README: ${want:-?})"
 	if [ -z "$score" ] || ! awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
 		why="$why; $unit rated '${score}', not <= 2.0"
-	elif [ "$score" != "$claim" ]; then
-		why="$why; $unit rated $score, README.md says $claim"
+	elif [ "$score" != "$want" ]; then
+		why="$why; $unit rated $score, README.md says $want"
 	fi
 done
 record "systemd-analyze security of the packaged units" "$t" "${why#; }"
@@ -175,6 +185,8 @@ want_call() { grep -qx -- "$1" /root/pkgtest/systemctl.log 2>/dev/null || fail "
 clear_calls() { rm -f /root/pkgtest/systemctl.log; }
 versions() { dpkg-query -W -f="\${Package}=\${Version} " '"$PKGS"'; }
 in_catalog() { local c; c=$(journalctl --list-catalog 2>/dev/null); [[ $c == *evictd* ]]; }
+pd_in_catalog() { local c; c=$(journalctl --list-catalog 2>/dev/null); [[ $c == *'"$PD_MSGID"'* ]]; }
+no_call() { ! grep -qx -- "$1" /root/pkgtest/systemctl.log 2>/dev/null || fail "maintainer scripts ran systemctl $1"; }
 WANTS=/etc/systemd/system/multi-user.target.wants
 '
 
@@ -218,12 +230,15 @@ apt-get install -y -q ./*.deb
 out=\$(evictd --version)
 [ \"\$out\" = 'evictd $PREV' ] || fail \"evictd --version says '\$out', not 'evictd $PREV'\"
 note \"evictd --version: \$out; preemptctl --version: \$(preemptctl --version)\"
+out=\$(preemptd -V)
+[ \"\${out%% (*}\" = 'preemptd $PREV' ] || fail \"preemptd -V says '\$out', not 'preemptd $PREV (...)'\"
+note \"preemptd -V: \$out\"
 # Every package dh_shlibdeps put into Depends was installed by apt along with them.
-deps=\$(dpkg-query -W -f='\${Depends}, ' evictd preemptctl | tr ',' '\\n' | sed 's/(.*//; s/ //g' | grep . | sort -u)
+deps=\$(dpkg-query -W -f='\${Depends}, ' evictd preemptctl preemptd | tr ',' '\\n' | sed 's/(.*//; s/ //g' | grep . | sort -u)
 for p in \$deps; do
 	dpkg-query -W -f='\${Status}' \$p 2>/dev/null | grep -q 'install ok installed' || fail \"dependency \$p not installed\"
 done
-for p in libcgroup2 libinih1 libyajl2 libfyaml0 libcurl4; do
+for p in libcgroup2 libinih1 libyajl2 libfyaml0 libcurl4 libmicrohttpd12; do
 	grep -qx \$p <<< \"\$deps\" || fail \"\$p missing from the computed Depends: \$deps\"
 done
 note \"Depends (dh_shlibdeps), all installed by apt: \$(echo \$deps)\"
@@ -235,6 +250,16 @@ want_call 'start evictd-kube.service'
 in_catalog || fail 'journalctl --list-catalog has no evictd entry (the systemd trigger did not run)'
 note \"catalog: \$(journalctl --list-catalog | grep -c evictd) evictd entries; systemctl: \$(calls | tr '\n' ';')\"
 [ ! -e /etc/evictd/evictd.conf.dist ] || fail 'evictd.conf.dist installed'
+# preemptd: its files, a conffile, a unit the package neither enables nor starts
+dpkg-query -W -f='\${Conffiles}\n' preemptd | grep -q '^ /etc/evictd/preemptd.conf ' || fail 'preemptd.conf is not a conffile'
+[ -f /lib/systemd/system/preemptd.service ] && [ -f /usr/share/man/man8/preemptd.8.gz ] || fail 'preemptd.service or preemptd(8) missing'
+[ ! -e \$WANTS/preemptd.service ] || fail 'preemptd.service enabled by the package (it needs its kubeconfig first)'
+no_call 'start preemptd.service'
+pd_in_catalog || fail 'journalctl --list-catalog has no preemptd entry ($PD_MSGID)'
+# The operator's part (README): the kubeconfig, then the unit enabled.
+install -m 600 /dev/null /etc/evictd/preemptd.kubeconfig
+systemctl enable preemptd.service
+[ -L \$WANTS/preemptd.service ] || fail 'systemctl enable preemptd.service made no link'
 pcv=\$(sed -n 's/^Version: //p' /usr/lib/*/pkgconfig/libpreempt.pc)
 [ \"\$pcv\" = '$PREV' ] || fail \"libpreempt.pc says Version: \$pcv, not $PREV\"
 ls /usr/lib/*/libpreempt.so.0 /usr/lib/*/libpreempt.so /usr/lib/*/libpreempt.a /usr/include/preempt.h > /dev/null || fail 'library files missing'
@@ -244,6 +269,8 @@ if [ $T = 0 ]; then
 	step "upgrade to $VERSION with an edited conffile" "$CHECKS
 sed -i 's/^#interval = 1s\$/interval = 2s/' /etc/evictd/evictd.conf
 grep -qx 'interval = 2s' /etc/evictd/evictd.conf || fail 'could not edit evictd.conf'
+sed -i 's/^#log-level = info\$/log-level = debug/' /etc/evictd/preemptd.conf
+grep -qx 'log-level = debug' /etc/evictd/preemptd.conf || fail 'could not edit preemptd.conf'
 clear_calls
 cd /root/pkgtest/new
 apt-get install -y -q ./*.deb
@@ -252,11 +279,17 @@ out=\$(evictd --version)
 note \"evictd --version: \$out; packages: \$(versions)\"
 [[ \$(versions) == *'evictd=$VERSION '* ]] || fail \"not upgraded: \$(versions)\"
 grep -qx 'interval = 2s' /etc/evictd/evictd.conf || fail 'the edit of evictd.conf was lost'
+grep -qx 'log-level = debug' /etc/evictd/preemptd.conf || fail 'the edit of preemptd.conf was lost'
+out=\$(preemptd -V)
+[ \"\${out%% (*}\" = 'preemptd $VERSION' ] || fail \"preemptd -V says '\$out', not 'preemptd $VERSION (...)'\"
 left=\$(find /etc/evictd -name '*.dpkg-*' -o -name '*.dist' -o -name '*.ucf-*')
 [ -z \"\$left\" ] || fail \"files beside the conffile: \$left\"
 [ -L \$WANTS/evictd.service ] && [ -L \$WANTS/evictd-kube.service ] || fail 'units no longer enabled'
 want_call 'restart evictd.service'
 want_call 'restart evictd-kube.service'
+[ -L \$WANTS/preemptd.service ] || fail 'preemptd.service no longer enabled'
+want_call 'restart preemptd.service'
+no_call 'stop preemptd.service'
 note \"systemctl: \$(calls | tr '\n' ';')\"
 " || T=1
 fi
@@ -264,13 +297,15 @@ if [ $T = 0 ]; then
 	step "remove" "$CHECKS
 clear_calls
 apt-get remove -y -q $PKGS
-for f in /usr/sbin/evictd /usr/sbin/evictd-kube /usr/bin/preemptctl /lib/systemd/system/evictd.service; do
+for f in /usr/sbin/evictd /usr/sbin/evictd-kube /usr/bin/preemptctl /lib/systemd/system/evictd.service /usr/sbin/preemptd /lib/systemd/system/preemptd.service; do
 	[ ! -e \$f ] || fail \"\$f still there after remove\"
 done
 grep -qx 'interval = 2s' /etc/evictd/evictd.conf || fail '/etc/evictd/evictd.conf not kept on remove'
 dpkg-query -W -f='\${Status}' evictd | grep -q 'config-files' || fail \"evictd is not in config-files state: \$(dpkg-query -W -f='\${Status}' evictd)\"
 want_call 'stop evictd.service'
 want_call 'stop evictd-kube.service'
+want_call 'stop preemptd.service'
+grep -qx 'log-level = debug' /etc/evictd/preemptd.conf || fail '/etc/evictd/preemptd.conf not kept on remove'
 want_call daemon-reload
 note \"kept: \$(find /etc/evictd | tr '\n' ' '); systemctl: \$(calls | tr '\n' ';')\"
 " || T=1
@@ -280,13 +315,16 @@ if [ $T = 0 ]; then
 # Packages with nothing left but configuration (rc); the others dpkg forgot on remove.
 rc=\$(dpkg-query -W -f='\${db:Status-Abbrev} \${Package}\\n' $PKGS 2>/dev/null | awk '\$1 == \"rc\" { print \$2 }' || true)
 note \"purging: \$(echo \$rc)\"
+# The kubeconfig is the operator's, not a package's: dpkg would leave it (and /etc/evictd for it).
+rm /etc/evictd/preemptd.kubeconfig
 [ -n \"\$rc\" ] || fail 'nothing in config-files state to purge'
 apt-get purge -y -q \$rc
 apt-get autoremove --purge -y -q
 [ ! -e /etc/evictd ] || fail \"/etc/evictd left after purge: \$(find /etc/evictd | tr '\n' ' ')\"
-[ ! -e \$WANTS/evictd.service ] && [ ! -e \$WANTS/evictd-kube.service ] || fail 'enable links left after purge'
-! find /var/lib/systemd/deb-systemd-helper-enabled -name '*evictd*' | grep -q . || fail 'deb-systemd-helper state left'
+[ ! -e \$WANTS/evictd.service ] && [ ! -e \$WANTS/evictd-kube.service ] && [ ! -e \$WANTS/preemptd.service ] || fail 'enable links left after purge'
+! find /var/lib/systemd/deb-systemd-helper-enabled -name '*evictd*' -o -name '*preemptd*' | grep -q . || fail 'deb-systemd-helper state left'
 ! in_catalog || fail 'evictd entries left in the journal catalog'
+! pd_in_catalog || fail 'preemptd entries left in the journal catalog'
 for p in $PKGS; do
 	st=\$(dpkg-query -W -f='\${db:Status-Abbrev}' \$p 2>/dev/null || true)
 	[ -z \"\$st\" ] || fail \"dpkg still knows \$p: \$st\"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # One version everywhere: the Makefile's VERSION is debian/changelog's top entry (dpkg-buildpackage
 # versions the packages from it; debian/rules also refuses to build when they differ), what
-# `evictd`, `evictd-kube` and `preemptctl --version` print, the shared library's file name and
-# libpreempt.pc's Version (as `make install` writes it).
+# `evictd`, `evictd-kube`, `preemptctl` and `preemptd --version` (and `preemptd -V`) print, the
+# shared library's file name and libpreempt.pc's Version (as `make install` writes it).
 . "$(dirname "$0")/../lib.sh"
 version=$(sed -n 's/^VERSION *:= *//p' Makefile)
 [ -n "$version" ] || skip_all "no VERSION := line in Makefile"
@@ -16,15 +16,16 @@ changelog_agrees() {
 }
 ok "debian/changelog's top entry is the Makefile's VERSION" changelog_agrees
 
-prints() {	# prints PROGRAM: its --version line names the Makefile's VERSION
+prints() {	# prints PROGRAM FLAG: its version line names the Makefile's VERSION
 	local out
-	out=$("$BUILD/$1" --version) || return 1
+	out=$("$BUILD/$1" "$2") || return 1
 	echo "# $out"
 	[ "${out%% (*}" = "$1 $version" ]
 }
-for p in evictd evictd-kube preemptctl; do
-	if [ -x "$BUILD/$p" ]; then ok "$p --version prints $p $version" prints "$p"
-	else skip "$p --version prints $p $version" "$BUILD/$p not built"; fi
+for pf in evictd:--version evictd-kube:--version preemptctl:--version preemptd:--version preemptd:-V; do
+	p=${pf%%:*} f=${pf#*:}
+	if [ -x "$BUILD/$p" ]; then ok "$p $f prints $p $version" prints "$p" "$f"
+	else skip "$p $f prints $p $version" "$BUILD/$p not built"; fi
 done
 if [ -e "$BUILD/libpreempt.so.$version" ]; then
 	ok "the shared library is libpreempt.so.$version" test -e "$BUILD/libpreempt.so.$version"

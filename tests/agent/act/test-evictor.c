@@ -260,6 +260,8 @@ static void test_kill_sigterm_then_sigkill_after_grace(void **state)
 	assert_int_equal(f->last.outcome, EVICT_DONE);
 	assert_int_equal(f->last.procs_signalled, 2);
 	assert_true(f->last.sigkilled);
+	assert_int_equal(f->last.kill_cause, EVICT_KILL_GRACE_OVER);
+	assert_false(f->last.kill_announced);
 	assert_false(f->last.cgroup_kill); /* fixture: per-process SIGKILL fallback */
 	for (size_t i = 0; i < f->n; i++) {
 		assert_true(f->reaped[i]);
@@ -304,6 +306,9 @@ static void test_hard_eviction_kills_without_grace(void **state)
 	run_until_finished(f, 5000000);
 	assert_int_equal(f->last.outcome, EVICT_DONE);
 	assert_int_equal(f->last.grace_usec, 0);
+	/* its first line says the kill; the kill's own event must not say it again (issue 29) */
+	assert_int_equal(f->last.kill_cause, EVICT_KILL_NO_GRACE);
+	assert_true(f->last.kill_announced);
 	assert_int_equal(WTERMSIG(f->status[0]), SIGKILL);
 	fixture_free(f);
 }

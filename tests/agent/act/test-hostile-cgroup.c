@@ -518,6 +518,63 @@ static void test_resume_past_deadline_kills_at_once(void **state)
 	free_evictor(e, ev);
 }
 
+static void keep_record(const inflight_record *r, void *userdata)
+{
+	*(inflight_record *)userdata = *r;
+}
+
+/*
+ * The API server refuses an eviction still in its grace period (issue 29): the refusal and the
+ * pod's failure count are in its record at once, and a process that takes the eviction over
+ * carries them on (a restart must not turn the refused pod into an evicted one).
+ */
+static void test_refusal_recorded_while_running(void **state)
+{
+	(void)state;
+	pid_t kid = spawn_in(pod, true, NULL);
+	wait_procs(1);
+	result res = { 0 };
+	sd_event *e;
+	evictor *ev;
+	new_evictor(true, &res, &e, &ev);
+	evict_request rq = request(1500000);
+	rq.failures = 1;
+	assert_int_equal(evictor_start(ev, &rq), 0);
+	assert_int_equal(evictor_note_refusal(ev, "nobody", 2, 1), -ENOENT);
+	assert_int_equal(evictor_note_refusal(ev, "hostile-pod", 2, 777), 0);
+	static inflight_record r;
+	assert_int_equal(inflight_load(statedir, keep_record, &r), 1);
+	assert_true(r.refused);
+	assert_int_equal(r.failures, 2);
+	assert_int_equal(r.retry_mono_usec, 777);
+	assert_int_equal(r.phase, INFLIGHT_TERMINATING);
+	free_evictor(e, ev); /* the crash */
+
+	/* as the daemon runs it: the record stays for what follows the eviction (keep_records) */
+	result res2 = { 0 };
+	evict_config cfg;
+	fast_config(&cfg);
+	cfg.inflight_dir = statedir;
+	cfg.keep_records = true;
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(evictor_new(e, &cfg, on_evict, &res2, &ev), 0);
+	assert_int_equal(evictor_resume(ev, &r), 0);
+	/* its grace ends under the new process, whose record keeps the refusal */
+	uint64_t end = mono_usec() + 5000000;
+	while (res2.escalated == 0 && mono_usec() < end)
+		assert_true(sd_event_run(e, 20000) >= 0);
+	static inflight_record r2;
+	assert_int_equal(inflight_load(statedir, keep_record, &r2), 1);
+	assert_int_equal(r2.phase, INFLIGHT_KILLING);
+	assert_true(r2.refused);
+	assert_int_equal(r2.failures, 2);
+	run(e, &res2, 5000000);
+	assert_int_equal(res2.last.outcome, EVICT_DONE);
+	assert_int_equal(reap(kid), SIGKILL);
+	assert_int_equal(inflight_remove(statedir, "hostile-pod"), 0);
+	free_evictor(e, ev);
+}
+
 /* Records from another boot, garbage and tmp files of an interrupted write are discarded. */
 static void test_stale_records_discarded(void **state)
 {
@@ -580,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_resume_after_crash),
 		cmocka_unit_test(test_resume_past_deadline_kills_at_once),
 		cmocka_unit_test(test_stale_records_discarded),
+		cmocka_unit_test(test_refusal_recorded_while_running),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	cleanup();

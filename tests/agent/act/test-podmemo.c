@@ -107,13 +107,13 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	snprintf(pods[0].uid, sizeof(pods[0].uid), "u1");
 	snapshot snap = { .pods = pods, .n_pods = 1 };
 	restarts = 0;
-	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
 	assert_true(skipped(m, 1000 * SEC, &why)); /* never due while empty */
 	assert_non_null(strstr(why, "evicted already"));
 	assert_int_equal(restarts, 0);
 	events("populated 1\nfrozen 0\n"); /* a container restarted in the pod: a victim stays one */
-	pod_memo_prune(m, &snap, on_restart, NULL);
-	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
 	assert_int_equal(restarts, 2);     /* to be killed each time... */
 	assert_int_equal(first_restarts, 1); /* ...reported once */
 	assert_true(skipped(m, 0, &why));  /* never chosen anew */
@@ -127,7 +127,7 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	assert_non_null(strstr(why, "failed"));
 	assert_false(skipped(m, 110 * SEC, &why));
 	restarts = 0;
-	pod_memo_prune(m, &snap, on_restart, NULL);
+	pod_memo_prune(m, &snap, on_restart, NULL, NULL);
 	assert_int_equal(restarts, 0);
 	assert_int_equal(pod_memo_refused(m, "nobody", 0, SEC, SEC, &b), MEMO_IGNORED); /* not ours */
 	/* a failure then success: done */
@@ -136,8 +136,58 @@ static void test_done_pod_excluded_until_repopulated_or_gone(void **state)
 	i.outcome = EVICT_EMPTY;
 	assert_int_equal(pod_memo_finished(m, &i, 0, SEC, SEC, NULL), MEMO_DONE);
 	snapshot none = { .pods = NULL, .n_pods = 0 };
-	pod_memo_prune(m, &none, on_restart, NULL); /* the pod is gone: so is its entry */
+	pod_memo_prune(m, &none, on_restart, NULL, NULL); /* the pod is gone: so is its entry */
 	assert_int_equal(pod_memo_count(m), 0);
+	pod_memo_free(m);
+}
+
+/*
+ * The back-off is the pod's (issue 29): a refused pod killed again and refused again waits twice
+ * as long — the kill in between does not reset the count; a refusal heard while its eviction still
+ * runs leaves it refused, not "evicted", when that eviction ends; and what a restart restores
+ * behaves the same.
+ */
+static void test_backoff_is_the_pods(void **state)
+{
+	(void)state;
+	pod_memo *m = pod_memo_new();
+	evict_info i = info(EVICT_DONE);
+	uint64_t b = 0;
+	const char *why;
+	events("populated 0\nfrozen 0\n");
+	assert_int_equal(pod_memo_finished(m, &i, 0, SEC, SEC, NULL), MEMO_DONE);
+	assert_int_equal(pod_memo_refused(m, "u1", 10 * SEC, 10 * SEC, 80 * SEC, &b), MEMO_FIRST_FAILURE);
+	assert_int_equal(b, 10 * SEC);
+	assert_int_equal(pod_memo_finished(m, &i, 30 * SEC, SEC, SEC, NULL), MEMO_DONE); /* killed again */
+	assert_int_equal(pod_memo_refused(m, "u1", 31 * SEC, 10 * SEC, 80 * SEC, &b), MEMO_REPEATED_FAILURE);
+	assert_int_equal(b, 20 * SEC); /* doubled, not a first refusal again */
+	/* refused while the next eviction runs: when it ends, still refused and waiting */
+	assert_int_equal(pod_memo_refused_in_flight(m, "u1", dir, 60 * SEC, 10 * SEC, 80 * SEC, &b), MEMO_REPEATED_FAILURE);
+	assert_int_equal(b, 40 * SEC);
+	assert_int_equal(pod_memo_finished(m, &i, 61 * SEC, 10 * SEC, 80 * SEC, NULL), MEMO_IGNORED);
+	assert_true(skipped(m, 99 * SEC, &why));
+	assert_non_null(strstr(why, "failed"));
+	pod_memo_state st;
+	assert_true(pod_memo_get(m, "u1", &st));
+	assert_false(st.done);
+	assert_int_equal(st.failures, 3);
+	assert_int_equal(st.retry_at, 100 * SEC);
+	/* a restart: the next process restores it, and the next refusal doubles on */
+	pod_memo *n = pod_memo_new();
+	assert_int_equal(pod_memo_restore(n, "u1", dir, &st), 0);
+	assert_true(skipped(n, 99 * SEC, &why));
+	assert_false(skipped(n, 100 * SEC, &why));
+	assert_int_equal(pod_memo_refused(n, "u1", 120 * SEC, 10 * SEC, 80 * SEC, &b), MEMO_REPEATED_FAILURE);
+	assert_int_equal(b, 80 * SEC); /* the 4th: 80 s, the cap */
+	/* restored while the refused eviction was still running: its end leaves it refused */
+	pod_memo *o = pod_memo_new();
+	pod_memo_state running = { .refused_in_flight = true, .failures = 2, .retry_at = 50 * SEC };
+	assert_int_equal(pod_memo_restore(o, "u1", dir, &running), 0);
+	assert_int_equal(pod_memo_finished(o, &i, 40 * SEC, 10 * SEC, 80 * SEC, NULL), MEMO_IGNORED);
+	assert_true(skipped(o, 45 * SEC, &why));
+	assert_non_null(strstr(why, "failed"));
+	pod_memo_free(o);
+	pod_memo_free(n);
 	pod_memo_free(m);
 }
 
@@ -149,6 +199,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failures_back_off_doubling_capped),
 		cmocka_unit_test(test_done_pod_excluded_until_repopulated_or_gone),
+		cmocka_unit_test(test_backoff_is_the_pods),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	char p[128];

@@ -165,12 +165,13 @@ static void test_batch_selection_with_minimum_reclaim(void **state)
 	assert_evicts(&in, &st2, "batch-1 api-0 ");
 
 	/* web-1 skipped (evicted already, or its eviction failing): its reclaim does NOT count, the
-	 * next pods are walked for the whole need — batch-1 + api-0 (1324Mi) cannot cover 2068Mi, so
-	 * one pod, the kubelet's step — and the ranking says why web-1 was passed over */
+	 * next pods are walked for the whole need — batch-1 + api-0 (1324Mi, all that exceed their
+	 * requests) cannot cover 2068Mi, but with cache and db-0 the ranking can (3472Mi): both go
+	 * (issue 29) — and the ranking says why web-1 was passed over */
 	const char *skip[] = { "uid-web-1" }, *why[] = { "its eviction failed; waiting before the next try" };
 	decide_input sk = { .snap = &s, .cfg = c, .now_usec = SEC, .skip_uids = skip, .skip_why = why, .n_skip = 1 };
 	threshold_state st4 = { 0 };
-	decide_expect(&sk, &st4, &d, "batch-1 ");
+	decide_expect(&sk, &st4, &d, "batch-1 api-0 ");
 	bool said = false;
 	for (size_t i = 0; i < d.n_ranked; i++)
 		if (d.ranking[RANK_MEMORY][i].excluded && strstr(d.ranking[RANK_MEMORY][i].excluded, "eviction failed"))
@@ -207,6 +208,24 @@ static void test_within_requests_only_when_no_pod_exceeds(void **state)
 	in.cfg = c3;
 	threshold_state st3 = { 0 };
 	assert_evicts(&in, &st3, "web-1 batch-1 api-0 "); /* 2553Mi of exceeding pods cover 2320Mi */
+
+	/*
+	 * The batch rule (issue 29): need 3092Mi. The pods exceeding their requests (2553Mi) cannot
+	 * cover it, the whole ranking can (4701Mi with cache and db-0): every exceeding pod goes in
+	 * this batch, not the first one alone; within-request pods are not taken with them...
+	 */
+	evictd_config *c4 = config_from("[eviction-minimum-reclaim]\nmemory.available = 3Gi\n");
+	in.cfg = c4;
+	threshold_state st5 = { 0 };
+	assert_evicts(&in, &st5, "web-1 batch-1 api-0 ");
+	/* ...they are the next step, chosen after measuring again: 539Mi left beyond the batch's pending */
+	const char *batch[] = { "uid-web-1", "uid-batch-1", "uid-api-0" };
+	in.inflight_uids = batch;
+	in.n_inflight = 3;
+	assert_evicts(&in, &st5, "cache db-0 ");
+	in.inflight_uids = NULL;
+	in.n_inflight = 0;
+	config_free(c4);
 	in.cfg = c;
 
 	/* once those are in flight, within-request pods are next (lowest priority first), one at a
@@ -254,7 +273,7 @@ static void test_pending_reclaim_chooses_nothing_more(void **state)
 	const char *skip[] = { "uid-p6" }, *why[] = { "reclaiming" };
 	pending_reclaim pr = { 0 };
 	pr.amount[SIGNAL_MEMORY_AVAILABLE] = 6 * Gi;
-	pr.pods[SIGNAL_MEMORY_AVAILABLE] = 1;
+	pr.sources[SIGNAL_MEMORY_AVAILABLE] = 1;
 	pr.bound[SIGNAL_MEMORY_AVAILABLE] = 5 * Gi; /* the signal once p6's processes were gone */
 	in.skip_uids = skip;
 	in.skip_why = why;
@@ -292,7 +311,7 @@ static void test_unknown_pending_holds_until_worse(void **state)
 	threshold_state st = { 0 };
 	const char *skip[] = { "uid-p6" }, *why[] = { "reclaiming" };
 	pending_reclaim pr = { 0 };
-	pr.pods[SIGNAL_MEMORY_AVAILABLE] = 1;
+	pr.sources[SIGNAL_MEMORY_AVAILABLE] = 1;
 	pr.unknown[SIGNAL_MEMORY_AVAILABLE] = true;
 	pr.bound[SIGNAL_MEMORY_AVAILABLE] = 5 * Gi; /* the signal when p6 was chosen */
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC, .skip_uids = skip, .skip_why = why,
@@ -329,7 +348,7 @@ static void test_uncoverable_need_one_pod(void **state)
 	const char *skip[] = { "uid-b" }, *why[] = { "reclaiming" };
 	pending_reclaim pr = { 0 };
 	pr.amount[SIGNAL_PID_AVAILABLE] = 20;
-	pr.pods[SIGNAL_PID_AVAILABLE] = 1;
+	pr.sources[SIGNAL_PID_AVAILABLE] = 1;
 	pr.bound[SIGNAL_PID_AVAILABLE] = 500;
 	in.skip_uids = skip;
 	in.skip_why = why;
@@ -356,7 +375,7 @@ static void test_psi_pending_holds(void **state)
 	assert_evicts(&in, &st, "p6 ");
 	const char *skip[] = { "uid-p6" }, *why[] = { "reclaiming" };
 	pending_reclaim pr = { 0 };
-	pr.pods[SIGNAL_MEMORY_SOME] = 1;
+	pr.sources[SIGNAL_MEMORY_SOME] = 1;
 	pr.unknown[SIGNAL_MEMORY_SOME] = true;
 	pr.bound[SIGNAL_MEMORY_SOME] = 2000;
 	in.skip_uids = skip;

@@ -106,7 +106,7 @@ stop TERM "$KPID"; KPID=""
 kube_ctl DELETE /requests >/dev/null
 start_kube
 ok "evictd-kube restarted: it reads its Node first" wait_for 10 bash -c \
-	"curl -sS '$KUBE_CTL/requests' | grep -q '\"method\": \"GET\", \"path\": \"/api/v1/nodes/node-1\"'"
+	"curl -sS '$KUBE_CTL/requests' | python3 -c 'import json, sys; sys.exit(not any(r[\"method\"] == \"GET\" and r[\"path\"] == \"/api/v1/nodes/node-1\" for r in map(json.loads, sys.stdin)))'"
 beat=$(field lastHeartbeatTime)
 ok "...posts again (lastHeartbeatTime moves on)" wait_for 5 mem "c['lastHeartbeatTime'] > '$beat'"
 ok "...and lastTransitionTime is unchanged" mem "c['status']=='True' and c['lastTransitionTime']=='$since'"

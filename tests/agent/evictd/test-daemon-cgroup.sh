@@ -153,6 +153,10 @@ ok "hard threshold: done with no grace period (status.json)" wait_for 5 json_has
 ok "hard threshold: cgroup.kill at once, no SIGTERM" grep -q \
 	"Evicting default/low2 (nodefs.available, hard threshold): no grace period, cgroup.kill at once" "$T/stderr"
 ok "hard threshold: the pod got no SIGTERM" bash -c "! grep -q TERM '$T/low.rec'"
+# One eviction, one account of its kill (issue 29): no "Grace period ... over (0s)" after "no grace period".
+ok "hard threshold: no line contradicts \"no grace period\"" bash -c \
+	"! grep -E 'default/low2 .*(over \\(0s\\)|Grace period of)|Grace period of default/low2' '$T/stderr'"
+ok "hard threshold: the kill is told once" test "$(grep -c 'default/low2.*cgroup\.kill' "$T/stderr")" = 1
 # The fill is not the pods' own usage: once the low pod is dead and pressure lasts, the next pod
 # in the ranking is rightly chosen (issue 12); what matters here is the order.
 ok "hard threshold: the low-priority pod is chosen first" bash -c \

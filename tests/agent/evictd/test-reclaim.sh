@@ -78,7 +78,7 @@ emptydir() {	# emptydir UID MiB: the pod's emptyDir volume on nodefs
 
 # setup [CONF-LINES...]: pods started, emptyDirs written, nodefs filled to 4 MiB available
 setup() {
-	rm -rf "$T/nodefs"/* "$T"/*.rec "$T/status.json"
+	rm -rf "$T/nodefs"/* "$T"/*.rec "$T/status.json" "$T/inflight"
 	mkdir -p "$BATCH" "$WEB" "$CRIT" "$T/nodefs/logs"
 	emptydir $BATCH_UID 3
 	emptydir $WEB_UID 5
@@ -117,7 +117,7 @@ cleaner $BATCH_UID "$BATCH" 1.5
 start_daemon
 ok "batch evicted" wait_for 5 grep -q "Evicted default/batch in" "$T/stderr"
 ok "...reclaimed once its cgroup is gone, with the signal's measured change" wait_for 10 grep -q \
-	"Reclaimed: the pod cgroup of evicted default/batch is gone, 1\.[5-9][0-9]*s after its processes; nodefs.available 4Mi -> 7Mi (+3Mi, expected 3Mi)" "$T/stderr"
+	"Reclaimed: what evicted default/batch held is back (pod cgroup, emptyDir volumes), 1\.[5-9][0-9]*s after its processes; nodefs.available 4Mi -> 7Mi (+3Mi, expected 3Mi)" "$T/stderr"
 # (the heartbeat's counters, "0 reclaimed", claim nothing)
 ok "nothing said \"reclaimed\" before the cgroup was gone" bash -c \
 	"! sed -n '1,/Reclaimed:/p' '$T/stderr' | head -n -1 | grep -v '^evictd: heartbeat: ' | grep -qi reclaimed"
@@ -167,7 +167,7 @@ T0=$(ms)
 sleep 2
 ok "web not chosen before the reclaim timeout" alive "$WPID"
 ok "reclaim timed out after 3 s, logged" wait_for 5 grep -q \
-	"Reclaim of evicted default/batch timed out after 3s: its pod cgroup is still there" "$T/stderr"
+	"Reclaim of evicted default/batch timed out after 3s, still outstanding: pod cgroup, emptyDir volumes $T/nodefs/kubelet/pods/$BATCH_UID/volumes/kubernetes.io~empty-dir (3Mi for nodefs.available)" "$T/stderr"
 ok "then web, the next pod" wait_for 3 grep -q "Evicting default/web (" "$T/stderr"
 ok "...not before 3 s" test $(( $(ms) - T0 )) -ge 2500
 ok "status.json: batch's reclaim timed out" python3 -c "

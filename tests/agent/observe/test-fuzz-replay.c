@@ -25,7 +25,6 @@
 #undef LLVMFuzzerTestOneInput
 
 #include "../../fuzz/replay.h"
-#include "scratch.h"
 
 static void test_config(void **state)
 {
@@ -61,25 +60,6 @@ static void test_kubelet_config(void **state)
 	replay_target("kubelet-config", fuzz_kubelet_config_one);
 }
 
-static char tmpdir[100];
-
-static int setup(void **state)
-{
-	(void)state;
-	/* The targets keep their files here; forked replays each make a subdirectory. */
-	if (!mkdtemp(scratch_template(tmpdir, sizeof(tmpdir), "evictd-fuzz-replay")))
-		return -1;
-	return setenv("FUZZ_TMPDIR", tmpdir, 1);
-}
-
-static int cleanup(void **state)
-{
-	char cmd[128];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,5 +69,5 @@ int main(void)
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_kubelet_config),
 	};
-	return cmocka_run_group_tests(tests, setup, cleanup);
+	return cmocka_run_group_tests(tests, replay_group_setup, replay_group_teardown);
 }

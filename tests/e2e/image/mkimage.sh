@@ -129,6 +129,15 @@ for g in cryptsetup getty gpt-auto hibernate-resume integritysetup rc-local syst
 	ln -sf /dev/null "$rootfs/etc/systemd/system-generators/systemd-$g-generator"
 done
 chroot "$rootfs" systemctl enable evictd-e2e.service >/dev/null 2>&1
+# The container runtime of the CRI scenarios: configured for the kubelet (guest/containerd.toml),
+# started by the scenarios that use it (the others, and boot, run without it), and its images made
+# here, once per recipe (guest/mkcriimages).
+install -m 644 "$HERE/guest/containerd.toml" "$rootfs/etc/containerd/config.toml"
+chroot "$rootfs" systemctl disable containerd.service >/dev/null 2>&1
+"$HERE/guest/mkcriimages" "$rootfs" /usr/local/share/evictd-e2e/cri-images >&2 ||
+	die "building the container images failed"
+awk -v r="$rootfs/" 'index($2, r) == 1 { bad = 1 } END { exit !bad }' /proc/mounts &&
+	die "something is still mounted inside the image tree: $(grep -F " $rootfs/" /proc/mounts)"
 chroot "$rootfs" systemctl mask \
 	serial-getty@ttyS0.service getty@tty1.service \
 	systemd-logind.service systemd-user-sessions.service \

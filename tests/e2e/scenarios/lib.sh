@@ -78,6 +78,10 @@ j_show() { j_evictd | jq -r '"#   " + (.MESSAGE // "" | tostring)' 2>/dev/null |
 	MSGID_EVICTION_FAILED=46c580319dc046efbfc12795e324cec2
 	MSGID_CONFIG_REJECTED=66c4dcae33c544ab98841e90cf502d80
 	MSGID_CONFIG_LOADED=7fa6fd181a6747859af23d487c11872e
+	MSGID_RECLAIM_RESUMED=d5cc88c02fbe439ebdd71c424809cffc
+	MSGID_NODE_RECLAIM_IMAGES=a4f66582d18e434398317e0f4e92b276
+	MSGID_NODE_RECLAIM_PENDING=c5993dbfb40d40c8b727d3b09f362030
+	MSGID_RUNTIME_STATUS=91d3378316bd47e8926cc2d501ab150c
 }
 j_id() { echo "(.MESSAGE_ID == \"$1\")"; }                                    # j_id MSGID
 j_pod() { echo "(.MESSAGE_ID == \"$1\") and (.EVICTD_POD_UID == \"$2\")"; }  # j_pod MSGID UID

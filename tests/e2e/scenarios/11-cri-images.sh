@@ -1,0 +1,68 @@
+#!/bin/bash
+# Scenario 11 — issue 31 (a): a fast nodefs fill on a single-disk node with unused images.
+# containerd's store is on the root filesystem with the kubelet's (one filesystem: nodefs and
+# imagefs are the same). blob8, blob16 and blob24 are in the store and no container uses them;
+# busybox runs every pod. writer (priority 1000, no ephemeral-storage request) fills its root
+# filesystem with FILL MiB at once, NEED MiB past a hard nodefs.available threshold. The kubelet
+# would first delete unused containers and images (its node-level reclaim) and evict only if a
+# threshold were still met; evictd must do the same: unused images removed through the CRI (the
+# fewest that cover the need, one journal entry per step), no pod evicted, nodefs.available back
+# above the threshold, the image in use kept. The kubelet stand-in serves throughout (relist,
+# container GC) with its own thresholds far below.
+. ./lib.sh
+. ./lib-cri.sh
+
+FILL=48
+NEED=4
+WRITER=$(pod_uid 11 1)
+trap cri_cleanup EXIT
+cri_setup
+
+before=$(blob_images | tr '\n' ' ')
+note "unused images: $before"
+ok "blob8, blob16 and blob24 are in the store, unused" \
+	test "$before" = "localhost/e2e/blob16:latest localhost/e2e/blob24:latest localhost/e2e/blob8:latest "
+cri_node_config
+cri_serve "${KUBELET_HARD[@]}" ||
+	bail "the kubelet stand-in did not start"
+CTLDIR=$(ctl_dir writer)
+ok "pod e2e/writer created through the CRI (priority 1000)" cri_pod e2e/writer "$WRITER" --priority 1000 \
+	--host-dir "$CTLDIR:/ctl" --container "main=$(writer_script /data 0 $FILL)" || bail "writer did not start"
+ok "writer's container running" wait_until 30 ctr_running "$WRITER" main
+
+avail=$(fs_avail /var/lib/kubelet)
+thr=$((avail - (FILL - NEED) * MIB))
+note "nodefs.available $(mib "$avail") MiB; hard threshold ${thr} bytes ($(mib "$thr") MiB): a ${FILL} MiB fill goes ${NEED} MiB past it"
+cri_evictd cri-images nodefs.available "$thr" "a nodefs.available threshold ${NEED} MiB short of what a ${FILL} MiB fill leaves"
+note "runtime: $(j_select "$(j_id "$MSGID_RUNTIME_STATUS")" | head -n1 | jq -r .MESSAGE)"
+sleep 3   # the images are older than imageMinimumGCAge for evictd now
+
+# ---- the fill ---------------------------------------------------------------------------------------
+touch "$CTLDIR/go"
+ok "writer wrote ${FILL} MiB into its root filesystem" wait_until 60 test -e "$CTLDIR/done"
+ok "journal: node-level reclaim removed images for nodefs.available" \
+	j_wait 60 "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")"
+rec=$(j_select "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")")
+note "$(jq -r .MESSAGE <<< "$rec" | head -n3)"
+first=$(head -n1 <<< "$rec")
+f() { jq -r --arg f "$1" '.[$f] // empty' <<< "$first"; }
+ok "EVICTD_SIGNAL is nodefs.available" test "$(f EVICTD_SIGNAL)" = nodefs.available
+ok "one step removed one image: the smallest unused one covers the need (EVICTD_IMAGES_COUNT=$(f EVICTD_IMAGES_COUNT))" \
+	test "$(f EVICTD_IMAGES_COUNT)" = 1 -a "$(wc -l <<< "$rec")" = 1
+ok "EVICTD_IMAGES names a blob image ($(f EVICTD_IMAGES))" matches "$(f EVICTD_IMAGES)" 'localhost/e2e/blob[0-9]+'
+ok "EVICTD_FREED_BYTES $(f EVICTD_FREED_BYTES) ≥ the need" test "$(f EVICTD_FREED_BYTES)" -ge $((NEED * MIB))
+ok "EVICTD_OBSERVED $(f EVICTD_OBSERVED) was under the threshold" test "$(f EVICTD_OBSERVED)" -lt "$thr"
+ok "EVICTD_OBSERVED_AFTER $(f EVICTD_OBSERVED_AFTER) is over it" test "$(f EVICTD_OBSERVED_AFTER)" -gt "$thr"
+after=$(blob_images | tr '\n' ' ')
+note "unused images left: $after"
+ok "exactly one blob image is gone" test "$(wc -w <<< "$after")" = 2
+ok "it is the one the journal names" not grep -qF "$(f EVICTD_IMAGES)" <<< "$after"
+ok "busybox, in use, is still there" cri_has_image "$BUSYBOX"
+ok "nodefs.available is back above the threshold" wait_until 10 fs_above /var/lib/kubelet "$thr"
+note "nodefs.available now $(mib "$(fs_avail /var/lib/kubelet)") MiB"
+cleared="$(j_id "$MSGID_THRESHOLD_CLEARED") and .EVICTD_SIGNAL == \"nodefs.available\""
+ok "journal: the nodefs.available threshold cleared" j_wait 30 "$cleared"
+sleep 3
+ok "no pod was chosen for eviction" not j_has "$(j_id "$MSGID_POD_CHOSEN") or $(j_id "$MSGID_EVICTION_STARTED")"
+ok "writer still running" ctr_running "$WRITER" main
+cri_done
