@@ -4,7 +4,7 @@
 # ServiceAccount with the Deployment's own arguments, while a pod of kube-scheduler's is bound (by
 # the test, as kube-scheduler would) and compared. The account must show no denied request, no
 # permission unused, and every request preemptd made a read. The Deployment runs one replica with
-# --shadow=yes, as the ServiceAccount, non-root on a read-only root.
+# --shadow=yes, as the ServiceAccount, non-root on a read-only root, with deploy/preemptd.yaml's image.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 M=deploy/shadow/preemptd-shadow.yaml
@@ -28,6 +28,10 @@ ok "the Deployment: one replica, as preemptd-shadow, --shadow=yes" \
 	jqa '.replicas == 1 and .sa == "preemptd-shadow" and (.c.args | index("--shadow=yes")) != null'
 ok "...non-root, read-only root, no capability" \
 	jqa '.sc.runAsNonRoot and .c.securityContext.readOnlyRootFilesystem and .c.securityContext.capabilities.drop == ["ALL"]'
+image=$(python3 -c 'import sys, yaml
+print(next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "Deployment")
+      ["spec"]["template"]["spec"]["containers"][0]["image"])' deploy/preemptd.yaml)
+ok "...the image of deploy/preemptd.yaml ($image)" jqa ".c.image == \"$image\""
 
 kube_start --rbac "$M" --bookmark-interval 1 || bail "the stand-in API server starts with $M"
 out=$KUBE_DIR/out
