@@ -345,9 +345,9 @@ lint:
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 # preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
-$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
+$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Itests -MMD -MP -o $@ $< $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow -Itests -MMD -MP -o $@ $< $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
 
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A)
 	@mkdir -p $(@D)

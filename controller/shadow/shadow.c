@@ -41,10 +41,15 @@ struct cand {
 /* What preemptd would have done. */
 struct ours {
 	shadow_kind kind;
-	char **ties; /* bind: the equally best nodes, the cycle's choice first */
-	size_t n_ties;
-	struct cand *cands; /* preempt: the chosen node, then the candidates equal to it on every criterion */
-	size_t n_cands;
+	/* bind: the equally best nodes, the cycle's choice first; only the first TIES_SHOWN + 1 are
+	 * kept (in a pool of identical nodes thousands tie: naming each would cost more than deciding) */
+	char **ties;
+	size_t n_ties, n_kept;
+	bool theirs_tied; /* the other scheduler's node is one of them */
+	/* preempt: the chosen node, then the candidates equal to it on every criterion: the other
+	 * scheduler's node and TIES_SHOWN more at most, more_cands the others */
+	struct cand *cands;
+	size_t n_cands, more_cands;
 	char *text; /* unschedulable: the FitError; preempt: the facts that decided (explain.c) */
 	char *why;  /* why not the other scheduler's node, found when it was known at the decision */
 };
@@ -108,7 +113,7 @@ static void victims_done(struct victim *v, size_t n)
 
 static void ours_done(struct ours *o)
 {
-	for (size_t i = 0; i < o->n_ties; i++)
+	for (size_t i = 0; i < o->n_kept; i++)
 		free(o->ties[i]);
 	free(o->ties);
 	for (size_t i = 0; i < o->n_cands; i++) {
@@ -143,17 +148,27 @@ static void set_str(char **dst, const char *s)
 
 /* --- what preemptd decides ---------------------------------------------------------------------- */
 
+struct tie_ctx {
+	struct ours *o;
+	const char *theirs;
+	int err;
+};
+
 static void add_tie(const char *node, void *userdata)
 {
-	struct ours *o = userdata;
-	char **v = realloc(o->ties, (o->n_ties + 1) * sizeof(*v));
+	struct tie_ctx *t = userdata;
+	struct ours *o = t->o;
 
-	if (v && (v[o->n_ties] = strdup(node))) {
-		o->ties = v;
-		o->n_ties++;
-	} else if (v) {
-		o->ties = v;
-	}
+	o->n_ties++;
+	o->theirs_tied |= str_eq(node, t->theirs);
+	if (o->n_kept > TIES_SHOWN || t->err)
+		return;
+	if (!o->ties && !(o->ties = calloc(TIES_SHOWN + 1, sizeof(*o->ties))))
+		t->err = -ENOMEM;
+	else if (!(o->ties[o->n_kept] = strdup(node)))
+		t->err = -ENOMEM;
+	else
+		o->n_kept++;
 }
 
 static int add_cand(struct ours *o, const char *node, const pp_victim *v, size_t n)
@@ -183,8 +198,9 @@ static int add_cand(struct ours *o, const char *node, const pp_victim *v, size_t
 	return 0;
 }
 
-/* The candidates a preemption could have gone to as well: equal to the winner on every criterion. */
-static int tied_candidates(shadow *s, const char *ns, const char *name, struct ours *o)
+/* The candidates a preemption could have gone to as well: equal to the winner on every criterion
+ * (theirs among them, whatever their number). */
+static int tied_candidates(shadow *s, const char *ns, const char *name, const char *theirs, struct ours *o)
 {
 	pp_preempt_options po = { .now_ns = s->clock(), .explain = true };
 	pp_preemption *p = NULL;
@@ -192,15 +208,21 @@ static int tied_candidates(shadow *s, const char *ns, const char *name, struct o
 
 	for (size_t i = 0; r >= 0 && i < pp_preemption_node_count(p); i++) {
 		const pp_node_explain *e = pp_preemption_node_explain(p, i);
-		if (e->verdict == PP_NODE_CANDIDATE && e->lost_at == PP_CRIT_NODE_NAME)
+		if (e->verdict != PP_NODE_CANDIDATE || e->lost_at != PP_CRIT_NODE_NAME)
+			continue;
+		if (o->n_cands <= TIES_SHOWN || str_eq(e->node, theirs))
 			r = add_cand(o, e->node, e->victims, e->n_victims);
+		else
+			o->more_cands++;
 	}
 	pp_preemption_free(p);
 	return r;
 }
 
-/* The scheduling cycle's choice for the pending pod, on the model as it stands. */
-static int decide(shadow *s, const char *ns, const char *name, struct ours *o)
+/* The scheduling cycle's choice for the pending pod, on the model as it stands. theirs: the node
+ * the other scheduler took (bound or nominated), NULL: none. Every candidate as good as ours is
+ * looked for only when it took another node: that costs a preemption run with per-node records. */
+static int decide(shadow *s, const char *ns, const char *name, const char *theirs, struct ours *o)
 {
 	const pp_cluster *c = queue_cluster(s->q);
 	pp_preempt_options po = { .now_ns = s->clock() };
@@ -210,9 +232,10 @@ static int decide(shadow *s, const char *ns, const char *name, struct ours *o)
 	int r;
 
 	ours_done(o);
-	r = pp_cluster_bind_nodes(c, ns, name, add_tie, o, NULL);
-	if (r < 0)
-		return r;
+	struct tie_ctx tc = { o, theirs, 0 };
+	r = pp_cluster_bind_nodes(c, ns, name, add_tie, &tc, NULL);
+	if (r < 0 || tc.err < 0)
+		return r < 0 ? r : tc.err;
 	if (o->n_ties) {
 		o->kind = SHADOW_BIND;
 		return 0;
@@ -232,8 +255,8 @@ static int decide(shadow *s, const char *ns, const char *name, struct ours *o)
 		if (r >= 0)
 			r = add_cand(o, pp_preemption_node(p), v, n);
 		free(v);
-		if (r >= 0 && pp_preemption_criterion(p) == PP_CRIT_NODE_NAME)
-			r = tied_candidates(s, ns, name, o);
+		if (r >= 0 && pp_preemption_criterion(p) == PP_CRIT_NODE_NAME && !str_eq(theirs, pp_preemption_node(p)))
+			r = tied_candidates(s, ns, name, theirs, o);
 		explain_summary(text, sizeof(text), p, &pi);
 		o->text = strdup(text);
 		break;
@@ -458,18 +481,20 @@ static char *ours_text(const struct ours *o)
 	switch (o->kind) {
 	case SHADOW_BIND:
 		fprintf(f, "bind to %s", o->ties[0]);
-		for (size_t i = 1; i < o->n_ties && i <= TIES_SHOWN; i++)
+		for (size_t i = 1; i < o->n_kept; i++)
 			fprintf(f, "%s%s", i == 1 ? " (or, as good: " : ", ", o->ties[i]);
-		if (o->n_ties > TIES_SHOWN + 1)
-			fprintf(f, " and %zu more", o->n_ties - TIES_SHOWN - 1);
+		if (o->n_ties > o->n_kept)
+			fprintf(f, " and %zu more", o->n_ties - o->n_kept);
 		if (o->n_ties > 1)
 			fputc(')', f);
 		break;
 	case SHADOW_PREEMPT:
 		fprintf(f, "preempt on %s: ", o->cands[0].node);
 		put_victims(f, &o->cands[0]);
-		for (size_t i = 1; i < o->n_cands && i <= TIES_SHOWN; i++)
+		for (size_t i = 1; i < o->n_cands; i++)
 			fprintf(f, "%s%s", i == 1 ? " (or, as good, on " : ", ", o->cands[i].node);
+		if (o->more_cands)
+			fprintf(f, " and %zu more", o->more_cands);
 		if (o->n_cands > 1)
 			fputc(')', f);
 		break;
@@ -538,9 +563,9 @@ static void on_bound(shadow *s, const char *key, const char *ns, const char *nam
 
 	if (pp_cluster_pod_info(queue_cluster(s->q), ns, name, &pi) >= 0)
 		prio = pi.priority;
-	if (!sp->open && decide(s, ns, name, &sp->ours) < 0)
-		return;
 	const char *where = sp->their_nom ? sp->their_nom : node;
+	if (!sp->open && decide(s, ns, name, where, &sp->ours) < 0)
+		return;
 	(void)claim(s, where, sp->since, prio, &theirs);
 	if (theirs.n)
 		qsort(theirs.v, theirs.n, sizeof(*theirs.v), cmp_key);
@@ -548,8 +573,7 @@ static void on_bound(shadow *s, const char *key, const char *ns, const char *nam
 	const struct ours *o = &sp->ours;
 	bool agree = false;
 	if (o->kind == SHADOW_BIND && kind == SHADOW_BIND) {
-		for (size_t i = 0; i < o->n_ties && !agree; i++)
-			agree = !strcmp(o->ties[i], node);
+		agree = o->theirs_tied;
 	} else if (o->kind == SHADOW_PREEMPT && kind == SHADOW_PREEMPT) {
 		for (size_t i = 0; i < o->n_cands && !agree; i++)
 			agree = !strcmp(o->cands[i].node, where) && same_victims(&o->cands[i], &theirs);
@@ -577,7 +601,7 @@ static void on_bound(shadow *s, const char *key, const char *ns, const char *nam
 static void on_unschedulable(shadow *s, const char *key, const char *ns, const char *name, struct spod *sp,
                              const char *message)
 {
-	if (decide(s, ns, name, &sp->ours) < 0)
+	if (decide(s, ns, name, NULL, &sp->ours) < 0)
 		return;
 	bool agree = sp->ours.kind == SHADOW_UNSCHEDULABLE;
 	char *theirs = theirs_text(SHADOW_UNSCHEDULABLE, NULL, NULL, NULL, message);
@@ -639,7 +663,7 @@ static void pod_changing(void *userdata, const struct k8s_pod *p, const cluster_
 	}
 	if (p->nominated_node_name && !str_eq(p->nominated_node_name, before ? before->nominated : NULL)) {
 		/* a preemption: decided now, on the cluster the other scheduler preempted on */
-		if (!sp->open && decide(s, p->namespace_, p->name, &sp->ours) >= 0) {
+		if (!sp->open && decide(s, p->namespace_, p->name, p->nominated_node_name, &sp->ours) >= 0) {
 			bool ours_node = false;
 			for (size_t i = 0; i < sp->ours.n_cands; i++)
 				ours_node |= !strcmp(sp->ours.cands[i].node, p->nominated_node_name);

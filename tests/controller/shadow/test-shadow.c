@@ -5,6 +5,7 @@
  *   deleted: marked PreemptionByScheduler, or, without the mark, deleted while it was nominated
  *   there; a twin victim (same priority and start) agrees; more important pods and pods that went
  *   before the preemptor was pending are not its victims;
+ *   among more equally good nodes or candidates than the journal names, any of them agrees;
  *   an unschedulable report agrees once per message;
  *   a preemptor deleted before it binds, or first seen already nominated, is not compared. */
 #include <errno.h>
@@ -202,6 +203,50 @@ static void test_twin_victims(void **state)
 	teardown(&w);
 }
 
+/* A pool of identical nodes: more tie than the shadow names in its journal (the other
+ * scheduler's node is still found among them, and a node not among them still is not). */
+static void pool(struct world *w, int n, bool full)
+{
+	char name[16];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		assert_int_equal(put(w->c, NODE_JSON("%s", "4"), name, name), 0);
+		if (!full)
+			continue;
+		char v[16];
+		snprintf(v, sizeof(v), "v%d", i);
+		char spec[64];
+		snprintf(spec, sizeof(spec), "\"nodeName\":\"%s\"", name);
+		pod(w, v, 0, "4", spec, RUNNING("00"));
+	}
+}
+
+static void test_many_ties(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	pool(&w, 10, false);
+	pod(&w, "a", 0, "1", "", PENDING);
+	pod(&w, "a", 0, "1", BOUND("p9"), PENDING); /* the last of ten equally good nodes */
+	assert_int_equal(count(&w, SHADOW_BIND, true), 1);
+	pod(&w, "b", 0, "1", "", PENDING);
+	pod(&w, "b", 0, "1", BOUND("p9"), PENDING); /* now fuller than the nine others */
+	assert_int_equal(count(&w, SHADOW_BIND, false), 1);
+	teardown(&w);
+
+	/* ten candidates equal on every criterion: kube may take any, here the ninth */
+	setup(&w);
+	pool(&w, 10, true);
+	pod(&w, "big", 1000, "4", "", PENDING);
+	podd(&w, "v8", 0, "4", BOUND("p8"), RUNNING("00") PREEMPTED, true);
+	pod(&w, "big", 1000, "4", "", NOMINATED("p8"));
+	cluster_delete(w.c, CLUSTER_PODS, "default", "v8");
+	pod(&w, "big", 1000, "4", BOUND("p8"), NOMINATED("p8"));
+	assert_int_equal(count(&w, SHADOW_PREEMPT, true), 1);
+	teardown(&w);
+}
+
 static void test_unschedulable(void **state)
 {
 	(void)state;
@@ -254,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_preempt),
 		cmocka_unit_test(test_victim_without_condition),
 		cmocka_unit_test(test_twin_victims),
+		cmocka_unit_test(test_many_ties),
 		cmocka_unit_test(test_unschedulable),
 		cmocka_unit_test(test_not_compared),
 	};
