@@ -4,7 +4,8 @@
 # default-scheduler as a plan says, on the wire as kube-scheduler does). Two runs on the same
 # cluster: one where the fake does what preemptd would — a bind to a node preemptd scores as good
 # as its own pick (a tie), a bind to its pick, a preemption of the same victim on the same node,
-# an unschedulable pod — and one where it binds and preempts elsewhere. Agreement is counted in
+# an unschedulable pod — and one where it binds and preempts elsewhere and finds no node for a pod
+# preemptd would bind (a filter preemptd lacks). Agreement is counted in
 # preemptd_shadow_decisions_total{kind,agree} (read with prometheus_client), each disagreement
 # journaled with ours, theirs and why; preemptd writes nothing at all (the stand-in's request
 # log), takes no Lease although leader election is on by default, and counts every bound pod.
@@ -109,7 +110,8 @@ fake_stop
 : >"$T/a.log"
 cluster
 fake_start '{"default/b1": {"bind": "n1"},
-  "default/big": {"preempt": {"node": "n2", "victims": ["default/r2"]}}}'
+  "default/big": {"preempt": {"node": "n2", "victims": ["default/r2"]}},
+  "default/vol": {"unschedulable": "0/3 nodes are available: 3 node(s) had volume node affinity conflict."}}'
 log=()
 [ -n "$JPID" ] && log=(--log-target journal)
 pd_start a --shadow yes --shadow-scheduler default-scheduler "${log[@]}"
@@ -128,6 +130,12 @@ ok "...journaled: preemptd would preempt r3 on n3; default-scheduler preempted r
 	said a "Shadow of default-scheduler, pod default/big: disagree: preemptd would preempt on n3: default/r3; default-scheduler preempted on n2: default/r2; bound it to n2"
 ok "...and why: n2 lost at the start-time criterion" \
 	said a "preemption would help on n2 too (1 victim), but it lost at latest start of the highest-priority victims"
+# a filter preemptd lacks (volumes): kube-scheduler finds no node where preemptd would bind
+theirs vol 0 1
+ok "run 2: vol reported unschedulable by the fake, where preemptd would bind: bind, agree=false" \
+	wait_for 10 counted bind false 2
+ok "...journaled with kube's message" \
+	said a "Shadow of default-scheduler, pod default/vol: disagree: preemptd would bind to n3; default-scheduler left it unschedulable: 0/3 nodes are available: 3 node(s) had volume node affinity conflict."
 ok "run 2: no agreement counted" bash -c "[ \"$(count bind true)$(count preempt true)\" = 00 ]"
 ok "run 2: preemptd wrote nothing" [ "$(preemptd_writes)" = 0 ]
 if [ -n "$JPID" ]; then
