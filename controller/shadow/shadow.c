@@ -462,11 +462,14 @@ static bool same_victims(const struct cand *ours, const struct cand *theirs)
 	return same;
 }
 
+/* c: NULL when none were seen */
 static void put_victims(FILE *f, const struct cand *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	size_t n = c ? c->n : 0;
+
+	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%s", i ? ", " : "", c->v[i].key);
-	if (!c->n)
+	if (!n)
 		fputs("no victim seen", f);
 }
 
