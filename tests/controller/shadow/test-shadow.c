@@ -150,6 +150,22 @@ static void test_preempt(void **state)
 	teardown(&w);
 }
 
+/* kube-scheduler preempts victim (priority 0, started at :00) on node for the pending preemptor, as
+ * the watch shows it: the victim's condition and deletion, the nomination, the victim gone, the
+ * binding. */
+static void their_preemption(struct world *w, const char *preemptor, int prio, const char *cpu, const char *node,
+                             const char *victim, const char *victim_cpu)
+{
+	char bound[64], nominated[96];
+
+	snprintf(bound, sizeof(bound), "\"nodeName\":\"%s\"", node);
+	snprintf(nominated, sizeof(nominated), PENDING ",\"nominatedNodeName\":\"%s\"", node);
+	podd(w, victim, 0, victim_cpu, bound, RUNNING("00") PREEMPTED, true);
+	pod(w, preemptor, prio, cpu, "", nominated);
+	cluster_delete(w->c, CLUSTER_PODS, "default", victim);
+	pod(w, preemptor, prio, cpu, bound, nominated);
+}
+
 /* Without the condition (an older kube-scheduler), a pod deleted on the node its preemptor is
  * nominated to is a victim; a more important one going there is not. */
 static void test_victim_without_condition(void **state)
@@ -180,10 +196,7 @@ static void test_twin_victims(void **state)
 	pod(&w, "t1", 0, "2", BOUND("n1"), RUNNING("00"));
 	pod(&w, "t2", 0, "2", BOUND("n1"), RUNNING("00"));
 	pod(&w, "p", 10, "2", "", PENDING); /* one of the two must go: libpreempt takes t2 */
-	podd(&w, "t1", 0, "2", BOUND("n1"), RUNNING("00") PREEMPTED, true);
-	pod(&w, "p", 10, "2", "", NOMINATED("n1"));
-	cluster_delete(w.c, CLUSTER_PODS, "default", "t1");
-	pod(&w, "p", 10, "2", BOUND("n1"), NOMINATED("n1"));
+	their_preemption(&w, "p", 10, "2", "n1", "t1", "2");
 	assert_int_equal(count(&w, SHADOW_PREEMPT, true), 1);
 	teardown(&w);
 
@@ -213,11 +226,10 @@ static void pool(struct world *w, int n, bool full)
 		assert_int_equal(put(w->c, NODE_JSON("%s", "4"), name, name), 0);
 		if (!full)
 			continue;
-		char v[16];
+		char v[16], bound[64];
 		snprintf(v, sizeof(v), "v%d", i);
-		char spec[64];
-		snprintf(spec, sizeof(spec), "\"nodeName\":\"%s\"", name);
-		pod(w, v, 0, "4", spec, RUNNING("00"));
+		snprintf(bound, sizeof(bound), "\"nodeName\":\"%s\"", name);
+		pod(w, v, 0, "4", bound, RUNNING("00"));
 	}
 }
 
@@ -239,10 +251,7 @@ static void test_many_ties(void **state)
 	setup(&w);
 	pool(&w, 10, true);
 	pod(&w, "big", 1000, "4", "", PENDING);
-	podd(&w, "v8", 0, "4", BOUND("p8"), RUNNING("00") PREEMPTED, true);
-	pod(&w, "big", 1000, "4", "", NOMINATED("p8"));
-	cluster_delete(w.c, CLUSTER_PODS, "default", "v8");
-	pod(&w, "big", 1000, "4", BOUND("p8"), NOMINATED("p8"));
+	their_preemption(&w, "big", 1000, "4", "p8", "v8", "4");
 	assert_int_equal(count(&w, SHADOW_PREEMPT, true), 1);
 	teardown(&w);
 }
