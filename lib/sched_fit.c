@@ -100,7 +100,8 @@ static int reasons_print(struct sfit_reasons *r, bool head, const char *post, ch
 	FILE *f = open_memstream(&buf, &size);
 	if (!f)
 		return -ENOMEM;
-	qsort(r->v, r->n, sizeof(*r->v), reason_cmp);
+	if (r->n) /* no reason at all (v NULL): qsort's pointer must still be valid */
+		qsort(r->v, r->n, sizeof(*r->v), reason_cmp);
 	if (head)
 		fprintf(f, "0/%zu nodes are available:", r->n_nodes);
 	for (size_t i = 0; i < r->n; i++)
