@@ -179,6 +179,9 @@ struct k8s_pod {
 	bool ready_false; /* a Ready condition with a status other than True */
 	/* condition DisruptionTarget=True, reason PreemptionByScheduler: deleted by a preemption */
 	bool preempted_by_scheduler;
+	/* condition DisruptionTarget=True, reason EvictionByEvictionAPI: the API server's mark of an
+	 * eviction it let through (preemptd --pdb strict evicts its victims that way) */
+	bool evicted_by_api;
 	/* condition PodScheduled as it stands (NULL when absent): a scheduler writes it only when it
 	 * changes */
 	const char *scheduled_status, *scheduled_reason, *scheduled_message;

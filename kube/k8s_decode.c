@@ -374,9 +374,10 @@ static int pod_status(yv *v, const kval *st, struct k8s_pod *p)
 					bad = true;
 				else if (!strcmp(type, "Ready") && strcmp(status, "True") != 0)
 					p->ready_false = true;
-				else if (!strcmp(type, "DisruptionTarget") && !strcmp(status, "True") && reason &&
-				         !strcmp(reason, "PreemptionByScheduler"))
-					p->preempted_by_scheduler = true;
+				else if (!strcmp(type, "DisruptionTarget") && !strcmp(status, "True") && reason) {
+					p->preempted_by_scheduler |= !strcmp(reason, "PreemptionByScheduler");
+					p->evicted_by_api |= !strcmp(reason, "EvictionByEvictionAPI");
+				}
 				else if (!strcmp(type, "PodScheduled")) {
 					p->scheduled_status = status;
 					p->scheduled_reason = reason;

@@ -280,7 +280,8 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 		s->tail_start[j] = sl->start;
 		s->tail_nostart |= (unsigned)!sl->has_start << j;
 	}
-	s->flags = (general ? NS_GENERAL : 0) | (n->n_pdb_pods ? NS_PDB : 0) | (n->n_nostart ? NS_NOSTART : 0);
+	s->flags = (general ? NS_GENERAL : 0) | (n->n_pdb_pods || n->n_protected ? NS_PDB : 0) |
+	           (n->n_nostart ? NS_NOSTART : 0);
 }
 
 void pp__node_changed(const pp_cluster *c, const struct node *n)
@@ -397,6 +398,7 @@ static int node_attach(pp_cluster *c, struct node *n, struct pod *p)
 	(void)req_scalar_add(n, p, +1); /* room reserved above */
 	p->node = n;
 	n->n_pdb_pods += p->n_pdbs > 0;
+	n->n_protected += p->protected_;
 	n->n_nostart += !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
 		n->nonzero_total[k] += pp__pod_nonzero_request(p, k);
@@ -421,6 +423,7 @@ static void node_detach(pp_cluster *c, struct pod *p)
 	recompute_psum(n, i);
 	(void)req_scalar_add(n, p, -1); /* existing entries only: cannot allocate */
 	n->n_pdb_pods -= p->n_pdbs > 0;
+	n->n_protected -= p->protected_;
 	n->n_nostart -= !p->has_start;
 	for (int k = RES_CPU; k <= RES_MEMORY; k++)
 		n->nonzero_total[k] -= pp__pod_nonzero_request(p, k);
@@ -733,6 +736,7 @@ int pp__cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err, 
 		pod_free(p);
 		return 0;
 	}
+	p->protected_ = old->protected_; /* what the API server refused stays refused */
 	pod_unlink(c, old);
 	r = pod_link(c, p, spec, err);
 	if (r < 0) {
@@ -891,18 +895,15 @@ static int check_iop(const pp_int_or_percent *v, const char *id, const char *fie
 	return 0;
 }
 
-int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+/* A budget built from spec (validated, copied), not linked into the cluster. */
+static int pdb_build(const pp_pdb_spec *spec, struct pdb **ret, pp_err *err)
 {
 	char id[600], what[700];
 	int r;
 
-	if (!c || !spec)
-		return -EINVAL;
 	if (!pp__valid_name(spec->name) || !pp__valid_name(spec->namespace_) || strlen(spec->namespace_) > 63)
 		return pp_fail(err, -EINVAL, "poddisruptionbudget: metadata.name and metadata.namespace are required");
 	snprintf(id, sizeof(id), "poddisruptionbudgets/%s/%s", spec->namespace_, spec->name);
-	if (find_pdb(c, spec->namespace_, spec->name))
-		return pp_fail(err, -EEXIST, "%s: already exists", id);
 	r = check_iop(&spec->min_available, id, "minAvailable", err);
 	if (r < 0)
 		return r;
@@ -913,8 +914,6 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 		return pp_fail(err, -EINVAL, "%s: spec: Invalid value: minAvailable and maxUnavailable cannot be both set", id);
 	if (spec->n_disrupted_pods && !spec->disrupted_pods)
 		return pp_fail(err, -EINVAL, "%s: status.disruptedPods: NULL array", id);
-	if (pp__grow((void **)&c->pdbs, &c->cap_pdbs, c->n_pdbs + 1, sizeof(*c->pdbs)) < 0)
-		return -ENOMEM;
 
 	struct pdb *b = calloc(1, sizeof(*b));
 	if (!b)
@@ -948,9 +947,23 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 			}
 		b->n_disrupted = spec->n_disrupted_pods;
 	}
+	*ret = b;
+	return 0;
+fail:
+	pdb_free(b);
+	return r;
+}
+
+/* Links a built budget into the cluster: the pods it covers learn of it. */
+static int pdb_link(pp_cluster *c, struct pdb *b)
+{
+	int r;
+
+	if (pp__grow((void **)&c->pdbs, &c->cap_pdbs, c->n_pdbs + 1, sizeof(*c->pdbs)) < 0)
+		return -ENOMEM;
 	r = pp__strmap_put(&c->pdb_map, b->key, b);
 	if (r < 0)
-		goto fail;
+		return r;
 	for (size_t i = 0; i < c->n_pods; i++)
 		if (pp__pdb_matches_pod(b, c->pods[i]) && (r = pod_add_pdb(c, c->pods[i], b)) < 0) {
 			for (size_t j = 0; j < i; j++) { /* undo */
@@ -963,14 +976,91 @@ int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
 					pp__node_changed(c, q->node);
 			}
 			pp__strmap_remove(&c->pdb_map, b->key);
-			goto fail;
+			return r;
 		}
 	b->idx = c->n_pdbs;
 	c->pdbs[c->n_pdbs++] = b;
 	return 0;
-fail:
-	pdb_free(b);
+}
+
+static bool requirements_equal(const pp_requirement *a, size_t na, const pp_requirement *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++) {
+		if (a[i].op != b[i].op || strcmp(a[i].key, b[i].key) != 0 || a[i].n_values != b[i].n_values)
+			return false;
+		for (size_t k = 0; k < a[i].n_values; k++)
+			if (strcmp(a[i].values[k], b[i].values[k]) != 0)
+				return false;
+	}
+	return true;
+}
+
+/* Equal as written (the same labels and expressions in the same order). */
+static bool selectors_equal(const pp_label_selector *a, const pp_label_selector *b)
+{
+	if (a->present != b->present || a->n_match_labels != b->n_match_labels)
+		return false;
+	for (size_t i = 0; i < a->n_match_labels; i++)
+		if (strcmp(a->match_labels[i].key, b->match_labels[i].key) != 0 ||
+		    strcmp(a->match_labels[i].value ? a->match_labels[i].value : "",
+		           b->match_labels[i].value ? b->match_labels[i].value : "") != 0)
+			return false;
+	return requirements_equal(a->match_expressions, a->n_match_expressions, b->match_expressions,
+	                          b->n_match_expressions);
+}
+
+/* Adds the budget of spec (update: replaces the one of its namespace and name). */
+static int pdb_put(pp_cluster *c, const pp_pdb_spec *spec, bool update, pp_err *err)
+{
+	struct pdb *b = NULL, *old;
+	int r;
+
+	if (!c || !spec)
+		return -EINVAL;
+	r = pdb_build(spec, &b, err);
+	if (r < 0)
+		return r;
+	old = find_pdb(c, b->ns, b->name);
+	if (update ? !old : old != NULL) {
+		r = update ? pp_fail(err, -ENOENT, "poddisruptionbudgets/%s/%s: not found", b->ns, b->name)
+		           : pp_fail(err, -EEXIST, "poddisruptionbudgets/%s/%s: already exists", b->ns, b->name);
+		pdb_free(b);
+		return r;
+	}
+	if (old && selectors_equal(&old->selector, &b->selector)) {
+		/* The status changed, as it does all the time: the same pods, the same nodes. The old
+		 * record takes the new contents (pods point at it) and keeps its place; the old contents
+		 * go with b. Budgets are read afresh by every decision and nodes with PDB pods are never
+		 * cached: nothing to refresh. */
+		struct pdb gone = *old;
+		*old = *b;
+		old->idx = gone.idx;
+		*b = gone;
+		/* the map's key points into the old arena: the entry takes the new key in place (found
+		 * by comparing with the old one, still there: no allocation, cannot fail), then the old
+		 * contents go */
+		r = pp__strmap_put(&c->pdb_map, old->key, old);
+		pdb_free(b);
+		return r;
+	}
+	r = old ? pp_cluster_remove_pdb(c, b->ns, b->name, err) : 0;
+	if (r >= 0)
+		r = pdb_link(c, b);
+	if (r < 0)
+		pdb_free(b);
 	return r;
+}
+
+int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+{
+	return pdb_put(c, spec, false, err);
+}
+
+int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *spec, pp_err *err)
+{
+	return pdb_put(c, spec, true, err);
 }
 
 int pp_cluster_remove_pdb(pp_cluster *c, const char *ns, const char *name, pp_err *err)
@@ -1058,4 +1148,9 @@ int pp_cluster_pdb_disruptions_allowed(const pp_cluster *c, const char *ns, cons
 struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name)
 {
 	return find_pod(c, ns, name);
+}
+
+struct pdb *pp__cluster_find_pdb(const pp_cluster *c, const char *ns, const char *name)
+{
+	return find_pdb(c, ns, name);
 }

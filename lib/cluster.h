@@ -58,6 +58,7 @@ struct pod {
 	int64_t deletion;
 	bool preempted_by_scheduler;
 	bool not_ready;
+	bool protected_; /* never a victim (pp_cluster_set_pod_protected) */
 	int64_t grace;
 	pp_toleration *tolerations;
 	size_t n_tolerations;
@@ -98,6 +99,7 @@ struct node {
 	size_t n_nominated;
 	size_t n_taints;
 	size_t n_pdb_pods; /* bound pods matching some PDB */
+	size_t n_protected; /* bound pods that are never victims */
 	size_t n_nostart;  /* bound pods without a start time (their order depends on "now") */
 	bool unschedulable;
 	/* cold */
@@ -127,7 +129,8 @@ struct node {
 enum {
 	NS_GENERAL = 1 << 0, /* only the general path knows: cordon, taints, nominated pods,
 	                        amounts beyond int64 */
-	NS_PDB = 1 << 1,     /* some bound pod matches a PDB: victims are not a suffix of slots */
+	NS_PDB = 1 << 1,     /* some bound pod matches a PDB or is protected: victims are not a suffix
+	                        of slots */
 	NS_NOSTART = 1 << 2, /* some bound pod has no start time ("now") */
 };
 
@@ -188,6 +191,7 @@ struct pp_cluster {
 	struct pcache *pcache; /* preemption.c's per-node results, reused across decisions */
 	struct nsum *sum;      /* by node index, see struct nsum */
 	size_t cap_sum;
+	pp_pdb_policy pdb_policy;
 };
 
 /* cluster.c: refreshes n's summary and drops its cached preemption result. */
@@ -217,6 +221,7 @@ int32_t pp__pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *pdb);
 /* cluster.c */
 void pp__pod_info_fill(const struct pod *p, pp_pod_info *ret);
 struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name);
+struct pdb *pp__cluster_find_pdb(const pp_cluster *c, const char *ns, const char *name);
 
 /* Importance order of two bound pods (MoreImportantPod + DESIGN §3), start of "no start" = now. */
 int pp__slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now);

@@ -491,6 +491,11 @@ void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(co
 		fn("node(s) didn't satisfy existing pods anti-affinity rules", ud);
 	if (f->mask & F_NO_VICTIMS)
 		fn("No preemption victims found for incoming pod", ud);
+	if (f->mask & F_PDB) {
+		snprintf(tmp, sizeof(tmp), "node(s) would need more evictions than PodDisruptionBudget %.250s/%.250s allows",
+		         f->pdb->ns, f->pdb->name);
+		fn(tmp, ud);
+	}
 }
 
 /* ---- scoring -------------------------------------------------------------------------------- */

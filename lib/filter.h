@@ -25,6 +25,7 @@ enum {
 	F_POD_ANTI_AFFINITY = 1 << 9,
 	F_EXISTING_ANTI_AFFINITY = 1 << 10,
 	F_NO_VICTIMS = 1 << 11, /* preemption dry run: nothing of lower priority */
+	F_PDB = 1 << 12,        /* strict dry run: the victims a budget allows are not enough (pdb) */
 	F_RESOURCES = F_PODS | F_CPU | F_MEMORY | F_EPHEMERAL | F_SCALAR,
 };
 
@@ -34,6 +35,7 @@ struct fail {
 	unsigned mask;
 	bool unresolvable; /* UnschedulableAndUnresolvable: preemption cannot help */
 	const pp_taint *taint;
+	const struct pdb *pdb; /* F_PDB */
 	uint32_t scalar[MAX_SCALAR_REASONS];
 	size_t n_scalar;
 };

@@ -34,6 +34,7 @@ struct ctx {
 	bool order_ok; /* stored slot order equals the order for this now */
 	bool need_scalar;
 	bool lane; /* nodes without NS_GENERAL may be settled from their summary (lane_evaluate) */
+	bool strict; /* PP_PDB_STRICT: no victim beyond a budget (select_victims) */
 	struct filter f;
 	/* scratch, sized for the largest node */
 	const struct slot **lower;
@@ -86,7 +87,181 @@ static int32_t pdb_allowed(struct ctx *x, const struct pdb *b)
 	return x->pdb_allowed[b->idx];
 }
 
-enum { FL_VIOLATING = 1, FL_VICTIM = 2 };
+enum { FL_VIOLATING = 1, FL_VICTIM = 2, FL_KEPT = 4 };
+
+/* Inter-pod affinity counts of the node under test with every lower-priority pod removed but the
+ * kept ones. */
+static void delta_without_lower(struct ctx *x, const struct node *n, size_t h, size_t nl)
+{
+	pp__filter_delta_reset(&x->f);
+	for (size_t i = h; i < n->n_pods; i++)
+		pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
+	for (size_t i = 0; i < nl; i++)
+		if (x->flags[i] & FL_KEPT)
+			pp__filter_delta_add(&x->f, n, x->lower[i]->pod, +1);
+}
+
+/*
+ * The reprieve (reference §7.3 steps 6–8) over x->lower[0..nl) in importance order, the pods
+ * flagged FL_KEPT staying on the node: every other lower-priority pod removed, then each added
+ * back where it still fits — PDB-violating ones first when any_pdb — and FL_VICTIM set on the
+ * others. x->f's affinity delta must hold the node without its lower-priority pods but the kept
+ * ones. Returns 1 with the key filled, 0 when the preemptor does not fit even so (f says why).
+ */
+static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, const struct extra *e, bool any_pdb,
+                    size_t n_kept, struct fail *f, struct pkey *key)
+{
+	const struct pod *pre = x->pre;
+
+	/* Slack of every checked resource with all lower-priority pods removed. */
+	i128 pods_slack = (i128)n->max_pods - h - e->pods - 1;
+	i128 slack[N_CORE_RES] = { 0 };
+	bool check[N_CORE_RES] = { false };
+	if (!pre->zero_request)
+		for (int k = 0; k < N_CORE_RES; k++)
+			if (pre->req[k] > 0) {
+				check[k] = true;
+				slack[k] = (i128)n->alloc[k] - (h ? n->psum[h][k] : 0) - e->req[k] - pre->req[k];
+			}
+	i128 *sslack = x->sslack;
+	size_t ns = x->need_scalar ? pre->n_scalar : 0;
+	for (size_t s = 0; s < ns; s++) {
+		uint32_t id = pre->scalar[s].id;
+		sslack[s] = pp__node_alloc_scalar(n, id) - (pp__node_req_scalar(n, id) - pp__lower_scalar(n, h, id)) -
+		            pp__extra_scalar(&x->f, n, id) - pre->scalar[s].value;
+	}
+	if (n_kept) {
+		/* the kept pods stay: the preemptor must fit beside them and the higher-priority pods */
+		static const unsigned bits[N_CORE_RES] = { F_CPU, F_MEMORY, F_EPHEMERAL };
+		for (size_t i = 0; i < nl; i++) {
+			if (!(x->flags[i] & FL_KEPT))
+				continue;
+			pods_slack--;
+			for (int k = 0; k < N_CORE_RES; k++)
+				slack[k] -= x->lower[i]->req[k];
+			for (size_t s = 0; s < ns; s++)
+				sslack[s] -= pp__pod_scalar(x->lower[i]->pod, pre->scalar[s].id);
+		}
+		*f = (struct fail){ 0 };
+		if (pods_slack < 0)
+			f->mask |= F_PODS;
+		for (int k = 0; k < N_CORE_RES; k++)
+			if (check[k] && slack[k] < 0)
+				f->mask |= bits[k];
+		for (size_t s = 0; s < ns; s++)
+			if (pre->scalar[s].value > 0 && sslack[s] < 0 && f->n_scalar < MAX_SCALAR_REASONS) {
+				f->mask |= F_SCALAR;
+				f->scalar[f->n_scalar++] = pre->scalar[s].id;
+			}
+		if (!f->mask && x->f.aff) {
+			bool unres = false;
+			f->mask = pp__filter_affinity(&x->f, n, &unres);
+		}
+		if (f->mask)
+			return 0;
+	}
+
+	size_t count = 0, viol = 0;
+	int64_t sum = 0;
+	const struct slot *top = NULL;
+	for (int pass = 0; pass < (any_pdb ? 2 : 1); pass++) {
+		for (size_t i = 0; i < nl; i++) {
+			if (any_pdb && ((x->flags[i] & FL_VIOLATING) != 0) != (pass == 0))
+				continue;
+			if (x->flags[i] & FL_KEPT)
+				continue;
+			const struct slot *sl = x->lower[i];
+			bool fits = pods_slack >= 1;
+			for (int k = 0; k < N_CORE_RES; k++)
+				if (check[k] && slack[k] < sl->req[k])
+					fits = false;
+			for (size_t s = 0; s < ns && fits; s++)
+				if (pre->scalar[s].value > 0 && sslack[s] < pp__pod_scalar(sl->pod, pre->scalar[s].id))
+					fits = false;
+			if (fits && x->f.aff) {
+				pp__filter_delta_add(&x->f, n, sl->pod, +1);
+				bool unres = false;
+				if (pp__filter_affinity(&x->f, n, &unres)) {
+					pp__filter_delta_add(&x->f, n, sl->pod, -1);
+					fits = false;
+				}
+			}
+			if (fits) {
+				pods_slack--;
+				for (int k = 0; k < N_CORE_RES; k++)
+					slack[k] -= sl->req[k];
+				for (size_t s = 0; s < ns; s++)
+					sslack[s] -= pp__pod_scalar(sl->pod, pre->scalar[s].id);
+				continue;
+			}
+			x->flags[i] |= FL_VICTIM;
+			count++;
+			/* Each term is below 2^32, so the sum overflows only past 2^31 victims on one
+			 * node, which no memory holds. */
+			sum += (int64_t)sl->prio + ((int64_t)1 << 31);
+			if (x->flags[i] & FL_VIOLATING)
+				viol++;
+			/* lower[] is in importance order: the victim with the smallest index is victims[0] */
+			if (!top || pp__slot_cmp_now(sl, top, x->now) < 0)
+				top = sl;
+		}
+	}
+	if (count == 0) { /* cannot happen when the first pass failed; kube needs >= 1 victim */
+		*f = (struct fail){ .mask = F_NO_VICTIMS };
+		return 0;
+	}
+	key->f[0] = x->strict ? 0 : (int64_t)viol; /* strict: no victim is beyond a budget */
+	key->f[1] = top->prio;
+	key->f[2] = sum;
+	key->f[3] = (int64_t)count;
+	int64_t st = top->has_start ? top->start : x->now;
+	key->f[4] = st == INT64_MIN ? INT64_MAX : -st; /* later start wins */
+	return 1;
+}
+
+/*
+ * The strict policy's count (preempt.h): every victim that is not terminating against each budget
+ * that covers it, as the API server decrements them. Victims beyond what a budget allows are kept
+ * on the node — the most important of its victims, so that the least important ones go — and
+ * their FL_VICTIM cleared; returns the first budget that needed it (NULL: every victim may go).
+ * Uses x->budget/x->stamp, free once the split is done.
+ */
+static const struct pdb *keep_over_budget(struct ctx *x, size_t nl)
+{
+	const struct pdb *first = NULL;
+
+	x->cur_stamp++;
+	for (size_t i = 0; i < nl; i++) {
+		const struct pod *p = x->lower[i]->pod;
+		if (!(x->flags[i] & FL_VICTIM) || p->terminating)
+			continue;
+		for (size_t j = 0; j < p->n_pdbs; j++) {
+			const struct pdb *b = p->pdbs[j];
+			if (x->stamp[b->idx] != x->cur_stamp) {
+				x->stamp[b->idx] = x->cur_stamp;
+				x->budget[b->idx] = pdb_allowed(x, b);
+			}
+			if (--x->budget[b->idx] < 0 && !first)
+				first = b;
+		}
+	}
+	if (!first)
+		return NULL;
+	for (size_t i = 0; i < nl; i++) {
+		const struct pod *p = x->lower[i]->pod;
+		bool keep = false;
+		if ((x->flags[i] & FL_VICTIM) && !p->terminating)
+			for (size_t j = 0; j < p->n_pdbs && !keep; j++)
+				keep = x->budget[p->pdbs[j]->idx] < 0;
+		if (keep)
+			for (size_t j = 0; j < p->n_pdbs; j++)
+				x->budget[p->pdbs[j]->idx]++; /* one victim fewer for each of its budgets */
+		x->flags[i] &= (unsigned char)~FL_VICTIM;
+		if (keep)
+			x->flags[i] |= FL_KEPT;
+	}
+	return first;
+}
 
 /*
  * SelectVictimsOnNode for a node whose first pass failed with a resolvable status.
@@ -107,7 +282,13 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 	pp__filter_extra(&x->f, n, &e);
 	if (pp__filter_resources(&x->f, n, h, &e, false, f))
 		return 0;
-	if (x->f.aff) {
+	/* Protected pods stay: removing them may break an affinity that keeping them meets, so the
+	 * affinity test without every lower-priority pod is the reprieve's, with them (below). */
+	size_t n_kept = 0;
+	if (n->n_protected)
+		for (size_t i = h; i < n->n_pods; i++)
+			n_kept += n->slots[i].pod->protected_;
+	if (x->f.aff && !n_kept) {
 		pp__filter_delta_reset(&x->f);
 		for (size_t i = h; i < n->n_pods; i++)
 			pp__filter_delta_add(&x->f, n, n->slots[i].pod, -1);
@@ -157,78 +338,39 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 			}
 		}
 	}
+	if (n_kept)
+		for (size_t i = 0; i < nl; i++)
+			if (x->lower[i]->pod->protected_)
+				x->flags[i] |= FL_KEPT;
+	if (n_kept && x->f.aff)
+		delta_without_lower(x, n, h, nl);
 
-	/* Slack of every checked resource with all lower-priority pods removed. */
-	i128 pods_slack = (i128)n->max_pods - h - e.pods - 1;
-	i128 slack[N_CORE_RES] = { 0 };
-	bool check[N_CORE_RES] = { false };
-	if (!pre->zero_request)
-		for (int k = 0; k < N_CORE_RES; k++)
-			if (pre->req[k] > 0) {
-				check[k] = true;
-				slack[k] = (i128)n->alloc[k] - (h ? n->psum[h][k] : 0) - e.req[k] - pre->req[k];
-			}
-	i128 *sslack = x->sslack;
-	size_t ns = x->need_scalar ? pre->n_scalar : 0;
-	for (size_t s = 0; s < ns; s++) {
-		uint32_t id = pre->scalar[s].id;
-		sslack[s] = pp__node_alloc_scalar(n, id) - (pp__node_req_scalar(n, id) - pp__lower_scalar(n, h, id)) -
-		            pp__extra_scalar(&x->f, n, id) - pre->scalar[s].value;
-	}
-
-	size_t count = 0, viol = 0;
-	int64_t sum = 0;
-	const struct slot *top = NULL;
-	for (int pass = 0; pass < (any_pdb ? 2 : 1); pass++) {
-		for (size_t i = 0; i < nl; i++) {
-			if (any_pdb && ((x->flags[i] & FL_VIOLATING) != 0) != (pass == 0))
-				continue;
-			const struct slot *sl = x->lower[i];
-			bool fits = pods_slack >= 1;
-			for (int k = 0; k < N_CORE_RES; k++)
-				if (check[k] && slack[k] < sl->req[k])
-					fits = false;
-			for (size_t s = 0; s < ns && fits; s++)
-				if (pre->scalar[s].value > 0 && sslack[s] < pp__pod_scalar(sl->pod, pre->scalar[s].id))
-					fits = false;
-			if (fits && x->f.aff) {
-				pp__filter_delta_add(&x->f, n, sl->pod, +1);
-				bool unres = false;
-				if (pp__filter_affinity(&x->f, n, &unres)) {
-					pp__filter_delta_add(&x->f, n, sl->pod, -1);
-					fits = false;
-				}
-			}
-			if (fits) {
-				pods_slack--;
-				for (int k = 0; k < N_CORE_RES; k++)
-					slack[k] -= sl->req[k];
-				for (size_t s = 0; s < ns; s++)
-					sslack[s] -= pp__pod_scalar(sl->pod, pre->scalar[s].id);
-				continue;
-			}
-			x->flags[i] |= FL_VICTIM;
-			count++;
-			/* Each term is below 2^32, so the sum overflows only past 2^31 victims on one
-			 * node, which no memory holds. */
-			sum += (int64_t)sl->prio + ((int64_t)1 << 31);
-			if (x->flags[i] & FL_VIOLATING)
-				viol++;
-			/* lower[] is in importance order: the victim with the smallest index is victims[0] */
-			if (!top || pp__slot_cmp_now(sl, top, x->now) < 0)
-				top = sl;
+	const struct pdb *kept_by = NULL;
+	for (;;) {
+		int r = reprieve(x, n, h, nl, &e, any_pdb, n_kept, f, key);
+		if (r == 0 && kept_by) {
+			/* what is short is what the budget keeps */
+			*f = (struct fail){ .mask = F_PDB, .pdb = kept_by };
 		}
+		if (r == 0)
+			return 0;
+		if (!x->strict || !any_pdb)
+			break;
+		const struct pdb *over = keep_over_budget(x, nl);
+		if (!over)
+			break;
+		if (!kept_by)
+			kept_by = over;
+		/* each round keeps one more pod at least: at most nl rounds */
+		n_kept = 0;
+		for (size_t i = 0; i < nl; i++)
+			n_kept += (x->flags[i] & FL_KEPT) != 0;
+		if (x->f.aff)
+			delta_without_lower(x, n, h, nl);
 	}
-	if (count == 0) { /* cannot happen when the first pass failed; kube needs >= 1 victim */
-		f->mask = F_NO_VICTIMS;
-		return 0;
-	}
-	key->f[0] = (int64_t)viol;
-	key->f[1] = top->prio;
-	key->f[2] = sum;
-	key->f[3] = (int64_t)count;
-	int64_t st = top->has_start ? top->start : x->now;
-	key->f[4] = st == INT64_MIN ? INT64_MAX : -st; /* later start wins */
+	if (x->strict)
+		for (size_t i = 0; i < nl; i++)
+			x->flags[i] &= (unsigned char)~FL_VIOLATING; /* within every budget: violates none */
 	*ret_nlower = nl;
 	return 1;
 }
@@ -706,6 +848,7 @@ int pp_cluster_preempt(const pp_cluster *c, const char *ns, const char *name, co
 	x.c = c;
 	x.pre = pre;
 	x.now = opts->now_ns;
+	x.strict = c->pdb_policy == PP_PDB_STRICT;
 	x.order_ok = !c->any_start || opts->now_ns > c->max_start;
 	for (size_t i = 0; i < pre->n_scalar; i++)
 		x.need_scalar |= pre->scalar[i].value > 0;

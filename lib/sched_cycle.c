@@ -10,7 +10,10 @@
  *                                      nomination elsewhere: its reservation is released)
  *   assigned pod updated               resources, affinity, anti-affinity
  *   nomination cleared, nominated pod removed   resources, anti-affinity
- *   node removed, PDB changes          nothing (no filter can start passing)
+ *   node removed                       nothing (no filter can start passing)
+ *   PDB added, changed, removed or     prefer: nothing; strict: the pods whose preemption failed
+ *   observed, a protection lifted      (a budget may decide whether preemption can help; a
+ *                                      preemptor waiting for its victims has nothing to gain)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -631,14 +634,64 @@ int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, p
 	return 0;
 }
 
+/* Under the strict policy a budget decides whether preemption can help: a pod whose preemption
+ * failed may preempt now (prefer: a budget only steers the choice). */
+static void budget_event(pp_sched *s)
+{
+	if (pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT)
+		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, s->now);
+}
+
 int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
 {
-	return pp_cluster_add_pdb(s->c, pdb, err);
+	int r = pp_cluster_add_pdb(s->c, pdb, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
+}
+
+int pp_sched_update_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
+{
+	int r = pp_cluster_update_pdb(s->c, pdb, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
 }
 
 int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err)
 {
-	return pp_cluster_remove_pdb(s->c, namespace_, name, err);
+	int r = pp_cluster_remove_pdb(s->c, namespace_, name, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
+}
+
+int pp_sched_set_pdb_disruptions_allowed(pp_sched *s, const char *namespace_, const char *name,
+                                         int32_t disruptions_allowed, pp_err *err)
+{
+	int r = pp_cluster_set_pdb_disruptions_allowed(s->c, namespace_, name, disruptions_allowed, err);
+	if (r >= 0)
+		budget_event(s);
+	return r;
+}
+
+int pp_sched_set_pod_protected(pp_sched *s, const char *namespace_, const char *name, bool protected_, pp_err *err)
+{
+	bool was = pp_cluster_pod_protected(s->c, namespace_, name);
+	int r = pp_cluster_set_pod_protected(s->c, namespace_, name, protected_, err);
+	/* a victim more to choose from may help a pod whose preemption failed */
+	if (r >= 0 && was && !protected_)
+		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, s->now);
+	return r;
+}
+
+int pp_sched_set_pdb_policy(pp_sched *s, pp_pdb_policy policy)
+{
+	pp_pdb_policy was = pp_cluster_pdb_policy(s->c);
+	int r = pp_cluster_set_pdb_policy(s->c, policy);
+	if (r >= 0 && was == PP_PDB_STRICT && policy != PP_PDB_STRICT)
+		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, s->now);
+	return r;
 }
 
 /* ---- the cycle ---------------------------------------------------------------------------- */
@@ -675,8 +728,10 @@ static int ensure_ev_reasons(pp_sched *s, size_t n)
 	return 0;
 }
 
-/* The pod stays pending: parks it in the queue and reports why. */
-static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report, const pp_preemption *pr)
+/* The pod stays pending: parks it in the queue and reports why. more: rejector bits of its
+ * preemption beside those of the filter pass. */
+static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool report, const pp_preemption *pr,
+                        uint32_t more)
 {
 	char ns[256], *msg = NULL;
 	const char *name;
@@ -702,7 +757,8 @@ static int fail_attempt(pp_sched *s, struct spod *p, const char *post, bool repo
 		}
 		free(msg);
 	}
-	(void)pp__sq_add_unschedulable(s->q, p, s->reasons.rejectors ? s->reasons.rejectors : SCHED_REJ_ALL, s->now);
+	(void)pp__sq_add_unschedulable(s->q, p, s->reasons.rejectors ? s->reasons.rejectors | more : SCHED_REJ_ALL,
+	                               s->now);
 	return r;
 }
 
@@ -744,14 +800,14 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		if (node)
 			return bind(s, p, pi, node, err);
 		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
-		return fail_attempt(s, p, "", true, NULL);
+		return fail_attempt(s, p, "", true, NULL, 0);
 	case PP_OUTCOME_NONE:
 	default:
 		reason = pp_preemption_reason(pr);
 		/* Not eligible keeps the nomination (the earlier preemption is still under way); any
 		 * other failure clears it, as a PostFilter result with an empty node does. */
-		if (pi->nominated_node_name && strncmp(reason, "not eligible", 12) != 0 &&
-		    !strstr(reason, "preemption: not eligible")) {
+		bool eligible = strncmp(reason, "not eligible", 12) != 0 && !strstr(reason, "preemption: not eligible");
+		if (pi->nominated_node_name && eligible) {
 			char *node_copy = strdup(pi->nominated_node_name);
 			if (!node_copy) {
 				pp_preemption_free(pr);
@@ -770,7 +826,10 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 			const char *post = strstr(reason, "preemption:");
 			if (!post)
 				post = strstr(reason, "not eligible");
-			r = fail_attempt(s, p, post ? post : "", true, pr);
+			/* strict: budgets, or pods protected, may be why no victims were found: a budget's
+			 * change tries again */
+			r = fail_attempt(s, p, post ? post : "", true, pr,
+			                 eligible && pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT ? SCHED_REJ_BUDGET : 0);
 		}
 		pp_preemption_free(pr);
 		return r;

@@ -22,7 +22,8 @@
 #define SCHED_REJ_POD_AFFINITY  0x10u /* InterPodAffinity: a required affinity is unmet */
 #define SCHED_REJ_POD_ANTI      0x20u /* InterPodAffinity: an anti-affinity conflicts */
 #define SCHED_REJ_NODES         0x40u /* there is no node at all */
-#define SCHED_REJ_ALL           0x7fu
+#define SCHED_REJ_BUDGET        0x80u /* strict PDB policy: preemption found no victims the budgets allow */
+#define SCHED_REJ_ALL           0xffu
 
 /* Failure reasons counted over nodes, for the "0/N nodes are available: ..." message. */
 struct sfit_reason {

@@ -130,12 +130,17 @@ static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdat
 	const signal_obs *o = &d->node.s[e->signal];
 	evict_log_reclaim(what, e, o->known, o->available, now);
 	d->dirty = true;
-	if (what == RECLAIM_PART_BACK)
-		victims_sync(d, e->uid);
-	if (what == RECLAIM_REKILLED || what == RECLAIM_PART_BACK)
+	if (what == RECLAIM_REKILLED)
 		return;
-	victims_sync_reclaim_over(d, e->uid);
+	/* A part back (its cgroup gone, above all) makes the runtime's listing stale: in it the pod's
+	 * containers may still run, so the next disk decision would see neither their writable layers
+	 * as the dead containers' pending reclaim nor this pod's part as owed, and choose another pod. */
 	runtime_forget_listing(d->rt);
+	if (what == RECLAIM_PART_BACK) {
+		victims_sync(d, e->uid);
+		return;
+	}
+	victims_sync_reclaim_over(d, e->uid);
 	uint64_t took = now > e->gone_usec ? now - e->gone_usec : 0;
 	if (what == RECLAIM_DONE)
 		d->reclaimed++;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "act.h"
+#include "act-internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evict.h"
 #include "journal.h"
 #include "objmap.h"
 #include "requests.h"
@@ -29,7 +30,8 @@ struct act {
 	objmap events; /* pod uid -> the last FailedScheduling sent */
 	unsigned events_added;
 	act_stats stats;
-	bool forbidden_told[CLUSTER_WRITE_EVENT + 1];
+	bool forbidden_told[CLUSTER_WRITE_EVICT + 1];
+	evictor *ev; /* --pdb strict: victims evicted one at a time (evict.c); NULL: deleted */
 };
 
 static char *pod_path(const char *ns, const char *name, const char *sub)
@@ -57,6 +59,7 @@ static const char *permission_of(cluster_write w)
 	case CLUSTER_WRITE_CONDITION: return "patch on pods/status";
 	case CLUSTER_WRITE_DELETE: return "delete on pods";
 	case CLUSTER_WRITE_EVENT: return "create on events (events.k8s.io)";
+	case CLUSTER_WRITE_EVICT: return "create on pods/eviction";
 	}
 	return "?";
 }
@@ -80,6 +83,9 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 			a->stats.victims_deleted++;
 		return;
 	}
+	/* an eviction a budget refuses is no API error: evict.c tells what it means */
+	if (st->kind == CLUSTER_WRITE_EVICT && r == WRITE_REFUSED && (status == 429 || status >= 500))
+		return;
 	if (r == WRITE_OBSOLETE || r == WRITE_ABANDONED) {
 		journal_msg(LOG_DEBUG, "%s %s for pod %s/%s dropped: %s", st->verb, st->path, ns, name, msg);
 		return;
@@ -116,6 +122,14 @@ static bool gate(void *userdata, long *ret_timeout_ms)
 	return !a->may_write || a->may_write(a->gate_userdata, ret_timeout_ms);
 }
 
+/* An eviction's 429 or 500 that is a budget's refusal ends the chain: no back-off waits it out. */
+static bool refusal(void *userdata, const write_step *st, const transport_answer *ans)
+{
+	(void)userdata;
+	return st->kind == CLUSTER_WRITE_EVICT && !ans->error &&
+	       eviction_answer_refuses(ans->status, ans->body, ans->len);
+}
+
 /* --- the object -------------------------------------------------------------------------------- */
 
 int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
@@ -132,8 +146,10 @@ int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
 		act_free(a);
 		return -ENOMEM;
 	}
-	writer_hooks h = { .may_write = gate, .step_done = step_done, .userdata = a };
+	writer_hooks h = { .may_write = gate, .step_done = step_done, .refusal = refusal, .userdata = a };
 	r = writer_new(e, t, c, o ? &o->writer : NULL, &h, &a->w);
+	if (r >= 0 && o && o->pdb_policy == PP_PDB_STRICT)
+		r = evictor_new(a, c, a->w, &a->ev);
 	if (r < 0) {
 		act_free(a);
 		return r;
@@ -153,7 +169,9 @@ act *act_free(act *a)
 {
 	if (!a)
 		return NULL;
+	/* the writer first: what it abandons ends the preemptions under way (evict.c) */
 	writer_free(a->w);
+	evictor_free(a->ev);
 	objmap_foreach(&a->events, free_memo, NULL);
 	objmap_done(&a->events);
 	free(a->scheduler);
@@ -339,6 +357,8 @@ static void log_explanation(const decision *d)
 		            d->pod.name, d->kind == DECISION_PREEMPT ? "preempts there" : "stays pending", d->explanation);
 }
 
+static void publish_nomination(act *a, const decision *d, int64_t now);
+
 static void preempt(act *a, const decision *d, int64_t now)
 {
 	char note[1200];
@@ -346,6 +366,10 @@ static void preempt(act *a, const decision *d, int64_t now)
 
 	log_preemption(d);
 	log_explanation(d);
+	if (a->ev) {
+		evict_preempt(a->ev, d, now);
+		return;
+	}
 	for (size_t i = 0; i < d->n_victims; i++) {
 		const decision_pod *v = &d->victims[i].pod;
 		if (d->victims[i].terminating)
@@ -368,6 +392,12 @@ static void preempt(act *a, const decision *d, int64_t now)
 			r = add_event(a, ch, v, &d->pod, "Normal", "Preempted", "Preempting", note, now);
 		submit(a, ch, r);
 	}
+	publish_nomination(a, d, now);
+}
+
+/* The preemption's last writes: lower-priority nominations to the node cleared, the preemptor's. */
+static void publish_nomination(act *a, const decision *d, int64_t now)
+{
 	for (size_t i = 0; i < d->n_cleared; i++) {
 		const decision_pod *p = &d->cleared[i];
 		write_chain *ch = chain_for(p);
@@ -412,4 +442,42 @@ void act_decision(act *a, const decision *d, int64_t now_ns)
 	default:
 		break;
 	}
+}
+
+/* --- what act/ shares (act-internal.h) ---------------------------------------------------------- */
+
+char *act__pod_path(const char *ns, const char *name, const char *sub)
+{
+	return pod_path(ns, name, sub);
+}
+
+write_chain *act__chain_for(const decision_pod *p)
+{
+	return chain_for(p);
+}
+
+int act__add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
+                   const char *reason, const char *action, const char *note, int64_t now)
+{
+	return add_event(a, ch, pod, related, type, reason, action, note, now);
+}
+
+void act__submit(act *a, write_chain *ch, int r)
+{
+	submit(a, ch, r);
+}
+
+void act__publish_nomination(act *a, const decision *d, int64_t now)
+{
+	publish_nomination(a, d, now);
+}
+
+const char *act__permission_of(cluster_write w)
+{
+	return permission_of(w);
+}
+
+evictor *act_evictor(const act *a)
+{
+	return a->ev;
 }

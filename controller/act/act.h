@@ -11,6 +11,7 @@
  *                  "Preempted by pod UID on node NODE"; the preemptor's status gets
  *                  status.nominatedNodeName and its FitError, with a FailedScheduling Event; the
  *                  lower-priority pods that lost their nomination get it cleared.
+ *                  Under --pdb strict, evict.h says how it goes instead.
  * Each decision is logged to the journal (catalog: systemd/preemptd.catalog).
  */
 #ifndef CTL_ACT_H
@@ -29,6 +30,9 @@ typedef struct act_opts {
 	const char *scheduler_name; /* reportingController, the victims' condition message */
 	const char *identity;       /* reportingInstance */
 	writer_opts writer;
+	/* PP_PDB_STRICT: victims are evicted through the Eviction API, one after the other, and the
+	 * preemptor is nominated once every one is (evict.h) */
+	pp_pdb_policy pdb_policy;
 } act_opts;
 
 int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret);

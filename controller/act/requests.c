@@ -187,6 +187,27 @@ char *req_delete_options(const char *uid)
 	return close_gen(g);
 }
 
+char *req_eviction(const char *ns, const char *name, const char *uid)
+{
+	yajl_gen g = open_gen();
+	if (!g)
+		return NULL;
+	type_meta(g, "policy/v1", "Eviction");
+	put_str(g, "metadata");
+	yajl_gen_map_open(g);
+	put_kv(g, "namespace", ns);
+	put_kv(g, "name", name);
+	yajl_gen_map_close(g);
+	put_str(g, "deleteOptions");
+	yajl_gen_map_open(g);
+	put_str(g, "preconditions");
+	yajl_gen_map_open(g);
+	put_kv(g, "uid", uid);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	return close_gen(g);
+}
+
 static void object_ref(yajl_gen g, const char *key, const char *ns, const char *name, const char *uid)
 {
 	put_str(g, key);

@@ -30,6 +30,9 @@ char *req_clear_nomination_patch(const char *uid);
 char *req_disruption_patch(const char *uid, const char *scheduler, int64_t now_ns);
 /* DeleteOptions with preconditions.uid; no grace period: the pod's own applies. */
 char *req_delete_options(const char *uid);
+/* policy/v1 Eviction for POST pods/NAME/eviction (--pdb strict): deleteOptions.preconditions.uid
+ * makes the API server refuse a pod replaced under the same name; no grace period: the pod's own. */
+char *req_eviction(const char *ns, const char *name, const char *uid);
 
 typedef struct req_event {
 	const char *ns, *name, *uid;           /* regarding: the pod */

@@ -24,6 +24,8 @@ struct write_chain {
 	void *handle;            /* the call in flight */
 	sd_event_source *timer;  /* waiting to retry */
 	uint64_t backoff_usec;
+	write_end_fn on_end;
+	void *end_userdata;
 };
 
 struct code_count {
@@ -97,6 +99,12 @@ write_chain *write_chain_free(write_chain *ch)
 	return NULL;
 }
 
+void write_chain_on_end(write_chain *ch, write_end_fn fn, void *userdata)
+{
+	ch->on_end = fn;
+	ch->end_userdata = userdata;
+}
+
 int write_chain_set_node(write_chain *ch, const char *node)
 {
 	char *n = strdup(node);
@@ -128,8 +136,9 @@ static void count_code(writer *w, const char *verb, long status)
 		w->codes[w->n_codes++] = (struct code_count){ verb, status, 1 };
 }
 
-/* The chain is over (done, or a step ended it): the steps left will not happen. */
-static void finish(writer *w, write_chain *ch, write_result r, long status, const char *msg)
+/* The chain is over (done, or a step ended it): the steps left will not happen. a: the answer
+ * that ended it, or NULL. */
+static void finish(writer *w, write_chain *ch, write_result r, long status, const char *msg, const transport_answer *a)
 {
 	const write_step *st = ch->i < ch->n ? &ch->steps[ch->i] : NULL;
 
@@ -139,6 +148,8 @@ static void finish(writer *w, write_chain *ch, write_result r, long status, cons
 		for (size_t i = ch->i; i < ch->n; i++)
 			cluster_write_failed(w->c, ch->steps[i].kind, ch->ns, ch->name, ch->uid, r == WRITE_CONFLICT);
 	unlink_chain(w, ch);
+	if (ch->on_end)
+		ch->on_end(ch->end_userdata, r, status, a && !a->error ? a->body : NULL, a && !a->error ? a->len : 0);
 	write_chain_free(ch);
 }
 
@@ -175,7 +186,7 @@ static void retry_later(writer *w, write_chain *ch, const transport_answer *a)
 	    sd_event_add_time(w->event, &ch->timer, CLOCK_MONOTONIC, now + delay, 1000, on_retry, ch) < 0) {
 		char msg[256];
 		answer_message(a, msg, sizeof(msg));
-		finish(w, ch, WRITE_REFUSED, a->status, msg);
+		finish(w, ch, WRITE_REFUSED, a->status, msg, a);
 		return;
 	}
 	w->stats.retries++;
@@ -204,13 +215,15 @@ static void step_answered(void *userdata, const transport_answer *a)
 		ch->i++;
 		ch->backoff_usec = 0;
 		advance(w, ch);
-	} else if (a->error || a->status == 429 || a->status >= 500) {
+	} else if (a->error ||
+	           ((a->status == 429 || a->status >= 500) &&
+	            !(w->hooks.refusal && w->hooks.refusal(w->hooks.userdata, st, a)))) {
 		retry_later(w, ch, a);
 	} else {
 		answer_message(a, msg, sizeof(msg));
 		finish(w, ch,
 		       a->status == 409 ? WRITE_CONFLICT : a->status == 404 || a->status == 422 ? WRITE_GONE : WRITE_REFUSED,
-		       a->status, msg);
+		       a->status, msg, a);
 	}
 	start_waiting(w);
 }
@@ -222,18 +235,18 @@ static void advance(writer *w, write_chain *ch)
 	int r;
 
 	if (ch->i >= ch->n) {
-		finish(w, ch, WRITE_OK, 0, NULL);
+		finish(w, ch, WRITE_OK, 0, NULL, NULL);
 		return;
 	}
 	const write_step *st = &ch->steps[ch->i];
 	if (!cluster_write_wanted(w->c, st->kind, ch->ns, ch->name, ch->uid)) {
 		w->stats.obsolete++;
-		finish(w, ch, WRITE_OBSOLETE, 0, "made obsolete by the watch");
+		finish(w, ch, WRITE_OBSOLETE, 0, "made obsolete by the watch", NULL);
 		return;
 	}
 	if (w->hooks.may_write && !w->hooks.may_write(w->hooks.userdata, &timeout_ms)) {
 		w->stats.abandoned++;
-		finish(w, ch, WRITE_ABANDONED, 0, "not the leader");
+		finish(w, ch, WRITE_ABANDONED, 0, "not the leader", NULL);
 		return;
 	}
 	transport_request rq = { .method = st->verb, .path = st->path, .content_type = st->content_type,
@@ -316,7 +329,7 @@ void writer_drop(writer *w, write_chain *ch)
 		w->chains->prev = ch;
 	w->chains = ch;
 	w->stats.abandoned++;
-	finish(w, ch, WRITE_ABANDONED, 0, "not prepared");
+	finish(w, ch, WRITE_ABANDONED, 0, "not prepared", NULL);
 }
 
 void writer_abandon_all(writer *w)
@@ -329,7 +342,7 @@ void writer_abandon_all(writer *w)
 			w->in_flight--;
 		}
 		w->stats.abandoned++;
-		finish(w, ch, WRITE_ABANDONED, 0, "abandoned");
+		finish(w, ch, WRITE_ABANDONED, 0, "abandoned", NULL);
 	}
 	w->queue_head = w->queue_tail = NULL;
 	w->waiting = 0;

@@ -8,7 +8,8 @@
  *   - 2xx: the next step; 409 (someone else decided), 404 (gone), 422 (a replaced pod's uid
  *     guard), 403 and other refusals end the chain, and the model drops what it assumed;
  *   - 5xx, 429 and a failed connection are retried with a jittered back-off, a 429's or 503's
- *     Retry-After honoured;
+ *     Retry-After honoured — unless the hooks call the answer a refusal (an eviction's 429 from a
+ *     PodDisruptionBudget is no load to wait out);
  *   - only while the gate allows (the Lease holder), and never with a timeout that would let a
  *     request land after the lease could have expired.
  */
@@ -57,6 +58,9 @@ typedef struct writer_hooks {
 	 * or the failure. May be NULL. */
 	void (*step_done)(void *userdata, const char *ns, const char *name, const char *node, const write_step *st,
 	                  write_result r, long status, const char *msg);
+	/* A 429 or 5xx answer to st that ends the chain (WRITE_REFUSED) instead of being retried.
+	 * NULL: every one is retried. */
+	bool (*refusal)(void *userdata, const write_step *st, const transport_answer *a);
 	void *userdata;
 } writer_hooks;
 
@@ -77,6 +81,12 @@ int write_chain_add(write_chain *ch, cluster_write kind, const char *verb, char 
                     char *body);
 /* The node the chain is about (for what the hooks tell). 0 or -ENOMEM. */
 int write_chain_set_node(write_chain *ch, const char *node);
+/* How a chain ended: r of its last step (WRITE_OK: every step landed), the HTTP status (0: none)
+ * and the answer's body when one came (NULL otherwise; valid during the call). */
+typedef void (*write_end_fn)(void *userdata, write_result r, long status, const char *body, size_t len);
+/* fn runs once when the writer ends the chain, however it ends (refused, made obsolete, dropped or
+ * abandoned included). */
+void write_chain_on_end(write_chain *ch, write_end_fn fn, void *userdata);
 write_chain *write_chain_free(write_chain *ch);
 
 /* Takes the chain; it starts when a slot is free (and the gate allows). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "budget.h"
 #include "convert.h"
 #include "objmap.h"
 
@@ -55,6 +56,8 @@ struct cluster {
 	karena scratch;
 	uint64_t n_refused;
 	cluster_observer observer;
+	bool strict;              /* --pdb strict */
+	budget_memory *budgets;   /* what refused evictions taught (budget.c) */
 };
 
 const char *cluster_kind_name(cluster_kind k)
@@ -183,12 +186,27 @@ int cluster_new(queue *q, const cluster_opts *o, cluster **ret)
 		return -ENOMEM;
 	}
 	r = pp_pcset_new(&c->classes);
+	if (r >= 0)
+		r = budget_memory_new(&c->budgets);
+	if (r >= 0)
+		r = pp_sched_set_pdb_policy(c->s, o ? o->pdb_policy : PP_PDB_PREFER);
 	if (r < 0) {
 		cluster_free(c);
 		return r;
 	}
+	c->strict = o && o->pdb_policy == PP_PDB_STRICT;
 	*ret = c;
 	return 0;
+}
+
+pp_sched *cluster__sched(const cluster *c)
+{
+	return c->s;
+}
+
+budget_memory *cluster__budgets(const cluster *c)
+{
+	return c->budgets;
 }
 
 static void free_pod_value(const char *key, void *value, void *userdata)
@@ -219,6 +237,7 @@ cluster *cluster_free(cluster *c)
 	objmap_done(&c->class_gens);
 	objmap_done(&c->refused);
 	pp_pcset_free(c->classes);
+	budget_memory_free(c->budgets);
 	karena_free(&c->scratch);
 	free(c->scheduler);
 	free(c);
@@ -353,16 +372,19 @@ int cluster_put_pdb(cluster *c, const struct k8s_pdb *p, char *err, size_t err_s
 
 	pod_key(key, sizeof(key), p->namespace_, p->name);
 	snprintf(label, sizeof(label), "poddisruptionbudgets/%s", key);
+	bool known = objmap_get(&c->pdbs, key) != NULL;
 	o = mobj_get(&c->pdbs, key, true);
 	if (!o)
 		return -ENOMEM;
-	/* a budget's status (disruptionsAllowed) changes all the time: replaced whole, it is small */
-	(void)pp_sched_remove_pdb(c->s, p->namespace_, p->name, NULL);
+	budget_memory_pdb_changed(c->budgets, c->s, p->namespace_);
 	r = conv_pdb(&c->scratch, p, &spec);
+	/* a budget's status (disruptionsAllowed) changes all the time: updated in place */
 	if (r >= 0)
-		r = pp_sched_add_pdb(c->s, &spec, &perr);
+		r = known ? pp_sched_update_pdb(c->s, &spec, &perr) : pp_sched_add_pdb(c->s, &spec, &perr);
 	karena_reset(&c->scratch);
 	if (r < 0) {
+		/* refused: the model keeps no version of it (as a replaced budget was dropped before) */
+		(void)pp_sched_remove_pdb(c->s, p->namespace_, p->name, NULL);
 		free(objmap_remove(&c->pdbs, key));
 		return refuse(err, err_size, label, perr.msg[0] ? perr.msg : strerror(-r), r);
 	}
@@ -473,6 +495,7 @@ static void delete_pod(cluster *c, struct mpod *m)
 	pod_key(key, sizeof(key), m->ns, m->name);
 	accepted(c, CLUSTER_PODS, m->ns, m->name);
 	lib_remove(c, m);
+	budget_memory_forget(c->budgets, m->ns, m->name);
 	objmap_remove(&c->pods, key);
 	mpod_free(m);
 }
@@ -494,8 +517,11 @@ static int admit(cluster *c, const struct k8s_pod *p, int32_t *prio, pp_preempti
 	                      prio, policy, NULL, err);
 }
 
-/* Takes the API's view of the pod's state; drops the assumptions it now shows (or overrides). */
-static int take_api_state(struct mpod *m, const struct k8s_pod *p)
+/* Takes the API's view of the pod's state; drops the assumptions it now shows (or overrides).
+ * evictions_preempt: a pod the API server is evicting counts as preempted (--pdb strict: this
+ * scheduler's victims carry the eviction's DisruptionTarget, and a preemptor must not preempt
+ * again while they terminate — across a restart too). */
+static int take_api_state(struct mpod *m, const struct k8s_pod *p, bool evictions_preempt)
 {
 	uint64_t rv = rv_number(p->resource_version);
 
@@ -506,7 +532,7 @@ static int take_api_state(struct mpod *m, const struct k8s_pod *p)
 	m->start_ns = p->start_ns;
 	m->terminating = p->has_deletion;
 	m->deletion_ns = p->deletion_ns;
-	m->preempted = p->preempted_by_scheduler;
+	m->preempted = p->preempted_by_scheduler || (evictions_preempt && p->evicted_by_api);
 	m->not_ready = p->ready_false;
 	if (p->scheduled_status && !strcmp(p->scheduled_status, "False")) {
 		if (set_str(&m->condition, p->scheduled_message ? p->scheduled_message : "") < 0)
@@ -591,7 +617,7 @@ int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_s
 	m->gen = c->gen[CLUSTER_PODS];
 	m->ours = str_eq(p->scheduler_name ? p->scheduler_name : DEFAULT_SCHEDULER, c->scheduler);
 	m->gated = p->nscheduling_gates > 0;
-	if ((r = take_api_state(m, p)) < 0) {
+	if ((r = take_api_state(m, p, c->strict)) < 0) {
 		karena_reset(&c->scratch);
 		return r;
 	}
@@ -647,6 +673,7 @@ void cluster_delete(cluster *c, cluster_kind k, const char *ns, const char *name
 	case CLUSTER_PDBS:
 		pod_key(key, sizeof(key), ns, name);
 		(void)pp_sched_remove_pdb(c->s, ns, name, NULL);
+		budget_memory_pdb_changed(c->budgets, c->s, ns);
 		free(objmap_remove(&c->pdbs, key));
 		accepted(c, k, ns, name);
 		break;
@@ -784,6 +811,7 @@ bool cluster_write_wanted(const cluster *c, cluster_write w, const char *ns, con
 		return !m->api_node && !m->assumed_node;
 	case CLUSTER_WRITE_CONDITION:
 	case CLUSTER_WRITE_DELETE:
+	case CLUSTER_WRITE_EVICT:
 		return !m->terminating;
 	case CLUSTER_WRITE_EVENT:
 	default:
@@ -835,12 +863,28 @@ void cluster_write_failed(cluster *c, cluster_write w, const char *ns, const cha
 		break;
 	case CLUSTER_WRITE_CONDITION:
 	case CLUSTER_WRITE_DELETE:
+	case CLUSTER_WRITE_EVICT:
 		m->deleting = false;
 		break;
 	default:
 		return;
 	}
 	restate(c, m);
+}
+
+bool cluster_withdraw_nomination(cluster *c, const char *ns, const char *name)
+{
+	struct mpod *m = find_pod(c, ns, name);
+
+	if (!m || m->api_node || m->assumed_node)
+		return false;
+	/* assumed cleared until the API shows it: the pod is pending without a nomination now, and a
+	 * nomination's change sends it to activeQ (the library requeues a pod that lost one) */
+	(void)set_str(&m->nom_node, NULL);
+	m->nom_set = true;
+	m->nom_rv = 0;
+	restate(c, m);
+	return m->api_nominated != NULL;
 }
 
 static void forget(const char *key, void *value, void *userdata)
@@ -879,6 +923,7 @@ void cluster_get_counts(const cluster *c, cluster_counts *ret)
 		.pdbs = objmap_count(&c->pdbs),
 		.classes = pp_pcset_count(c->classes),
 		.refused = c->n_refused,
+		.protected_ = budget_memory_count(c->budgets),
 	};
 	objmap_foreach((objmap *)&c->pods, count_pod, ret);
 }

@@ -37,6 +37,10 @@ const char *cluster_kind_name(cluster_kind k);
 
 typedef struct cluster_opts {
 	const char *scheduler_name; /* spec.schedulerName of the pods to schedule */
+	/* PP_PDB_STRICT (--pdb strict): victims go through the Eviction API; the library's dry run
+	 * takes no victim beyond a budget, and a pod the API server is evicting (DisruptionTarget
+	 * EvictionByEvictionAPI) counts as preempted, as kube-scheduler counts its own victims */
+	pp_pdb_policy pdb_policy;
 } cluster_opts;
 
 /* q must outlive the cluster. */
@@ -88,6 +92,7 @@ typedef enum cluster_write {
 	CLUSTER_WRITE_CONDITION,  /* pods/status: a victim's DisruptionTarget */
 	CLUSTER_WRITE_DELETE,     /* a victim's DELETE */
 	CLUSTER_WRITE_EVENT,
+	CLUSTER_WRITE_EVICT,      /* a victim's eviction (pods/eviction, --pdb strict) */
 } cluster_write;
 
 /* Whether a write about pod ns/name (uid) still means anything: false when the pod is gone or
@@ -128,12 +133,32 @@ typedef struct cluster_observer {
 } cluster_observer;
 /* o: copied; NULL: nobody. */
 void cluster_set_observer(cluster *c, const cluster_observer *o);
+/* --- what the API server's refusals of evictions teach (--pdb strict; model/budget.c) ----------- */
+
+typedef enum cluster_refusal {
+	CLUSTER_BUDGET_SPENT = 0, /* the budget the refusal names covers the pod: it allows 0 now */
+	CLUSTER_POD_PROTECTED,    /* anything else: the pod itself is no victim, until a budget of its
+	                           * namespace changes */
+} cluster_refusal;
+
+/* The eviction of pod ns/name was refused; pdb: the PodDisruptionBudget the answer names (same
+ * namespace), NULL when none. *ret: what the model learnt. 0 or -errno (unknown pod). */
+int cluster_eviction_refused(cluster *c, const char *ns, const char *name, const char *pdb, cluster_refusal *ret);
+/* The tightest budget covering pod ns/name: 1 with its disruptionsAllowed (and name), 0 when none
+ * covers it (or the pod is unknown). */
+int cluster_pod_budget(const cluster *c, const char *ns, const char *name, int32_t *ret_allowed,
+                       const char **ret_pdb);
+/* The nomination this scheduler assumed for pod ns/name is withdrawn: the model shows the pod
+ * without one (and requeues it at once). Returns true when the API server shows a nomination
+ * that a status write must clear. */
+bool cluster_withdraw_nomination(cluster *c, const char *ns, const char *name);
 
 typedef struct cluster_counts {
 	size_t nodes, pods, pdbs, classes;
 	size_t gated;    /* this scheduler's pending pods held by schedulingGates */
 	size_t held;     /* pods out of the queue after a refused binding, until the API says more */
 	size_t assumed;  /* pods with a decision the API server does not show yet */
+	size_t protected_; /* pods no victim since the API server refused their eviction */
 	uint64_t refused; /* objects refused since the start */
 } cluster_counts;
 void cluster_get_counts(const cluster *c, cluster_counts *ret);

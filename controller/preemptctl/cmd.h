@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <preempt.h>
+
 #define EXIT_REJECTED 1
 #define EXIT_USAGE 2
 
@@ -19,6 +21,7 @@ struct preempt_args {
 	const char *namespace_, *name;
 	bool explain;
 	int64_t now_ns;
+	pp_pdb_policy pdb_policy; /* --pdb */
 };
 
 int cmd_check(const char *kubeconfig, const char *admission_config, const char *const *files, size_t nfiles,

@@ -117,6 +117,7 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 		goto out;
 	}
 
+	(void)pp_cluster_set_pdb_policy(m.cluster, a->pdb_policy);
 	pp_preempt_options opts = { .now_ns = a->now_ns, .explain = a->explain };
 	r = pp_cluster_preempt(m.cluster, a->namespace_, a->name, &opts, &p, &perr);
 	if (r < 0) {

@@ -42,7 +42,8 @@ struct out_ctx {
 static void usage(FILE *f)
 {
 	fputs("Usage: preemptctl schedule CLUSTER [MORE_FILES...] [--until-idle] [--max-time DURATION]\n"
-	      "                           [--now TIME] [--kubeconfig FILE] [--admission-config FILE]\n"
+	      "                           [--now TIME] [--pdb prefer|strict] [--kubeconfig FILE]\n"
+	      "                           [--admission-config FILE]\n"
 	      "\n"
 	      "Runs kube-scheduler's queue and scheduling cycle over every pending pod, in simulated\n"
 	      "time: binds, preemptions (victims terminate for their terminationGracePeriodSeconds,\n"
@@ -67,6 +68,9 @@ static void usage(FILE *f)
 	      "                       \"message\":\"<the API server's message>\"} for those refused\n"
 	      "  --now TIME           RFC 3339 time the simulation starts at, which pods without\n"
 	      "                       status.startTime count as started (default: the current time)\n"
+	      "  --pdb prefer|strict  prefer (default): PodDisruptionBudgets steer the choice of\n"
+	      "                       victims, as kube-scheduler's; strict: no victim beyond what a\n"
+	      "                       budget allows, as preemptd --pdb strict decides\n"
 	      "\n"
 	      "Exit status: 0 simulated, 1 input rejected, 2 usage error.\n",
 	      f);
@@ -160,6 +164,7 @@ struct sched_args {
 	int64_t max_time;
 	bool has_now;
 	int64_t now;
+	pp_pdb_policy pdb_policy;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -172,7 +177,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_args(int argc, char **argv, struct sched_args *a)
 {
-	enum { OPT_UNTIL_IDLE = 0x100, OPT_MAX_TIME, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG };
+	enum { OPT_UNTIL_IDLE = 0x100, OPT_MAX_TIME, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG, OPT_PDB };
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
@@ -180,6 +185,7 @@ static int parse_args(int argc, char **argv, struct sched_args *a)
 		{ "until-idle", no_argument, NULL, OPT_UNTIL_IDLE },
 		{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 		{ "now", required_argument, NULL, OPT_NOW },
+		{ "pdb", required_argument, NULL, OPT_PDB },
 		{ NULL, 0, NULL, 0 },
 	};
 	pp_err perr;
@@ -212,6 +218,10 @@ static int parse_args(int argc, char **argv, struct sched_args *a)
 			if (k8s_parse_time(optarg, &a->now) < 0)
 				return usage_error("--now '%s': expected an RFC 3339 time such as 2024-05-01T10:00:00Z", optarg);
 			a->has_now = true;
+			break;
+		case OPT_PDB:
+			if (pp_pdb_policy_parse(optarg, &a->pdb_policy, &perr) < 0)
+				return usage_error("--pdb: %s", perr.msg);
 			break;
 		case 1:
 			a->files[a->nfiles++] = optarg;
@@ -262,6 +272,7 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 		if (refusal_event(out, m.refused[i].pod->namespace_, m.refused[i].pod->name, m.refused[i].admission) < 0)
 			o.failed = true;
 
+	(void)pp_cluster_set_pdb_policy(m.cluster, a->pdb_policy);
 	r = pp_sched_new(m.cluster, NULL, o.start, on_event, &o, &s, &perr);
 	if (r < 0) {
 		fprintf(err, "preemptctl: %s\n", perr.msg);

@@ -27,6 +27,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "Commands:\n"
 	      "  preempt CLUSTER [POD_FILES...] [--pod NAMESPACE/NAME] [--explain] [--now TIME]\n"
+	      "          [--pdb prefer|strict]\n"
 	      "      What kube-scheduler would do for the pending pod: one JSON object on stdout,\n"
 	      "        {\"pod\":\"ns/name\",\"node\":\"n3\",\"victims\":[\"ns/a\",\"ns/b\"]}  preempt victims,\n"
 	      "        {\"pod\":\"ns/name\",\"node\":\"n1\",\"victims\":[]}             fits as is,\n"
@@ -36,6 +37,9 @@ static void usage(FILE *f)
 	      "      --explain             why each node was rejected or chosen, on stderr\n"
 	      "      --now TIME            RFC 3339 time that pods without status.startTime started\n"
 	      "                            (default: the current time)\n"
+	      "      --pdb prefer|strict   prefer (default): PodDisruptionBudgets steer the choice of\n"
+	      "                            victims, as kube-scheduler's; strict: no victim beyond what a\n"
+	      "                            budget allows, as preemptd --pdb strict decides\n"
 	      "  schedule CLUSTER [MORE_FILES...] [--until-idle] [--max-time DURATION] [--now TIME]\n"
 	      "      Run the scheduling queue over every pending pod in simulated time, one JSON\n"
 	      "      line per event (see preemptctl schedule --help).\n"
@@ -80,7 +84,7 @@ static int64_t now_ns(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG };
+	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG, OPT_PDB };
 	static const struct option options[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "admission-config", required_argument, NULL, OPT_ADMISSION_CONFIG },
@@ -89,9 +93,10 @@ int main(int argc, char **argv)
 		{ "pod", required_argument, NULL, OPT_POD },
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		{ "now", required_argument, NULL, OPT_NOW },
+		{ "pdb", required_argument, NULL, OPT_PDB },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *command = NULL, *pod = NULL, *now = NULL, *kubeconfig = NULL, *admission = NULL;
+	const char *command = NULL, *pod = NULL, *now = NULL, *kubeconfig = NULL, *admission = NULL, *pdb = NULL;
 	bool explain = false;
 	int c;
 	/* every non-option argument after the command is a file */
@@ -129,6 +134,9 @@ int main(int argc, char **argv)
 		case OPT_NOW:
 			now = optarg;
 			break;
+		case OPT_PDB:
+			pdb = optarg;
+			break;
 		case OPT_KUBECONFIG:
 			kubeconfig = optarg;
 			break;
@@ -165,8 +173,8 @@ int main(int argc, char **argv)
 
 	int status;
 	if (!strcmp(command, "check")) {
-		if (pod || explain || now)
-			status = usage_error("%s", "check takes no --pod, --explain or --now");
+		if (pod || explain || now || pdb)
+			status = usage_error("%s", "check takes no --pod, --explain, --now or --pdb");
 		else if (!nfiles && !kubeconfig)
 			status = usage_error("%s", "check needs a CLUSTER file (or --kubeconfig)");
 		else
@@ -176,6 +184,7 @@ int main(int argc, char **argv)
 			                  .nfiles = nfiles, .explain = explain };
 		char *ns = NULL;
 		const char *slash = pod ? strchr(pod, '/') : NULL;
+		pp_err perr = { "" };
 
 		if (!nfiles && !kubeconfig) {
 			status = usage_error("%s", "preempt needs a CLUSTER file (or --kubeconfig)");
@@ -183,6 +192,8 @@ int main(int argc, char **argv)
 			status = usage_error("%s", "preempt needs --pod NAMESPACE/NAME");
 		} else if (slash && (slash == pod || !slash[1] || strchr(slash + 1, '/'))) {
 			status = usage_error("--pod '%s': expected NAMESPACE/NAME", pod);
+		} else if (pdb && pp_pdb_policy_parse(pdb, &a.pdb_policy, &perr) < 0) {
+			status = usage_error("--pdb: %s", perr.msg);
 		} else if (now && k8s_parse_time(now, &a.now_ns) < 0) {
 			status = usage_error("--now '%s': expected an RFC 3339 time such as 2024-05-01T10:00:00Z", now);
 		} else if (slash && !(ns = strndup(pod, (size_t)(slash - pod)))) {

@@ -15,7 +15,7 @@
 #define PREEMPTD_VERSION "0.1.0"
 #endif
 
-typedef enum key_type { K_STRING, K_PATH, K_BOOL, K_DURATION, K_UINT, K_LEASE, K_LOG_TARGET, K_LOG_LEVEL } key_type;
+typedef enum key_type { K_STRING, K_PATH, K_BOOL, K_DURATION, K_UINT, K_LEASE, K_LOG_TARGET, K_LOG_LEVEL, K_PDB } key_type;
 
 /* One setting: its key in [preemptd] and its flag (the same name), where it lands, what it is. */
 struct key {
@@ -29,7 +29,7 @@ static const char *metavar(key_type t)
 {
 	static const char *const names[] = { [K_STRING] = "NAME", [K_PATH] = "FILE", [K_BOOL] = "yes|no",
 		                             [K_DURATION] = "DURATION", [K_UINT] = "N", [K_LEASE] = "NS/NAME",
-		                             [K_LOG_TARGET] = "TARGET", [K_LOG_LEVEL] = "LEVEL" };
+		                             [K_LOG_TARGET] = "TARGET", [K_LOG_LEVEL] = "LEVEL", [K_PDB] = "prefer|strict" };
 	return names[t];
 }
 
@@ -55,6 +55,8 @@ static const struct key keys[] = {
 	{ "page-limit", K_UINT, OFF(page_limit), "objects per list page (500)" },
 	{ "shadow", K_BOOL, OFF(shadow), "yes|no: decide for another scheduler's pods, write nothing, count agreement (no)" },
 	{ "shadow-scheduler", K_STRING, OFF(shadow_scheduler), "the scheduler --shadow compares with (default-scheduler)" },
+	{ "pdb", K_PDB, OFF(pdb_policy), "victims deleted, budgets preferred as kube-scheduler does (prefer), or evicted, no "
+	                                 "PodDisruptionBudget broken (strict; default prefer)" },
 };
 
 void config_usage(FILE *f)
@@ -149,6 +151,12 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 	case K_LOG_TARGET:
 		if (journal_target_parse(v, field) < 0) {
 			snprintf(why, why_size, "%s: expected auto, journal or stderr, not \"%s\"", k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case K_PDB:
+		if (pp_pdb_policy_parse(v, field, &err) < 0) {
+			snprintf(why, why_size, "%s: %s", k->name, err.msg);
 			return -EINVAL;
 		}
 		return 0;

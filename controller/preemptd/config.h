@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <preempt.h>
+
 #include "journal.h"
 
 #define PREEMPTD_CONFIG_PATH "/etc/evictd/preemptd.conf"
@@ -35,6 +37,7 @@ typedef struct preemptd_config {
 	unsigned page_limit;
 	bool shadow;             /* decide for shadow_scheduler's pods, write nothing, compare */
 	char *shadow_scheduler;
+	pp_pdb_policy pdb_policy; /* --pdb prefer|strict */
 } preemptd_config;
 
 /*

@@ -49,6 +49,8 @@ struct preemptd {
 
 /* scrape.c: the HTTP endpoints. */
 int scrape_handler(void *userdata, const char *path, FILE *out, const char **content_type);
+/* scrape-evict.c: the evictions of --pdb strict. */
+void scrape_evictions(struct preemptd *d, FILE *f);
 /* Whether this instance may write now (the Lease held and fresh, or no election). */
 bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms);
 

@@ -260,7 +260,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
 	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
 	/* --shadow: the other scheduler's pending pods are the ones decided for */
-	cluster_opts co = { .scheduler_name = cfg->shadow ? cfg->shadow_scheduler : cfg->scheduler_name };
+	cluster_opts co = { .scheduler_name = cfg->shadow ? cfg->shadow_scheduler : cfg->scheduler_name,
+		            .pdb_policy = cfg->pdb_policy };
 	shadow_opts so = { .scheduler_name = cfg->shadow_scheduler };
 	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
 	                  .retry_max_usec = cfg->retry_max_usec };
@@ -277,7 +278,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
 		goto fail;
 	act_opts ao = { .scheduler_name = cfg->scheduler_name, .identity = d->identity,
-	                .writer = { .max_in_flight = cfg->max_in_flight, .retry_max_usec = cfg->retry_max_usec } };
+	                .writer = { .max_in_flight = cfg->max_in_flight, .retry_max_usec = cfg->retry_max_usec },
+	                .pdb_policy = cfg->pdb_policy };
 	if ((r = act_new(e, d->transport, d->cluster, &ao, &d->act)) < 0)
 		goto fail;
 	act_set_gate(d->act, gate, d);
@@ -353,8 +355,10 @@ int preemptd_run(preemptd *d)
 		            "(no Lease: leader-elect does not apply), API server %s", d->cfg->shadow_scheduler,
 		            kube_client_server(d->client));
 	else
-		journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, %s%s%s%s%s",
+		journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, "
+		            "PodDisruptionBudgets %s, %s%s%s%s%s",
 	            d->cfg->scheduler_name, kube_client_server(d->client),
+	            d->cfg->pdb_policy == PP_PDB_STRICT ? "strict (victims evicted)" : "preferred (victims deleted)",
 	            d->lease ? "leader election on Lease " : "leader election off",
 	            d->lease ? d->cfg->lease_namespace : "", d->lease ? "/" : "", d->lease ? d->cfg->lease_name : "",
 	            d->httpd ? "" : ", no HTTP endpoints");

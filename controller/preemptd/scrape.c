@@ -193,6 +193,7 @@ int scrape_handler(void *userdata, const char *path, FILE *out, const char **con
 		pending(d, out);
 		watches(d, out);
 		writes(d, out);
+		scrape_evictions(d, out);
 		leadership(d, out);
 		if (d->shadow)
 			shadow_write_metrics(d->shadow, out, transport_readonly_refused(d->transport));

@@ -19,6 +19,9 @@
 #define MSGID_POD_UNSCHEDULABLE  "8f0f4d62a1e34c55b3d7f2e9a04c6b12"
 /* A preemption: the preemptor nominated to a node, its victims deleted. */
 #define MSGID_PREEMPTION         "d2b7e61f0c4a4f8e9a35b6c1e7f04a23"
+/* --pdb strict: the API server refused a victim's eviction; the preemption was withdrawn and the
+ * preemptor is tried again. */
+#define MSGID_PREEMPTION_WITHDRAWN "e4a19c7b2f6d4d0e8b53a1f0c9d27e68"
 /* Leadership acquired or lost (the Lease). */
 #define MSGID_LEADER             "51e0a9c3b8d24e7fa6c3019d5b2e8f34"
 /* An API call failed in a way an operator must see (403: missing permission; retries exhausted). */
@@ -35,6 +38,9 @@
 #define FIELD_NODE       "PREEMPTD_NODE"
 #define FIELD_PRIORITY   "PREEMPTD_PRIORITY"
 #define FIELD_VICTIMS    "PREEMPTD_VICTIMS"    /* namespace/name,... in kube's order */
+#define FIELD_VICTIM     "PREEMPTD_VICTIM"     /* namespace/name of the victim an answer is about */
+#define FIELD_EVICTED    "PREEMPTD_EVICTED"    /* namespace/name,... of the victims evicted */
+#define FIELD_PDB        "PREEMPTD_PDB"        /* namespace/name of a PodDisruptionBudget */
 #define FIELD_REASON     "PREEMPTD_REASON"     /* the FitError message, or why a call failed */
 #define FIELD_VERB       "PREEMPTD_VERB"
 #define FIELD_PATH       "PREEMPTD_PATH"

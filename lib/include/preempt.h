@@ -431,6 +431,10 @@ PP_EXPORT int pp_cluster_mark_terminating(pp_cluster *c, const char *namespace_,
                                           int64_t deletion_time_ns, bool by_preemption, pp_err *err);
 
 PP_EXPORT int pp_cluster_add_pdb(pp_cluster *c, const pp_pdb_spec *pdb, pp_err *err);
+/* Replaces the PDB of that namespace/name (-ENOENT). A status update (the same selector, as the
+ * disruption controller writes one after every change of the pods it covers) costs O(1): the pods
+ * it covers stay; a new selector costs what removing and adding it does. */
+PP_EXPORT int pp_cluster_update_pdb(pp_cluster *c, const pp_pdb_spec *pdb, pp_err *err);
 PP_EXPORT int pp_cluster_remove_pdb(pp_cluster *c, const char *namespace_, const char *name, pp_err *err);
 
 /* Read access. Returned strings belong to the cluster and stay valid until the object changes. */
@@ -613,6 +617,73 @@ PP_EXPORT int pp_cluster_bind_nodes(const pp_cluster *c, const char *namespace_,
                                     void (*fn)(const char *node, void *userdata), void *userdata, pp_err *err);
 
 /* ---------------------------------------------------------------------------------------------
+ * PodDisruptionBudgets in preemption: preferred (kube-scheduler) or strict
+ *
+ * kube-scheduler deletes its victims directly, so a budget only steers the choice (fewest
+ * violations first, reference §7.3–7.4) and a preemption may break it. A scheduler that evicts
+ * through the Eviction API instead has every budget enforced by the API server; its dry run must
+ * then choose only victims the API server will let go, or its preemptions are refused half-way.
+ * The strict policy is that dry run: kube-scheduler's victim selection on each node, with the
+ * victims counted against every budget that covers them (each victim counts, as the API server
+ * decrements disruptionsAllowed once per eviction — not kube's split, which charges the budget to
+ * the most important pods whether they are victims or not). When the victims exceed a budget, the
+ * most important of that budget's victims beyond what it allows are kept on the node (as if they
+ * had the preemptor's priority) and the selection is repeated; a node where the pods the budgets
+ * let go are not enough is no candidate, its reason naming the budget ("node(s) would need more
+ * evictions than PodDisruptionBudget NS/NAME allows"). Victims already terminating count against
+ * nothing: no eviction is sent for them. So a strict decision has no PDB violation at all, and
+ * where kube-scheduler's own choice breaks no budget, the strict one is the same.
+ * Budgets cover pods as in kube-scheduler's preemption (a non-empty selector matching the pod's
+ * labels); the API server's eviction is wider (a {} selector covers the whole namespace): what the
+ * dry run cannot foresee, the API server refuses, and the caller marks that pod protected.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum pp_pdb_policy {
+	PP_PDB_PREFER = 0, /* kube-scheduler: budgets steer the choice, never forbid a victim (default) */
+	PP_PDB_STRICT = 1, /* no victim beyond what a budget allows (above) */
+} pp_pdb_policy;
+
+/* "prefer", "strict"; NULL for an unknown value. */
+PP_EXPORT const char *pp_pdb_policy_name(pp_pdb_policy p);
+/* Parses "prefer" or "strict" (-EINVAL otherwise, err says what is expected). */
+PP_EXPORT int pp_pdb_policy_parse(const char *s, pp_pdb_policy *ret, pp_err *err);
+
+/* The policy of every later pp_cluster_preempt() on c. -EINVAL for an unknown policy. */
+PP_EXPORT int pp_cluster_set_pdb_policy(pp_cluster *c, pp_pdb_policy policy);
+PP_EXPORT pp_pdb_policy pp_cluster_pdb_policy(const pp_cluster *c);
+
+/*
+ * Marks a pod that is never a victim (protected true), whatever its priority and the policy, or
+ * makes it one like any other again (false): what a scheduler learns when the API server refuses
+ * its eviction for a reason the dry run cannot see (a budget matched as the API server matches,
+ * two budgets over one pod). The mark stays while the pod does (an update keeps it); the caller
+ * lifts it when the reason may have gone (a budget of its namespace changed). -ENOENT unknown pod.
+ */
+PP_EXPORT int pp_cluster_set_pod_protected(pp_cluster *c, const char *namespace_, const char *name, bool protected_,
+                                           pp_err *err);
+PP_EXPORT bool pp_cluster_pod_protected(const pp_cluster *c, const char *namespace_, const char *name);
+
+/*
+ * The budget as observed: sets the PDB's status.disruptionsAllowed (e.g. 0 after the API server
+ * refused an eviction with 429 TooManyRequests, before the watch shows the budget spent). It
+ * holds until the PDB is updated or replaced with its new status. -ENOENT unknown PDB.
+ */
+PP_EXPORT int pp_cluster_set_pdb_disruptions_allowed(pp_cluster *c, const char *namespace_, const char *name,
+                                                     int32_t disruptions_allowed, pp_err *err);
+
+/* A PodDisruptionBudget as a pod sees it. Strings belong to the cluster (valid until it changes). */
+typedef struct pp_pdb_info {
+	const char *namespace_;
+	const char *name;
+	int32_t disruptions_allowed; /* now: given, observed, or computed (pp_cluster_pdb_disruptions_allowed) */
+} pp_pdb_info;
+
+/* The i-th budget covering the pod in preemption's sense (in the order the budgets were added):
+ * -ENOENT unknown pod, -ERANGE no i-th. */
+PP_EXPORT int pp_cluster_pod_pdb(const pp_cluster *c, const char *namespace_, const char *name, size_t i,
+                                 pp_pdb_info *ret);
+
+/* ---------------------------------------------------------------------------------------------
  * Kubelet eviction ranking (shared with evictd)
  * ------------------------------------------------------------------------------------------- */
 
@@ -772,7 +843,21 @@ PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const cha
 PP_EXPORT int pp_sched_set_pod_state(pp_sched *s, const char *namespace_, const char *name,
                                      const pp_pod_state *state, pp_err *err);
 PP_EXPORT int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
+PP_EXPORT int pp_sched_update_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err);
 PP_EXPORT int pp_sched_remove_pdb(pp_sched *s, const char *namespace_, const char *name, pp_err *err);
+/*
+ * pp_cluster_set_pdb_policy(), pp_cluster_set_pod_protected() and
+ * pp_cluster_set_pdb_disruptions_allowed() as scheduler events. Under the strict policy a budget
+ * decides whether preemption can help, so a budget added, updated, removed or observed, a
+ * protection lifted or the policy changed move the pods whose preemption failed (prefer: a
+ * budget only steers the choice, nothing moves; a pod that may not preempt, or whose victims are
+ * still terminating, has nothing to gain either).
+ */
+PP_EXPORT int pp_sched_set_pdb_policy(pp_sched *s, pp_pdb_policy policy);
+PP_EXPORT int pp_sched_set_pod_protected(pp_sched *s, const char *namespace_, const char *name, bool protected_,
+                                         pp_err *err);
+PP_EXPORT int pp_sched_set_pdb_disruptions_allowed(pp_sched *s, const char *namespace_, const char *name,
+                                                   int32_t disruptions_allowed, pp_err *err);
 
 /*
  * Moves the clock to now_ns (-EINVAL if earlier than pp_sched_now()): victims whose grace period

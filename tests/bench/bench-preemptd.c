@@ -17,6 +17,13 @@
  *             sink; median and p99
  *   preempt   a fresh loop at the same cluster, the "preempt" stream (priority 10, 3000m: three
  *             victims each); preemptions/s to the last request
+ *   budgets   the same with the "pdbs" stream too (250 PodDisruptionBudgets over the bound pods,
+ *             every tenth allowing no disruption): --pdb prefer (victims deleted), then --pdb strict
+ *             (victims evicted one at a time; the sink refuses every 20th eviction with the API
+ *             server's 429, naming the victim's budget, so that preemptions are withdrawn and
+ *             retried). In both, after every 20th victim the watch brings its budget anew, as the
+ *             disruption controller's status updates would. Preemptions completed per second until
+ *             the loop is quiet
  *   shadow    what --shadow costs: the decisions of the two phases before, recorded, are replayed
  *             as another scheduler's (the cluster loaded afresh, then one pod at a time: its
  *             ADDED event, then its binding as spec.nodeName; a preemptor's nominatedNodeName, its
@@ -34,6 +41,7 @@
 
 #include "act.h"
 #include "cycle.h"
+#include "evict.h"
 #include "journal.h"
 #include "model.h"
 #include "shadow.h"
@@ -69,13 +77,19 @@ static size_t heap_bytes(void)
 struct pending_answer {
 	transport_done_fn done;
 	void *userdata;
+	int refuse_node; /* >= 0: answer a 429 naming the budget of the pods of this node */
 };
 
 struct sink {
 	transport t;
 	struct pending_answer *q;
 	size_t n, cap;
-	unsigned long bindings, patches, deletes, events, other;
+	unsigned long bindings, patches, deletes, events, evictions, refused, other;
+	/* every Nth victim request (DELETE or eviction): the watch brings the victim's budget anew after
+	 * its answer, as the disruption controller's status update would; an eviction is refused */
+	unsigned long every, victims;
+	int rewatch[1024]; /* budgets to bring anew */
+	size_t n_rewatch;
 	/* the pod of the latency phase, and when its binding request came */
 	const char *watch_for;
 	double seen_at;
@@ -98,15 +112,28 @@ static int sink_start(transport *t, const transport_request *rq, transport_done_
 		s->bindings++;
 		if (s->watch_for && strstr(rq->path, s->watch_for))
 			s->seen_at = now_s();
+	} else if ((!strcmp(rq->method, "POST") && strstr(rq->path, "/eviction")) || !strcmp(rq->method, "DELETE")) {
+		bool evict = !strcmp(rq->method, "POST");
+		int node = -1;
+		s->evictions += evict;
+		s->deletes += !evict;
+		/* .../pods/bench-NNNNN-K[/eviction]: the budget of node NNNNN's pods */
+		const char *pod = strstr(rq->path, "/pods/");
+		if (s->every && ++s->victims % s->every == 0 && s->n_rewatch < sizeof(s->rewatch) / sizeof(s->rewatch[0]) &&
+		    pod && sscanf(pod + 6, "bench-%d-", &node) == 1)
+			s->rewatch[s->n_rewatch++] = node % 250;
+		if (evict && node >= 0)
+			s->refused++;
+		s->q[s->n++] = (struct pending_answer){ done, userdata, evict ? node : -1 };
+		*ret_handle = &s->q[s->n - 1];
+		return 0;
 	} else if (!strcmp(rq->method, "PATCH"))
 		s->patches++;
-	else if (!strcmp(rq->method, "DELETE"))
-		s->deletes++;
 	else if (strstr(rq->path, "/events"))
 		s->events++;
 	else
 		s->other++;
-	s->q[s->n++] = (struct pending_answer){ done, userdata };
+	s->q[s->n++] = (struct pending_answer){ done, userdata, -1 };
 	*ret_handle = &s->q[s->n - 1];
 	return 0;
 }
@@ -121,11 +148,21 @@ static void sink_cancel(transport *t, void *handle)
 static void sink_drain(struct sink *s)
 {
 	static const char ok[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\",\"code\":201}";
+	char refusal[512];
 	for (size_t i = 0; i < s->n; i++) {
 		struct pending_answer a = s->q[i];
 		if (!a.done)
 			continue;
 		transport_answer ans = { .status = 201, .body = ok, .len = sizeof(ok) - 1, .retry_after_s = -1 };
+		if (a.refuse_node >= 0) {
+			int n = snprintf(refusal, sizeof(refusal),
+			                 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"Cannot "
+			                 "evict pod as it would violate the pod's disruption budget.\",\"reason\":"
+			                 "\"TooManyRequests\",\"details\":{\"causes\":[{\"reason\":\"DisruptionBudget\","
+			                 "\"message\":\"The disruption budget w%04d needs 77 healthy pods and has 77 "
+			                 "currently\"}]},\"code\":429}", a.refuse_node % 250);
+			ans = (transport_answer){ .status = 429, .body = refusal, .len = (size_t)n, .retry_after_s = -1 };
+		}
 		a.done(a.userdata, &ans);
 	}
 	s->n = 0;
@@ -193,6 +230,7 @@ struct loop {
 	struct record *rec;  /* the decisions, recorded for the shadow phase (NULL: not) */
 	decision d;
 	unsigned long decisions[4];
+	const char *pdbs; /* the budgets' stream, when the watch is to bring refused ones anew */
 };
 
 static int64_t bench_clock(void)
@@ -200,12 +238,13 @@ static int64_t bench_clock(void)
 	return T0;
 }
 
-static void loop_init(struct loop *l, bool shadowing)
+static void loop_init(struct loop *l, pp_pdb_policy policy, bool shadowing)
 {
 	memset(l, 0, sizeof(*l));
 	l->sink.t = (transport){ .start = sink_start, .cancel = sink_cancel };
-	cluster_opts co = { .scheduler_name = "preemptd" };
-	act_opts ao = { .scheduler_name = "preemptd", .identity = "bench", .writer = { .max_in_flight = 1u << 30 } };
+	cluster_opts co = { .scheduler_name = "preemptd", .pdb_policy = policy };
+	act_opts ao = { .scheduler_name = "preemptd", .identity = "bench", .writer = { .max_in_flight = 1u << 30 },
+		        .pdb_policy = policy };
 	shadow_opts so = { .scheduler_name = "preemptd", .clock = bench_clock };
 	if (queue_new(NULL, T0, &l->q) < 0 || cluster_new(l->q, &co, &l->c) < 0 || cycle_new(l->q, l->c, &l->cy) < 0 ||
 	    watch_new(NULL, NULL, l->c, NULL, &l->w) < 0 || act_new(NULL, &l->sink.t, l->c, &ao, &l->a) < 0 ||
@@ -228,8 +267,22 @@ static void loop_done(struct loop *l)
 	free(l->sink.q);
 }
 
+/* The "pdbs" stream's line of budget k (they are in order), for the watch to bring it anew. */
+static void rewatch_budget(struct loop *l, const char *pdbs, int k)
+{
+	const char *line = pdbs;
+	for (int i = 0; i < k && line; i++)
+		if ((line = strchr(line, '\n')))
+			line++;
+	const char *end = line ? strchr(line, '\n') : NULL;
+	if (!end || watch_replay(l->w, CLUSTER_PDBS, line, (size_t)(end - line) + 1) < 0) {
+		fprintf(stderr, "bench-preemptd: budget %d: replay failed\n", k);
+		exit(1);
+	}
+}
+
 /* What the daemon does after watch events: cycles while activeQ has pods, decisions to the act
- * stage, the answers in. */
+ * stage, the answers in (and the budgets they refused, anew from the watch). */
 static void loop_run(struct loop *l)
 {
 	pp_err err = { "" };
@@ -246,6 +299,17 @@ static void loop_run(struct loop *l)
 		exit(1);
 	}
 	sink_drain(&l->sink);
+	for (size_t i = 0; l->pdbs && i < l->sink.n_rewatch; i++)
+		rewatch_budget(l, l->pdbs, l->sink.rewatch[i]);
+	l->sink.n_rewatch = 0;
+}
+
+/* Until nothing more happens: answers may send pods back to activeQ (a withdrawn preemption). */
+static void loop_settle(struct loop *l)
+{
+	do
+		loop_run(l);
+	while (l->sink.n || queue_has_active(l->q));
 }
 
 static char *slurp(const char *dir, const char *name, size_t *len)
@@ -280,11 +344,12 @@ static void replay(struct loop *l, cluster_kind k, const char *buf, size_t len, 
 	}
 }
 
-static void load(struct loop *l, const char *dir)
+static void load(struct loop *l, const char *dir, bool with_budgets)
 {
 	static const struct { const char *file; cluster_kind kind; } streams[] = {
-		{ "priorityclasses", CLUSTER_CLASSES }, { "nodes", CLUSTER_NODES }, { "pods", CLUSTER_PODS } };
-	for (size_t i = 0; i < 3; i++) {
+		{ "priorityclasses", CLUSTER_CLASSES }, { "nodes", CLUSTER_NODES }, { "pods", CLUSTER_PODS },
+		{ "pdbs", CLUSTER_PDBS } };
+	for (size_t i = 0; i < (with_budgets ? 4u : 3u); i++) {
 		size_t len;
 		char *buf = slurp(dir, streams[i].file, &len);
 		replay(l, streams[i].kind, buf, len, false);
@@ -364,8 +429,8 @@ static double shadow_replay(const char *dir, const char *stream, const char *for
 	const char **pl = lines_of(pending, &n_pending), **bl = lines_of(bound, &n_bound);
 	double c0;
 
-	loop_init(&l, true);
-	load(&l, dir);
+	loop_init(&l, PP_PDB_PREFER, true);
+	load(&l, dir, false);
 	c0 = cpu_s();
 	for (size_t i = 0; i < r->n; i++) {
 		const struct choice *c = &r->c[i];
@@ -473,6 +538,55 @@ static size_t snapshot_heap(const char *dir)
 	return used;
 }
 
+/* budgets: the same preemptions beside 250 PodDisruptionBudgets, --pdb prefer then strict. */
+static int budgets(const char *dir, char *pre, size_t len)
+{
+	static const pp_pdb_policy policies[] = { PP_PDB_PREFER, PP_PDB_STRICT };
+	int status = 0;
+	size_t plen;
+	char *pdbs = slurp(dir, "pdbs", &plen);
+
+	for (size_t k = 0; k < 2; k++) {
+		struct loop l;
+		double t0, t1, c0, c1;
+		loop_init(&l, policies[k], false);
+		load(&l, dir, true);
+		l.sink.every = 20;
+		l.pdbs = pdbs;
+		t0 = now_s();
+		c0 = cpu_s();
+		replay(&l, CLUSTER_PODS, pre, len, true);
+		loop_settle(&l);
+		t1 = now_s();
+		c1 = cpu_s();
+		evict_stats es;
+		evict_get_stats(act_evictor(l.a), &es);
+		cluster_counts cc;
+		cluster_get_counts(l.c, &cc);
+		unsigned long done = policies[k] == PP_PDB_STRICT ? (unsigned long)es.completed : l.decisions[DECISION_PREEMPT];
+		printf("budgets, --pdb %s: %lu preemptions in %.3f s: %.0f/s; %.3f s of CPU: %.0f per CPU-second (%lu "
+		       "decisions, %lu victims deleted, %lu evictions, %lu refused, %lu withdrawn and retried, %lu "
+		       "unschedulable attempts, %zu pods protected, %lu status patches, %lu events)\n",
+		       pp_pdb_policy_name(policies[k]), done, t1 - t0, (double)done / (t1 - t0), c1 - c0,
+		       (double)done / (c1 - c0), l.decisions[DECISION_PREEMPT], l.sink.deletes, l.sink.evictions,
+		       l.sink.refused, (unsigned long)(es.withdrawn + es.withdrawn_partial),
+		       l.decisions[DECISION_UNSCHEDULABLE], cc.protected_, l.sink.patches, l.sink.events);
+		/* every preemptor preempted once in the end; strict never past a budget, nor through a DELETE */
+		if (done != 2000 || (policies[k] == PP_PDB_STRICT &&
+		                     (l.sink.deletes || !l.sink.refused || es.withdrawn + es.withdrawn_partial != l.sink.refused ||
+		                      es.evicted + l.sink.refused != l.sink.evictions))) {
+			fprintf(stderr, "bench-preemptd: --pdb %s: %lu preemptions completed, %lu deletes, %lu evictions, %lu "
+			        "refused\n", pp_pdb_policy_name(policies[k]), done, l.sink.deletes, l.sink.evictions,
+			        l.sink.refused);
+			status = 1;
+		}
+		loop_done(&l);
+	}
+	free(pre);
+	free(pdbs);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct loop l;
@@ -490,10 +604,10 @@ int main(int argc, char **argv)
 	/* load */
 	size_t heap0 = heap_bytes();
 	struct record bound = { 0 }, preempted = { 0 };
-	loop_init(&l, false);
+	loop_init(&l, PP_PDB_PREFER, false);
 	l.rec = &bound;
 	t0 = now_s();
-	load(&l, argv[1]);
+	load(&l, argv[1], false);
 	t1 = now_s();
 	size_t live = heap_bytes() - heap0;
 	cluster_counts cc;
@@ -557,8 +671,8 @@ int main(int argc, char **argv)
 	loop_done(&l);
 
 	/* preempt: a fresh loop at the same cluster */
-	loop_init(&l, false);
-	load(&l, argv[1]);
+	loop_init(&l, PP_PDB_PREFER, false);
+	load(&l, argv[1], false);
 	l.rec = &preempted;
 	pre = slurp(argv[1], "preempt", &len);
 	t0 = now_s();
@@ -577,12 +691,11 @@ int main(int argc, char **argv)
 		        l.decisions[DECISION_UNSCHEDULABLE]);
 		return 1;
 	}
-	free(pre);
 	loop_done(&l);
 
 	/* shadow: the same decisions, as another scheduler's */
 	int r = shadow_phase(argv[1], &bound, &preempted);
 	record_done(&bound);
 	record_done(&preempted);
-	return r;
+	return budgets(argv[1], pre, len) || r;
 }

@@ -14,8 +14,11 @@ usage: gen-cluster.py [--nodes N] [--pods-per-node K] [--yaml] > cluster.json
 --watch-dir writes what an API server's watches would stream instead (one event per line, objects
 with kind and apiVersion, as a watch sends them), for preemptd's benchmark: DIR/priorityclasses,
 DIR/nodes, DIR/pods (the bound pods), DIR/fit (N pending pods of schedulerName preemptd, 100m /
-100Mi, that fit beside them) and DIR/preempt (N preemptors of schedulerName preemptd, priority
-10, 3000m / 500Mi, each needing three victims).
+100Mi, that fit beside them), DIR/preempt (N preemptors of schedulerName preemptd, priority
+10, 3000m / 500Mi, each needing three victims) and DIR/pdbs (PodDisruptionBudgets over the bound
+pods: budget wNNNN selects app=wNNNN, the label of the pods of every node i with i % 250 == NNNN
+(a value as long as the List's app=bench, so that the model's size is the same whether or not
+DIR/pdbs is replayed); every tenth allows no disruption, the others 3).
 """
 import argparse
 import json
@@ -52,7 +55,25 @@ def node(i):
                                                       ("Ready", "True", "KubeletReady"))]}}
 
 
-def pod(name, node_name, priority, cls, cpu, mem):
+BUDGETS = 250
+
+
+def budget_of(i):
+    return "w%04d" % (i % BUDGETS)
+
+
+def pdb(k):
+    name = budget_of(k)
+    allowed = 0 if k % 10 == 0 else 3
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "default", "uid": "uid-pdb-" + name, "resourceVersion": "3",
+                         "generation": 1, "creationTimestamp": "2024-05-01T09:00:00Z"},
+            "spec": {"maxUnavailable": allowed, "selector": {"matchLabels": {"app": name}}},
+            "status": {"observedGeneration": 1, "disruptionsAllowed": allowed, "currentHealthy": 80,
+                       "desiredHealthy": 80 - allowed, "expectedPods": 80}}
+
+
+def pod(name, node_name, priority, cls, cpu, mem, app="bench"):
     container = {"name": "main", "image": "registry.k8s.io/pause:3.9", "imagePullPolicy": "IfNotPresent",
                  "resources": {"requests": {"cpu": cpu, "memory": mem}}}
     spec = {"containers": [container], "dnsPolicy": "ClusterFirst", "enableServiceLinks": True,
@@ -66,10 +87,11 @@ def pod(name, node_name, priority, cls, cpu, mem):
         spec["nodeName"] = node_name
         status = {"phase": "Running", "startTime": "2024-05-01T10:00:00Z", "qosClass": "Burstable",
                   "podIP": "10.244.0.5"}
+    labels = {"app": app, "pod-template-hash": "5d4f8c7b9"}
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "uid": "uid-" + name,
                          "resourceVersion": "2000", "creationTimestamp": "2024-05-01T10:00:00Z",
-                         "labels": {"app": "bench", "pod-template-hash": "5d4f8c7b9"}},
+                         "labels": labels},
             "spec": spec, "status": status}
 
 
@@ -98,8 +120,10 @@ def main():
     if a.watch_dir:
         watch_stream(a.watch_dir + "/priorityclasses", [pclass("bench-high", 10)])
         watch_stream(a.watch_dir + "/nodes", (node(i) for i in range(a.nodes)))
-        watch_stream(a.watch_dir + "/pods", (pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, "900m", "500Mi")
+        watch_stream(a.watch_dir + "/pods", (pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, "900m", "500Mi",
+                                                 budget_of(i))
                                              for i in range(a.nodes) for k in range(a.pods_per_node)))
+        watch_stream(a.watch_dir + "/pdbs", (pdb(k) for k in range(BUDGETS)))
         watch_stream(a.watch_dir + "/fit", (ours(pod("fit-%05d" % i, None, 0, None, "100m", "100Mi"), i)
                                             for i in range(a.fit)))
         watch_stream(a.watch_dir + "/preempt", (ours(pod("preemptor-%05d" % i, None, 10, "bench-high", "3000m", "500Mi"), i)

@@ -265,6 +265,35 @@ static void test_multi_document_and_fields(void **state)
 }
 
 /* Every error names file, line, object and field; all of them are reported, not just the first. */
+/* The DisruptionTarget condition's reason says who is taking the pod down: kube-scheduler's
+ * preemption, or an eviction the API server let through (preemptd --pdb strict's victims). */
+static void test_disruption_target_reasons(void **state)
+{
+	static const char text[] =
+		"{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[\n"
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"evicted\",\"namespace\":\"a\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":{\"conditions\":[{\"type\":\"DisruptionTarget\","
+		"\"status\":\"True\",\"reason\":\"EvictionByEvictionAPI\",\"message\":\"Eviction API: evicting\"}]}},\n"
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"false\",\"namespace\":\"a\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":{\"conditions\":[{\"type\":\"DisruptionTarget\","
+		"\"status\":\"False\",\"reason\":\"EvictionByEvictionAPI\"}]}},\n"
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"gc\",\"namespace\":\"a\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":{\"conditions\":[{\"type\":\"DisruptionTarget\","
+		"\"status\":\"True\",\"reason\":\"DeletionByPodGC\"}]}}]}";
+	struct loaded l;
+	(void)state;
+
+	load_text(&l, "pods.json", text);
+	assert_string_equal(l.messages, "");
+	assert_int_equal(l.c.npods, 3);
+	assert_true(l.c.pods[0].evicted_by_api);
+	assert_false(l.c.pods[0].preempted_by_scheduler);
+	assert_false(l.c.pods[1].evicted_by_api); /* status False */
+	assert_false(l.c.pods[2].evicted_by_api);
+	assert_false(l.c.pods[2].preempted_by_scheduler);
+	unload(&l);
+}
+
 static void test_errors_name_object_and_field(void **state)
 {
 	static const char text[] =
@@ -464,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_docs_examples),
 		cmocka_unit_test(test_kubectl_list_json_and_yaml),
 		cmocka_unit_test(test_multi_document_and_fields),
+		cmocka_unit_test(test_disruption_target_reasons),
 		cmocka_unit_test(test_errors_name_object_and_field),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_unknown_kinds_warn),

@@ -24,6 +24,21 @@ ok "--pod with an empty namespace" expect 2 "" "~--pod '/x': expected NAMESPACE/
 ok "--pod argument missing" expect 2 "" "~option '--pod' needs an argument" "$PCTL" preempt $F/cluster.json --pod
 ok "bad --now" expect 2 "" "~--now 'tomorrow'" "$PCTL" preempt $F/cluster.json --pod x --now tomorrow
 ok "check takes no --pod" expect 2 "" "~check takes no --pod" "$PCTL" check $F/cluster.json --pod default/x
+ok "--pdb other than prefer or strict" expect 2 "" "preemptctl: --pdb: expected prefer or strict, not \"lax\"
+Try 'preemptctl --help'." "$PCTL" preempt $F/cluster.json --pod x --pdb lax
+ok "schedule --pdb other than prefer or strict" expect 2 "" "~--pdb: expected prefer or strict" \
+	"$PCTL" schedule $F/cluster.json --pdb lax
+ok "check takes no --pdb" expect 2 "" "~check takes no --pod, --explain, --now or --pdb" "$PCTL" check $F/cluster.json --pdb strict
+# the README's example (examples/pdb/): kube-scheduler breaks the budget web on node-a; strict
+# goes to node-c, as preemptd --pdb strict would
+nominates() {	# nominates WANT ARGS...: the schedule nominates payments-0 as WANT says
+	local want=$1; shift
+	"$PCTL" schedule examples/pdb/cluster.yaml --max-time 1s "$NOW" "$@" 2>/dev/null |
+		grep -qF "\"event\":\"nominate\",\"pod\":\"default/payments-0\",$want"
+}
+ok "schedule (--pdb prefer, the default): node-a, web-0 among the victims" \
+	nominates '"node":"node-a","victims":["default/report-0","default/web-0"]}'
+ok "schedule --pdb strict: node-c, within the budgets" nominates '"node":"node-c","victims":["default/db-large"]}' --pdb strict
 
 # --- check: good inputs -------------------------------------------------------------------------
 ok "check: kubectl List (JSON)" expect 0 \

@@ -3,9 +3,10 @@
 # with the manifest's objects (--rbac) and enforces RBAC; preemptd runs as the manifest's
 # ServiceAccount (its token, no other credential) through a cycle that makes every kind of
 # request it has: the four lists and watches, the Lease (get, create, renewals), a binding with
-# its Event, a preemption (status patches, the victim's DELETE, Events). Then the stand-in's
-# account must show no denied request and no permission left unused. A second run with `delete
-# pods` taken out of the ClusterRole shows the check seeing a missing permission.
+# its Event, a preemption (status patches, the victim's DELETE, Events), then with --pdb strict a
+# preemption through the Eviction API. Then the stand-in's account must show no denied request and
+# no permission left unused. A second run with `delete pods` taken out of the ClusterRole shows the
+# check seeing a missing permission.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 PREEMPTD=$BUILD/preemptd
@@ -34,8 +35,11 @@ run_preemptd() {	# a cluster where preemptd must bind one pod and preempt for an
 	kube_apply '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"namespace":"default","name":"low"},"spec":{"minAvailable":0,"selector":{"matchLabels":{"app":"low"}}}}' >/dev/null
 	kube_apply "$(kube_pending_pod_json default fits 100 100m 64Mi)" >/dev/null
 	kube_apply "$(kube_pending_pod_json default big 1000 1500m 256Mi)" >/dev/null
+	start_preemptd
+}
+start_preemptd() {
 	"$PREEMPTD" --config /dev/null --kubeconfig "$KUBE_DIR/kubeconfig-sa-kube-system-preemptd" \
-		--listen "" --log-target stderr --leader-elect-retry-period 1s >"$KUBE_DIR/preemptd.log" 2>&1 &
+		--listen "" --log-target stderr --leader-elect-retry-period 1s "$@" >>"$KUBE_DIR/preemptd.log" 2>&1 &
 	PD=$!
 }
 stop_preemptd() { kill "$PD"; wait "$PD"; PD=; }
@@ -48,6 +52,14 @@ ok "... binds the pod that fits (a binding, then the Scheduled Event)" \
 ok "... preempts for the pod that does not: the victim's DELETE" \
 	waitfor 20 '.verb=="delete" and .resource=="pods" and .name=="low" and .status==200'
 ok "... and its Events" waitfor 20 '.resource=="events" and .api_group=="events.k8s.io" and .body.reason=="Preempted" and .status==201'
+stop_preemptd
+# --pdb strict: the next victim is evicted (node-1 and node-2 keep too little room for big2)
+kube_apply "$(kube_node_json node-3 1 2Gi)" >/dev/null
+kube_apply "$(kube_pod_json default low2 node-3 0 1Gi 1000m)" >/dev/null
+kube_apply "$(kube_pending_pod_json default big2 1000 1000m 256Mi)" >/dev/null
+start_preemptd --pdb strict
+ok "with --pdb strict, the victim is evicted (create on pods/eviction)" \
+	waitfor 20 '.subresource=="eviction" and .name=="low2" and .status==201'
 stop_preemptd
 kube_ctl GET /rbac >"$out"
 ok "no request of preemptd was refused" jqf '.denied==[]'

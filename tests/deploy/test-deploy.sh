@@ -77,7 +77,7 @@ ok(rules and all("*" not in r.get(f, []) and not any(str(x).startswith("*/") for
                  for r in rules for f in ("apiGroups", "resources", "verbs")),
    "no wildcard in any rule: every group, resource and verb named")
 ok(not any(r.get("nonResourceURLs") for r in rules), "no nonResourceURLs")
-allowed = {("", "pods"), ("", "pods/binding"), ("", "pods/status"), ("", "nodes"),
+allowed = {("", "pods"), ("", "pods/binding"), ("", "pods/status"), ("", "pods/eviction"), ("", "nodes"),
            ("policy", "poddisruptionbudgets"), ("scheduling.k8s.io", "priorityclasses"),
            ("events.k8s.io", "events"), ("", "events")}
 got = {(g, res) for r in cr.get("rules") or [] for g in r.get("apiGroups", []) for res in r.get("resources", [])}

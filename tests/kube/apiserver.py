@@ -1486,6 +1486,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                           "does not support."))
                 pdb = pdbs[0]
                 pst = pdb.get("status") or {}
+                if pst.get("observedGeneration", 0) < pdb["metadata"].get("generation", 0):
+                    # checkAndDecrement: the disruption controller has not seen this spec yet
+                    raise ApiError(status(429, "TooManyRequests", "Cannot evict pod as it would violate "
+                                          "the pod's disruption budget.", {"causes": [{
+                                              "reason": "DisruptionBudget",
+                                              "message": "The disruption budget %s is still being "
+                                              "processed by the server." % pdb["metadata"]["name"]}],
+                                              "retryAfterSeconds": 10}), {"Retry-After": "10"})
                 if pst.get("disruptionsAllowed", 0) <= 0:
                     st = status(429, "TooManyRequests", "Cannot evict pod as it would violate the "
                                 "pod's disruption budget.", {"causes": [{

@@ -147,6 +147,12 @@ ok "Eviction blocked by a PDB: 429 TooManyRequests with the upstream message and
 	is "$(code node "$evurl" -X POST -H "Content-Type: application/json" -d "$evict")" 429 &&
 	jqo ".reason==\"TooManyRequests\" and .message==\"Cannot evict pod as it would violate the pod'"'"'s disruption budget.\"
 	     and .details.causes[0].reason==\"DisruptionBudget\" and .details.causes[0].message==\"The disruption budget db-pdb needs 1 healthy pods and has 1 currently\""'
+kube_apply '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"namespace":"default","name":"db-pdb","generation":2},
+ "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"db"}}},
+ "status":{"disruptionsAllowed":1,"currentHealthy":2,"desiredHealthy":1,"expectedPods":2,"observedGeneration":1}}' >/dev/null
+ok "Eviction while the budget's spec is not processed: 429, \"still being processed\", Retry-After 10" eval '
+	is "$(code node "$evurl" -X POST -H "Content-Type: application/json" -d "$evict")" 429 &&
+	jqo ".details.causes[0].reason==\"DisruptionBudget\" and .details.causes[0].message==\"The disruption budget db-pdb is still being processed by the server.\" and .details.retryAfterSeconds==10"'
 kube_apply '{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"namespace":"default","name":"db-pdb"},
  "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"db"}}},
  "status":{"disruptionsAllowed":1,"currentHealthy":2,"desiredHealthy":1,"expectedPods":2}}' >/dev/null

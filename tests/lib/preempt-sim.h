@@ -375,29 +375,38 @@ struct sim_cand {
 	const pp_pod_spec *victims[SIM_MAX_VICTIMS];
 };
 
+/* The strict PDB policy (pp_cluster_set_pdb_policy): no victim beyond what a budget allows, the
+ * budgets' most important victims beyond it kept and the reprieve repeated. sim_protected[i]: pod i
+ * is never a victim (pp_cluster_set_pod_protected); NULL: none is. */
+static bool sim_strict;
+static const bool *sim_protected;
+
+/* Whether budget d covers pod p in preemption's sense (filterPodsWithPDBViolation). */
+static bool sim_pdb_covers(const pp_pdb_spec *d, const pp_pod_spec *p)
+{
+	return p->n_labels && !strcmp(d->namespace_, p->namespace_) && d->selector.present &&
+	       d->selector.n_match_labels + d->selector.n_match_expressions > 0 &&
+	       sim_selector(&d->selector, p->labels, p->n_labels);
+}
+
 /* SelectVictimsOnNode. present is scratch, restored on return. Returns true for a candidate. */
 static bool sim_select_victims(const struct sim_cluster *c, size_t ni, const pp_pod_spec *pre, bool *present,
                                struct sim_cand *out)
 {
 	const pp_pod_spec *pot[SIM_MAX_VICTIMS];
 	size_t np = 0, idx[SIM_MAX_VICTIMS];
+	bool kept[SIM_MAX_VICTIMS] = { false };
 	for (size_t i = 0; i < c->n_pods; i++) {
 		const pp_pod_spec *p = &c->pods[i];
 		if (sim_bound(p) && !strcmp(p->node_name, c->nodes[ni].name) && p->priority < pre->priority &&
-		    np < SIM_MAX_VICTIMS) {
+		    np < SIM_MAX_VICTIMS)
 			pot[np++] = p;
-			present[i] = false;
-		}
-	}
-	bool ok = np > 0 && sim_filter(c, ni, pre, present) == SIM_FIT;
-	if (!ok) {
-		for (size_t i = 0; i < c->n_pods; i++)
-			present[i] = true;
-		return false;
 	}
 	qsort(pot, np, sizeof(*pot), sim_more_important);
-	for (size_t k = 0; k < np; k++)
+	for (size_t k = 0; k < np; k++) {
 		idx[k] = (size_t)(pot[k] - c->pods);
+		kept[k] = sim_protected && sim_protected[idx[k]];
+	}
 
 	/* filterPodsWithPDBViolation */
 	int64_t budget[64];
@@ -406,13 +415,9 @@ static bool sim_select_victims(const struct sim_cluster *c, size_t ni, const pp_
 		budget[b] = sim_pdb_allowed(c, &c->pdbs[b]);
 	for (size_t k = 0; k < np; k++) {
 		const pp_pod_spec *p = pot[k];
-		if (p->n_labels == 0)
-			continue;
 		for (size_t b = 0; b < c->n_pdbs && b < 64; b++) {
 			const pp_pdb_spec *d = &c->pdbs[b];
-			if (strcmp(d->namespace_, p->namespace_) || !d->selector.present ||
-			    (d->selector.n_match_labels + d->selector.n_match_expressions) == 0 ||
-			    !sim_selector(&d->selector, p->labels, p->n_labels))
+			if (!sim_pdb_covers(d, p))
 				continue;
 			bool disrupted = false;
 			for (size_t q = 0; q < d->n_disrupted_pods; q++)
@@ -423,26 +428,62 @@ static bool sim_select_victims(const struct sim_cluster *c, size_t ni, const pp_
 				violating[k] = true;
 		}
 	}
-	out->node = ni;
-	out->n_victims = out->violations = 0;
 	bool victim[SIM_MAX_VICTIMS] = { false };
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t k = 0; k < np; k++) {
-			if (violating[k] != (pass == 0))
-				continue;
-			present[idx[k]] = true;
-			if (sim_filter(c, ni, pre, present) != SIM_FIT) {
-				present[idx[k]] = false;
-				victim[k] = true;
-				out->violations += violating[k];
-			}
+	bool ok = np > 0;
+	for (int round = 0; ok; round++) {
+		/* every pod removed but the kept ones; the preemptor must fit */
+		for (size_t k = 0; k < np; k++)
+			present[idx[k]] = kept[k];
+		if (sim_filter(c, ni, pre, present) != SIM_FIT) {
+			ok = false;
+			break;
 		}
-	for (size_t k = 0; k < np; k++)
-		if (victim[k])
-			out->victims[out->n_victims++] = pot[k]; /* already in importance order */
+		out->node = ni;
+		out->n_victims = out->violations = 0;
+		memset(victim, 0, sizeof(victim));
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t k = 0; k < np; k++) {
+				if (violating[k] != (pass == 0) || kept[k])
+					continue;
+				present[idx[k]] = true;
+				if (sim_filter(c, ni, pre, present) != SIM_FIT) {
+					present[idx[k]] = false;
+					victim[k] = true;
+					out->violations += violating[k];
+				}
+			}
+		if (!sim_strict)
+			break;
+		out->violations = 0;
+		/* each victim counted against every budget covering it, as the API server counts */
+		int64_t left[64];
+		bool over = false;
+		for (size_t b = 0; b < c->n_pdbs && b < 64; b++)
+			left[b] = sim_pdb_allowed(c, &c->pdbs[b]);
+		for (size_t k = 0; k < np; k++)
+			for (size_t b = 0; victim[k] && !pot[k]->terminating && b < c->n_pdbs && b < 64; b++)
+				if (sim_pdb_covers(&c->pdbs[b], pot[k]))
+					over |= --left[b] < 0;
+		if (!over)
+			break;
+		for (size_t k = 0; k < np; k++) {
+			bool keep = false;
+			for (size_t b = 0; victim[k] && !pot[k]->terminating && b < c->n_pdbs && b < 64; b++)
+				keep |= sim_pdb_covers(&c->pdbs[b], pot[k]) && left[b] < 0;
+			for (size_t b = 0; keep && b < c->n_pdbs && b < 64; b++)
+				if (sim_pdb_covers(&c->pdbs[b], pot[k]))
+					left[b]++;
+			kept[k] |= keep;
+		}
+		(void)round;
+	}
+	if (ok)
+		for (size_t k = 0; k < np; k++)
+			if (victim[k])
+				out->victims[out->n_victims++] = pot[k]; /* already in importance order */
 	for (size_t i = 0; i < c->n_pods; i++)
 		present[i] = true;
-	return out->n_victims > 0;
+	return ok && out->n_victims > 0;
 }
 
 /* pickOneNodeForPreemption, each criterion a filtering round over the survivors; *crit_out (if

@@ -331,6 +331,20 @@ static pp_cluster *build(struct gen *g)
 		for (size_t b = 0; b < g->n_pdbs; b++)
 			if (pp_cluster_add_pdb(c, &g->pdbs[b], &err) < 0)
 				fail_msg("add pdb: %s", err.msg);
+	/* Some budgets come again (the disruption controller's updates): first with another status or
+	 * no selector, then as generated. */
+	for (size_t b = 0; b < g->n_pdbs; b++) {
+		if (!chance(25))
+			continue;
+		pp_pdb_spec tmp = g->pdbs[b];
+		if (chance(50)) {
+			tmp.has_disruptions_allowed = true;
+			tmp.disruptions_allowed = 2 - tmp.disruptions_allowed;
+		} else
+			tmp.selector = (pp_label_selector){ 0 };
+		if (pp_cluster_update_pdb(c, &tmp, &err) < 0 || pp_cluster_update_pdb(c, &g->pdbs[b], &err) < 0)
+			fail_msg("update pdb: %s", err.msg);
+	}
 	return c;
 }
 
@@ -451,6 +465,121 @@ static void test_differential(void **state)
 	for (int k = 1; k < 8; k++)
 		if (k != PP_CRIT_VICTIM_COUNT)
 			assert_true(crit_count[k] > 5);
+}
+
+/*
+ * The strict PDB policy against the simulation's (preempt-sim.h: the budgets counted over the
+ * victims, the most important ones beyond a budget kept, the reprieve repeated), with pods protected
+ * and budgets observed at random — each decided, then again after a protection is lifted or a
+ * budget observed (nodes whose cached results must go). Every strict decision must also stay
+ * within every budget, counted through the library's own pp_cluster_pod_pdb().
+ */
+static bool within_budgets(pp_cluster *c, const pp_preemption *got)
+{
+	struct budget_left {
+		const char *ns, *name;
+		int32_t left;
+	} seen[MAX_PDBS * 2];
+	size_t n = 0;
+	for (size_t v = 0; v < pp_preemption_victim_count(got); v++) {
+		const pp_victim *x = pp_preemption_victim(got, v);
+		pp_pdb_info bi;
+		if (x->terminating || x->violates_pdb)
+			return !x->violates_pdb;
+		for (size_t i = 0; pp_cluster_pod_pdb(c, x->namespace_, x->name, i, &bi) == 0; i++) {
+			size_t k = 0;
+			while (k < n && (strcmp(seen[k].ns, bi.namespace_) || strcmp(seen[k].name, bi.name)))
+				k++;
+			if (k == n)
+				seen[n++] = (struct budget_left){ bi.namespace_, bi.name, bi.disruptions_allowed };
+			if (--seen[k].left < 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+static void test_differential_strict(void **state)
+{
+	(void)state;
+	static struct gen g;
+	static struct sim_cand cand[MAX_NODES];
+	static bool prot[MAX_PODS];
+	const unsigned n = 6000;
+	size_t decisions = 0, preempts = 0, unlike_prefer = 0, kept_by_budget = 0, protected_victims_avoided = 0;
+
+	for (unsigned seed = 1; seed <= n; seed++) {
+		rng_state = (seed + 7000003) * 0x9E3779B97F4A7C15ULL;
+		generate(&g);
+		pp_cluster *c = build(&g);
+		pp_err err = { "" };
+		struct sim_cluster sc = { g.nodes, g.n_nodes, g.pods, g.n_pods, g.pdbs, g.n_pdbs };
+		struct sim_result prefer;
+		sim_strict = false;
+		sim_protected = NULL;
+		sim_preempt(&sc, &g.pods[g.pre], g.now, cand, &prefer);
+
+		assert_int_equal(pp_cluster_set_pdb_policy(c, PP_PDB_STRICT), 0);
+		assert_int_equal(pp_cluster_pdb_policy(c), PP_PDB_STRICT);
+		memset(prot, 0, sizeof(prot));
+		for (size_t i = 0; i < g.n_pods; i++)
+			if (g.pods[i].node_name && chance(6)) {
+				prot[i] = true;
+				assert_int_equal(pp_cluster_set_pod_protected(c, g.pods[i].namespace_, g.pods[i].name, true, &err), 0);
+			}
+		sim_strict = true;
+		sim_protected = prot;
+		for (int step = 0; step < 3; step++) {
+			if (step == 1) { /* a protection lifted, another added */
+				for (size_t i = 0; i < g.n_pods; i++)
+					if (prot[i] || (g.pods[i].node_name && chance(3))) {
+						prot[i] = !prot[i];
+						assert_int_equal(pp_cluster_set_pod_protected(c, g.pods[i].namespace_, g.pods[i].name,
+						                                              prot[i], &err), 0);
+					}
+			} else if (step == 2 && g.n_pdbs) { /* a budget as observed */
+				pp_pdb_spec *d = &g.pdbs[rnd((uint32_t)g.n_pdbs)];
+				d->has_disruptions_allowed = true;
+				d->disruptions_allowed = (int32_t)rnd(2);
+				assert_int_equal(pp_cluster_set_pdb_disruptions_allowed(c, d->namespace_, d->name,
+				                                                        d->disruptions_allowed, &err), 0);
+			}
+			struct sim_result want;
+			pp_preemption *got = NULL;
+			compare(&g, c, seed, step == 0 && seed % 3 == 0, cand, &want, &got);
+			decisions++;
+			if (want.outcome == PP_OUTCOME_PREEMPT) {
+				preempts++;
+				if (!within_budgets(c, got)) {
+					describe(&g, seed);
+					fail_msg("seed %u: a strict decision goes beyond a budget", seed);
+				}
+				assert_int_equal(pp_preemption_pdb_violations(got), 0);
+				for (size_t v = 0; v < want.n_victims; v++)
+					assert_false(prot[want.victims[v] - g.pods]);
+			}
+			if (step == 0) {
+				bool same = want.outcome == prefer.outcome && (want.outcome == PP_OUTCOME_NONE ||
+				                                                !strcmp(want.node, prefer.node)) &&
+				            want.n_victims == prefer.n_victims;
+				unlike_prefer += !same;
+			}
+			kept_by_budget += strstr(pp_preemption_reason(got), "PodDisruptionBudget") != NULL;
+			for (size_t i = 0; i < g.n_pods; i++)
+				protected_victims_avoided += prot[i] && g.pods[i].priority < g.pods[g.pre].priority;
+			pp_preemption_free(got);
+		}
+		pp_cluster_free(c);
+	}
+	sim_strict = false;
+	sim_protected = NULL;
+	fprintf(stderr, "# %u clusters, strict: %zu decisions, %zu preemptions, %zu unlike prefer, %zu refused with a "
+	        "budget named\n", n, decisions, preempts, unlike_prefer, kept_by_budget);
+	/* the generator must reach the cases where strict decides otherwise */
+	assert_true(preempts > decisions / 10);
+	assert_true(unlike_prefer > 50);
+	assert_true(kept_by_budget > 20);
+	assert_true(protected_victims_avoided > 100);
 }
 
 /* A random pod index other than the preemptor's, or SIZE_MAX. */
@@ -697,19 +826,32 @@ static void prune_check(struct prune_gen *g, pp_cluster *c, unsigned seed, int s
 	pp_preemption_free(got);
 }
 
-static void test_differential_pruning(void **state)
+/* strict: the pruning clusters under the strict PDB policy, some pods protected */
+static void run_pruning(bool strict)
 {
-	(void)state;
 	static struct prune_gen g;
 	static struct sim_cand cand[PR_NODES];
+	static bool prot[PR_PODS];
 	size_t crit_count[8] = { 0 };
-	const unsigned n = 2000;
+	const unsigned n = strict ? 1000 : 2000;
 	pp_err err = { "" };
 
 	for (unsigned seed = 1; seed <= n; seed++) {
 		rng_state = (seed + 7000003) * 0x9E3779B97F4A7C15ULL;
 		prune_generate(&g);
 		pp_cluster *c = prune_build(&g);
+		memset(prot, 0, sizeof(prot));
+		sim_strict = strict;
+		sim_protected = strict ? prot : NULL;
+		if (strict) {
+			assert_int_equal(pp_cluster_set_pdb_policy(c, PP_PDB_STRICT), 0);
+			for (size_t i = 0; i < g.n_pods; i++)
+				if (g.pods[i].node_name && chance(2)) {
+					prot[i] = true;
+					assert_int_equal(pp_cluster_set_pod_protected(c, g.pods[i].namespace_, g.pods[i].name, true,
+					                                              &err), 0);
+				}
+		}
 		prune_check(&g, c, seed, 0, cand, crit_count); /* cold */
 		prune_check(&g, c, seed, 1, cand, crit_count); /* every node's result or bound cached */
 		for (int step = 2; step < 6; step++) {
@@ -722,6 +864,8 @@ static void test_differential_pruning(void **state)
 				if (pp_cluster_remove_pod(c, p->namespace_, p->name, &err) < 0)
 					fail_msg("remove: %s", err.msg);
 				*p = g.pods[--g.n_pods];
+				prot[i] = prot[g.n_pods];
+				prot[g.n_pods] = false;
 				if (g.pre == g.n_pods)
 					g.pre = i;
 			} else {
@@ -736,14 +880,31 @@ static void test_differential_pruning(void **state)
 		}
 		pp_cluster_free(c);
 	}
-	fprintf(stderr, "# %u pruning clusters; decided by:", n);
+	sim_strict = false;
+	sim_protected = NULL;
+	fprintf(stderr, "# %u pruning clusters%s; decided by:", n, strict ? " (strict, some pods protected)" : "");
 	for (int k = 0; k < 8; k++)
 		fprintf(stderr, " %s=%zu", pp_criterion_name((pp_criterion)k), crit_count[k]);
 	fprintf(stderr, "\n");
-	/* ties down to the last criteria are what the bounds must get right */
-	for (int k = PP_CRIT_PDB_VIOLATIONS; k < 8; k++)
+	/* ties down to the last criteria are what the bounds must get right (strict: no violation
+	 * ever decides) */
+	for (int k = strict ? PP_CRIT_HIGHEST_PRIORITY : PP_CRIT_PDB_VIOLATIONS; k < 8; k++)
 		if (k != PP_CRIT_VICTIM_COUNT)
-			assert_true(crit_count[k] > 20);
+			assert_true(crit_count[k] > 10);
+	if (strict)
+		assert_int_equal(crit_count[PP_CRIT_PDB_VIOLATIONS], 0);
+}
+
+static void test_differential_pruning(void **state)
+{
+	(void)state;
+	run_pruning(false);
+}
+
+static void test_differential_pruning_strict(void **state)
+{
+	(void)state;
+	run_pruning(true);
 }
 
 int main(void)
@@ -752,6 +913,8 @@ int main(void)
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_differential_sequences),
 		cmocka_unit_test(test_differential_pruning),
+		cmocka_unit_test(test_differential_strict),
+		cmocka_unit_test(test_differential_pruning_strict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
