@@ -145,15 +145,16 @@ AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 # The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
 # sees only the headers of the folders below it.
-CTL_DIRS := report queue model cycle watch act preemptctl preemptd
+CTL_DIRS := report queue model cycle watch act shadow preemptctl preemptd
 CTL_INC_report     := -Icontroller/report
 CTL_INC_queue      := -Icontroller/queue
 CTL_INC_model      := -Ikube -Icontroller/queue -Icontroller/model
 CTL_INC_cycle      := $(CTL_INC_model) -Icontroller/cycle
 CTL_INC_watch      := $(CTL_INC_model) -Icontroller/report -Icontroller/watch
 CTL_INC_act        := $(CTL_INC_cycle) -Icontroller/report -Icontroller/act
+CTL_INC_shadow     := $(CTL_INC_cycle) -Icontroller/report -Icontroller/shadow
 CTL_INC_preemptctl := $(CTL_INC_cycle) -Icontroller/preemptctl
-CTL_INC_preemptd   := $(CTL_INC_act) -Icontroller/watch -Icontroller/preemptd
+CTL_INC_preemptd   := $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow -Icontroller/preemptd
 # What each folder links, itself first (archive order: users before what they use).
 CTL_USES_report     := report
 CTL_USES_queue      := queue
@@ -161,8 +162,9 @@ CTL_USES_model      := model queue
 CTL_USES_cycle      := cycle model queue
 CTL_USES_watch      := watch model queue report
 CTL_USES_act        := act cycle model queue report
+CTL_USES_shadow     := shadow cycle model queue report
 CTL_USES_preemptctl := preemptctl cycle model queue
-CTL_USES_preemptd   := preemptd act watch cycle model queue report
+CTL_USES_preemptd   := preemptd shadow act watch cycle model queue report
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
 CTL_MAINS := controller/preemptctl/main.c controller/preemptd/main.c
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
@@ -343,9 +345,9 @@ lint:
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 # preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
-$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
+$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Itests -MMD -MP -o $@ $< $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow -Itests -MMD -MP -o $@ $< $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
 
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A)
 	@mkdir -p $(@D)

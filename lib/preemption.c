@@ -440,6 +440,33 @@ static bool key_less(const struct pkey *a, const struct pkey *b)
 	return i < 5 && a->f[i] < b->f[i];
 }
 
+/*
+ * The best candidate so far and the runner-up (the best of the others), nodes met in name order so
+ * that an equal key never displaces an earlier node. The runner-up is what the winner is explained
+ * against, and its common criteria prefix with the winner is the one that decided
+ * (pickOneNodeForPreemption stops at the first criterion that leaves one node): for sorted keys
+ * a <= b <= c, lcp(a, c) = min(lcp(a, b), lcp(b, c)), so no candidate shares more with the winner.
+ */
+struct ranking {
+	const struct node *best, *second;
+	struct pkey best_key, second_key;
+	size_t n_candidates;
+};
+
+static void rank_add(struct ranking *rk, const struct node *n, const struct pkey *k)
+{
+	rk->n_candidates++;
+	if (!rk->best || key_less(k, &rk->best_key)) {
+		rk->second = rk->best;
+		rk->second_key = rk->best_key;
+		rk->best = n;
+		rk->best_key = *k;
+	} else if (!rk->second || key_less(k, &rk->second_key)) {
+		rk->second = n;
+		rk->second_key = *k;
+	}
+}
+
 /* ----------------------------------------------------------------------------------------- */
 /* Results */
 
@@ -456,6 +483,13 @@ struct pp_preemption {
 	size_t n_cleared;
 	pp_node_explain *explain;
 	size_t n_explain;
+	pp_candidate cand[2]; /* the winner, the runner-up */
+	size_t n_cand;
+	struct victim_pdbs {
+		pp_victim_pdb *v;
+		size_t n;
+	} *victim_pdbs; /* per victim of the chosen node; NULL when no victim has a PDB */
+	const char *unresolvable;
 };
 
 const char *pp_criterion_name(pp_criterion c)
@@ -610,8 +644,7 @@ static const char *eligibility(struct ctx *x)
 }
 
 static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom);
-static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct pkey *best_key,
-                          size_t n_candidates, int lcp_max, bool *oom);
+static int finish_preempt(struct ctx *x, pp_preemption *res, const struct ranking *rk, bool *oom);
 
 /* ----------------------------------------------------------------------------------------- */
 /* Pruning: lower bounds of the best-candidate key */
@@ -619,18 +652,14 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *
 /*
  * Whether a node can be skipped whose key k (if it is a candidate at all) is bounded by lb:
  * k >= lb on each of the first four criteria, and on the last one when equal on those. Then
- * k >= lb lexicographically, so it cannot beat best (ties go to the earlier node name, and
- * nodes are scanned in name order); and where lb first exceeds best, k does too or differs
- * earlier, so k shares at most lcp(lb, best) leading criteria with best and cannot raise
- * lcp_max. lcp_max >= 0 also means there are two candidates already, so whether the node is
- * one does not matter for "only candidate" either.
+ * k >= lb lexicographically, so when lb >= the runner-up's key, the node beats neither the
+ * runner-up nor the winner (ties go to the earlier node name, and nodes are scanned in name
+ * order). With a runner-up there are two candidates already, so whether the node is one does
+ * not matter for "only candidate" either.
  */
-static bool can_skip(const struct pkey *lb, const struct pkey *best, int lcp_max)
+static bool can_skip(const struct pkey *lb, const struct ranking *rk)
 {
-	if (lcp_max < 0)
-		return false;
-	int l = key_lcp(lb, best);
-	return l <= lcp_max && (l == 5 || lb->f[l] > best->f[l]);
+	return rk->second && !key_less(lb, &rk->second_key);
 }
 
 /* The start-time criterion's value for a victim starting at st (later start wins). */
@@ -668,7 +697,7 @@ static bool lane_fits(const struct pod *pre, const struct nsum *s, size_t keep)
  * victims are selected as usual (select_victims), unless the bounds already pin them down.
  */
 static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
-                         const struct pkey *best, int lcp_max, struct pkey *k)
+                         const struct ranking *rk, struct pkey *k)
 {
 	const struct pod *pre = x->pre;
 	static const int64_t off = (int64_t)1 << 31;
@@ -702,7 +731,7 @@ static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
 	size_t t = need < NS_TAIL ? (size_t)need - 1 : NS_TAIL - 1;
 	*k = (struct pkey){ { 0, s->min_prio, (int64_t)need * ((int64_t)s->min_prio + off), (int64_t)need,
 		              start_key((s->tail_nostart >> t) & 1 ? x->now : s->tail_start[t]) } };
-	if (can_skip(k, best, lcp_max))
+	if (can_skip(k, rk))
 		return PC_BOUND;
 	if (s->flags & NS_PDB)
 		return -EAGAIN; /* PDB-violating pods are reprieved first: victims are no suffix */
@@ -755,15 +784,15 @@ static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
 	}
 	*k = (struct pkey){ { 0, top->prio, (int64_t)top->prio + off + (int64_t)more * ((int64_t)s->min_prio + off),
 		              (int64_t)more + 1, start_key(top_start) } };
-	if (can_skip(k, best, lcp_max))
+	if (can_skip(k, rk))
 		return PC_BOUND;
 	return -EAGAIN;
 }
 
 /* One node's part of a decision without explanations: PC_* (key filled for PC_CANDIDATE, a
  * lower bound for PC_BOUND), or a negative errno. */
-static int evaluate_node(struct ctx *x, const struct node *n, bool not_eligible, const struct pkey *best, int lcp_max,
-                    struct pkey *k)
+static int evaluate_node(struct ctx *x, const struct node *n, bool not_eligible, const struct ranking *rk,
+                         struct pkey *k)
 {
 	struct fail f;
 	size_t nl;
@@ -771,7 +800,7 @@ static int evaluate_node(struct ctx *x, const struct node *n, bool not_eligible,
 		const struct nsum *s = &x->c->sum[n->idx];
 		/* Without a start time a pod's place in the order depends on now. */
 		if (!(s->flags & NS_GENERAL) && (!(s->flags & NS_NOSTART) || x->now > s->max_start)) {
-			int r = lane_evaluate(x, s, not_eligible, best, lcp_max, k);
+			int r = lane_evaluate(x, s, not_eligible, rk, k);
 			if (r != -EAGAIN)
 				return r;
 			goto select;
@@ -800,10 +829,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	const pp_cluster *c = x->c;
 	const struct pod *pre = x->pre;
 	const char *not_eligible = eligibility(x);
-	const struct node *best = NULL;
-	struct pkey best_key = { { 0 } };
-	int lcp_max = -1;
-	size_t n_candidates = 0;
+	struct ranking rk = { 0 };
 	struct pcache *pc = c->pcache;
 	/* a cached result knows nothing of protected pods: the protecting pass evaluates every node */
 	bool cached = !not_eligible && !x->f.aff && !x->protect && pp__pcache_acquire(pc, c, pre);
@@ -818,11 +844,11 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 		if (e && e->gen == pc->gen && (!e->now_dep || e->now == x->now)) {
 			state = e->state;
 			k = e->key;
-			if (state == PC_BOUND && !can_skip(&k, &best_key, lcp_max))
+			if (state == PC_BOUND && !can_skip(&k, &rk))
 				state = 0; /* the bound no longer suffices: evaluate */
 		}
 		if (!state) {
-			state = evaluate_node(x, n, not_eligible != NULL, &best_key, lcp_max, &k);
+			state = evaluate_node(x, n, not_eligible != NULL, &rk, &k);
 			if (state < 0) {
 				r = state;
 				break;
@@ -841,29 +867,16 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 			res->reason = "";
 			return 0;
 		}
-		if (state != PC_CANDIDATE)
-			continue;
-		n_candidates++;
-		if (!best) {
-			best = n;
-			best_key = k;
-		} else if (key_less(&k, &best_key)) {
-			lcp_max = key_lcp(&k, &best_key);
-			best = n;
-			best_key = k;
-		} else {
-			int l = key_lcp(&k, &best_key);
-			if (l > lcp_max)
-				lcp_max = l;
-		}
+		if (state == PC_CANDIDATE)
+			rank_add(&rk, n, &k);
 	}
 	if (cached)
 		pp__pcache_release(pc);
 	if (r < 0)
 		return r;
-	if (!best)
+	if (!rk.best)
 		return finish_none(x, res, not_eligible, oom);
-	return finish_preempt(x, res, best, &best_key, n_candidates, lcp_max, oom);
+	return finish_preempt(x, res, &rk, oom);
 }
 
 int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
@@ -949,6 +962,7 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 				.node = arena_copy(&res->arena, n->name, &oom),
 				.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
 				.reason = arena_copy(&res->arena, b.s ? b.s : "", &oom),
+				.score = !m ? pp__score_least_allocated(pre, n) : -1,
 			};
 			oom |= b.oom;
 			free(b.s);
@@ -967,10 +981,7 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 	const char *not_eligible = eligibility(&x);
 
 	/* Pass 2: candidates and the best of them. */
-	const struct node *best = NULL;
-	struct pkey best_key = { { 0 } };
-	int lcp_max = -1; /* longest common criteria prefix of any other candidate with the best */
-	size_t n_candidates = 0;
+	struct ranking rk = { 0 };
 	if (!not_eligible && n_resolvable > 0)
 		for (size_t i = 0; i < c->n_nodes; i++) {
 			const struct node *n = c->nodes[i];
@@ -998,30 +1009,16 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 			r = fill_victims(&x, res, nl, (pp_victim **)&e->victims, &e->n_victims, &oom);
 			if (r < 0)
 				goto out;
-			n_candidates++;
-			/* For a < b <= c lexicographically, lcp(a, c) = min(lcp(a, b), lcp(b, c)); so when a
-			 * new best arrives, every earlier candidate shares at most lcp(new, old) with it. */
-			if (!best) {
-				best = n;
-				best_key = k;
-			} else if (key_less(&k, &best_key)) {
-				lcp_max = key_lcp(&k, &best_key);
-				best = n;
-				best_key = k;
-			} else {
-				int l = key_lcp(&k, &best_key);
-				if (l > lcp_max)
-					lcp_max = l;
-			}
+			rank_add(&rk, n, &k);
 		}
-	if (!best)
+	if (!rk.best)
 		r = finish_none(&x, res, not_eligible, &oom);
 	else
-		r = finish_preempt(&x, res, best, &best_key, n_candidates, lcp_max, &oom);
-	if (r >= 0 && best)
+		r = finish_preempt(&x, res, &rk, &oom);
+	if (r >= 0 && rk.best)
 		for (size_t i = 0; i < res->n_explain; i++) {
 			pp_node_explain *e = &res->explain[i];
-			if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == best)
+			if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == rk.best)
 				continue;
 			/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
 			struct fail f;
@@ -1030,7 +1027,7 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 			r = select_victims(&x, c->nodes[i], &f, &k, &nl);
 			if (r < 0)
 				break;
-			e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &best_key));
+			e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &rk.best_key));
 			r = 0;
 		}
 	if (r >= 0)
@@ -1072,8 +1069,8 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	/* Kubernetes' FitError text: the scheduling failure, then the preemption's (the PostFilter's
 	 * own FitError over the same nodes), sorted and worded as the scheduling cycle does. */
 	const pp_cluster *c = x->c;
-	struct sfit_reasons h = { .n_nodes = c->n_nodes };
-	char *post = NULL, *msg = NULL;
+	struct sfit_reasons h = { .n_nodes = c->n_nodes }, unres = { .n_nodes = c->n_nodes };
+	char *post = NULL, *msg = NULL, *unres_msg = NULL;
 	int r = 0;
 
 	/* No node at all: schedulePod returns ErrNoNodesAvailable, which is no FitError, so the
@@ -1091,6 +1088,8 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 			filter_now(x, n, &f);
 			if (f.unresolvable) {
 				pp__sfit_reasons_collect("Preemption is not helpful for scheduling", &h);
+				/* what kube's words hide (kubernetes#97182): which filter it was */
+				pp__filter_reasons(c, &f, pp__sfit_reasons_collect, &unres);
 				continue;
 			}
 			r = select_victims(x, n, &f, &k, &nl);
@@ -1098,6 +1097,8 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 				pp__filter_reasons(c, &f, pp__sfit_reasons_collect, &h);
 		}
 		char *m = NULL;
+		if (r >= 0)
+			r = unres.err ? unres.err : pp__sfit_reasons_list(&unres, &unres_msg);
 		if (r >= 0)
 			r = h.err ? h.err : pp__sfit_reasons_format(&h, NULL, &m);
 		if (r >= 0)
@@ -1117,32 +1118,100 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 		r = h.err ? h.err : pp__sfit_reasons_format(&h, post, &msg);
 	}
 	pp__sfit_reasons_done(&h);
+	pp__sfit_reasons_done(&unres);
 	free(post);
 	res->outcome = PP_OUTCOME_NONE;
-	if (r >= 0)
+	if (r >= 0) {
 		res->reason = arena_copy(&res->arena, msg, oom);
+		res->unresolvable = arena_copy(&res->arena, unres_msg ? unres_msg : "", oom);
+	}
 	free(msg);
+	free(unres_msg);
 	return r;
 }
 
-static int finish_preempt(struct ctx *x, pp_preemption *res, const struct node *best, const struct pkey *best_key,
-                          size_t n_candidates, int lcp_max, bool *oom)
+static void candidate_of(pp_preemption *res, const struct node *n, const struct pkey *k, bool *oom)
+{
+	int64_t st = k->f[4] == INT64_MAX ? INT64_MIN : -k->f[4];
+	res->cand[res->n_cand++] = (pp_candidate){
+		.node = arena_copy(&res->arena, n->name, oom),
+		.num_pdb_violations = (size_t)k->f[0],
+		.highest_priority = (int32_t)k->f[1],
+		.priority_sum = k->f[2],
+		.n_victims = (size_t)k->f[3],
+		.earliest_start_ns = st,
+	};
+}
+
+/*
+ * The budgets behind the victims' PDB verdicts (x->lower/x->flags from select_victims): the
+ * lower-priority pods charged in importance order, as the split did, each victim's budgets
+ * written down as they stood when it was charged.
+ */
+static int fill_victim_pdbs(struct ctx *x, pp_preemption *res, size_t nl, bool *oom)
+{
+	size_t j = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < nl && !any; i++)
+		any = (x->flags[i] & FL_VICTIM) && x->lower[i]->pod->n_pdbs;
+	if (!any)
+		return 0;
+	res->victim_pdbs = pp__arena_alloc(&res->arena, res->n_victims * sizeof(*res->victim_pdbs));
+	if (!res->victim_pdbs)
+		return -ENOMEM;
+	x->cur_stamp++;
+	for (size_t i = 0; i < nl; i++) {
+		const struct pod *p = x->lower[i]->pod;
+		bool victim = (x->flags[i] & FL_VICTIM) != 0;
+		pp_victim_pdb *v = victim && p->n_pdbs ? pp__arena_alloc(&res->arena, p->n_pdbs * sizeof(*v)) : NULL;
+		if (victim && p->n_pdbs && !v)
+			return -ENOMEM;
+		for (size_t k = 0; k < p->n_pdbs; k++) {
+			const struct pdb *b = p->pdbs[k];
+			bool disrupted = pp__pdb_disrupted(b, p->name);
+			if (!disrupted) {
+				if (x->stamp[b->idx] != x->cur_stamp) {
+					x->stamp[b->idx] = x->cur_stamp;
+					x->budget[b->idx] = pdb_allowed(x, b);
+				}
+				x->budget[b->idx]--;
+			}
+			if (v)
+				v[k] = (pp_victim_pdb){ .namespace_ = arena_copy(&res->arena, b->ns, oom),
+					                .name = arena_copy(&res->arena, b->name, oom),
+					                .disruptions_allowed = pdb_allowed(x, b), .disrupted = disrupted,
+					                .violated = !disrupted && x->budget[b->idx] < 0 };
+		}
+		if (victim)
+			res->victim_pdbs[j++] = (struct victim_pdbs){ v, v ? p->n_pdbs : 0 };
+	}
+	return 0;
+}
+
+static int finish_preempt(struct ctx *x, pp_preemption *res, const struct ranking *rk, bool *oom)
 {
 	const struct pod *pre = x->pre;
+	const struct node *best = rk->best;
 	struct fail f;
 	struct pkey k;
 	size_t nl = 0;
 	int r;
 
-	(void)best_key;
 	res->outcome = PP_OUTCOME_PREEMPT;
 	res->reason = "";
 	res->node = arena_copy(&res->arena, best->name, oom);
-	res->criterion = n_candidates == 1 ? PP_CRIT_SINGLE_CANDIDATE : (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + lcp_max);
+	res->criterion = rk->second ? (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&rk->best_key, &rk->second_key))
+	                            : PP_CRIT_SINGLE_CANDIDATE;
+	candidate_of(res, best, &rk->best_key, oom);
+	if (rk->second)
+		candidate_of(res, rk->second, &rk->second_key, oom);
 	r = select_victims(x, best, &f, &k, &nl);
 	if (r < 0)
 		return r;
 	r = fill_victims(x, res, nl, &res->victims, &res->n_victims, oom);
+	if (r >= 0)
+		r = fill_victim_pdbs(x, res, nl, oom);
 	if (r < 0)
 		return r;
 	res->violations = (size_t)k.f[0];
@@ -1224,4 +1293,24 @@ size_t pp_preemption_node_count(const pp_preemption *p)
 const pp_node_explain *pp_preemption_node_explain(const pp_preemption *p, size_t i)
 {
 	return p && i < p->n_explain ? &p->explain[i] : NULL;
+}
+
+const pp_candidate *pp_preemption_candidate(const pp_preemption *p, size_t rank)
+{
+	return p && p->outcome == PP_OUTCOME_PREEMPT && rank < p->n_cand ? &p->cand[rank] : NULL;
+}
+
+size_t pp_preemption_victim_pdb_count(const pp_preemption *p, size_t i)
+{
+	return p && p->victim_pdbs && i < p->n_victims ? p->victim_pdbs[i].n : 0;
+}
+
+const pp_victim_pdb *pp_preemption_victim_pdb(const pp_preemption *p, size_t i, size_t k)
+{
+	return k < pp_preemption_victim_pdb_count(p, i) ? &p->victim_pdbs[i].v[k] : NULL;
+}
+
+const char *pp_preemption_unresolvable(const pp_preemption *p)
+{
+	return p && p->outcome == PP_OUTCOME_NONE && p->unresolvable ? p->unresolvable : "";
 }

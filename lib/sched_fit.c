@@ -92,18 +92,21 @@ static int reason_cmp(const void *a, const void *b)
 	return strcmp(bx, by);
 }
 
-int pp__sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret)
+/* "0/N nodes are available:" (head) and the counted reasons, sorted; "." and post after them. */
+static int reasons_print(struct sfit_reasons *r, bool head, const char *post, char **ret)
 {
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&buf, &size);
 	if (!f)
 		return -ENOMEM;
-	qsort(r->v, r->n, sizeof(*r->v), reason_cmp);
-	fprintf(f, "0/%zu nodes are available:", r->n_nodes);
+	if (r->n) /* no reason at all (v NULL): qsort's pointer must still be valid */
+		qsort(r->v, r->n, sizeof(*r->v), reason_cmp);
+	if (head)
+		fprintf(f, "0/%zu nodes are available:", r->n_nodes);
 	for (size_t i = 0; i < r->n; i++)
-		fprintf(f, "%s%zu %s", i ? ", " : " ", r->v[i].nodes, r->v[i].reason);
-	if (r->n)
+		fprintf(f, "%s%zu %s", i ? ", " : head ? " " : "", r->v[i].nodes, r->v[i].reason);
+	if (r->n && head)
 		fputc('.', f);
 	if (post && *post)
 		fprintf(f, " %s", post);
@@ -113,6 +116,16 @@ int pp__sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret
 	}
 	*ret = buf;
 	return 0;
+}
+
+int pp__sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret)
+{
+	return reasons_print(r, true, post, ret);
+}
+
+int pp__sfit_reasons_list(struct sfit_reasons *r, char **ret)
+{
+	return reasons_print(r, false, NULL, ret);
 }
 
 /* ---- lookups ------------------------------------------------------------------------------ */
@@ -173,8 +186,35 @@ int pp__sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, cons
 	return 0;
 }
 
-int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
-                     struct sfit_reasons *reasons)
+/* The nodes that share the best score so far (pp_cluster_bind_nodes). */
+struct ties {
+	const struct node **v;
+	size_t n, cap;
+	int err;
+};
+
+/* n scored score, against the best so far: a new best starts the list again, an equal one joins. */
+static void tie(struct ties *t, const struct node *n, int64_t score, int64_t best_score)
+{
+	if (!t || score < best_score || t->err)
+		return;
+	if (score > best_score)
+		t->n = 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+		const struct node **v = realloc(t->v, cap * sizeof(*v));
+		if (!v) {
+			t->err = -ENOMEM;
+			return;
+		}
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = n;
+}
+
+static int select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
+                       struct sfit_reasons *reasons, struct ties *ties)
 {
 	const struct pod *p = pp__cluster_find_pod(c, ns, name);
 	const struct node *best = NULL;
@@ -218,6 +258,7 @@ int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, 
 					s->score_for[1] = want[1];
 				}
 				int64_t score = s->score;
+				tie(ties, n, score, best_score);
 				if (score > best_score) {
 					best = n;
 					best_score = score;
@@ -247,6 +288,7 @@ int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, 
 			continue;
 		}
 		int64_t score = pp__score_least_allocated(p, n);
+		tie(ties, n, score, best_score);
 		if (score > best_score) { /* strictly: ties keep the smaller name (nodes are in name order) */
 			best = n;
 			best_score = score;
@@ -263,8 +305,47 @@ int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, 
 		r = reasons->err;
 	}
 	pp__filter_done(&x);
+	if (r >= 0 && ties)
+		r = ties->err;
 	if (r < 0)
 		return r;
 	*ret_node = best ? best->name : NULL;
 	return 0;
+}
+
+int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
+                         struct sfit_reasons *reasons)
+{
+	return select_node(c, ns, name, ret_node, reasons, NULL);
+}
+
+int pp_cluster_bind_nodes(const pp_cluster *c, const char *ns, const char *name,
+                          void (*fn)(const char *node, void *userdata), void *userdata, pp_err *err)
+{
+	const struct pod *p = c && ns && name ? pp__cluster_find_pod(c, ns, name) : NULL;
+	struct ties t = { 0 };
+	const char *best;
+	bool fits = false;
+	int r;
+
+	if (!p)
+		return pp_fail(err, -ENOENT, "pods/%.100s/%.100s: not found", ns ? ns : "", name ? name : "");
+	if (p->node)
+		return pp_fail(err, -EINVAL, "pods/%s/%s: already bound to %s", p->ns, p->name, p->node->name);
+	/* the cycle tries the nominated node first and takes it when the pod fits */
+	if (p->nominated && pp__sfit_fits_on(c, ns, name, p->nominated->name, false, &fits) >= 0 && fits) {
+		if (fn)
+			fn(p->nominated->name, userdata);
+		return 1;
+	}
+	r = select_node(c, ns, name, &best, NULL, &t);
+	if (r < 0) {
+		free(t.v);
+		return pp_fail(err, r, "out of memory");
+	}
+	size_t n = best ? t.n : 0;
+	for (size_t i = 0; i < n && fn; i++)
+		fn(t.v[i]->name, userdata);
+	free(t.v);
+	return (int)(n > INT32_MAX ? INT32_MAX : n);
 }

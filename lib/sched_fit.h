@@ -49,6 +49,8 @@ void pp__sfit_reasons_collect(const char *reason, void *ud);
  * "0/N nodes are available: 2 Insufficient cpu, 3 ...." (+ " " + post when post is non-empty).
  * The one implementation of that message: the scheduling cycle's and the preemption's. */
 int pp__sfit_reasons_format(struct sfit_reasons *r, const char *post, char **ret);
+/* The counted reasons alone, sorted the same way: "2 Insufficient cpu, 1 Too many pods" ("" for none). */
+int pp__sfit_reasons_list(struct sfit_reasons *r, char **ret);
 
 /* Calls fn for every pod of the cluster; stops at the first negative return and returns it. */
 int pp__sfit_foreach_pod(const pp_cluster *c, int (*fn)(const pp_pod_info *pi, void *ud), void *ud);

@@ -320,13 +320,15 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 	} else {
 		a->stats.status_skipped++;
 	}
-	if (!d->pod.uid || !event_is_news(a, d->pod.uid, d->message, now)) {
+	/* the Event: kube's message, then what decided (cycle/explain.c) */
+	const char *note = d->note ? d->note : d->message;
+	if (!d->pod.uid || !event_is_news(a, d->pod.uid, note, now)) {
 		a->stats.events_skipped++;
 		return;
 	}
 	write_chain *ev = chain_for(&d->pod);
 	if (ev)
-		submit(a, ev, add_event(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", d->message, now));
+		submit(a, ev, add_event(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now));
 }
 
 static void log_preemption(const decision *d)
@@ -345,9 +347,12 @@ static void log_preemption(const decision *d)
 	journal_entry_add(&e, FIELD_PRIORITY, "%d", (int)d->pod.priority);
 	journal_entry_add(&e, FIELD_NODE, "%s", d->node);
 	journal_entry_add(&e, FIELD_VICTIMS, "%s", victims);
-	journal_entry_send(&e, "Preempting %zu pod%s on node %s for pod %s/%s (priority %d): %s", d->n_victims,
+	journal_entry_add(&e, FIELD_CRITERION, "%s", d->criterion ? d->criterion : "");
+	journal_entry_add(&e, FIELD_RUNNER_UP, "%s", d->runner_up ? d->runner_up : "");
+	journal_entry_add(&e, FIELD_EXPLANATION, "%s", d->summary ? d->summary : "");
+	journal_entry_send(&e, "Preempting %zu pod%s on node %s for pod %s/%s (priority %d): %s%s%s", d->n_victims,
 	                   d->n_victims == 1 ? "" : "s", d->node, d->pod.namespace_, d->pod.name, (int)d->pod.priority,
-	                   victims);
+	                   victims, d->summary ? ". " : "", d->summary ? d->summary : "");
 }
 
 /* The decision in preemptctl preempt --explain's words (the cycle explains at log level debug). */
@@ -378,7 +383,7 @@ static void withdraw(act *a, const decision_pod *p, const decision_pod *related,
 
 static void preempt(act *a, const decision *d, int64_t now)
 {
-	char note[400];
+	char note[1200];
 	int r;
 
 	log_preemption(d);
@@ -387,11 +392,14 @@ static void preempt(act *a, const decision *d, int64_t now)
 		evict_preempt(a->ev, d, now);
 		return;
 	}
-	snprintf(note, sizeof(note), "Preempted by pod %s on node %s", d->pod.uid ? d->pod.uid : "", d->node);
 	for (size_t i = 0; i < d->n_victims; i++) {
 		const decision_pod *v = &d->victims[i].pod;
 		if (d->victims[i].terminating)
 			continue; /* its deletion is under way: nothing is sent twice */
+		/* kube's words first, as they are; why this pod, after (cycle/explain.c) */
+		snprintf(note, sizeof(note), "Preempted by pod %s on node %s%s%s%s", d->pod.uid ? d->pod.uid : "", d->node,
+		         d->victims[i].reason ? " (" : "", d->victims[i].reason ? d->victims[i].reason : "",
+		         d->victims[i].reason ? ")" : "");
 		write_chain *ch = chain_for(v);
 		if (!ch)
 			continue;
@@ -431,7 +439,9 @@ static void unschedulable(act *a, const decision *d, int64_t now)
 		journal_entry_add(&e, FIELD_POD, "%s/%s", d->pod.namespace_, d->pod.name);
 		journal_entry_add(&e, FIELD_PRIORITY, "%d", (int)d->pod.priority);
 		journal_entry_add(&e, FIELD_REASON, "%s", d->message);
-		journal_entry_send(&e, "Pod %s/%s is unschedulable: %s", d->pod.namespace_, d->pod.name, d->message);
+		journal_entry_add(&e, FIELD_EXPLANATION, "%s", d->summary ? d->summary : "");
+		journal_entry_send(&e, "Pod %s/%s is unschedulable: %s%s%s", d->pod.namespace_, d->pod.name, d->message,
+		                   d->summary ? " " : "", d->summary ? d->summary : "");
 		log_explanation(d);
 	}
 	failed(a, d, now, d->clear_nomination, NULL);

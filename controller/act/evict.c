@@ -131,8 +131,11 @@ static struct seq *seq_new(evictor *ev, const decision *d, int64_t now)
 		     (s->d.victims = karena_calloc(&s->arena, n ? n : 1, sizeof(*s->d.victims))) &&
 		     (s->d.cleared = karena_calloc(&s->arena, d->n_cleared ? d->n_cleared : 1, sizeof(*s->d.cleared)));
 	}
-	for (size_t i = 0; ok && i < n; i++)
-		ok = keep_pod(&s->arena, &s->d.victims[i].pod, &d->victims[keys[i].idx].pod);
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *why = d->victims[keys[i].idx].reason; /* for its Preempted Event */
+		ok = keep_pod(&s->arena, &s->d.victims[i].pod, &d->victims[keys[i].idx].pod) &&
+		     (!why || (s->d.victims[i].reason = karena_strdup(&s->arena, why)));
+	}
 	for (size_t i = 0; ok && i < d->n_cleared; i++)
 		ok = keep_pod(&s->arena, &s->d.cleared[i], &d->cleared[i]);
 	free(keys);
@@ -258,14 +261,17 @@ static void withdrawn(struct seq *s, const decision_pod *v, long status, const e
 
 static void evict_next(struct seq *s);
 
-static void evicted_event(struct seq *s, const decision_pod *v)
+static void evicted_event(struct seq *s, const decision_victim *dv)
 {
-	char note[400];
+	const decision_pod *v = &dv->pod;
+	char note[1200];
 	write_chain *ch = act__chain_for(v);
 
 	if (!ch)
 		return;
-	snprintf(note, sizeof(note), "Preempted by pod %s on node %s", s->d.pod.uid ? s->d.pod.uid : "", s->d.node);
+	/* kube's words first, as they are; why this pod, after (cycle/explain.c), as act.c's */
+	snprintf(note, sizeof(note), "Preempted by pod %s on node %s%s%s%s", s->d.pod.uid ? s->d.pod.uid : "", s->d.node,
+	         dv->reason ? " (" : "", dv->reason ? dv->reason : "", dv->reason ? ")" : "");
 	act__submit(s->ev->a, ch, act__add_event(s->ev->a, ch, v, &s->d.pod, "Normal", "Preempted", "Preempting", note,
 	                                         s->now));
 }
@@ -280,7 +286,7 @@ static void on_eviction_end(void *userdata, write_result r, long status, const c
 	case WRITE_OK:
 		s->ev->stats.evicted++;
 		s->evicted++;
-		evicted_event(s, v);
+		evicted_event(s, &s->d.victims[s->next_victim]);
 		break;
 	case WRITE_OBSOLETE: /* terminating or gone as the watch shows it: its room frees anyway */
 	case WRITE_GONE:

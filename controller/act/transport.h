@@ -8,6 +8,7 @@
 #define CTL_TRANSPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kmulti.h"
 
@@ -39,5 +40,11 @@ struct transport {
 
 /* The API server through m (which must outlive it). */
 int transport_kube_new(kube_multi *m, transport **ret);
+
+/* --shadow's: GETs go to inner (which it owns from then on), every write is refused (-EROFS,
+ * logged as the bug it is, counted). */
+int transport_readonly_new(transport *inner, transport **ret);
+/* Writes refused so far (0 for any other transport). */
+uint64_t transport_readonly_refused(const transport *t);
 
 #endif

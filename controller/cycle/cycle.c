@@ -58,21 +58,37 @@ static void set_pod(cycle *cy, decision_pod *p, const char *ns, const char *name
 	p->priority = pp_cluster_pod_info(queue_cluster(cy->q), ns, name, &pi) >= 0 ? pi.priority : 0;
 }
 
-/* preemptctl's --explain text for the decision the event carries. */
+/* The words of the decision the event carries (explain.c): what decided it, always; preemptctl's
+ * whole --explain account when the cycle explains. */
 static void explained(cycle *cy, const pp_sched_event *ev)
 {
+	decision *d = cy->d;
+	const pp_preemption *p = ev->preemption;
+	const pp_candidate *ru = pp_preemption_candidate(p, 1);
+	char summary[4096], note[EXPLAIN_NOTE_MAX + 1];
 	pp_pod_info pi;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (!cy->explain || !ev->preemption ||
-	    pp_cluster_pod_info(queue_cluster(cy->q), ev->namespace_, ev->name, &pi) < 0 ||
-	    !(f = open_memstream(&buf, &len)))
+	if (!p || pp_cluster_pod_info(queue_cluster(cy->q), ev->namespace_, ev->name, &pi) < 0)
 		return;
-	explain_preemption(f, ev->preemption, &pi, queue_now(cy->q));
+	if (explain_summary(summary, sizeof(summary), p, &pi))
+		d->summary = keep(cy, summary);
+	d->note = keep(cy, explain_note(note, EXPLAIN_NOTE_MAX, d->message ? d->message : "", p, &pi));
+	if (pp_preemption_outcome(p) == PP_OUTCOME_PREEMPT) {
+		d->criterion = keep(cy, pp_criterion_name(pp_preemption_criterion(p)));
+		d->runner_up = keep(cy, ru ? ru->node : NULL);
+		for (size_t i = 0; i < d->n_victims && i < pp_preemption_victim_count(p); i++) {
+			explain_victim(summary, sizeof(summary), p, i, pi.priority);
+			d->victims[i].reason = keep(cy, summary);
+		}
+	}
+	if (!cy->explain || !(f = open_memstream(&buf, &len)))
+		return;
+	explain_preemption(f, p, &pi, queue_now(cy->q));
 	if (fclose(f) == 0)
-		cy->d->explanation = keep(cy, buf);
+		d->explanation = keep(cy, buf);
 	free(buf);
 }
 

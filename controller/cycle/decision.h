@@ -32,6 +32,7 @@ typedef struct decision_pod {
 typedef struct decision_victim {
 	decision_pod pod;
 	bool terminating; /* already being deleted: kube-scheduler sends nothing for it */
+	const char *reason; /* why it is one (cycle/explain.c): for its Preempted Event */
 } decision_victim;
 
 typedef struct decision {
@@ -51,6 +52,11 @@ typedef struct decision {
 	/* preempt, unschedulable, when the cycle explains (cycle_set_explain): preemptctl preempt
 	 * --explain's account of the decision, the same words (cycle/explain.c); NULL otherwise */
 	const char *explanation;
+	/* preempt, unschedulable (after a preemption attempt): the facts that decided, the words of
+	 * preemptctl preempt --explain's "why:" line (NULL: nothing to add to message); note: the
+	 * FailedScheduling Event's, message first and unchanged, then those facts, within the limit;
+	 * preempt: criterion, the one that picked the node, and the runner-up it beat (NULL: none) */
+	const char *summary, *note, *criterion, *runner_up;
 	int64_t time_ns;     /* the queue's clock when decided */
 	int64_t duration_ns; /* the cycle's own time (metrics) */
 	unsigned attempts;   /* how many cycles the pod had (this one included) */

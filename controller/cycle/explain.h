@@ -22,4 +22,33 @@ void format_time(int64_t ns, char *buf, size_t size);
  */
 void explain_preemption(FILE *f, const pp_preemption *p, const pp_pod_info *pod, int64_t now_ns);
 
+/* events.k8s.io/v1's limit on an Event's note (bytes). */
+#define EXPLAIN_NOTE_MAX 1024
+
+/*
+ * The facts that decided p, in one line: kube-scheduler's FitError counts the filters, this says
+ * what its words leave out. The same from p made with or without pp_preempt_options.explain, so
+ * that preemptd (which decides without: it costs memory and time per node) and preemptctl
+ * preempt --explain say the same words.
+ *   preempt: "Preempting on node n2, picked by lowest highest-victim priority: 100 against 500 on
+ *            n1. Victims: default/b2 (priority 100 < 1000; no PodDisruptionBudget)."
+ *   no node: "Preemption cannot resolve: 2 node(s) had untolerated taint {dedicated: gpu}." (the
+ *            filters behind kube's "Preemption is not helpful for scheduling"), or nothing.
+ * Nothing for a pod that fits or may not preempt (kube's own message says it all), and never a
+ * claim that a pod could preempt unless p preempts. Within size bytes (NUL included): victims
+ * that do not fit are counted ("... and 12 more victims."). Returns the length written.
+ */
+size_t explain_summary(char *buf, size_t size, const pp_preemption *p, const pp_pod_info *pod);
+
+/* Why victim i of p (pp_preemption_victim) is one, within size bytes: "priority 100 < 1000;
+ * within PodDisruptionBudget default/web (1 disruption allowed)". Returns the length. */
+size_t explain_victim(char *buf, size_t size, const pp_preemption *p, size_t i, int32_t preemptor_priority);
+
+/*
+ * An Event's note: head (kube's own words, unchanged, so that what parses them still does), then
+ * " " and the summary, shortened to fit limit bytes, in buf (limit + 1 bytes). Returns buf, or head
+ * itself when it leaves no room (the act stage cuts it as kube-scheduler does).
+ */
+const char *explain_note(char *buf, size_t limit, const char *head, const pp_preemption *p, const pp_pod_info *pod);
+
 #endif

@@ -57,6 +57,7 @@ struct cluster {
 	unsigned gen[CLUSTER_KINDS];
 	karena scratch;
 	uint64_t n_refused;
+	cluster_observer observer;
 	bool strict;              /* --pdb strict */
 	budget_memory *budgets;   /* what refused evictions taught (budget.c) */
 };
@@ -421,13 +422,37 @@ static bool wants_lib(const struct mpod *m)
 	return m->ours && !m->gated && !m->held;
 }
 
+/* The node the scheduler's model has the pod nominated to (a copy), NULL when none. */
+static char *lib_nomination(cluster *c, const struct mpod *m)
+{
+	pp_pod_info pi;
+
+	if (!m->in_lib || pp_cluster_pod_info(queue_cluster(c->q), m->ns, m->name, &pi) < 0 || !pi.nominated_node_name)
+		return NULL;
+	return strdup(pi.nominated_node_name);
+}
+
+/* The library keeps a node while a pod is nominated to it: a deleted or placeholder node goes
+ * when its last nominated pod moves away too, not only its last bound one. Frees old. */
+static void drop_old_nomination(cluster *c, const struct mpod *m, char *old)
+{
+	pp_pod_info pi;
+
+	if (old && (!m || pp_cluster_pod_info(queue_cluster(c->q), m->ns, m->name, &pi) < 0 ||
+	            !str_eq(pi.nominated_node_name, old)))
+		drop_node_if_empty(c, old);
+	free(old);
+}
+
 static void lib_remove(cluster *c, struct mpod *m)
 {
 	if (!m->in_lib)
 		return;
+	char *nominated = lib_nomination(c, m);
 	(void)pp_sched_remove_pod(c->s, m->ns, m->name, NULL);
 	m->in_lib = false;
 	drop_node_if_empty(c, m->api_node ? m->api_node : m->assumed_node);
+	drop_old_nomination(c, NULL, nominated);
 }
 
 /* Puts the effective state into the scheduler's model (after an assumption changed). */
@@ -444,13 +469,31 @@ static void restate(cluster *c, struct mpod *m)
 	effective_state(m, &st);
 	if (st.nominated_node_name && !objmap_get(&c->nodes, st.nominated_node_name))
 		st.nominated_node_name = NULL;
+	char *nominated = lib_nomination(c, m);
 	(void)pp_sched_set_pod_state(c->s, m->ns, m->name, &st, NULL);
+	drop_old_nomination(c, m, nominated);
+}
+
+void cluster_set_observer(cluster *c, const cluster_observer *o)
+{
+	c->observer = o ? *o : (cluster_observer){ 0 };
+}
+
+static void api_view(const struct mpod *m, cluster_pod_before *b)
+{
+	*b = (cluster_pod_before){ .uid = m->uid, .node = m->api_node, .nominated = m->api_nominated,
+		                   .condition = m->condition, .terminating = m->terminating, .preempted = m->preempted };
 }
 
 static void delete_pod(cluster *c, struct mpod *m)
 {
 	char key[K8S_LABEL_MAX];
 
+	if (c->observer.pod_leaving) {
+		cluster_pod_before b;
+		api_view(m, &b);
+		c->observer.pod_leaving(c->observer.userdata, m->ns, m->name, &b);
+	}
 	pod_key(key, sizeof(key), m->ns, m->name);
 	accepted(c, CLUSTER_PODS, m->ns, m->name);
 	lib_remove(c, m);
@@ -550,6 +593,7 @@ int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_s
 	pp_pod_spec spec;
 	pp_pod_state st;
 	pp_err perr = { "" };
+	char *nominated = NULL;
 	int r;
 
 	pod_key(key, sizeof(key), p->namespace_, p->name);
@@ -570,6 +614,12 @@ int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_s
 	    (r = k8s_pod_requests(p, &c->scratch, &req, &nreq, &perr)) < 0) {
 		karena_reset(&c->scratch);
 		return refuse(err, err_size, label, perr.msg, r);
+	}
+	if (c->observer.pod_changing) {
+		cluster_pod_before b;
+		if (m)
+			api_view(m, &b);
+		c->observer.pod_changing(c->observer.userdata, p, m ? &b : NULL);
 	}
 	if (!m && (r = new_mpod(c, p, key, &m)) < 0) {
 		karena_reset(&c->scratch);
@@ -604,12 +654,16 @@ int cluster_put_pod(cluster *c, const struct k8s_pod *p, char *err, size_t err_s
 		spec.terminating = st.terminating;
 		spec.deletion_time_ns = st.deletion_time_ns;
 		spec.preempted_by_scheduler = st.preempted_by_scheduler;
+		nominated = lib_nomination(c, m);
 		r = m->in_lib ? pp_sched_update_pod(c->s, &spec, &perr) : pp_sched_add_pod(c->s, &spec, &perr);
 	}
 	karena_reset(&c->scratch);
-	if (r < 0)
+	if (r < 0) {
+		free(nominated);
 		return refuse(err, err_size, label, perr.msg[0] ? perr.msg : strerror(-r), r);
+	}
 	m->in_lib = true;
+	drop_old_nomination(c, m, nominated);
 	accepted(c, CLUSTER_PODS, p->namespace_, p->name);
 	return 0;
 }

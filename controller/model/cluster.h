@@ -115,6 +115,29 @@ void cluster_forget_assumptions(cluster *c);
 void cluster_foreach_victim_since(cluster *c, int64_t since_ns,
                                   void (*fn)(const char *node, int64_t deleted_ns, void *userdata), void *userdata);
 
+/* --- who else watches the pods ------------------------------------------------------------------ */
+
+/* A pod as the API server last showed it to the model (not what this scheduler assumed). */
+typedef struct cluster_pod_before {
+	const char *uid, *node, *nominated; /* NULL: none */
+	const char *condition;              /* PodScheduled=False message, NULL: none */
+	bool terminating, preempted;        /* deletionTimestamp; DisruptionTarget/PreemptionByScheduler */
+} cluster_pod_before;
+
+/*
+ * Told of every pod event just before the model applies it, so that what was decided on the model
+ * as it stood can be compared with what the event shows someone else decided (shadow/).
+ * pod_changing: a pod added or modified (before NULL: one the model did not have); not called for
+ * an object the model refuses. pod_leaving: a pod about to leave the model (deleted, finished,
+ * replaced under its name, gone at a relist).
+ */
+typedef struct cluster_observer {
+	void (*pod_changing)(void *userdata, const struct k8s_pod *p, const cluster_pod_before *before);
+	void (*pod_leaving)(void *userdata, const char *ns, const char *name, const cluster_pod_before *before);
+	void *userdata;
+} cluster_observer;
+/* o: copied; NULL: nobody. */
+void cluster_set_observer(cluster *c, const cluster_observer *o);
 /* --- what the API server's refusals of evictions teach (--pdb strict; model/budget.c) ----------- */
 
 typedef enum cluster_refusal {

@@ -65,6 +65,8 @@ static const struct key keys[] = {
 	{ "retry-max", K_DURATION, OFF(retry_max_usec), "the longest wait before a failed write or watch is retried (30s)" },
 	{ "watch-timeout", K_DURATION, OFF(watch_timeout_usec), "timeoutSeconds of each watch (5m)" },
 	{ "page-limit", K_UINT, OFF(page_limit), "objects per list page (500)" },
+	{ "shadow", K_BOOL, OFF(shadow), "yes|no: decide for another scheduler's pods, write nothing, count agreement (no)" },
+	{ "shadow-scheduler", K_STRING, OFF(shadow_scheduler), "the scheduler --shadow compares with (default-scheduler)" },
 	{ "pdb", K_PDB, OFF(pdb_policy), "victims deleted, budgets preferred as kube-scheduler does (prefer), or evicted, no "
 	                                 "PodDisruptionBudget broken (strict; default prefer)" },
 };
@@ -343,6 +345,10 @@ static int check(const preemptd_config *cfg)
 		fprintf(stderr, "preemptd: scheduler-name \"%s\" is not a valid name\n", cfg->scheduler_name);
 		return -EINVAL;
 	}
+	if (!pp_is_dns_subdomain(cfg->shadow_scheduler)) {
+		fprintf(stderr, "preemptd: shadow-scheduler \"%s\" is not a valid name\n", cfg->shadow_scheduler);
+		return -EINVAL;
+	}
 	if (cfg->leader_elect && (cfg->renew_deadline_usec >= cfg->lease_duration_usec ||
 	                          cfg->retry_period_usec >= cfg->renew_deadline_usec)) {
 		fputs("preemptd: leader election needs retry-period < renew-deadline < lease-duration "
@@ -399,7 +405,8 @@ int config_parse(int argc, char **argv, preemptd_config *cfg)
 	if (!cfg->config_path && set_str(&cfg->config_path, PREEMPTD_CONFIG_PATH) < 0)
 		return -ENOMEM;
 	if (set_str(&cfg->scheduler_name, "preemptd") < 0 || set_str(&cfg->lease_namespace, "kube-system") < 0 ||
-	    set_str(&cfg->lease_name, "preemptd") < 0 || set_str(&cfg->listen, "127.0.0.1:10271") < 0)
+	    set_str(&cfg->lease_name, "preemptd") < 0 || set_str(&cfg->listen, "127.0.0.1:10271") < 0 ||
+	    set_str(&cfg->shadow_scheduler, "default-scheduler") < 0)
 		return -ENOMEM;
 	r = load_file(cfg);
 	if (r < 0)
@@ -430,6 +437,7 @@ void config_free(preemptd_config *cfg)
 	free(cfg->identity);
 	free(cfg->listen);
 	free(cfg->pool_label);
+	free(cfg->shadow_scheduler);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -35,6 +35,8 @@ typedef struct preemptd_config {
 	uint64_t retry_max_usec;
 	uint64_t watch_timeout_usec;
 	unsigned page_limit;
+	bool shadow;             /* decide for shadow_scheduler's pods, write nothing, compare */
+	char *shadow_scheduler;
 	pp_pdb_policy pdb_policy; /* --pdb prefer|strict */
 	/* beyond kube-scheduler (issue 28): reservations that end, brakes on preemption */
 	uint64_t nomination_timeout_usec;     /* > 0: a fixed timeout */

@@ -15,6 +15,7 @@
 #include "lease.h"
 #include "metrics.h"
 #include "queue.h"
+#include "shadow.h"
 #include "transport.h"
 #include "watch.h"
 
@@ -36,6 +37,7 @@ struct preemptd {
 	watch *watch;
 	act *act;
 	lease *lease; /* NULL without leader election */
+	shadow *shadow; /* --shadow: decisions compared, nothing written */
 	httpd *httpd;
 	decision decision;
 	sd_event_source *sched, *post, *due, *token_timer, *stop_timer;

@@ -32,8 +32,8 @@ static int64_t wall_ns(void)
 bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms)
 {
 	*ret_timeout_ms = 0;
-	if (d->stopping)
-		return false;
+	if (d->stopping || d->shadow)
+		return false; /* a shadow decides at the other scheduler's pace (shadow/), never here */
 	return !d->lease || lease_may_write(d->lease, ret_timeout_ms);
 }
 
@@ -155,7 +155,8 @@ static int on_post(sd_event_source *s, void *userdata)
 		journal_entry e;
 		d->synced = true;
 		journal_entry_init(&e, LOG_INFO, MSGID_WATCH);
-		journal_entry_send(&e, "Caches synced: scheduling the pods of %s%s", d->cfg->scheduler_name,
+		journal_entry_send(&e, "Caches synced: %s the pods of %s%s", d->shadow ? "shadowing" : "scheduling",
+		                   d->shadow ? d->cfg->shadow_scheduler : d->cfg->scheduler_name,
 		                   d->lease && !lease_is_leader(d->lease) ? " once this instance holds the Lease" : "");
 		(void)sd_notify(0, "STATUS=Caches synced");
 	}
@@ -289,7 +290,10 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
 	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
-	cluster_opts co = { .scheduler_name = cfg->scheduler_name, .pdb_policy = cfg->pdb_policy };
+	/* --shadow: the other scheduler's pending pods are the ones decided for */
+	cluster_opts co = { .scheduler_name = cfg->shadow ? cfg->shadow_scheduler : cfg->scheduler_name,
+		            .pdb_policy = cfg->pdb_policy };
+	shadow_opts so = { .scheduler_name = cfg->shadow_scheduler };
 	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
 	                  .retry_max_usec = cfg->retry_max_usec };
 	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd"))) {
@@ -297,8 +301,11 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 		goto fail;
 	}
 	if ((r = kube_multi_new(e, client, &d->multi)) < 0 ||
-	    (r = transport_kube_new(d->multi, &d->transport)) < 0 || (r = queue_new(&qo, wall_ns(), &d->queue)) < 0 ||
-	    (r = cluster_new(d->queue, &co, &d->cluster)) < 0 || (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
+	    (r = transport_kube_new(d->multi, &d->transport)) < 0 ||
+	    (cfg->shadow && (r = transport_readonly_new(d->transport, &d->transport)) < 0) ||
+	    (r = queue_new(&qo, wall_ns(), &d->queue)) < 0 || (r = cluster_new(d->queue, &co, &d->cluster)) < 0 ||
+	    (cfg->shadow && (r = shadow_new(d->queue, d->cluster, &so, &d->shadow)) < 0) ||
+	    (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
 		goto fail;
 	act_opts ao = { .scheduler_name = cfg->scheduler_name, .identity = d->identity,
@@ -311,7 +318,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 		goto fail;
 	/* at log level debug every preemption decision is explained, in preemptctl's words */
 	cycle_set_explain(d->cycle, cfg->log_level >= LOG_DEBUG);
-	if (cfg->leader_elect) {
+	/* a shadow writes nothing, so it takes no Lease: it runs beside the leader, standbys, other shadows */
+	if (cfg->leader_elect && !cfg->shadow) {
 		lease_opts lo = { .namespace_ = cfg->lease_namespace, .name = cfg->lease_name, .identity = d->identity,
 		                  .lease_duration_usec = cfg->lease_duration_usec,
 		                  .renew_deadline_usec = cfg->renew_deadline_usec,
@@ -361,6 +369,7 @@ preemptd *preemptd_free(preemptd *d)
 	watch_free(d->watch);
 	cycle_free(d->cycle);
 	budget_free(d->budget);
+	shadow_free(d->shadow);
 	cluster_free(d->cluster);
 	queue_free(d->queue);
 	if (d->transport)
@@ -375,8 +384,13 @@ preemptd *preemptd_free(preemptd *d)
 
 int preemptd_run(preemptd *d)
 {
-	journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, "
-	            "PodDisruptionBudgets %s, %s%s%s%s%s",
+	if (d->shadow)
+		journal_msg(LOG_INFO, "preemptd started in shadow mode: deciding for the pods of %s, writing nothing "
+		            "(no Lease: leader-elect does not apply), API server %s", d->cfg->shadow_scheduler,
+		            kube_client_server(d->client));
+	else
+		journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, "
+		            "PodDisruptionBudgets %s, %s%s%s%s%s",
 	            d->cfg->scheduler_name, kube_client_server(d->client),
 	            d->cfg->pdb_policy == PP_PDB_STRICT ? "strict (victims evicted)" : "preferred (victims deleted)",
 	            d->lease ? "leader election on Lease " : "leader election off",

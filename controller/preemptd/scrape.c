@@ -196,6 +196,8 @@ int scrape_handler(void *userdata, const char *path, FILE *out, const char **con
 		scrape_evictions(d, out);
 		leadership(d, out);
 		scrape_brakes(d, out);
+		if (d->shadow)
+			shadow_write_metrics(d->shadow, out, transport_readonly_refused(d->transport));
 		return 200;
 	}
 	fprintf(out, "not found: %s (/healthz, /livez, /readyz, /metrics)\n", path);

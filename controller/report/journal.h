@@ -34,6 +34,8 @@
 #define MSGID_PREEMPTION_POSTPONED "4f8a2c6e1b3d45a79c0e5f7b2d8a1c36"
 /* A nomination withdrawn at its deadline (--nomination-timeout): its victims did not terminate. */
 #define MSGID_NOMINATION_EXPIRED   "b61d3f0a8e2c4b97a5d4e3c2f1a0b958"
+/* --shadow: a decision of preemptd compared with the shadowed scheduler's (PREEMPTD_AGREE). */
+#define MSGID_SHADOW             "fce8eb23525341c991911a4e51a24bed"
 
 #define FIELD_POD        "PREEMPTD_POD"        /* namespace/name */
 #define FIELD_POD_UID    "PREEMPTD_POD_UID"
@@ -51,6 +53,14 @@
 #define FIELD_IDENTITY   "PREEMPTD_IDENTITY"
 #define FIELD_OBJECT     "PREEMPTD_OBJECT"     /* KIND/NS/NAME */
 #define FIELD_RESOURCE   "PREEMPTD_RESOURCE"   /* pods, nodes, ... */
+#define FIELD_EXPLANATION "PREEMPTD_EXPLANATION" /* the facts that decided (preemptctl --explain's "why:") */
+#define FIELD_CRITERION  "PREEMPTD_CRITERION"  /* the best-candidate criterion that picked the node */
+#define FIELD_RUNNER_UP  "PREEMPTD_RUNNER_UP"  /* the candidate node it beat */
+#define FIELD_SCHEDULER  "PREEMPTD_SCHEDULER"  /* --shadow: the scheduler shadowed */
+#define FIELD_KIND       "PREEMPTD_KIND"       /* --shadow: bind, preempt, unschedulable (preemptd's) */
+#define FIELD_AGREE      "PREEMPTD_AGREE"      /* --shadow: true, false */
+#define FIELD_OURS       "PREEMPTD_OURS"       /* --shadow: what preemptd would have done */
+#define FIELD_THEIRS     "PREEMPTD_THEIRS"     /* --shadow: what the shadowed scheduler did */
 
 typedef enum journal_target {
 	JOURNAL_AUTO = 0, /* the journal when systemd started us ($JOURNAL_STREAM is our stderr) */

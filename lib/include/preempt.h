@@ -529,7 +529,35 @@ typedef struct pp_node_explain {
 	int64_t priority_sum; /* Σ(priority + 2^31), criterion 3 */
 	/* the criterion at which this candidate lost (PP_CRIT_NONE for the winner and non-candidates) */
 	pp_criterion lost_at;
+	/* PP_NODE_FITS: the node's LeastAllocated score (0-100), by which the scheduling cycle picks
+	 * among feasible nodes (pp_cluster_bind_nodes); -1 otherwise */
+	int64_t score;
 } pp_node_explain;
+
+/* A candidate node of a preemption decision: its values of the best-candidate criteria. */
+typedef struct pp_candidate {
+	const char *node;
+	size_t num_pdb_violations; /* criterion 1 */
+	int32_t highest_priority;  /* criterion 2: the priority of its first (most important) victim */
+	int64_t priority_sum;      /* criterion 3: Σ(priority + 2^31) */
+	size_t n_victims;          /* criterion 4 */
+	/* criterion 5: the earliest start among its highest-priority victims (a pod without
+	 * status.startTime counts as started at pp_preempt_options.now_ns) */
+	int64_t earliest_start_ns;
+} pp_candidate;
+
+/* One PodDisruptionBudget that selects a victim (in the preemption sense: its namespace, a
+ * non-empty selector matching the victim's labels), as the decision counted it. */
+typedef struct pp_victim_pdb {
+	const char *namespace_;
+	const char *name;
+	int32_t disruptions_allowed; /* status.disruptionsAllowed at the decision (given or computed) */
+	/* the victim is in status.disruptedPods: already counted, so not charged to the budget */
+	bool disrupted;
+	/* the victim is beyond the budget: the more important pods it selects on the node took what
+	 * the budget allows (reference §7.3) */
+	bool violated;
+} pp_victim_pdb;
 
 typedef struct pp_preemption pp_preemption;
 
@@ -562,6 +590,35 @@ PP_EXPORT const pp_pod_info *pp_preemption_cleared_nomination(const pp_preemptio
 /* Explanation records (opts->explain), one per node in ascending name order; 0/NULL otherwise. */
 PP_EXPORT size_t pp_preemption_node_count(const pp_preemption *p);
 PP_EXPORT const pp_node_explain *pp_preemption_node_explain(const pp_preemption *p, size_t i);
+/*
+ * PP_OUTCOME_PREEMPT, with or without opts->explain: rank 0, the chosen node's values; rank 1, the
+ * runner-up — the best of the other candidates (by the criteria, then the smaller name), which
+ * the chosen node beat at pp_preemption_criterion(); NULL when it was the only candidate, for
+ * other ranks and other outcomes.
+ */
+PP_EXPORT const pp_candidate *pp_preemption_candidate(const pp_preemption *p, size_t rank);
+/* The PodDisruptionBudgets that select victim i of the chosen node (pp_preemption_victim), in
+ * the cluster's order; 0/NULL when none. */
+PP_EXPORT size_t pp_preemption_victim_pdb_count(const pp_preemption *p, size_t i);
+PP_EXPORT const pp_victim_pdb *pp_preemption_victim_pdb(const pp_preemption *p, size_t i, size_t k);
+/*
+ * PP_OUTCOME_NONE after a preemption attempt: the failures of the nodes where preemption cannot
+ * help (a taint, a cordon, a node selector or affinity, a request above the node's allocatable:
+ * what kube-scheduler's message words as "Preemption is not helpful for scheduling"), counted
+ * over nodes and sorted as the FitError's ("2 node(s) had untolerated taint {a: b}, 1 Insufficient
+ * memory"); "" when there are none, or preemption was not attempted.
+ */
+PP_EXPORT const char *pp_preemption_unresolvable(const pp_preemption *p);
+
+/*
+ * Where the scheduling cycle would bind the pending pod now without preempting
+ * (pp_sched_schedule_one's choice): its nominated node when it fits there (the cycle tries that
+ * first), else every feasible node with the highest LeastAllocated score — several when they tie
+ * (in name order: the cycle takes the first, kube-scheduler any of them, at random). Calls fn for
+ * each and returns how many (0: it fits nowhere), or -ENOENT unknown pod, -EINVAL bound, -ENOMEM.
+ */
+PP_EXPORT int pp_cluster_bind_nodes(const pp_cluster *c, const char *namespace_, const char *name,
+                                    void (*fn)(const char *node, void *userdata), void *userdata, pp_err *err);
 
 /* ---------------------------------------------------------------------------------------------
  * PodDisruptionBudgets in preemption: preferred (kube-scheduler) or strict

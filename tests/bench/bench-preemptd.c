@@ -27,6 +27,12 @@
  *             retried). In both, after every 20th victim the watch brings its budget anew, as the
  *             disruption controller's status updates would. Preemptions completed per second until
  *             the loop is quiet
+ *   shadow    what --shadow costs: the decisions of the two phases before, recorded, are replayed
+ *             as another scheduler's (the cluster loaded afresh, then one pod at a time: its
+ *             ADDED event, then its binding as spec.nodeName; a preemptor's nominatedNodeName, its
+ *             victims terminating and deleted, then its binding) into a shadow of that scheduler,
+ *             which decides for each itself and compares; pods per CPU-second with the events
+ *             decoded, beside the loop's own figures above; every decision must agree
  * Every request is counted by kind; each phase checks that every pod got exactly what it should.
  */
 #include <errno.h>
@@ -41,6 +47,7 @@
 #include "evict.h"
 #include "journal.h"
 #include "model.h"
+#include "shadow.h"
 #include "watch.h"
 
 #define CHUNK (64 * 1024)
@@ -166,6 +173,55 @@ static void sink_drain(struct sink *s)
 
 /* --- one controller loop ------------------------------------------------------------------------ */
 
+/* --- what a scheduler decided, to be replayed as another scheduler's ----------------------------- */
+
+struct choice {
+	char *pod, *node;
+	char **victims;
+	size_t n_victims;
+};
+
+struct record {
+	struct choice *c;
+	size_t n, cap;
+};
+
+static void *must(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "bench-preemptd: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static void record_decision(struct record *r, const decision *d)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 1024;
+		r->c = must(realloc(r->c, r->cap * sizeof(*r->c)));
+	}
+	struct choice *c = &r->c[r->n++];
+	c->pod = must(strdup(d->pod.name));
+	c->node = must(strdup(d->node));
+	c->n_victims = d->kind == DECISION_PREEMPT ? d->n_victims : 0;
+	c->victims = must(calloc(c->n_victims + 1, sizeof(*c->victims)));
+	for (size_t i = 0; i < c->n_victims; i++)
+		c->victims[i] = must(strdup(d->victims[i].pod.name));
+}
+
+static void record_done(struct record *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		for (size_t k = 0; k < r->c[i].n_victims; k++)
+			free(r->c[i].victims[k]);
+		free(r->c[i].victims);
+		free(r->c[i].pod);
+		free(r->c[i].node);
+	}
+	free(r->c);
+}
+
 struct loop {
 	struct sink sink;
 	queue *q;
@@ -173,20 +229,29 @@ struct loop {
 	cycle *cy;
 	watch *w;
 	act *a;
+	shadow *sh;          /* the shadow phase: a shadow of the pods' scheduler */
+	struct record *rec;  /* the decisions, recorded for the shadow phase (NULL: not) */
 	decision d;
 	unsigned long decisions[DECISION_NOMINATION_EXPIRED + 1];
 	const char *pdbs; /* the budgets' stream, when the watch is to bring refused ones anew */
 };
 
-static void loop_init(struct loop *l, pp_pdb_policy policy)
+static int64_t bench_clock(void)
+{
+	return T0;
+}
+
+static void loop_init(struct loop *l, pp_pdb_policy policy, bool shadowing)
 {
 	memset(l, 0, sizeof(*l));
 	l->sink.t = (transport){ .start = sink_start, .cancel = sink_cancel };
 	cluster_opts co = { .scheduler_name = "preemptd", .pdb_policy = policy };
 	act_opts ao = { .scheduler_name = "preemptd", .identity = "bench", .writer = { .max_in_flight = 1u << 30 },
 		        .pdb_policy = policy };
+	shadow_opts so = { .scheduler_name = "preemptd", .clock = bench_clock };
 	if (queue_new(NULL, T0, &l->q) < 0 || cluster_new(l->q, &co, &l->c) < 0 || cycle_new(l->q, l->c, &l->cy) < 0 ||
-	    watch_new(NULL, NULL, l->c, NULL, &l->w) < 0 || act_new(NULL, &l->sink.t, l->c, &ao, &l->a) < 0) {
+	    watch_new(NULL, NULL, l->c, NULL, &l->w) < 0 || act_new(NULL, &l->sink.t, l->c, &ao, &l->a) < 0 ||
+	    (shadowing && shadow_new(l->q, l->c, &so, &l->sh) < 0)) {
 		fprintf(stderr, "bench-preemptd: out of memory\n");
 		exit(1);
 	}
@@ -196,6 +261,7 @@ static void loop_init(struct loop *l, pp_pdb_policy policy)
 static void loop_done(struct loop *l)
 {
 	decision_done(&l->d);
+	shadow_free(l->sh);
 	act_free(l->a);
 	watch_free(l->w);
 	cycle_free(l->cy);
@@ -227,6 +293,8 @@ static void loop_run(struct loop *l)
 
 	while ((r = cycle_run_one(l->cy, &l->d, &err)) > 0) {
 		l->decisions[l->d.kind]++;
+		if (l->rec && (l->d.kind == DECISION_BIND || l->d.kind == DECISION_PREEMPT))
+			record_decision(l->rec, &l->d);
 		act_decision(l->a, &l->d, T0);
 	}
 	if (r < 0) {
@@ -290,6 +358,133 @@ static void load(struct loop *l, const char *dir, bool with_budgets)
 		replay(l, streams[i].kind, buf, len, false);
 		free(buf);
 	}
+}
+
+/* --- the shadow phase ------------------------------------------------------------------------- */
+
+/* The start of each line of a stream. */
+static const char **lines_of(char *buf, size_t *n)
+{
+	size_t cap = 1024;
+	const char **v = must(malloc(cap * sizeof(*v)));
+
+	*n = 0;
+	for (char *p = buf; *p;) {
+		char *nl = strchr(p, '\n');
+		if (*n == cap)
+			v = must(realloc(v, (cap *= 2) * sizeof(*v)));
+		v[(*n)++] = p;
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return v;
+}
+
+/* The line of gen-cluster.py's stream of pods named FORMAT % i, by its number (the streams are in
+ * that order). */
+static const char *line_named(const char **lines, size_t n, const char *name, const char *format)
+{
+	unsigned a = 0, b = 0;
+	int k = sscanf(name, format, &a, &b);
+	size_t i = k == 2 ? (size_t)a * 4 + b : (size_t)a; /* bench-NODE-K: 4 pods a node */
+	if (k < 1 || i >= n) {
+		fprintf(stderr, "bench-preemptd: no pod %s in the streams\n", name);
+		exit(1);
+	}
+	return lines[i];
+}
+
+/* Feeds one watch event: LINE (an ADDED event of the streams) as TYPE, with INSERT placed right
+ * after the first "AT" of it (NULL: none). */
+static void feed(struct loop *l, const char *line, const char *type, const char *at, const char *insert)
+{
+	static const char added[] = "{\"type\":\"ADDED\",";
+	size_t len = strcspn(line, "\n"), used = 0;
+	char *ev = NULL;
+	FILE *f = must(open_memstream(&ev, &used));
+	const char *body = line + sizeof(added) - 1, *cut = at ? strstr(body, at) : NULL;
+
+	if (strncmp(line, added, sizeof(added) - 1) || (at && (!cut || cut >= line + len))) {
+		fprintf(stderr, "bench-preemptd: unexpected stream line\n");
+		exit(1);
+	}
+	if (!cut)
+		cut = line + len;
+	else
+		cut += strlen(at);
+	fprintf(f, "{\"type\":\"%s\",%.*s%s%.*s\n", type, (int)(cut - body), body, insert ? insert : "",
+	        (int)(line + len - cut), cut);
+	fclose(f);
+	if (watch_replay(l->w, CLUSTER_PODS, ev, used) < 0) {
+		fprintf(stderr, "bench-preemptd: shadow replay failed\n");
+		exit(1);
+	}
+	free(ev);
+}
+
+/* Another scheduler's decisions (r: a loop's record of its own), one pod at a time, as its watch
+ * shows them, to a shadow of it on a fresh loop; the CPU time of it all, and the shadow's verdicts. */
+static double shadow_replay(const char *dir, const char *stream, const char *format, const struct record *r,
+                            shadow_stats *st)
+{
+	struct loop l;
+	size_t len, n_pending, n_bound;
+	char *pending = slurp(dir, stream, &len), *bound = slurp(dir, "pods", &len), ins[256];
+	const char **pl = lines_of(pending, &n_pending), **bl = lines_of(bound, &n_bound);
+	double c0;
+
+	loop_init(&l, PP_PDB_PREFER, true);
+	load(&l, dir, false);
+	c0 = cpu_s();
+	for (size_t i = 0; i < r->n; i++) {
+		const struct choice *c = &r->c[i];
+		const char *line = line_named(pl, n_pending, c->pod, format);
+		feed(&l, line, "ADDED", NULL, NULL);
+		if (c->n_victims) {
+			snprintf(ins, sizeof(ins), "\"nominatedNodeName\":\"%s\",", c->node);
+			feed(&l, line, "MODIFIED", "\"status\":{", ins);
+		}
+		for (size_t k = 0; k < c->n_victims; k++) {
+			const char *v = line_named(bl, n_bound, c->victims[k], "bench-%u-%u");
+			feed(&l, v, "MODIFIED", "\"metadata\":{",
+			     "\"deletionTimestamp\":\"2024-05-01T10:01:00Z\",\"deletionGracePeriodSeconds\":30,");
+			feed(&l, v, "DELETED", NULL, NULL);
+		}
+		snprintf(ins, sizeof(ins), "\"nodeName\":\"%s\",", c->node);
+		feed(&l, line, "MODIFIED", "\"spec\":{", ins);
+	}
+	double cpu = cpu_s() - c0;
+	shadow_get_stats(l.sh, st);
+	loop_done(&l);
+	free(pl);
+	free(bl);
+	free(pending);
+	free(bound);
+	return cpu;
+}
+
+static int shadow_phase(const char *dir, const struct record *binds, const struct record *preempts)
+{
+	static const char *const kinds[] = { "bind", "preempt" };
+	const struct record *recs[] = { binds, preempts };
+	static const char *const streams[] = { "fit", "preempt" }, *const formats[] = { "fit-%u", "preemptor-%u" };
+	int failed = 0;
+
+	for (int k = 0; k < 2; k++) {
+		shadow_stats st;
+		double cpu = shadow_replay(dir, streams[k], formats[k], recs[k], &st);
+		unsigned long agree = (unsigned long)st.decisions[k][1], disagree = 0;
+		for (int j = 0; j < SHADOW_KINDS; j++)
+			disagree += (unsigned long)st.decisions[j][0] + (j == k ? 0 : (unsigned long)st.decisions[j][1]);
+		printf("shadow: %zu %s decisions of another scheduler compared in %.3f s of CPU: %.0f per CPU-second "
+		       "(%lu agree, %lu not, %lu uncompared; their watch events decoded and applied too)\n",
+		       recs[k]->n, kinds[k], cpu, (double)recs[k]->n / cpu, agree, disagree,
+		       (unsigned long)st.uncompared);
+		if (agree != recs[k]->n)
+			failed = 1;
+	}
+	if (failed)
+		fprintf(stderr, "bench-preemptd: the shadow disagrees with the loop's own decisions\n");
+	return failed;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -361,7 +556,7 @@ static int bench_preempt(const char *dir, const struct brakes *b)
 	char *pre;
 	double t0, t1, c0, c1;
 
-	loop_init(&l, PP_PDB_PREFER);
+	loop_init(&l, PP_PDB_PREFER, false);
 	load(&l, dir, false);
 	if (cycle_set_nomination_timeout(l.cy, 0, b->after_grace_s * 1000000000LL) < 0)
 		return -1;
@@ -406,7 +601,7 @@ static int budgets(const char *dir, char *pre, size_t len)
 	for (size_t k = 0; k < 2; k++) {
 		struct loop l;
 		double t0, t1, c0, c1;
-		loop_init(&l, policies[k]);
+		loop_init(&l, policies[k], false);
 		load(&l, dir, true);
 		l.sink.every = 20;
 		l.pdbs = pdbs;
@@ -460,7 +655,9 @@ int main(int argc, char **argv)
 
 	/* load */
 	size_t heap0 = heap_bytes();
-	loop_init(&l, PP_PDB_PREFER);
+	struct record bound = { 0 }, preempted = { 0 };
+	loop_init(&l, PP_PDB_PREFER, false);
+	l.rec = &bound;
 	t0 = now_s();
 	load(&l, argv[1], false);
 	t1 = now_s();
@@ -525,8 +722,35 @@ int main(int argc, char **argv)
 	free(fit);
 	loop_done(&l);
 
-	/* preempt: a fresh loop at the same cluster, as kube-scheduler (nominations that never end, no
-	 * budget) and with issue 28's settings side by side */
+	/* preempt: a fresh loop at the same cluster */
+	loop_init(&l, PP_PDB_PREFER, false);
+	load(&l, argv[1], false);
+	l.rec = &preempted;
+	char *pre = slurp(argv[1], "preempt", &len);
+	t0 = now_s();
+	c0 = cpu_s();
+	replay(&l, CLUSTER_PODS, pre, len, true);
+	loop_run(&l);
+	t1 = now_s();
+	c1 = cpu_s();
+	unsigned long n = l.decisions[DECISION_PREEMPT];
+	printf("preempt: %lu preemptions in %.3f s: %.0f preemptions/s; %.3f s of CPU: %.0f per CPU-second (%lu "
+	       "victims deleted, %lu status patches, %lu events)\n",
+	       n, t1 - t0, (double)n / (t1 - t0), c1 - c0, (double)n / (c1 - c0), l.sink.deletes, l.sink.patches,
+	       l.sink.events);
+	if (!n || l.sink.deletes != 3 * n || l.decisions[DECISION_UNSCHEDULABLE]) {
+		fprintf(stderr, "bench-preemptd: %lu preemptions, %lu deletes, %lu unschedulable\n", n, l.sink.deletes,
+		        l.decisions[DECISION_UNSCHEDULABLE]);
+		return 1;
+	}
+	loop_done(&l);
+
+	/* shadow: the same decisions, as another scheduler's */
+	int r = shadow_phase(argv[1], &bound, &preempted);
+	record_done(&bound);
+	record_done(&preempted);
+	/* preempt again: as kube-scheduler (nominations that never end, no budget) and with issue 28's
+	 * settings side by side */
 	static const struct brakes runs[] = {
 		{ "kube-scheduler's (nomination-timeout never)", 0, 0 },
 		{ "preemptd's default (nomination-timeout grace+30s)", 30, 0 },
@@ -534,7 +758,6 @@ int main(int argc, char **argv)
 	};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
 		if (bench_preempt(argv[1], &runs[i]) < 0)
-			return 1;
-	char *pre = slurp(argv[1], "preempt", &len);
-	return budgets(argv[1], pre, len);
+			r = 1;
+	return budgets(argv[1], pre, len) || r;
 }

@@ -190,7 +190,8 @@ node n1: candidate: 1 victim, 0 PDB violations, priority sum 2147484148; lost at
 node n2: candidate: 1 victim, 0 PDB violations, priority sum 2147483748
     victim default/b2: priority 100, started 2024-05-01T10:05:00Z
 node n3: rejected, preemption does not help: Insufficient cpu
-decision: preempt 1 pod on n2, picked by: lowest highest-victim priority" \
+decision: preempt 1 pod on n2, picked by: lowest highest-victim priority
+why: Preempting on node n2, picked by lowest highest-victim priority: 100 against 500 on n1. Victims: default/b2 (priority 100 < 1000; no PodDisruptionBudget)." \
 	"$PCTL" preempt $F/cluster.json --pod default/preemptor --explain $NOW
 ok "preempt: --explain for a Never pod says preemption was not attempted and why, no node 'does not help'" \
 	expect 0 "*" \

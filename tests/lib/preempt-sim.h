@@ -27,6 +27,7 @@ struct sim_result {
 	pp_outcome outcome;
 	const char *node;
 	pp_criterion criterion; /* the criterion that decided among the candidates */
+	const char *runner_up;  /* the best of the other candidates, NULL when there was one */
 	size_t n_victims;
 	const pp_pod_spec *victims[SIM_MAX_VICTIMS];
 };
@@ -603,6 +604,14 @@ __attribute__((unused)) static void sim_preempt(const struct sim_cluster *c, con
 	size_t w = sim_pick(c, cand, nc, &res->criterion);
 	res->outcome = PP_OUTCOME_PREEMPT;
 	res->node = c->nodes[cand[w].node].name;
+	if (nc > 1) {
+		/* the runner-up: the pick among the others */
+		struct sim_cand won = cand[w];
+		cand[w] = cand[nc - 1];
+		res->runner_up = c->nodes[cand[sim_pick(c, cand, nc - 1, NULL)].node].name;
+		cand[nc - 1] = cand[w];
+		cand[w] = won;
+	}
 	res->n_victims = cand[w].n_victims;
 	memcpy(res->victims, cand[w].victims, cand[w].n_victims * sizeof(res->victims[0]));
 out:

@@ -388,6 +388,10 @@ static bool same_decision(const struct sim_cluster *sc, const pp_pod_spec *pre, 
 	if (same && want->outcome != PP_OUTCOME_NONE)
 		same = strcmp(pp_preemption_node(got), want->node) == 0;
 	if (same && want->outcome == PP_OUTCOME_PREEMPT) {
+		const pp_candidate *ru = pp_preemption_candidate(got, 1);
+		same = (ru == NULL) == (want->runner_up == NULL) && (!ru || !strcmp(ru->node, want->runner_up));
+	}
+	if (same && want->outcome == PP_OUTCOME_PREEMPT) {
 		same = pp_preemption_victim_count(got) == want->n_victims;
 		for (size_t v = 0; same && v < want->n_victims; v++) {
 			const pp_victim *x = pp_preemption_victim(got, v);
@@ -395,13 +399,15 @@ static bool same_decision(const struct sim_cluster *sc, const pp_pod_spec *pre, 
 		}
 	}
 	if (!same) {
-		fprintf(stderr, "simulation: outcome %d node %s criterion %s victims:", want->outcome,
-		        want->node ? want->node : "-", pp_criterion_name(want->criterion));
+		fprintf(stderr, "simulation: outcome %d node %s criterion %s runner-up %s victims:", want->outcome,
+		        want->node ? want->node : "-", pp_criterion_name(want->criterion),
+		        want->runner_up ? want->runner_up : "-");
 		for (size_t v = 0; v < want->n_victims; v++)
 			fprintf(stderr, " %s/%s", want->victims[v]->namespace_, want->victims[v]->name);
-		fprintf(stderr, "\nlibrary:    outcome %d node %s criterion %s victims:", pp_preemption_outcome(got),
-		        pp_preemption_node(got) ? pp_preemption_node(got) : "-",
-		        pp_criterion_name(pp_preemption_criterion(got)));
+		fprintf(stderr, "\nlibrary:    outcome %d node %s criterion %s runner-up %s victims:",
+		        pp_preemption_outcome(got), pp_preemption_node(got) ? pp_preemption_node(got) : "-",
+		        pp_criterion_name(pp_preemption_criterion(got)),
+		        pp_preemption_candidate(got, 1) ? pp_preemption_candidate(got, 1)->node : "-");
 		for (size_t v = 0; v < pp_preemption_victim_count(got); v++)
 			fprintf(stderr, " %s/%s", pp_preemption_victim(got, v)->namespace_, pp_preemption_victim(got, v)->name);
 		fprintf(stderr, "\nreason: %s\n", pp_preemption_reason(got));

@@ -67,6 +67,18 @@ static pp_preemption *decide(const char *ns, const char *name)
 	assert_int_equal(pp_preemption_criterion(q), pp_preemption_criterion(r));
 	if (pp_preemption_node(r))
 		assert_string_equal(pp_preemption_node(q), pp_preemption_node(r));
+	/* ... on the runner-up too, though it prunes nodes that cannot beat it */
+	for (size_t rank = 0; rank < 3; rank++) {
+		const pp_candidate *a = pp_preemption_candidate(q, rank), *b = pp_preemption_candidate(r, rank);
+		assert_true((a == NULL) == (b == NULL));
+		if (!a)
+			continue;
+		assert_string_equal(a->node, b->node);
+		assert_int_equal(a->priority_sum, b->priority_sum);
+		assert_int_equal(a->n_victims, b->n_victims);
+		assert_int_equal(a->earliest_start_ns, b->earliest_start_ns);
+	}
+	assert_string_equal(pp_preemption_unresolvable(q), pp_preemption_unresolvable(r));
 	pp_preemption_free(q);
 	return r;
 }
@@ -83,6 +95,43 @@ static void expect(pp_preemption *r, const char *node, pp_criterion crit, const 
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(pp_preemption_victim(r, i)->name, victims[i]);
 	pp_preemption_free(r);
+}
+
+static void collect_node(const char *node, void *userdata)
+{
+	char *buf = userdata;
+	strcat(buf, buf[0] ? " " : "");
+	strcat(buf, node);
+}
+
+static void test_bind_nodes(void **state)
+{
+	(void)state;
+	char got[256] = "";
+	/* b and c have the same room left: a tie of the best score; a is fuller; d too small */
+	node("a", 2000, 10);
+	node("b", 2000, 10);
+	node("c", 2000, 10);
+	node("d", 400, 10);
+	pod("default", "a1", "a", 0, 1000, 1, NULL);
+	pod("default", "p", NULL, 0, 500, -1, NULL);
+	assert_int_equal(pp_cluster_bind_nodes(C, "default", "p", collect_node, got, NULL), 2);
+	assert_string_equal(got, "b c");
+	pp_preemption *r = decide("default", "p");
+	const pp_node_explain *ea = pp_preemption_node_explain(r, 0), *eb = pp_preemption_node_explain(r, 1);
+	assert_int_equal(pp_preemption_node_explain(r, 3)->score, -1); /* d: does not fit */
+	assert_true(ea->score >= 0 && ea->score < eb->score);
+	assert_int_equal(eb->score, pp_preemption_node_explain(r, 2)->score);
+	pp_preemption_free(r);
+	/* the nominated node first, when it fits: as the cycle tries it */
+	assert_int_equal(pp_cluster_set_nominated_node(C, "default", "p", "a", NULL), 0);
+	got[0] = '\0';
+	assert_int_equal(pp_cluster_bind_nodes(C, "default", "p", collect_node, got, NULL), 1);
+	assert_string_equal(got, "a");
+	pod("default", "big", NULL, 0, 5000, -1, NULL);
+	assert_int_equal(pp_cluster_bind_nodes(C, "default", "big", collect_node, got, NULL), 0);
+	assert_int_equal(pp_cluster_bind_nodes(C, "default", "a1", NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(pp_cluster_bind_nodes(C, "default", "nope", NULL, NULL, NULL), -ENOENT);
 }
 
 static void test_fits_without_preemption(void **state)
@@ -137,6 +186,43 @@ static void test_criterion_highest_priority(void **state)
 	pod("default", "b1", "b", 3, 1000, 1, NULL);
 	pod("default", "pre", NULL, 10, 1000, -1, NULL);
 	expect(decide("default", "pre"), "b", PP_CRIT_HIGHEST_PRIORITY, (const char *const[]){ "b1", NULL });
+}
+
+static void test_runner_up(void **state)
+{
+	(void)state;
+	/* c wins on the highest victim priority (2); of a (5) and b (3), b comes closer: the
+	 * runner-up is the best of the others, not merely one that got as far. */
+	node("a", 1000, 10);
+	node("b", 1000, 10);
+	node("c", 1000, 10);
+	pod("default", "a1", "a", 5, 1000, 1, NULL);
+	pod("default", "b1", "b", 3, 1000, 1, NULL);
+	pod("default", "c1", "c", 2, 600, 7, NULL);
+	pod("default", "c2", "c", 2, 400, 9, NULL);
+	pod("default", "pre", NULL, 10, 1000, -1, NULL);
+	pp_preemption *r = decide("default", "pre");
+	const pp_candidate *w = pp_preemption_candidate(r, 0), *ru = pp_preemption_candidate(r, 1);
+	assert_string_equal(w->node, "c");
+	assert_int_equal(w->highest_priority, 2);
+	assert_int_equal(w->n_victims, 2);
+	assert_int_equal(w->num_pdb_violations, 0);
+	assert_int_equal(w->priority_sum, 2 * (2 + (1LL << 31)));
+	assert_int_equal(w->earliest_start_ns, 7);
+	assert_string_equal(ru->node, "b");
+	assert_int_equal(ru->highest_priority, 3);
+	assert_null(pp_preemption_candidate(r, 2));
+	expect(r, "c", PP_CRIT_HIGHEST_PRIORITY, (const char *const[]){ "c1", "c2", NULL });
+
+	/* one candidate: no runner-up */
+	assert_int_equal(pp_cluster_remove_pod(C, "default", "a1", NULL), 0);
+	assert_int_equal(pp_cluster_remove_pod(C, "default", "b1", NULL), 0);
+	pod("default", "a1", "a", 50, 1000, 1, NULL);
+	pod("default", "b1", "b", 50, 1000, 1, NULL);
+	r = decide("default", "pre");
+	assert_string_equal(pp_preemption_candidate(r, 0)->node, "c");
+	assert_null(pp_preemption_candidate(r, 1));
+	expect(r, "c", PP_CRIT_SINGLE_CANDIDATE, (const char *const[]){ "c1", "c2", NULL });
 }
 
 static void test_criterion_priority_sum(void **state)
@@ -249,7 +335,54 @@ static void test_pdb_victims_sorted_after_split(void **state)
 	pp_preemption *r = decide("default", "pre");
 	assert_int_equal(pp_preemption_pdb_violations(r), 1);
 	assert_true(pp_preemption_victim(r, 1)->violates_pdb);
+	/* which budget: v-low's, with 0 disruptions allowed; the others select none */
+	assert_int_equal(pp_preemption_victim_pdb_count(r, 0), 0);
+	assert_int_equal(pp_preemption_victim_pdb_count(r, 1), 1);
+	const pp_victim_pdb *b = pp_preemption_victim_pdb(r, 1, 0);
+	assert_string_equal(b->namespace_, "default");
+	assert_string_equal(b->name, "db");
+	assert_int_equal(b->disruptions_allowed, 0);
+	assert_true(b->violated);
+	assert_false(b->disrupted);
+	assert_null(pp_preemption_victim_pdb(r, 1, 1));
+	assert_int_equal(pp_preemption_victim_pdb_count(r, 2), 0);
 	expect(r, "n", PP_CRIT_SINGLE_CANDIDATE, (const char *const[]){ "nv-high", "v-low", "keep", NULL });
+}
+
+static void test_victim_pdb_budget(void **state)
+{
+	(void)state;
+	/* Two pods of one budget that allows one disruption, both needed: the more important (the
+	 * older) takes the budget, the younger is beyond it; a second budget selects the younger
+	 * only, and lists it in disruptedPods: not charged. */
+	node("n", 1000, 10);
+	pod("default", "old", "n", 3, 500, 1, "db");
+	pod("default", "young", "n", 3, 500, 2, "db");
+	pp_label_selector sel = { .present = true, .match_labels = &(pp_label){ "app", "db" }, .n_match_labels = 1 };
+	pp_pdb_spec pdb = { .namespace_ = "default", .name = "db", .selector = sel, .has_disruptions_allowed = true,
+		            .disruptions_allowed = 1 };
+	assert_int_equal(pp_cluster_add_pdb(C, &pdb, NULL), 0);
+	const char *disrupted[] = { "young" };
+	pp_pdb_spec other = { .namespace_ = "default", .name = "zone", .selector = sel, .has_disruptions_allowed = true,
+		              .disrupted_pods = disrupted, .n_disrupted_pods = 1 };
+	assert_int_equal(pp_cluster_add_pdb(C, &other, NULL), 0);
+	pod("default", "pre", NULL, 10, 1000, -1, NULL);
+	pp_preemption *r = decide("default", "pre");
+	assert_int_equal(pp_preemption_victim_count(r), 2);
+	assert_string_equal(pp_preemption_victim(r, 0)->name, "old");
+	assert_int_equal(pp_preemption_victim_pdb_count(r, 0), 2);
+	const pp_victim_pdb *o = pp_preemption_victim_pdb(r, 0, 0), *oz = pp_preemption_victim_pdb(r, 0, 1);
+	assert_string_equal(o->name, "db");
+	assert_false(o->violated);
+	assert_int_equal(o->disruptions_allowed, 1);
+	assert_string_equal(oz->name, "zone");
+	assert_true(oz->violated); /* zone allows 0, and "old" is not in its disruptedPods */
+	const pp_victim_pdb *y = pp_preemption_victim_pdb(r, 1, 0), *yz = pp_preemption_victim_pdb(r, 1, 1);
+	assert_string_equal(y->name, "db");
+	assert_true(y->violated);
+	assert_true(yz->disrupted);
+	assert_false(yz->violated);
+	pp_preemption_free(r);
 }
 
 static void test_never_policy(void **state)
@@ -315,6 +448,9 @@ static void test_unresolvable_filters(void **state)
 	                    "0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were "
 	                    "unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
 	                    "scheduling.");
+	/* what "not helpful" hides (kubernetes#97182) */
+	assert_string_equal(pp_preemption_unresolvable(r),
+	                    "1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable");
 	pp_preemption_free(r);
 
 	/* Tolerating both makes both nodes candidates. */
@@ -568,6 +704,9 @@ int main(void)
 		T(test_fits_without_preemption),
 		T(test_criterion_pdb_violations),
 		T(test_criterion_highest_priority),
+		T(test_runner_up),
+		T(test_victim_pdb_budget),
+		T(test_bind_nodes),
 		T(test_criterion_priority_sum),
 		T(test_criterion_victim_count),
 		T(test_criterion_start_time),

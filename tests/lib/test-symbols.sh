@@ -13,8 +13,9 @@ H=lib/include/preempt.h
 for tool in nm objdump; do command -v $tool >/dev/null || skip_all "$tool not installed"; done
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# Every function the header exports: "PP_EXPORT <type> name(", declarations may span lines.
-tr '\n' ' ' <"$H" | grep -oE 'PP_EXPORT[^;{]*\(' | grep -oE '\bpp_[A-Za-z0-9_]*[[:space:]]*\($' |
+# Every function the header exports: "PP_EXPORT <type> name(", declarations may span lines (up to
+# the first parenthesis: a parameter may be a function pointer).
+tr '\n' ' ' <"$H" | grep -oE 'PP_EXPORT[^;{(]*\(' | grep -oE '\bpp_[A-Za-z0-9_]*[[:space:]]*\($' |
 	tr -d '( ' | sort -u >"$tmp/declared"
 nm -g --defined-only "$A" | awk 'NF == 3 { print $3 }' | sort -u >"$tmp/archive"
 nm -D --defined-only "$SO" | awk 'NF == 3 && $2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u >"$tmp/exported"

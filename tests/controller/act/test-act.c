@@ -240,6 +240,10 @@ static void test_preemption_on_the_wire(void **state)
 	expect_in_body(&w, 1, "\"nominatedNodeName\":\"n1\"");
 	expect_call(&w, 2, "POST", "/apis/events.k8s.io/v1/namespaces/default/events");
 	expect_in_body(&w, 2, "\"reason\":\"FailedScheduling\",\"type\":\"Warning\"");
+	/* kube's FitError first, then what decided (cycle/explain.c) */
+	expect_in_body(&w, 2, "\"note\":\"0/1 nodes are available: 1 Insufficient cpu. Preempting on node n1, picked by "
+	                      "the only node where preemption helps. Victims: default/v (priority 0 < 100; no "
+	                      "PodDisruptionBudget).\"");
 	answer(&w.fake, 0, 200, "{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"12\"}}", -1);
 	expect_call(&w, 3, "DELETE", "/api/v1/namespaces/default/pods/v");
 	assert_string_equal(w.fake.calls[3].body,
@@ -247,7 +251,7 @@ static void test_preemption_on_the_wire(void **state)
 	answer(&w.fake, 3, 200, NULL, -1);
 	expect_call(&w, 4, "POST", "/apis/events.k8s.io/v1/namespaces/default/events");
 	expect_in_body(&w, 4, "\"action\":\"Preempting\",\"reason\":\"Preempted\",\"type\":\"Normal\","
-	                      "\"note\":\"Preempted by pod uid-p on node n1\"");
+	                      "\"note\":\"Preempted by pod uid-p on node n1 (priority 0 < 100; no PodDisruptionBudget)\"");
 	expect_in_body(&w, 4, "\"related\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"default\","
 	                      "\"name\":\"p\",\"uid\":\"uid-p\"}");
 	teardown(&w);

@@ -341,6 +341,28 @@ static void test_unknown_and_deleted_nodes(void **state)
 	teardown(&w);
 }
 
+/* A node deleted while a pending pod is nominated to it (the library keeps it for the nomination)
+ * goes when that pod leaves or is nominated elsewhere: no node of the past in later FitErrors. */
+static void test_deleted_node_with_nomination(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put(w.c, NODE_JSON("n2", "4")), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "8", "", PENDING ",\"nominatedNodeName\":\"n1\""), 0);
+	assert_int_equal(put_pod(w.c, "q", "uid-q", 11, "preemptd", 0, "8", "", PENDING ",\"nominatedNodeName\":\"n2\""), 0);
+	cluster_delete(w.c, CLUSTER_NODES, NULL, "n1");
+	cluster_delete(w.c, CLUSTER_NODES, NULL, "n2");
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 2); /* kept for the nominations */
+	cluster_delete(w.c, CLUSTER_PODS, "default", "p");
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 1);
+	/* nominated nowhere any more: its old node goes too */
+	assert_int_equal(put_pod(w.c, "q", "uid-q", 12, "preemptd", 0, "8", "", PENDING), 0);
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 0);
+	teardown(&w);
+}
+
 static void test_gated_pod_waits(void **state)
 {
 	(void)state;
@@ -510,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_bind_refused),
 		cmocka_unit_test(test_relist_prunes),
 		cmocka_unit_test(test_unknown_and_deleted_nodes),
+		cmocka_unit_test(test_deleted_node_with_nomination),
 		cmocka_unit_test(test_gated_pod_waits),
 		cmocka_unit_test(test_refused_pod),
 		cmocka_unit_test(test_cycle_postpones),

@@ -11,6 +11,10 @@
 #   node_of NS NAME, nominated_of NS NAME, cond NS NAME TYPE FIELD, uid_of NS NAME
 #   reqs FILTER                         the request log, jq -c 'select(FILTER)' lines
 #   metric NAME [LABELS-JSON]           a sample's value from /metrics, parsed by prometheus_client
+#   pd_in_journal_ns "$@"               before pd_setup: re-runs the test in a private mount namespace
+#                                       where a journald of its own can run (root), or returns 1
+#   pd_journald                         after pd_setup, in that namespace: starts it (JPID), so that
+#                                       preemptd --log-target journal can be read with journalctl
 PD=$BUILD/preemptd
 PCTL=$BUILD/preemptctl
 declare -A PD_PID
@@ -52,8 +56,12 @@ pd_start() {	# pd_start NAME [options...]
 pd_stop() { kill -TERM "${PD_PID[$1]}" 2>/dev/null; wait "${PD_PID[$1]}" 2>/dev/null; unset "PD_PID[$1]"; }
 pd_kill() { kill -9 "${PD_PID[$1]}" 2>/dev/null; wait "${PD_PID[$1]}" 2>/dev/null; unset "PD_PID[$1]"; }
 pd_alive() { kill -0 "${PD_PID[$1]}" 2>/dev/null; }
-# The port preemptd's HTTP server took (--listen 127.0.0.1:0), as it logs it.
-pd_port() { sed -n 's/.*metrics on port \([0-9]*\).*/\1/p' "$T/$1.log" | tail -1; }
+# The port preemptd's HTTP server took (--listen 127.0.0.1:0), as it logs it (to stderr, or to the
+# test's own journal: pd_journald)
+pd_port() {
+	{ cat "$T/$1.log"; [ -n "$JPID" ] && journalctl --no-pager -o cat SYSLOG_IDENTIFIER=preemptd 2>/dev/null; } |
+		sed -n 's/.*metrics on port \([0-9]*\).*/\1/p' | tail -1
+}
 pd_get() { curl -s "http://127.0.0.1:$(pd_port "$1")$2"; }
 pd_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$(pd_port "$1")$2"; }
 logged() { grep -q -- "$2" "$T/$1.log"; }
@@ -104,3 +112,23 @@ for fam in text_string_to_metric_families(sys.stdin.read()):
             sys.exit(0)
 sys.exit(1)' "$2" "${3:-{\}}"
 }
+
+JOURNALD=/lib/systemd/systemd-journald
+pd_in_journal_ns() {
+	[ -n "${PD_IN_NS:-}" ] && return 0
+	[ "$(id -u)" = 0 ] && [ -x "$JOURNALD" ] && command -v journalctl >/dev/null && command -v unshare >/dev/null &&
+		unshare -m --propagation private true 2>/dev/null || return 1
+	PD_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+}
+
+JPID=""
+pd_journald() {	# tmpfs over the journal's directories (this namespace only), then journald
+	mount -t tmpfs tmpfs /run/systemd && mkdir -p /run/systemd/journal /run/log /var/log/journal &&
+		mount -t tmpfs tmpfs /run/log && mount -t tmpfs tmpfs /var/log/journal || return 1
+	"$JOURNALD" >"$T/journald.out" 2>&1 &
+	JPID=$!
+	local _
+	for _ in $(seq 200); do [ -S /run/systemd/journal/socket ] && return 0; sleep 0.05; done
+	return 1
+}
+pd_journald_stop() { [ -n "$JPID" ] && { kill "$JPID"; wait "$JPID"; } 2>/dev/null; JPID=""; }

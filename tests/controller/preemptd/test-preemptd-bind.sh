@@ -39,15 +39,16 @@ unsched() { [ "$(cond default big PodScheduled reason)" = Unschedulable ]; }
 ok "a pod that fits nowhere: PodScheduled=False, Unschedulable" wait_for 10 unsched
 msg=$(cond default big PodScheduled message)
 # what preemptctl says about the same cluster, read from the same API server
-"$PCTL" preempt --kubeconfig "$KUBE_DIR/kubeconfig-admin" --pod default/big >"$T/pctl.json" 2>"$T/pctl.err"
+"$PCTL" preempt --kubeconfig "$KUBE_DIR/kubeconfig-admin" --pod default/big --explain >"$T/pctl.json" 2>"$T/pctl.err"
 want=$(jq -r .reason "$T/pctl.json")
+why=$(sed -n 's/^why: //p' "$T/pctl.err")
 same_text() { [ -n "$msg" ] && [ "$msg" = "$want" ] || { echo "# preemptd: $msg"; echo "# preemptctl: $want"; return 1; }; }
 ok "...its message is preemptctl preempt's reason, byte for byte" same_text
 failed_event() {
-	[ "$(events default | jq --arg m "$msg" '[.[] | select(.reason == "FailedScheduling" and .type == "Warning" and
+	[ "$(events default | jq --arg m "$msg $why" '[.[] | select(.reason == "FailedScheduling" and .type == "Warning" and
 	      .note == $m and .regarding.name == "big")] | length')" = 1 ]
 }
-ok "...and a Warning FailedScheduling Event with the same message" wait_for 5 failed_event
+ok "...and a Warning FailedScheduling Event with the same message, then preemptctl's why" wait_for 5 failed_event
 ok "the journal line names it" logged a "Pod default/big is unschedulable: $msg"
 node n2 16
 ok "bound once a node joins where it fits" wait_for 15 bound_to default big n2

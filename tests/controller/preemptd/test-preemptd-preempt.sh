@@ -58,10 +58,10 @@ preempted_events() {
 	for v in $want; do
 		[ "$(nevents default "select(.reason == \"Preempted\" and .type == \"Normal\" and .action == \"Preempting\" and
 			.regarding.name == \"${v#*/}\" and .related.uid == \"$puid\" and
-			.note == \"Preempted by pod $puid on node n1\")")" = 1 ] || return 1
+			.note == \"Preempted by pod $puid on node n1 (priority 0 < 1000; no PodDisruptionBudget)\")")" = 1 ] || return 1
 	done
 }
-ok "...and an Event Normal Preempted \"Preempted by pod UID on node n1\" on each" wait_for 5 preempted_events
+ok "...and an Event Normal Preempted \"Preempted by pod UID on node n1 (why)\" on each" wait_for 5 preempted_events
 same_words() {	# every node, victim and decision line of preemptctl's --explain is in preemptd's journal
 	local line n=0
 	while IFS= read -r line; do
