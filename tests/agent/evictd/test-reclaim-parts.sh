@@ -69,7 +69,7 @@ node_emptydir $C 4
 node_fill_to 3
 node_conf 8Mi
 node_cleaner $A a 1 0
-node_cleaner $B b 2 0
+node_cleaner $B b 3 0
 node_start
 ok "batch: a and b killed" node_wait 5 bash -c "! kill -0 $APID 2>/dev/null && ! kill -0 $BPID 2>/dev/null"
 chosen() { grep -o 'Evicting default/[a-z]* (priority' "$T/stderr" | cut -d/ -f2 | cut -d' ' -f1 | tr '\n' ' '; }
@@ -93,7 +93,7 @@ ok "batch: c, the next step, after a and b are reclaimed and the signal measured
 ok "batch: each reclaim credited to its own pod" bash -c \
 	"grep -q 'Reclaimed: what evicted default/a .*nodefs.available 3Mi -> 5Mi (+2Mi, expected 2Mi)' '$T/stderr' &&
 	 grep -q 'Reclaimed: what evicted default/b .*nodefs.available 5Mi -> 7Mi (+2Mi, expected 2Mi)' '$T/stderr'"
-ok "batch: c killed" node_wait 3 node_dead "$CPID"
+ok "batch: c killed" node_wait 10 node_dead "$CPID"
 ok "batch: three pods, three evictions" test "$(node_count 'cgroup.kill at once')" = 3
 node_stop
 done_testing
