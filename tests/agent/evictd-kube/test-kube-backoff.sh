@@ -71,6 +71,9 @@ refusal() {	# refusal N WAIT: evictd heard the Nth refusal of low, with that wai
 	node_logged "The API server refused the eviction of default/low (HTTP 429, a PodDisruptionBudget): it is not killed again if its containers restart, may be chosen again in ${2}s at the earliest (refusal $1;"
 }
 kills() { wc -l < "$T/kills" 2>/dev/null || echo 0; }
+# The kill times are the poller's, which sees a kill up to a loop turn late under load: a gap may
+# read short by that much (JITTER) without a back-off cut short.
+JITTER=0.15
 gap() {	# gap I J: seconds between the Ith and the Jth kill
 	awk -v i="$1" -v j="$2" 'NR == i { a = $1 } NR == j { b = $1 } END { printf "%.2f", b - a }' "$T/kills"
 }
@@ -78,8 +81,8 @@ ok "1st refusal: chosen again in 1s" node_wait 15 refusal 1 1
 ok "2nd refusal: the wait doubles, 2s (a new kill does not reset it)" node_wait 15 refusal 2 2
 ok "3rd refusal: 4s" node_wait 15 refusal 3 4
 ok "three kills so far" test "$(kills)" = 3
-ok "the 2nd kill waited the 1st back-off ($(gap 1 2)s)" awk -v g="$(gap 1 2)" 'BEGIN { exit !(g >= 1.0) }'
-ok "the 3rd kill waited the 2nd, doubled ($(gap 2 3)s)" awk -v g="$(gap 2 3)" 'BEGIN { exit !(g >= 2.0) }'
+ok "the 2nd kill waited the 1st back-off ($(gap 1 2)s)" awk -v j="$JITTER" -v g="$(gap 1 2)" 'BEGIN { exit !(g >= 1.0 - j) }'
+ok "the 3rd kill waited the 2nd, doubled ($(gap 2 3)s)" awk -v j="$JITTER" -v g="$(gap 2 3)" 'BEGIN { exit !(g >= 2.0 - j) }'
 ok "its record holds the back-off" python3 -c "
 import json, sys; r = json.load(open('$T/inflight/$LOW.json'))
 sys.exit(0 if r['phase'] == 'backoff' and r['failures'] == 3 else 1)"
@@ -89,7 +92,7 @@ node_start
 sleep 2
 ok "restarted: low not killed again before its retry time" test "$(kills)" = 3
 ok "4th refusal: the count survived the restart, the wait is the cap, 4s" node_wait 15 refusal 4 4
-ok "the 4th kill waited the 3rd back-off across the restart ($(gap 3 4)s)" awk -v g="$(gap 3 4)" 'BEGIN { exit !(g >= 4.0) }'
+ok "the 4th kill waited the 3rd back-off across the restart ($(gap 3 4)s)" awk -v j="$JITTER" -v g="$(gap 3 4)" 'BEGIN { exit !(g >= 4.0 - j) }'
 ok "every refusal was heard (no 'first' refusal twice)" test "$(node_count '(refusal 1;')" = 1
 node_stop
 done_testing
