@@ -73,9 +73,10 @@ static void explained(cycle *cy, const pp_sched_event *ev)
 
 	if (!p || pp_cluster_pod_info(queue_cluster(cy->q), ev->namespace_, ev->name, &pi) < 0)
 		return;
-	if (explain_summary(summary, sizeof(summary), p, &pi))
+	bool postponed = d->kind == DECISION_POSTPONED;
+	if (explain_summary_for(summary, sizeof(summary), p, &pi, postponed))
 		d->summary = keep(cy, summary);
-	d->note = keep(cy, explain_note(note, EXPLAIN_NOTE_MAX, d->message ? d->message : "", p, &pi));
+	d->note = keep(cy, explain_note_for(note, EXPLAIN_NOTE_MAX, d->message ? d->message : "", p, &pi, postponed));
 	if (pp_preemption_outcome(p) == PP_OUTCOME_PREEMPT) {
 		d->criterion = keep(cy, pp_criterion_name(pp_preemption_criterion(p)));
 		d->runner_up = keep(cy, ru ? ru->node : NULL);

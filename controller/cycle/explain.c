@@ -204,7 +204,7 @@ size_t explain_victim(char *buf, size_t size, const pp_preemption *p, size_t i, 
 	return l.len;
 }
 
-size_t explain_summary(char *buf, size_t size, const pp_preemption *p, const pp_pod_info *pod)
+size_t explain_summary_for(char *buf, size_t size, const pp_preemption *p, const pp_pod_info *pod, bool postponed)
 {
 	/* what the victims that do not fit are told as, at most */
 	static const size_t more_room = sizeof(" and 4294967295 more victims.");
@@ -216,7 +216,8 @@ size_t explain_summary(char *buf, size_t size, const pp_preemption *p, const pp_
 	buf[0] = '\0';
 	switch (pp_preemption_outcome(p)) {
 	case PP_OUTCOME_PREEMPT:
-		put(&l, "Preempting on node %s, picked by ", pp_preemption_node(p));
+		put(&l, postponed ? "Would preempt on node %s, picked by " : "Preempting on node %s, picked by ",
+		    pp_preemption_node(p));
 		picked_by(&l, p);
 		put(&l, ". Victims:");
 		for (size_t i = 0, n = pp_preemption_victim_count(p); i < n; i++) {
@@ -244,7 +245,13 @@ size_t explain_summary(char *buf, size_t size, const pp_preemption *p, const pp_
 	return l.len;
 }
 
-const char *explain_note(char *buf, size_t limit, const char *head, const pp_preemption *p, const pp_pod_info *pod)
+size_t explain_summary(char *buf, size_t size, const pp_preemption *p, const pp_pod_info *pod)
+{
+	return explain_summary_for(buf, size, p, pod, false);
+}
+
+const char *explain_note_for(char *buf, size_t limit, const char *head, const pp_preemption *p, const pp_pod_info *pod,
+                             bool postponed)
 {
 	size_t hl = strlen(head);
 
@@ -252,10 +259,14 @@ const char *explain_note(char *buf, size_t limit, const char *head, const pp_pre
 		return head;
 	memcpy(buf, head, hl);
 	/* buf[hl] takes the space; the summary gets the rest, its NUL included */
-	if (explain_summary(buf + hl + 1, limit - hl, p, pod))
+	if (explain_summary_for(buf + hl + 1, limit - hl, p, pod, postponed))
 		buf[hl] = ' ';
 	else
 		buf[hl] = '\0';
 	return buf;
 }
 
+const char *explain_note(char *buf, size_t limit, const char *head, const pp_preemption *p, const pp_pod_info *pod)
+{
+	return explain_note_for(buf, limit, head, p, pod, false);
+}

@@ -7,6 +7,7 @@
 #ifndef CTL_EXPLAIN_H
 #define CTL_EXPLAIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -39,6 +40,9 @@ void explain_preemption(FILE *f, const pp_preemption *p, const pp_pod_info *pod,
  * that do not fit are counted ("... and 12 more victims."). Returns the length written.
  */
 size_t explain_summary(char *buf, size_t size, const pp_preemption *p, const pp_pod_info *pod);
+/* The same for a preemption the budget postponed: "Would preempt on node n2, ..." (nothing was
+ * deleted, so the words must not say it is happening). */
+size_t explain_summary_for(char *buf, size_t size, const pp_preemption *p, const pp_pod_info *pod, bool postponed);
 
 /* Why victim i of p (pp_preemption_victim) is one, within size bytes: "priority 100 < 1000;
  * within PodDisruptionBudget default/web (1 disruption allowed)". Returns the length. */
@@ -50,5 +54,7 @@ size_t explain_victim(char *buf, size_t size, const pp_preemption *p, size_t i, 
  * itself when it leaves no room (the act stage cuts it as kube-scheduler does).
  */
 const char *explain_note(char *buf, size_t limit, const char *head, const pp_preemption *p, const pp_pod_info *pod);
+const char *explain_note_for(char *buf, size_t limit, const char *head, const pp_preemption *p, const pp_pod_info *pod,
+                             bool postponed);
 
 #endif
