@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "act-internal.h"
+#include "act.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "evict.h"
 #include "journal.h"
 #include "objmap.h"
+#include "pod-write.h"
 #include "requests.h"
 
 #define EVENT_REPEAT_NS (600LL * 1000000000LL) /* a FailedScheduling repeated at most every 10 min */
@@ -37,34 +38,12 @@ struct act {
 	evictor *ev; /* --pdb strict: victims evicted one at a time (evict.c); NULL: deleted */
 };
 
-static char *pod_path(const char *ns, const char *name, const char *sub)
-{
-	char *p = NULL;
-	if (asprintf(&p, "/api/v1/namespaces/%s/pods/%s%s%s", ns, name, sub ? "/" : "", sub ? sub : "") < 0)
-		return NULL;
-	return p;
-}
-
 static char *events_path(const char *ns)
 {
 	char *p = NULL;
 	if (asprintf(&p, "/apis/events.k8s.io/v1/namespaces/%s/events", ns) < 0)
 		return NULL;
 	return p;
-}
-
-/* What RBAC must grant for a write (a 403 names it). */
-static const char *permission_of(cluster_write w)
-{
-	switch (w) {
-	case CLUSTER_WRITE_BIND: return "create on pods/binding";
-	case CLUSTER_WRITE_STATUS:
-	case CLUSTER_WRITE_CONDITION: return "patch on pods/status";
-	case CLUSTER_WRITE_DELETE: return "delete on pods";
-	case CLUSTER_WRITE_EVENT: return "create on events (events.k8s.io)";
-	case CLUSTER_WRITE_EVICT: return "create on pods/eviction";
-	}
-	return "?";
 }
 
 /* --- what the writer tells ---------------------------------------------------------------------- */
@@ -107,7 +86,7 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 		if (!a->forbidden_told[st->kind]) {
 			a->forbidden_told[st->kind] = true;
 			journal_entry_send(&e, "%s %s forbidden (HTTP 403): preemptd's ClusterRole lacks %s "
-			                   "(deploy/preemptd.yaml): %s", st->verb, st->path, permission_of(st->kind), msg);
+			                   "(deploy/preemptd.yaml): %s", st->verb, st->path, pod_write_permission(st->kind), msg);
 		}
 		return;
 	}
@@ -133,6 +112,29 @@ static bool refusal(void *userdata, const write_step *st, const transport_answer
 	       eviction_answer_refuses(ans->status, ans->body, ans->len);
 }
 
+/* --- what the evictor asks (evict.h) ------------------------------------------------------------ */
+
+static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
+                     const char *reason, const char *action, const char *note, int64_t now);
+static void submit(act *a, write_chain *ch, int r);
+static void publish_nomination(act *a, const decision *d, int64_t now);
+
+static int evict_add_event(void *userdata, write_chain *ch, const decision_pod *pod, const decision_pod *related,
+                           const char *type, const char *reason, const char *action, const char *note, int64_t now)
+{
+	return add_event(userdata, ch, pod, related, type, reason, action, note, now);
+}
+
+static void evict_submit(void *userdata, write_chain *ch, int r)
+{
+	submit(userdata, ch, r);
+}
+
+static void evict_publish_nomination(void *userdata, const decision *d, int64_t now)
+{
+	publish_nomination(userdata, d, now);
+}
+
 /* --- the object -------------------------------------------------------------------------------- */
 
 int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
@@ -151,8 +153,11 @@ int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
 	}
 	writer_hooks h = { .may_write = gate, .step_done = step_done, .refusal = refusal, .userdata = a };
 	r = writer_new(e, t, c, o ? &o->writer : NULL, &h, &a->w);
-	if (r >= 0 && o && o->pdb_policy == PP_PDB_STRICT)
-		r = evictor_new(a, c, a->w, &a->ev);
+	if (r >= 0 && o && o->pdb_policy == PP_PDB_STRICT) {
+		evict_ops ops = { .add_event = evict_add_event, .submit = evict_submit,
+		                  .publish_nomination = evict_publish_nomination, .userdata = a };
+		r = evictor_new(&ops, c, a->w, &a->ev);
+	}
 	if (r < 0) {
 		act_free(a);
 		return r;
@@ -278,16 +283,10 @@ static void submit(act *a, write_chain *ch, int r)
 	writer_submit(a->w, ch);
 }
 
-/* A pod without a uid (never from an API server) gets an empty one: no write about it is wanted. */
-static write_chain *chain_for(const decision_pod *p)
-{
-	return write_chain_new(p->namespace_, p->name, p->uid);
-}
-
 static void bind_pod(act *a, const decision *d, int64_t now)
 {
 	char note[700];
-	write_chain *ch = chain_for(&d->pod);
+	write_chain *ch = pod_write_chain(&d->pod);
 	int r;
 
 	if (!ch)
@@ -295,7 +294,7 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 	snprintf(note, sizeof(note), "Successfully assigned %s/%s to %s", d->pod.namespace_, d->pod.name, d->node);
 	r = write_chain_set_node(ch, d->node);
 	if (r >= 0)
-		r = write_chain_add(ch, CLUSTER_WRITE_BIND, "POST", pod_path(d->pod.namespace_, d->pod.name, "binding"), JSON,
+		r = write_chain_add(ch, CLUSTER_WRITE_BIND, "POST", pod_write_path(d->pod.namespace_, d->pod.name, "binding"), JSON,
 		                    req_binding(d->pod.namespace_, d->pod.name, d->pod.uid, d->node));
 	if (r >= 0)
 		r = add_event(a, ch, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
@@ -310,10 +309,10 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 	int r;
 
 	if (changed || set_nomination) {
-		write_chain *ch = chain_for(&d->pod);
+		write_chain *ch = pod_write_chain(&d->pod);
 		if (!ch)
 			return;
-		r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_path(d->pod.namespace_, d->pod.name, "status"), SMP,
+		r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_write_path(d->pod.namespace_, d->pod.name, "status"), SMP,
 		                    req_unschedulable_patch(d->pod.uid, d->message, current ? 0 : now, set_nomination, node));
 		cluster_assume_condition(a->c, d->pod.namespace_, d->pod.name, d->message);
 		submit(a, ch, r);
@@ -326,7 +325,7 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 		a->stats.events_skipped++;
 		return;
 	}
-	write_chain *ev = chain_for(&d->pod);
+	write_chain *ev = pod_write_chain(&d->pod);
 	if (ev)
 		submit(a, ev, add_event(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now));
 }
@@ -363,18 +362,17 @@ static void log_explanation(const decision *d)
 		            d->pod.name, d->kind == DECISION_PREEMPT ? "preempts there" : "stays pending", d->explanation);
 }
 
-static void publish_nomination(act *a, const decision *d, int64_t now);
 /* status.nominatedNodeName cleared (kube's clearNominatedNodeName, uid-guarded), and an Event
  * that says why (kube-scheduler sends none: a pod that lost its room is not told). */
 static void withdraw(act *a, const decision_pod *p, const decision_pod *related, const char *type, const char *reason,
                      const char *why, int64_t now)
 {
-	write_chain *ch = chain_for(p);
+	write_chain *ch = pod_write_chain(p);
 	int r;
 
 	if (!ch)
 		return;
-	r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_path(p->namespace_, p->name, "status"), SMP,
+	r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_write_path(p->namespace_, p->name, "status"), SMP,
 	                    req_clear_nomination_patch(p->uid));
 	if (r >= 0)
 		r = add_event(a, ch, p, related, type, reason, "Scheduling", why, now);
@@ -400,15 +398,15 @@ static void preempt(act *a, const decision *d, int64_t now)
 		snprintf(note, sizeof(note), "Preempted by pod %s on node %s%s%s%s", d->pod.uid ? d->pod.uid : "", d->node,
 		         d->victims[i].reason ? " (" : "", d->victims[i].reason ? d->victims[i].reason : "",
 		         d->victims[i].reason ? ")" : "");
-		write_chain *ch = chain_for(v);
+		write_chain *ch = pod_write_chain(v);
 		if (!ch)
 			continue;
 		r = write_chain_set_node(ch, d->node);
 		if (r >= 0)
-			r = write_chain_add(ch, CLUSTER_WRITE_CONDITION, "PATCH", pod_path(v->namespace_, v->name, "status"), SMP,
+			r = write_chain_add(ch, CLUSTER_WRITE_CONDITION, "PATCH", pod_write_path(v->namespace_, v->name, "status"), SMP,
 			                    req_disruption_patch(v->uid, a->scheduler, now));
 		if (r >= 0)
-			r = write_chain_add(ch, CLUSTER_WRITE_DELETE, "DELETE", pod_path(v->namespace_, v->name, NULL), JSON,
+			r = write_chain_add(ch, CLUSTER_WRITE_DELETE, "DELETE", pod_write_path(v->namespace_, v->name, NULL), JSON,
 			                    req_delete_options(v->uid));
 		if (r >= 0)
 			r = add_event(a, ch, v, &d->pod, "Normal", "Preempted", "Preempting", note, now);
@@ -500,39 +498,6 @@ void act_decision(act *a, const decision *d, int64_t now_ns)
 	default:
 		break;
 	}
-}
-
-/* --- what act/ shares (act-internal.h) ---------------------------------------------------------- */
-
-char *act__pod_path(const char *ns, const char *name, const char *sub)
-{
-	return pod_path(ns, name, sub);
-}
-
-write_chain *act__chain_for(const decision_pod *p)
-{
-	return chain_for(p);
-}
-
-int act__add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
-                   const char *reason, const char *action, const char *note, int64_t now)
-{
-	return add_event(a, ch, pod, related, type, reason, action, note, now);
-}
-
-void act__submit(act *a, write_chain *ch, int r)
-{
-	submit(a, ch, r);
-}
-
-void act__publish_nomination(act *a, const decision *d, int64_t now)
-{
-	publish_nomination(a, d, now);
-}
-
-const char *act__permission_of(cluster_write w)
-{
-	return permission_of(w);
 }
 
 evictor *act_evictor(const act *a)

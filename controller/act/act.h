@@ -25,6 +25,7 @@
 
 #include "cluster.h"
 #include "decision.h"
+#include "evict.h"
 #include "writer.h"
 
 typedef struct act act;
@@ -48,6 +49,8 @@ void act_set_gate(act *a, bool (*may_write)(void *userdata, long *ret_timeout_ms
 void act_decision(act *a, const decision *d, int64_t now_ns);
 
 writer *act_writer(act *a);
+/* The act stage's evictor (NULL under --pdb prefer). */
+evictor *act_evictor(const act *a);
 
 typedef struct act_stats {
 	uint64_t bound;            /* bindings accepted */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act-internal.h"
 #include "journal.h"
+#include "pod-write.h"
 #include "requests.h"
 
 #define JSON "application/json"
@@ -25,7 +25,7 @@ struct seq {
 };
 
 struct evictor {
-	act *a;
+	evict_ops ops;
 	cluster *c;
 	writer *w;
 	struct seq *seqs;
@@ -33,13 +33,13 @@ struct evictor {
 	bool rbac_told;
 };
 
-int evictor_new(act *a, cluster *c, writer *w, evictor **ret)
+int evictor_new(const evict_ops *ops, cluster *c, writer *w, evictor **ret)
 {
 	evictor *ev = calloc(1, sizeof(*ev));
 
 	if (!ev)
 		return -ENOMEM;
-	*ev = (evictor){ .a = a, .c = c, .w = w };
+	*ev = (evictor){ .ops = *ops, .c = c, .w = w };
 	*ret = ev;
 	return 0;
 }
@@ -179,12 +179,12 @@ static void unassume(struct seq *s, size_t from, bool clear_in_api)
 	if (!cluster_withdraw_nomination(ev->c, s->d.pod.namespace_, s->d.pod.name) || !clear_in_api)
 		return;
 	/* an earlier nomination the API server shows goes too: the pod is pending without one */
-	write_chain *ch = act__chain_for(&s->d.pod);
+	write_chain *ch = pod_write_chain(&s->d.pod);
 	if (ch)
-		act__submit(ev->a, ch,
-		            write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH",
-		                            act__pod_path(s->d.pod.namespace_, s->d.pod.name, "status"), SMP,
-		                            req_clear_nomination_patch(s->d.pod.uid)));
+		ev->ops.submit(ev->ops.userdata, ch,
+		               write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH",
+		                               pod_write_path(s->d.pod.namespace_, s->d.pod.name, "status"), SMP,
+		                               req_clear_nomination_patch(s->d.pod.uid)));
 }
 
 static void completed(struct seq *s)
@@ -201,7 +201,7 @@ static void completed(struct seq *s)
 	journal_entry_add(&e, FIELD_VICTIMS, "%s", victims);
 	journal_entry_send(&e, "Every victim of pod %s/%s on node %s evicted (%s): nominated there", s->d.pod.namespace_,
 	                   s->d.pod.name, s->d.node, *victims ? victims : "none left to evict");
-	act__publish_nomination(ev->a, &s->d, s->now);
+	ev->ops.publish_nomination(ev->ops.userdata, &s->d, s->now);
 	seq_free(s);
 }
 
@@ -252,7 +252,7 @@ static void withdrawn(struct seq *s, const decision_pod *v, long status, const e
 	if (ans->refusal == EVICTION_OTHER && status == 403 && !ev->rbac_told) {
 		ev->rbac_told = true;
 		journal_msg(LOG_ERR, "Evictions are forbidden (HTTP 403): preemptd's ClusterRole lacks %s "
-		            "(deploy/preemptd.yaml), which --pdb strict needs", act__permission_of(CLUSTER_WRITE_EVICT));
+		            "(deploy/preemptd.yaml), which --pdb strict needs", pod_write_permission(CLUSTER_WRITE_EVICT));
 	}
 	seq_free(s);
 }
@@ -265,15 +265,16 @@ static void evicted_event(struct seq *s, const decision_victim *dv)
 {
 	const decision_pod *v = &dv->pod;
 	char note[1200];
-	write_chain *ch = act__chain_for(v);
+	const evict_ops *ops = &s->ev->ops;
+	write_chain *ch = pod_write_chain(v);
 
 	if (!ch)
 		return;
 	/* kube's words first, as they are; why this pod, after (cycle/explain.c), as act.c's */
 	snprintf(note, sizeof(note), "Preempted by pod %s on node %s%s%s%s", s->d.pod.uid ? s->d.pod.uid : "", s->d.node,
 	         dv->reason ? " (" : "", dv->reason ? dv->reason : "", dv->reason ? ")" : "");
-	act__submit(s->ev->a, ch, act__add_event(s->ev->a, ch, v, &s->d.pod, "Normal", "Preempted", "Preempting", note,
-	                                         s->now));
+	ops->submit(ops->userdata, ch,
+	            ops->add_event(ops->userdata, ch, v, &s->d.pod, "Normal", "Preempted", "Preempting", note, s->now));
 }
 
 static void on_eviction_end(void *userdata, write_result r, long status, const char *body, size_t len)
@@ -328,7 +329,7 @@ static void evict_next(struct seq *s)
 		return;
 	}
 	const decision_pod *v = &s->d.victims[s->next_victim].pod;
-	write_chain *ch = act__chain_for(v);
+	write_chain *ch = pod_write_chain(v);
 	int r = -ENOMEM;
 	if (!ch) {
 		unassume(s, s->next_victim, false);
@@ -338,9 +339,9 @@ static void evict_next(struct seq *s)
 	write_chain_on_end(ch, on_eviction_end, s);
 	r = write_chain_set_node(ch, s->d.node);
 	if (r >= 0)
-		r = write_chain_add(ch, CLUSTER_WRITE_EVICT, "POST", act__pod_path(v->namespace_, v->name, "eviction"), JSON,
+		r = write_chain_add(ch, CLUSTER_WRITE_EVICT, "POST", pod_write_path(v->namespace_, v->name, "eviction"), JSON,
 		                    req_eviction(v->namespace_, v->name, v->uid));
-	act__submit(ev->a, ch, r); /* a failure ends the chain: on_eviction_end sees it abandoned */
+	ev->ops.submit(ev->ops.userdata, ch, r); /* a failure ends the chain: on_eviction_end sees it abandoned */
 }
 
 void evict_preempt(evictor *ev, const decision *d, int64_t now_ns)

@@ -39,14 +39,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "act.h"
+#include "cluster.h"
+#include "decision.h"
 #include "eviction.h"
 #include "transport.h"
 #include "writer.h"
 
 typedef struct evictor evictor;
 
-int evictor_new(act *a, cluster *c, writer *w, evictor **ret);
+/* What the evictor asks of the act stage above it (act.c): the writes a preemption under --pdb
+ * strict shares with every other decision, so that its Events, its dropped chains and the
+ * nomination it ends with are those of a preemption by deletion. userdata: the first argument. */
+typedef struct evict_ops {
+	/* Adds an events.k8s.io Event about pod (related: the other pod, or NULL) to ch. */
+	int (*add_event)(void *userdata, write_chain *ch, const decision_pod *pod, const decision_pod *related,
+	                 const char *type, const char *reason, const char *action, const char *note, int64_t now);
+	/* Hands ch to the writer (r < 0: preparing it failed; it is dropped with what it assumed). */
+	void (*submit)(void *userdata, write_chain *ch, int r);
+	/* A preemption's last writes: the lower-priority pods nominated to d->node lose their
+	 * nomination, the preemptor gets status.nominatedNodeName and its FitError, and a
+	 * FailedScheduling Event. */
+	void (*publish_nomination)(void *userdata, const decision *d, int64_t now);
+	void *userdata;
+} evict_ops;
+
+/* ops: copied. */
+int evictor_new(const evict_ops *ops, cluster *c, writer *w, evictor **ret);
 /* After writer_free(): what it abandoned has ended every preemption. */
 evictor *evictor_free(evictor *ev);
 
@@ -62,8 +80,5 @@ typedef struct evict_stats {
 } evict_stats;
 /* Zeroes when ev is NULL (--pdb prefer). */
 void evict_get_stats(const evictor *ev, evict_stats *ret);
-
-/* act.c: the act stage's evictor (NULL under --pdb prefer). */
-evictor *act_evictor(const act *a);
 
 #endif

@@ -77,11 +77,10 @@ void budget_memory_forget(budget_memory *b, const char *ns, const char *name)
 	(void)objmap_remove(&b->protected_, key);
 }
 
-int cluster_eviction_refused(cluster *c, const char *ns, const char *name, const char *pdb, cluster_refusal *ret)
+int budget_memory_refused(budget_memory *b, pp_sched *s, const char *ns, const char *name, const char *pdb,
+                          cluster_refusal *ret)
 {
-	pp_sched *s = cluster__sched(c);
 	const pp_cluster *lc = pp_sched_cluster(s);
-	budget_memory *b = cluster__budgets(c);
 	pp_pdb_info bi;
 	char key[512];
 	int r;
@@ -108,9 +107,8 @@ int cluster_eviction_refused(cluster *c, const char *ns, const char *name, const
 	return 0;
 }
 
-int cluster_pod_budget(const cluster *c, const char *ns, const char *name, int32_t *ret_allowed, const char **ret_pdb)
+int budget_tightest(const pp_cluster *lc, const char *ns, const char *name, int32_t *ret_allowed, const char **ret_pdb)
 {
-	const pp_cluster *lc = pp_sched_cluster(cluster__sched(c));
 	pp_pdb_info bi;
 	int found = 0;
 

@@ -7,14 +7,17 @@
  * namespace —, two budgets over one pod, no budget named) protects that pod, until a budget of
  * its namespace is added, changed or removed. Either way the same victim is not chosen again for
  * the same reason, so a refusal never turns into a loop of refusals.
- * Internal to model/: cluster.c owns the memory and tells it about budgets and pods.
+ * The functions are cluster.c's alone (cluster.h includes this file for cluster_refusal): it owns
+ * the memory and tells it about budgets and pods. They are handed the library's scheduler, never
+ * cluster.c's model, so that the calls run one way: down.
  */
 #ifndef CTL_BUDGET_H
 #define CTL_BUDGET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include "cluster.h"
+#include <preempt.h>
 
 typedef struct budget_memory budget_memory;
 
@@ -26,8 +29,18 @@ void budget_memory_pdb_changed(budget_memory *b, pp_sched *s, const char *ns);
 void budget_memory_forget(budget_memory *b, const char *ns, const char *name);
 size_t budget_memory_count(const budget_memory *b);
 
-/* cluster.c, for budget.c */
-pp_sched *cluster__sched(const cluster *c);
-budget_memory *cluster__budgets(const cluster *c);
+typedef enum cluster_refusal {
+	CLUSTER_BUDGET_SPENT = 0, /* the budget the refusal names covers the pod: it allows 0 now */
+	CLUSTER_POD_PROTECTED,    /* anything else: the pod itself is no victim, until a budget of its
+	                           * namespace changes */
+} cluster_refusal;
+
+/* cluster_eviction_refused (cluster.h) for cluster.c: what the refusal teaches goes into s, and a
+ * protection into b too. */
+int budget_memory_refused(budget_memory *b, pp_sched *s, const char *ns, const char *name, const char *pdb,
+                          cluster_refusal *ret);
+/* cluster_pod_budget (cluster.h) for cluster.c, of the budgets lc holds. */
+int budget_tightest(const pp_cluster *lc, const char *ns, const char *name, int32_t *ret_allowed,
+                    const char **ret_pdb);
 
 #endif

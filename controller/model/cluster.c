@@ -201,14 +201,14 @@ int cluster_new(queue *q, const cluster_opts *o, cluster **ret)
 	return 0;
 }
 
-pp_sched *cluster__sched(const cluster *c)
+int cluster_eviction_refused(cluster *c, const char *ns, const char *name, const char *pdb, cluster_refusal *ret)
 {
-	return c->s;
+	return budget_memory_refused(c->budgets, c->s, ns, name, pdb, ret);
 }
 
-budget_memory *cluster__budgets(const cluster *c)
+int cluster_pod_budget(const cluster *c, const char *ns, const char *name, int32_t *ret_allowed, const char **ret_pdb)
 {
-	return c->budgets;
+	return budget_tightest(pp_sched_cluster(c->s), ns, name, ret_allowed, ret_pdb);
 }
 
 static void free_pod_value(const char *key, void *value, void *userdata)

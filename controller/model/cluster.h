@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "k8s.h"
 #include "queue.h"
 
@@ -140,14 +141,8 @@ typedef struct cluster_observer {
 void cluster_set_observer(cluster *c, const cluster_observer *o);
 /* --- what the API server's refusals of evictions teach (--pdb strict; model/budget.c) ----------- */
 
-typedef enum cluster_refusal {
-	CLUSTER_BUDGET_SPENT = 0, /* the budget the refusal names covers the pod: it allows 0 now */
-	CLUSTER_POD_PROTECTED,    /* anything else: the pod itself is no victim, until a budget of its
-	                           * namespace changes */
-} cluster_refusal;
-
 /* The eviction of pod ns/name was refused; pdb: the PodDisruptionBudget the answer names (same
- * namespace), NULL when none. *ret: what the model learnt. 0 or -errno (unknown pod). */
+ * namespace), NULL when none. *ret (budget.h): what the model learnt. 0 or -errno (unknown pod). */
 int cluster_eviction_refused(cluster *c, const char *ns, const char *name, const char *pdb, cluster_refusal *ret);
 /* The tightest budget covering pod ns/name: 1 with its disruptionsAllowed (and name), 0 when none
  * covers it (or the pod is unknown). */
