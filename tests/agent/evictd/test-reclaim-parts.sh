@@ -47,7 +47,7 @@ ok "logs: its record holds the logs as outstanding" python3 -c "
 import json, sys; r = json.load(open('$T/inflight/$BATCH.json'))['reclaim']['parts']
 sys.exit(0 if r['cgroup']['back'] and r['volumes']['back'] and not r['logs']['back'] and r['logs']['bytes'] == 3 << 20 else 1)"
 ok "logs: nothing said reclaimed while the logs are there" bash -c "[ -d '$LOGS' ] && ! grep -q 'Reclaimed:' '$T/stderr'"
-ok "logs: reclaimed once the logs are gone, with everything it counted" node_wait 8 node_logged \
+ok "logs: reclaimed once the logs are gone, with everything it counted" node_wait 20 node_logged \
 	"Reclaimed: what evicted default/batch held is back (pod cgroup, emptyDir volumes, container logs), [0-9.]*s after its processes; nodefs.available 4Mi -> 8Mi (+4Mi, expected 4Mi)"
 sleep 0.5
 ok "logs: web was never evicted (the logs' removal made it unneeded)" bash -c "! grep -q 'Evicting default/web' '$T/stderr'"
