@@ -154,11 +154,18 @@ static void eviction_free(eviction *x)
 	free(x);
 }
 
-static uint64_t deadline_real(const eviction *x)
+/* The deadline on another clock (CLOCK_REALTIME, CLOCK_BOOTTIME): what a restarted evictd reads. */
+static uint64_t deadline_on(const eviction *x, clockid_t clock)
 {
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	uint64_t left = x->info.deadline_mono_usec > now ? x->info.deadline_mono_usec - now : 0;
-	return now_usec(CLOCK_REALTIME) + left;
+	return now_usec(clock) + left;
+}
+
+static uint64_t started_on_boot_clock(const eviction *x)
+{
+	uint64_t age = now_usec(CLOCK_MONOTONIC) - x->info.started_mono_usec, now = now_usec(CLOCK_BOOTTIME);
+	return now > age ? now - age : 0;
 }
 
 /*
@@ -185,7 +192,10 @@ static void persist(eviction *x, inflight_phase phase)
 	r->expected_reclaim = x->info.expected_reclaim;
 	r->phase = phase;
 	r->started_real_usec = x->info.started_real_usec;
-	r->deadline_real_usec = deadline_real(x);
+	r->deadline_real_usec = deadline_on(x, CLOCK_REALTIME);
+	r->has_boot_clock = true;
+	r->started_boot_usec = started_on_boot_clock(x);
+	r->deadline_boot_usec = deadline_on(x, CLOCK_BOOTTIME);
 	r->version = INFLIGHT_VERSION;
 	r->has_reclaim = x->reclaim != NULL;
 	if (x->reclaim)
@@ -734,9 +744,20 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 	eviction *x = eviction_new(ev, &req, &r);
 	if (!x)
 		return r;
-	uint64_t now_real = now_usec(CLOCK_REALTIME), now_mono = now_usec(CLOCK_MONOTONIC);
-	uint64_t age = now_real > rec->started_real_usec ? now_real - rec->started_real_usec : 0;
-	uint64_t left = rec->deadline_real_usec > now_real ? rec->deadline_real_usec - now_real : 0;
+	/* The boot clock when the record has it (records are of this boot: inflight_load); else the
+	 * wall clock, which may have been stepped since the write. */
+	clockid_t clock = rec->has_boot_clock ? CLOCK_BOOTTIME : CLOCK_REALTIME;
+	uint64_t started = rec->has_boot_clock ? rec->started_boot_usec : rec->started_real_usec;
+	uint64_t deadline = rec->has_boot_clock ? rec->deadline_boot_usec : rec->deadline_real_usec;
+	uint64_t now = now_usec(clock), now_mono = now_usec(CLOCK_MONOTONIC);
+	uint64_t age = now > started ? now - started : 0;
+	uint64_t left = deadline > now ? deadline - now : 0;
+	/* Never more than the step could have had left when it was written: a record "from the
+	 * future" (the wall clock stepped back since) must not stretch the pod's grace period. */
+	uint64_t most = rec->phase == INFLIGHT_EXEC ? ev->cfg.exec_timeout_usec + rec->grace_usec + ev->cfg.kill_timeout_usec
+	              : rec->phase == INFLIGHT_KILLING ? ev->cfg.kill_timeout_usec : rec->grace_usec;
+	if (left > most)
+		left = most;
 	x->info.resumed = true;
 	x->refused = rec->refused;
 	x->retry_mono_usec = rec->retry_mono_usec;

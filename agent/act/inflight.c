@@ -139,6 +139,8 @@ int inflight_save(const char *dir, const inflight_record *r)
 		jb_key(&j, "expected_reclaim"), jb_int(&j, r->expected_reclaim);
 		jb_key(&j, "started_realtime_usec"), jb_uint(&j, r->started_real_usec);
 		jb_key(&j, "deadline_realtime_usec"), jb_uint(&j, r->deadline_real_usec);
+		jb_key(&j, "started_boottime_usec"), jb_uint(&j, r->started_boot_usec);
+		jb_key(&j, "deadline_boottime_usec"), jb_uint(&j, r->deadline_boot_usec);
 	}
 	if (r->has_reclaim) {
 		jb_key(&j, "reclaim");
@@ -185,6 +187,15 @@ static const char *parse_eviction(yajl_val root, inflight_record *r)
 	r->expected_reclaim = reclaim;
 	r->started_real_usec = (uint64_t)started;
 	r->deadline_real_usec = (uint64_t)deadline;
+	/* both or neither: a record of an evictd before the boot clock has neither (realtime then) */
+	if (json_member(root, "started_boottime_usec") || json_member(root, "deadline_boottime_usec")) {
+		if (!json_get_int(root, "started_boottime_usec", 0, &started) ||
+		    !json_get_int(root, "deadline_boottime_usec", 0, &deadline))
+			return "started_boottime_usec or deadline_boottime_usec missing or out of range";
+		r->has_boot_clock = true;
+		r->started_boot_usec = (uint64_t)started;
+		r->deadline_boot_usec = (uint64_t)deadline;
+	}
 	return NULL;
 }
 

@@ -20,10 +20,13 @@
  * counts the same pending reclaim, credits it to the same pod and keeps the same back-off. The
  * file goes when the pod's cgroup is gone and its reclaim is over.
  *
- * Times: the eviction's deadline is CLOCK_REALTIME (as version 1 wrote it); the reclaim's and the
- * back-off's are CLOCK_MONOTONIC, which is the same clock for every process of one boot — and a
- * record of another boot (the boot id differs) is discarded: its processes are gone with the
- * kernel that ran them.
+ * Times: the eviction's start and deadline are written twice, CLOCK_BOOTTIME (what a resume reads:
+ * the same clock for every process of one boot, suspend included, and no clock step moves it) and
+ * CLOCK_REALTIME (as version 1 wrote them; what a record without the former is resumed from, the
+ * time left then capped at the most the step can take, so that a wall clock stepped back since the
+ * write never stretches a grace period); the reclaim's and the back-off's are CLOCK_MONOTONIC,
+ * also the same clock for every process of one boot — and a record of another boot (the boot id
+ * differs) is discarded: its processes are gone with the kernel that ran them.
  *
  * Versions: version 1 records (no "version" key: evictd before issue 29) are read as before and
  * resumed; their reclaim is tracked from what they hold (the expected reclaim of the signal that
@@ -66,6 +69,9 @@ typedef struct inflight_record {
 	int64_t usage, expected_reclaim;
 	uint64_t started_real_usec;  /* CLOCK_REALTIME */
 	uint64_t deadline_real_usec; /* CLOCK_REALTIME: end of grace, or of the command's wait */
+	bool has_boot_clock;         /* the two below were read (written always; older evictds did not) */
+	uint64_t started_boot_usec;  /* CLOCK_BOOTTIME */
+	uint64_t deadline_boot_usec; /* CLOCK_BOOTTIME */
 	/* version 2 */
 	bool has_reclaim;            /* required in phase reclaiming */
 	reclaim_entry reclaim;
