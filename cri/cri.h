@@ -48,7 +48,7 @@ typedef struct cri_image {
 
 typedef struct cri_sandbox {
 	char *id;
-	char *uid;         /* label io.kubernetes.pod.uid, else metadata.uid */
+	char *uid;         /* metadata.uid, else label io.kubernetes.pod.uid */
 	char *name, *namespace_;
 	bool ready;
 	int64_t created_at; /* ns */

@@ -281,7 +281,8 @@ static int sandbox_copy(const Runtime__V1__PodSandbox *in, size_t i, cri_sandbox
 
 	if (!token_ok(in->id, CRI_STRING_MAX, false))
 		return fail(why, size, -EBADMSG, "sandbox %zu: id is empty, too long or not printable", i);
-	if (!uid && md)
+	/* the metadata's uid first: the kubelet's stats and GC know a sandbox's pod by it */
+	if (md && md->uid && md->uid[0])
 		uid = md->uid;
 	if (!token_ok(uid, 64, true) || (md && (!token_ok(md->name, 253, true) || !token_ok(md->namespace_, 63, true))))
 		return fail(why, size, -EBADMSG, "sandbox %s: pod uid, name or namespace too long or not printable", in->id);

@@ -52,6 +52,7 @@ struct runtime_state {
 	uint64_t images_removed, bytes_removed;
 	int64_t last_pending[_SIGNAL_MAX]; /* what the last decision counted */
 	unsigned last_n_dead[_SIGNAL_MAX]; /* the dead containers behind it */
+	runtime_label_notes label_notes; /* containers labelled for another pod than their sandbox's */
 	bool sync_done;           /* runtime_list_now */
 	int sync_error;
 };
@@ -203,6 +204,7 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	client_close(rt);
 	listing_drop(rt);
 	images_forget(rt);
+	runtime_label_notes_done(&rt->label_notes);
 	free(rt->state_dir);
 	sd_event_unref(rt->event);
 	free(rt);
@@ -493,7 +495,7 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 			out->hold[s] = disk_signal((evictd_signal)s) && (rt->refreshing || rt->removal);
 		return;
 	}
-	runtime_attribute(snap, rt->listing, rt->layout);
+	runtime_attribute(snap, rt->listing, rt->layout, &rt->label_notes);
 	image_history *h = calloc(rt->listing->n_images ? rt->listing->n_images : 1, sizeof(*h));
 	if (!h)
 		return;

@@ -6,9 +6,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "log.h"
 
 /* Files looked at in one log directory at most: a kubelet keeps a handful (containerLogMaxFiles). */
 #define LOG_DIR_ENTRIES_MAX 4096
@@ -75,11 +78,89 @@ void runtime_measure_logs(cri_listing *l)
 	}
 }
 
-void runtime_attribute(snapshot *snap, const cri_listing *l, disk_layout layout)
+void runtime_label_notes_done(runtime_label_notes *notes)
+{
+	if (!notes)
+		return;
+	for (size_t i = 0; i < notes->n; i++)
+		free(notes->ids[i]);
+	free(notes->ids);
+	*notes = (runtime_label_notes){ 0 };
+}
+
+static const cri_sandbox *sandbox_of(const cri_listing *l, const char *id)
+{
+	for (size_t i = 0; i < l->n_sandboxes; i++)
+		if (strcmp(l->sandboxes[i].id, id) == 0)
+			return &l->sandboxes[i];
+	return NULL;
+}
+
+static bool noted(const runtime_label_notes *notes, const char *id)
+{
+	for (size_t i = 0; i < notes->n; i++)
+		if (strcmp(notes->ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+static void note_mislabelled(runtime_label_notes *notes, const cri_container *c, const cri_sandbox *sb)
+{
+	if (!notes || noted(notes, c->id))
+		return;
+	char **ids = realloc(notes->ids, (notes->n + 1) * sizeof(*ids));
+	if (!ids)
+		return;
+	notes->ids = ids;
+	if (!(ids[notes->n] = strdup(c->id)))
+		return;
+	notes->n++;
+	log_msg(LOG_WARNING, "Container %.64s (%s) in sandbox %.64s of pod %s/%s (uid %s) is labelled io.kubernetes.pod.uid=%s: "
+	        "its disk usage is counted for the sandbox's pod, as the kubelet counts it, not for the pod its label names",
+	        c->id, c->name, sb->id, sb->namespace_, sb->name, sb->uid, c->pod_uid);
+}
+
+/* Forgets the containers no longer listed: the notes stay as small as the node's containers. */
+static void notes_prune(runtime_label_notes *notes, const cri_listing *l)
+{
+	size_t k = 0;
+	for (size_t i = 0; notes && i < notes->n; i++) {
+		if (cri_listing_container(l, notes->ids[i]))
+			notes->ids[k++] = notes->ids[i];
+		else
+			free(notes->ids[i]);
+	}
+	if (notes)
+		notes->n = k;
+}
+
+/* Each container's pod: its sandbox's uid; NULL for a container whose sandbox is not listed. */
+static const char **container_owners(const cri_listing *l, runtime_label_notes *notes)
+{
+	const char **owner = calloc(l->n_containers ? l->n_containers : 1, sizeof(*owner));
+	if (!owner)
+		return NULL;
+	notes_prune(notes, l);
+	for (size_t k = 0; k < l->n_containers; k++) {
+		const cri_container *c = &l->containers[k];
+		const cri_sandbox *sb = sandbox_of(l, c->sandbox_id);
+		if (!sb || !sb->uid[0])
+			continue;
+		owner[k] = sb->uid;
+		if (c->state == CRI_RUNNING && c->pod_uid[0] && strcmp(c->pod_uid, sb->uid) != 0)
+			note_mislabelled(notes, c, sb);
+	}
+	return owner;
+}
+
+void runtime_attribute(snapshot *snap, const cri_listing *l, disk_layout layout, runtime_label_notes *notes)
 {
 	snap->layout = layout;
 	if (layout == LAYOUT_UNKNOWN)
 		return;
+	const char **owner = container_owners(l, notes);
+	if (!owner)
+		return; /* no memory: the pods are ranked without the runtime's share, as with no runtime */
 	for (size_t i = 0; i < snap->n_pods; i++) {
 		pod_info *p = &snap->pods[i];
 		int64_t rb = 0, ri = 0, lb = 0, li = 0;
@@ -87,7 +168,7 @@ void runtime_attribute(snapshot *snap, const cri_listing *l, disk_layout layout)
 
 		for (size_t k = 0; k < l->n_containers; k++) {
 			const cri_container *c = &l->containers[k];
-			if (c->state != CRI_RUNNING || strcmp(c->pod_uid, p->uid) != 0)
+			if (c->state != CRI_RUNNING || !owner[k] || strcmp(owner[k], p->uid) != 0)
 				continue;
 			if (c->has_rootfs) {
 				rootfs = true;
@@ -130,4 +211,5 @@ void runtime_attribute(snapshot *snap, const cri_listing *l, disk_layout layout)
 			break;
 		}
 	}
+	free(owner);
 }

@@ -26,10 +26,21 @@ disk_layout runtime_layout(const cri_listing *l, const char *kubelet_root, char 
  */
 void runtime_measure_logs(cri_listing *l);
 
+/* Containers whose own io.kubernetes.pod.uid label named another pod than their sandbox: logged
+ * once each (while they are listed). Zero-initialised; runtime_label_notes_done frees it. */
+typedef struct runtime_label_notes {
+	char **ids;
+	size_t n;
+} runtime_label_notes;
+void runtime_label_notes_done(runtime_label_notes *notes);
+
 /*
  * Sets each pod's rootfs, logs and, per the layout, disk_* (nodefs) and imagefs_* from the
- * listing: its containers by the kubelet's label io.kubernetes.pod.uid, running ones only (the
- * kubelet's removeTerminatedContainers). A pod whose emptyDir volumes were not measured keeps
- * has_disk false for nodefs. snap->layout is set.
+ * listing: its containers as the kubelet's CRI stats provider finds them — through the
+ * container's sandbox (pod_sandbox_id) to that sandbox's uid, never by the container's own label,
+ * which anything that can create a container may set (a container whose sandbox is not listed
+ * counts for no pod) — running ones only (the kubelet's removeTerminatedContainers). A container
+ * whose label disagrees with its sandbox is logged once per notes (NULL: not logged). A pod whose
+ * emptyDir volumes were not measured keeps has_disk false for nodefs. snap->layout is set.
  */
-void runtime_attribute(snapshot *snap, const cri_listing *l, disk_layout layout);
+void runtime_attribute(snapshot *snap, const cri_listing *l, disk_layout layout, runtime_label_notes *notes);
