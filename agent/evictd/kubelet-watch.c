@@ -8,6 +8,8 @@
  * `evictd --dump-config` never disagree for longer than an inotify wake-up. What the kubelet's
  * configuration means for evictd's thresholds is said once per load: a broken file, a missing one
  * someone named, and each threshold the kubelet would act on at or before evictd.
+ * The same follower waits for the container runtime's socket (runtime.c): a runtime started after
+ * evictd is a socket made in a directory that may not exist yet either.
  */
 #include "kubelet-watch.h"
 
@@ -48,6 +50,7 @@ struct kubelet_watch {
 	config_file_stamp stamp[2];   /* the files as the running configuration read them */
 	kubelet_changed_fn changed;
 	void *userdata;
+	const char *subject;          /* what is followed, for the log */
 };
 
 static const char *base_name(const char *path)
@@ -110,8 +113,8 @@ static void watch_nearest(kubelet_watch *w)
 				break;
 			}
 			if (errno != ENOENT && errno != ENOTDIR) {
-				log_error_errno(errno, "cannot watch %s for the kubelet's configuration %s (changes are read at "
-				                "start and on reload only)", p, w->path);
+				log_error_errno(errno, "cannot watch %s for %s %s (changes are read at start and on reload only)",
+				                p, w->subject, w->path);
 				unwatch(w);
 				return;
 			}
@@ -135,12 +138,13 @@ static bool files_changed(const kubelet_watch *w)
 	return !config_file_stamp_equal(&now[0], &w->stamp[0]) || !config_file_stamp_equal(&now[1], &w->stamp[1]);
 }
 
-static bool is_symlink(const kubelet_watch *w, const char *name)
+/* A symlink or a socket is complete once made; a regular file only once written (IN_CLOSE_WRITE). */
+static bool complete_at_create(const kubelet_watch *w, const char *name)
 {
 	char p[PATH_MAX + NAME_MAX + 2];
 	struct stat st;
 	snprintf(p, sizeof(p), "%s/%s", strcmp(w->dir, "/") == 0 ? "" : w->dir, name);
-	return lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+	return lstat(p, &st) == 0 && (S_ISLNK(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -184,7 +188,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
 			}
 			if (strcmp(ie->name, base_name(w->path)) != 0 && strcmp(ie->name, "kubeadm-flags.env") != 0)
 				continue;
-			if ((ie->mask & IN_CREATE) && !is_symlink(w, ie->name))
+			if ((ie->mask & IN_CREATE) && !complete_at_create(w, ie->name))
 				continue; /* a file being written: its IN_CLOSE_WRITE follows */
 			snprintf(why, sizeof(why), "the kubelet's %s %s", ie->name,
 			         ie->mask & (IN_DELETE | IN_MOVED_FROM) ? "was removed" : "changed");
@@ -220,7 +224,8 @@ int kubelet_watch_new(sd_event *e, kubelet_changed_fn changed, void *userdata, k
 
 	if (!w)
 		return -ENOMEM;
-	*w = (kubelet_watch){ .fd = -1, .wd = -1, .changed = changed, .userdata = userdata };
+	*w = (kubelet_watch){ .fd = -1, .wd = -1, .changed = changed, .userdata = userdata,
+		              .subject = "the kubelet's configuration" };
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0) {
 		r = -errno;
@@ -235,6 +240,12 @@ int kubelet_watch_new(sd_event *e, kubelet_changed_fn changed, void *userdata, k
 	}
 	*ret = w;
 	return 0;
+}
+
+void kubelet_watch_set_subject(kubelet_watch *w, const char *subject)
+{
+	if (w && subject)
+		w->subject = subject;
 }
 
 kubelet_watch *kubelet_watch_free(kubelet_watch *w)

@@ -21,6 +21,13 @@ typedef void (*kubelet_changed_fn)(void *userdata, const char *why);
  * start and on reload only. Returns 0 or -errno.
  */
 int kubelet_watch_new(sd_event *e, kubelet_changed_fn changed, void *userdata, kubelet_watch **ret);
+/*
+ * The same follower for another file (the container runtime's socket: runtime.c), named so in the
+ * log (a static string; default "the kubelet's configuration"). A file made as a whole (a socket,
+ * a symlink) is a change at its creation, a regular file once written. changed() is also called
+ * for kubeadm-flags.env beside the file: a caller that follows something else looks for itself.
+ */
+void kubelet_watch_set_subject(kubelet_watch *w, const char *subject);
 kubelet_watch *kubelet_watch_free(kubelet_watch *w);
 
 /*

@@ -13,6 +13,7 @@
 
 #include "cri.h"
 #include "image-remove.h"
+#include "kubelet-watch.h"
 #include "log.h"
 #include "noderec-state.h"
 #include "runtime-disk.h"
@@ -26,6 +27,11 @@ struct runtime_state {
 	char socket[108];
 	char why_off[PATH_MAX + 128];
 	char runtime[128];        /* "containerd 1.6.20 (CRI v1)" once Version answered */
+	/* The socket(s) awaited (a runtime started after evictd): the endpoint's while it does not
+	 * exist, or containerd's and CRI-O's while neither does and nothing names one. */
+	kubelet_watch *socket_watch[2];
+	bool awaiting_default;    /* no endpoint named and neither default socket there */
+	bool appeared;            /* the awaited socket appeared: the next Version says it turns on */
 
 	cri_listing *listing;     /* the latest, its log sizes measured */
 	uint64_t listing_usec;    /* when it arrived; 0: none usable (never, or a removal since) */
@@ -64,6 +70,7 @@ static void resolve_endpoint(runtime_state *rt)
 	struct stat st;
 
 	rt->socket[0] = '\0';
+	rt->awaiting_default = false;
 	if (c->runtime_endpoint) {
 		if (!c->runtime_endpoint[0]) {
 			snprintf(rt->why_off, sizeof(rt->why_off), "container-runtime-endpoint = none");
@@ -78,8 +85,9 @@ static void resolve_endpoint(runtime_state *rt)
 		p = CRIO_SOCKET;
 	if (!p) {
 		snprintf(rt->why_off, sizeof(rt->why_off), "no runtime socket (neither %s nor %s exists, and no "
-		         "container-runtime-endpoint or containerRuntimeEndpoint names one)",
+		         "container-runtime-endpoint or containerRuntimeEndpoint names one; both are waited for)",
 		         CONTAINERD_SOCKET, CRIO_SOCKET);
+		rt->awaiting_default = true;
 		return;
 	}
 	snprintf(rt->socket, sizeof(rt->socket), "%.107s", p);
@@ -110,6 +118,62 @@ static int client_open(runtime_state *rt)
 		return 0;
 	}
 	return r;
+}
+
+static bool socket_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+static void on_socket_change(void *userdata, const char *why);
+
+/*
+ * At boot the runtime often starts after evictd: its socket is followed (kubelet-watch.c, the
+ * kubelet configuration's follower) until it exists, and node-level reclaim turns on then rather
+ * than at the next reload. Nothing is followed once it exists or when none is wanted.
+ */
+static void follow_sockets(runtime_state *rt)
+{
+	const char *want[2] = { NULL, NULL };
+
+	if (rt->client && !socket_exists(rt->socket))
+		want[0] = rt->socket;
+	else if (!rt->client && rt->awaiting_default) {
+		want[0] = CONTAINERD_SOCKET;
+		want[1] = CRIO_SOCKET;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (want[i] && !rt->socket_watch[i] &&
+		    kubelet_watch_new(rt->event, on_socket_change, rt, &rt->socket_watch[i]) < 0) {
+			log_msg(LOG_WARNING, "Cannot follow %s: a container runtime started later is used after a reload only",
+			        want[i]);
+			continue;
+		}
+		kubelet_watch_set_subject(rt->socket_watch[i], "the container runtime's socket");
+		kubelet_watch_arm(rt->socket_watch[i], want[i], NULL);
+	}
+}
+
+static void on_version(int error, const char *text, void *userdata);
+static void refresh(runtime_state *rt);
+
+static void on_socket_change(void *userdata, const char *why)
+{
+	runtime_state *rt = userdata;
+
+	(void)why; /* the follower says a name changed; whether the socket is there is looked at here */
+	if (!rt->client) {
+		if (!rt->awaiting_default || client_open(rt) < 0 || !rt->client)
+			return;
+	} else if (!socket_exists(rt->socket))
+		return;
+	/* A listing that failed before the socket existed says nothing of the runtime now there. */
+	rt->failed_usec = 0;
+	rt->appeared = true;
+	follow_sockets(rt);
+	(void)cri_client_version(rt->client, on_version, rt);
+	refresh(rt);
 }
 
 /* What an earlier evictd of this boot counted and saw carries over: ages go on from there. */
@@ -166,6 +230,7 @@ int runtime_state_new(sd_event *e, const evictd_config *cfg, const char *state_d
 		runtime_state_free(rt);
 		return r;
 	}
+	follow_sockets(rt);
 	*ret = rt;
 	return 0;
 }
@@ -202,6 +267,8 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	if (!rt)
 		return NULL;
 	client_close(rt);
+	for (int i = 0; i < 2; i++)
+		rt->socket_watch[i] = kubelet_watch_free(rt->socket_watch[i]);
 	listing_drop(rt);
 	images_forget(rt);
 	runtime_label_notes_done(&rt->label_notes);
@@ -335,18 +402,22 @@ static void on_version(int error, const char *text, void *userdata)
 		return;
 	log_entry_init(&e, error < 0 ? LOG_WARNING : LOG_INFO, MSGID_RUNTIME_STATUS);
 	log_entry_add(&e, FIELD_ENDPOINT, "%s", rt->socket);
+	bool appeared = rt->appeared;
+	rt->appeared = false;
 	if (error < 0) {
+		bool missing = !socket_exists(rt->socket);
 		log_entry_add(&e, FIELD_RUNTIME, "unreachable");
 		log_entry_add(&e, FIELD_REASON, "%s", text);
 		log_entry_send(&e, "Container runtime at %s: %s. Not done while it stays so: node-level reclaim before disk "
-		               "evictions and ranking by writable layers (asked again when a disk threshold is met)",
-		               rt->socket, text);
+		               "evictions and ranking by writable layers (asked again when a disk threshold is met%s)",
+		               rt->socket, text, missing ? ", and when its socket appears" : "");
 		return;
 	}
 	snprintf(rt->runtime, sizeof(rt->runtime), "%s", text);
 	log_entry_add(&e, FIELD_RUNTIME, "%s", text);
-	log_entry_send(&e, "Container runtime %s at %s: node-level reclaim before disk evictions (%s), pods ranked by "
+	log_entry_send(&e, "Container runtime %s at %s%s: node-level reclaim before disk evictions (%s), pods ranked by "
 	               "writable layers and logs; asked only while a disk threshold is met", text, rt->socket,
+	               appeared ? " (its socket appeared: node-level reclaim turns on)" : "",
 	               rt->cfg->node_reclaim == NODE_RECLAIM_IMAGES    ? "unused images removed"
 	               : rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? "unused images counted, left to the kubelet"
 	                                                              : "off");
@@ -659,11 +730,15 @@ void runtime_reconfigure(runtime_state *rt, const evictd_config *cfg)
 	snprintf(before, sizeof(before), "%s", rt->socket);
 	rt->cfg = cfg;
 	resolve_endpoint(rt);
-	if (strcmp(before, rt->socket) == 0 && (rt->client || !rt->socket[0]))
+	if (strcmp(before, rt->socket) == 0 && (rt->client || !rt->socket[0])) {
+		follow_sockets(rt); /* none any more, when the endpoint became "none" */
 		return;
+	}
 	client_close(rt);
 	listing_drop(rt);
-	if (client_open(rt) < 0 || !rt->client) {
+	int r = client_open(rt);
+	follow_sockets(rt);
+	if (r < 0 || !rt->client) {
 		log_off(rt);
 		return;
 	}

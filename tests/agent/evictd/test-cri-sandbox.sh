@@ -69,4 +69,27 @@ ok "label: a runs" node_alive "$APID"
 ok "label: one line says the label disagreed with the sandbox" test "$(node_count \
 	"Container cx (side) in sandbox sb of pod default/b (uid $B) is labelled io.kubernetes.pod.uid=$A: its disk usage is counted for the sandbox's pod")" = 1
 
+# --- 2. the runtime's socket appears after evictd started -----------------------------------------
+pods
+mkdir -p "$T/nodefs/images"
+dd if=/dev/zero of="$T/nodefs/images/old" bs=1M count=3 status=none
+state "{\"id\": \"sha256:old\", \"tags\": [\"localhost/old:1\"], \"size\": 3145728, \"file\": \"$T/nodefs/images/old\"}"
+rm -f "$T/cri.sock"
+conf
+node_start
+ok "late: at start the runtime is not there, and its socket is followed" node_wait 5 node_logged \
+	"Container runtime at $T/cri.sock: .*(asked again when a disk threshold is met, and when its socket appears)"
+sleep 0.5
+standin
+ok "late: one line says node-level reclaim turns on when the socket appears" node_wait 5 node_logged \
+	"Container runtime standin 0 (CRI v1) at $T/cri.sock (its socket appeared: node-level reclaim turns on): node-level reclaim before disk evictions"
+ok "late: ...once" test "$(node_count "its socket appeared")" = 1
+ok "late: the new runtime is listed at once, before any disk pressure" node_wait 3 grep -q '"method": "ListImages"' "$T/calls.jsonl"
+node_fill_to 4
+ok "late: the disk pressure that follows removes the unused image through it" node_wait 8 node_logged \
+	"Node-level reclaim for nodefs.available: removed 1 unused image (3Mi: localhost/old:1); nodefs.available 4Mi -> 7Mi"
+sleep 1
+ok "late: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
+node_stop
+
 done_testing
