@@ -32,6 +32,7 @@ struct runtime_state {
 	kubelet_watch *socket_watch[2];
 	bool awaiting_default;    /* no endpoint named and neither default socket there */
 	bool appeared;            /* the awaited socket appeared: the next Version says it turns on */
+	sd_event_source *ask_again; /* Version once more, a moment after the socket appeared */
 
 	cri_listing *listing;     /* the latest, its log sizes measured */
 	uint64_t listing_usec;    /* when it arrived; 0: none usable (never, or a removal since) */
@@ -171,6 +172,7 @@ static void on_socket_change(void *userdata, const char *why)
 	/* A listing that failed before the socket existed says nothing of the runtime now there. */
 	rt->failed_usec = 0;
 	rt->appeared = true;
+	rt->ask_again = sd_event_source_disable_unref(rt->ask_again); /* kept once fired: one retry per appearance */
 	follow_sockets(rt);
 	(void)cri_client_version(rt->client, on_version, rt);
 	refresh(rt);
@@ -269,6 +271,7 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	client_close(rt);
 	for (int i = 0; i < 2; i++)
 		rt->socket_watch[i] = kubelet_watch_free(rt->socket_watch[i]);
+	rt->ask_again = sd_event_source_disable_unref(rt->ask_again);
 	listing_drop(rt);
 	images_forget(rt);
 	runtime_label_notes_done(&rt->label_notes);
@@ -393,6 +396,16 @@ static void refresh(runtime_state *rt)
 		rt->refreshing = true;
 }
 
+static int on_ask_again(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	runtime_state *rt = userdata;
+
+	(void)s, (void)usec;
+	if (rt->client)
+		(void)cri_client_version(rt->client, on_version, rt);
+	return 0;
+}
+
 static void on_version(int error, const char *text, void *userdata)
 {
 	runtime_state *rt = userdata;
@@ -404,6 +417,14 @@ static void on_version(int error, const char *text, void *userdata)
 	log_entry_add(&e, FIELD_ENDPOINT, "%s", rt->socket);
 	bool appeared = rt->appeared;
 	rt->appeared = false;
+	if (error < 0 && appeared && !rt->ask_again && rt->client) {
+		/* A socket is made by bind() before listen(): asked in between, the runtime refuses.
+		 * Asked once more a second later, before saying it is unreachable. */
+		rt->appeared = sd_event_add_time_relative(rt->event, &rt->ask_again, CLOCK_MONOTONIC, 1000000, 0,
+		                                          on_ask_again, rt) >= 0;
+		if (rt->appeared)
+			return;
+	}
 	if (error < 0) {
 		bool missing = !socket_exists(rt->socket);
 		log_entry_add(&e, FIELD_RUNTIME, "unreachable");
