@@ -38,7 +38,7 @@ standin() {
 }
 conf() {
 	node_conf 6Mi "image-minimum-gc-age = 0s" "[agent]" "container-runtime-endpoint = unix://$T/cri.sock" \
-		"runtime-request-timeout = 1s"
+		"runtime-request-timeout = 5s"	# the stand-in is python: slow on a loaded machine
 }
 pods() {
 	stop_standin
@@ -84,10 +84,10 @@ standin
 ok "late: one line says node-level reclaim turns on when the socket appears" node_wait 5 node_logged \
 	"Container runtime standin 0 (CRI v1) at $T/cri.sock (its socket appeared: node-level reclaim turns on): node-level reclaim before disk evictions"
 ok "late: ...once" test "$(node_count "its socket appeared")" = 1
-ok "late: the new runtime is listed at once, before any disk pressure" node_wait 3 grep -q '"method": "ListImages"' "$T/calls.jsonl"
+ok "late: the new runtime is listed at once, before any disk pressure" node_wait 5 grep -q '"method": "ListImages"' "$T/calls.jsonl"
 node_fill_to 4
 ok "late: the disk pressure that follows removes the unused image through it" node_wait 8 node_logged \
-	"Node-level reclaim for nodefs.available: removed 1 unused image (3Mi: localhost/old:1); nodefs.available 4Mi -> 7Mi"
+	"Node-level reclaim for nodefs.available: removed 1 unused image (3Mi: localhost/old:1); nodefs.available [0-9.]*Mi -> 7Mi"
 sleep 1
 ok "late: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
 node_stop
