@@ -47,6 +47,9 @@ struct preemptd {
 	histogram attempt_duration[RESULTS];
 	uint64_t preemption_attempts;
 	histogram victims;
+	histogram pod_attempts;  /* scheduler_pod_scheduling_attempts: cycles of each pod bound */
+	histogram bind_duration[2]; /* the Bind extension point, by status: Success, Error */
+	char *reporting_instance; /* Events' reportingInstance: <scheduler-name>-<hostname> */
 };
 
 /* scrape.c: the HTTP endpoints. */

@@ -250,8 +250,49 @@ FIELDS = {
     "spec.schedulerName": lambda o: (o.get("spec") or {}).get("schedulerName", ""),
     "involvedObject.uid": lambda o: (o.get("involvedObject") or {}).get("uid", ""),
     "involvedObject.name": lambda o: (o.get("involvedObject") or {}).get("name", ""),
+    "involvedObject.namespace": lambda o: (o.get("involvedObject") or {}).get("namespace", ""),
+    "involvedObject.kind": lambda o: (o.get("involvedObject") or {}).get("kind", ""),
+    "involvedObject.apiVersion": lambda o: (o.get("involvedObject") or {}).get("apiVersion", ""),
+    "involvedObject.resourceVersion":
+        lambda o: (o.get("involvedObject") or {}).get("resourceVersion", ""),
+    "involvedObject.fieldPath": lambda o: (o.get("involvedObject") or {}).get("fieldPath", ""),
+    "source": lambda o: (o.get("source") or {}).get("component", ""),
+    "type": lambda o: o.get("type", ""),
     "reason": lambda o: o.get("reason", ""),
 }
+
+
+def event_as_core(ev):
+    """An events.k8s.io/v1 Event as /api/v1 serves it: one storage, two versions
+    (pkg/apis/events/v1/conversion.go, Convert_v1_Event_To_core_Event): note -> message,
+    regarding -> involvedObject, reportingController -> reportingComponent, deprecatedSource ->
+    source, deprecatedFirstTimestamp/LastTimestamp/Count -> firstTimestamp/lastTimestamp/count;
+    eventTime, series, action, related, reportingInstance, type, reason as they are."""
+    out = {"kind": "Event", "apiVersion": "v1", "metadata": copy.deepcopy(ev["metadata"]),
+           "involvedObject": copy.deepcopy(ev.get("regarding") or {}),
+           "reason": ev.get("reason", ""), "message": ev.get("note", ""),
+           "source": copy.deepcopy(ev.get("deprecatedSource") or {}),
+           "firstTimestamp": ev.get("deprecatedFirstTimestamp"),
+           "lastTimestamp": ev.get("deprecatedLastTimestamp"),
+           "type": ev.get("type", ""), "eventTime": ev.get("eventTime"),
+           "action": ev.get("action", ""),
+           "reportingComponent": ev.get("reportingController", ""),
+           "reportingInstance": ev.get("reportingInstance", "")}
+    if ev.get("deprecatedCount"):
+        out["count"] = ev["deprecatedCount"]
+    for k in ("series", "related"):
+        if ev.get(k) is not None:
+            out[k] = copy.deepcopy(ev[k])
+    return out
+
+
+def core_event_view(store, r, ns):
+    """/api/v1 events: the core ones and the events.k8s.io ones, converted (lock held)."""
+    items = list(store.list(r, ns))
+    if r.name == "events" and not r.group:
+        items += [event_as_core(o) for o in store.list(BY_PATH[("events.k8s.io", "v1", "events")], ns)]
+        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+    return items
 
 
 def check_fields(r, sel):
@@ -1081,6 +1122,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         lsel = parse_label_selector(self.q("labelSelector"))
         with S.store.lock:
             obj = S.store.get(r, ns, name) if name else None
+            if obj is None and name and r.name == "events" and not r.group and m == "GET":
+                ev = S.store.get(BY_PATH[("events.k8s.io", "v1", "events")], ns, name)
+                obj = event_as_core(ev) if ev else None
             obj = copy.deepcopy(obj)
         if not name:
             if m == "GET":
@@ -1146,7 +1190,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if too_old:
                 raise err_expired(CONTINUE_TOO_OLD)
         with S.store.lock:
-            items = [copy.deepcopy(o) for o in S.store.list(r, ns)
+            items = [copy.deepcopy(o) for o in core_event_view(S.store, r, ns)
                      if match_fields(o, fsel) and match_labels(o, lsel)]
             cur = S.store.rv
         if rv is None:

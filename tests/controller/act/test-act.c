@@ -169,7 +169,9 @@ static void test_bind_on_the_wire(void **state)
 	teardown(&w);
 }
 
-/* 409: someone else decided. No Event, no second binding; the pod waits for news. */
+/* 409: someone else decided. No second binding; the pod waits for news. The refusal is a Warning
+ * FailedScheduling Event in the API server's words (kube's handleSchedulingFailure after a failed
+ * binding cycle), not a Scheduled one. */
 static void test_bind_conflict(void **state)
 {
 	(void)state;
@@ -180,7 +182,14 @@ static void test_bind_conflict(void **state)
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "1", "", PENDING), 0);
 	decide(&w, DECISION_BIND);
 	answer(&w.fake, 0, 409, "{\"kind\":\"Status\",\"message\":\"pod p is already assigned to node n2\"}", -1);
-	assert_int_equal(w.fake.n, 1);
+	assert_int_equal(w.fake.n, 2);
+	expect_call(&w, 1, "POST", "/apis/events.k8s.io/v1/namespaces/default/events");
+	expect_in_body(&w, 1, "\"reason\":\"FailedScheduling\",\"type\":\"Warning\"");
+	expect_in_body(&w, 1, "\"note\":\"pod p is already assigned to node n2\"");
+	act_stats st;
+	act_get_stats(w.a, &st);
+	assert_int_equal(st.bind_conflicts, 1);
+	assert_int_equal(st.bind_failures, 1);
 	cluster_get_counts(w.c, &cc);
 	assert_int_equal(cc.held, 1);
 	pp_err err = { "" };
@@ -324,7 +333,8 @@ static void test_two_events_one_turn(void **state)
 	teardown(&w);
 }
 
-/* The same FitError again: no second status patch, no second Event. A new one: both. */
+/* The same FitError again: no second status patch, no second Event, but the first Event's series
+ * (client-go's recordToSink: count 2, a patch of the series only). A new one: both. */
 static void test_unschedulable_not_repeated(void **state)
 {
 	(void)state;
@@ -342,14 +352,18 @@ static void test_unschedulable_not_repeated(void **state)
 	pp_err err = { "" };
 	assert_int_equal(queue_advance(w.q, T0 + 400 * S, &err), 0);
 	decide(&w, DECISION_UNSCHEDULABLE);
-	assert_int_equal(w.fake.n, 2);
+	assert_int_equal(w.fake.n, 3);
+	assert_string_equal(w.fake.calls[2].method, "PATCH");
+	assert_non_null(strstr(w.fake.calls[2].path, "/apis/events.k8s.io/v1/namespaces/default/events/p."));
+	expect_in_body(&w, 2, "{\"series\":{\"count\":2,\"lastObservedTime\":\"");
+	answer(&w.fake, 2, 200, NULL, -1);
 	assert_int_equal(put(w.c, NODE_JSON("n2", "1")), 0);
 	assert_int_equal(queue_advance(w.q, T0 + 420 * S, &err), 0);
 	decide(&w, DECISION_UNSCHEDULABLE);
-	assert_int_equal(w.fake.n, 4);
-	expect_in_body(&w, 2, "0/2 nodes are available: 2 Insufficient cpu.");
+	assert_int_equal(w.fake.n, 5);
+	expect_in_body(&w, 3, "0/2 nodes are available: 2 Insufficient cpu.");
 	/* the condition was False already: its transition time is left alone */
-	assert_null(strstr(w.fake.calls[2].body, "lastTransitionTime"));
+	assert_null(strstr(w.fake.calls[3].body, "lastTransitionTime"));
 	teardown(&w);
 }
 
