@@ -99,7 +99,7 @@ static void binding_ended(act *a, const char *ns, const char *name, write_result
 	if (r != WRITE_OK)
 		a->stats.bind_failures++;
 	if (a->binding_done) {
-		act_binding b = { .ok = r == WRITE_OK, .started_mono_ns = m->started_mono_ns,
+		act_binding b = { .namespace_ = ns, .name = name, .ok = r == WRITE_OK, .started_mono_ns = m->started_mono_ns,
 			          .sent_mono_ns = m->sent_mono_ns, .attempts = m->attempts };
 		a->binding_done(a->userdata, &b);
 	}

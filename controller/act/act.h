@@ -33,6 +33,7 @@ typedef struct act act;
 /* How a binding ended, for the attempt's metrics (kube-scheduler counts an attempt when its
  * binding cycle ends: schedule_one.go's bindingCycle / handleBindingCycleError). */
 typedef struct act_binding {
+	const char *namespace_, *name;
 	bool ok;                 /* the API server accepted it */
 	int64_t started_mono_ns; /* the cycle's start (decision.started_mono_ns) */
 	int64_t sent_mono_ns;    /* when the binding was handed to the writer */

@@ -24,6 +24,9 @@ static const double victim_bounds[] = { 1, 2, 4, 8, 16, 32, 64 };
 /* scheduler_pod_scheduling_attempts: ExponentialBuckets(1, 2, 5); the extension points'
  * durations: ExponentialBuckets(0.0001, 2, 12) (pkg/scheduler/metrics/metrics.go). */
 static const double pod_attempt_bounds[] = { 1, 2, 4, 8, 16 };
+/* the SLI's ExponentialBuckets(0.01, 2, 20) */
+static const double sli_bounds[] = { 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
+	                             10.24, 20.48, 40.96, 81.92, 163.84, 327.68, 655.36, 1310.72, 2621.44, 5242.88 };
 static const double extension_bounds[] = { 0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032,
 	                                   0.0064, 0.0128, 0.0256, 0.0512, 0.1024, 0.2048 };
 
@@ -81,6 +84,46 @@ static void arm_due(preemptd *d)
 	(void)sd_event_source_set_enabled(d->due, SD_EVENT_ONESHOT);
 }
 
+static void free_value(const char *key, void *value, void *userdata)
+{
+	(void)key;
+	(void)userdata;
+	free(value);
+}
+
+static void prune_first(const char *key, void *value, void *userdata)
+{
+	preemptd *d = userdata;
+	const char *slash = strchr(key, '/');
+	char ns[256];
+
+	if (!slash || (size_t)(slash - key) >= sizeof(ns))
+		return;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
+	if (!cluster_pod_uid(d->cluster, ns, slash + 1)) /* gone before it was bound */
+		free(objmap_remove(&d->first_attempt, key));
+	(void)value;
+}
+
+/* The pod's first attempt, as kube's queue stamps QueuedPodInfo.InitialAttemptTimestamp at its
+ * first pop: the SLI's start. */
+static void note_first_attempt(preemptd *d, const decision *dc)
+{
+	char key[512];
+	int64_t *t;
+
+	snprintf(key, sizeof(key), "%s/%s", dc->pod.namespace_, dc->pod.name);
+	if (objmap_get(&d->first_attempt, key) || !(t = malloc(sizeof(*t))))
+		return;
+	*t = dc->started_mono_ns;
+	if (objmap_put(&d->first_attempt, key, t) < 0) {
+		free(t);
+		return;
+	}
+	if (++d->first_attempts_added % 1024 == 0)
+		objmap_foreach(&d->first_attempt, prune_first, d);
+}
+
 /* A cycle's attempt is counted when it ends: an unschedulable one now, a bound one when its
  * binding is answered (binding_done), as schedule_one.go counts them (handleSchedulingFailure's
  * PodUnschedulable; the binding cycle's PodScheduled, or PodScheduleError when it fails). */
@@ -88,6 +131,7 @@ static void account(preemptd *d, const decision *dc)
 {
 	switch (dc->kind) {
 	case DECISION_BIND:
+		note_first_attempt(d, dc);
 		return;
 	case DECISION_PREEMPT:
 		histogram_observe(&d->victims, (double)dc->n_victims);
@@ -98,6 +142,7 @@ static void account(preemptd *d, const decision *dc)
 	default:
 		return;
 	}
+	note_first_attempt(d, dc);
 	d->attempts[RESULT_UNSCHEDULABLE]++;
 	histogram_observe(&d->attempt_duration[RESULT_UNSCHEDULABLE], (double)dc->duration_ns / 1e9);
 	/* every PostFilter run, helpful or not: DefaultPreemption.PostFilter's deferred
@@ -114,8 +159,19 @@ static void binding_done(void *userdata, const act_binding *b)
 	d->attempts[result]++;
 	histogram_observe(&d->attempt_duration[result], (double)(now - b->started_mono_ns) / 1e9);
 	histogram_observe(&d->bind_duration[b->ok ? 0 : 1], (double)(now - b->sent_mono_ns) / 1e9);
-	if (b->ok)
-		histogram_observe(&d->pod_attempts, (double)b->attempts);
+	if (!b->ok)
+		return;
+	histogram_observe(&d->pod_attempts, (double)b->attempts);
+	/* schedule_one.go's bindingCycle: PodSchedulingSLIDuration from the first attempt to the
+	 * binding, by the attempts it took */
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", b->namespace_, b->name);
+	int64_t *first = objmap_remove(&d->first_attempt, key);
+	if (first) {
+		unsigned a = b->attempts < 1 ? 1 : b->attempts > SLI_ATTEMPTS_MAX ? SLI_ATTEMPTS_MAX : b->attempts;
+		histogram_observe(&d->sli[a - 1], (double)(now - *first) / 1e9);
+		free(first);
+	}
 }
 
 /* What ends with time (a nomination past its deadline) is carried out like a cycle's decision. */
@@ -328,6 +384,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 		histogram_init(&d->attempt_duration[i], attempt_bounds, sizeof(attempt_bounds) / sizeof(attempt_bounds[0]));
 	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
 	histogram_init(&d->pod_attempts, pod_attempt_bounds, sizeof(pod_attempt_bounds) / sizeof(pod_attempt_bounds[0]));
+	for (int i = 0; i < SLI_ATTEMPTS_MAX; i++)
+		histogram_init(&d->sli[i], sli_bounds, sizeof(sli_bounds) / sizeof(sli_bounds[0]));
 	for (int i = 0; i < 2; i++)
 		histogram_init(&d->bind_duration[i], extension_bounds, sizeof(extension_bounds) / sizeof(extension_bounds[0]));
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
@@ -427,6 +485,8 @@ preemptd *preemptd_free(preemptd *d)
 	sd_event_unref(d->event);
 	free(d->identity);
 	free(d->reporting_instance);
+	objmap_foreach(&d->first_attempt, free_value, NULL);
+	objmap_done(&d->first_attempt);
 	free(d);
 	return NULL;
 }

@@ -40,6 +40,17 @@ static void attempts(preemptd *d, FILE *f)
 		                  metrics_labels(l, sizeof(l), "extension_point", "Bind", "profile", d->cfg->scheduler_name,
 		                                 "status", bind_status[i], NULL),
 		                  &d->bind_duration[i]);
+	metrics_family(f, "scheduler_pod_scheduling_sli_duration_seconds", "histogram",
+	               "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and "
+	               "might involve multiple scheduling attempts.");
+	for (int i = 0; i < SLI_ATTEMPTS_MAX; i++) {
+		char n[16];
+		if (!d->sli[i].count)
+			continue; /* kube's vector has a series per attempts value seen */
+		snprintf(n, sizeof(n), "%d", i + 1);
+		metrics_histogram(f, "scheduler_pod_scheduling_sli_duration_seconds",
+		                  metrics_labels(l, sizeof(l), "attempts", n, NULL), &d->sli[i]);
+	}
 	metrics_family(f, "scheduler_preemption_attempts_total", "counter", "Total preemption attempts in the cluster till now");
 	metrics_sample(f, "scheduler_preemption_attempts_total", NULL, (double)d->preemption_attempts);
 	metrics_family(f, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");

@@ -2,8 +2,9 @@
 # What a kube-scheduler operator reads, as kube-scheduler gives it (docs/kube-scheduler-operators.md):
 # an attempt ends with its binding (scheduler_schedule_attempts_total counts a binding refused
 # with 409 as "error", scheduler_scheduling_attempt_duration_seconds includes the binding's
-# answer), every PostFilter run is a preemption attempt, scheduler_pod_scheduling_attempts and
-# leader_election_master_status exist; a refused binding is a Warning FailedScheduling Event in
+# answer), every PostFilter run is a preemption attempt, scheduler_pod_scheduling_attempts, the
+# SLI duration, the Bind extension point and leader_election_master_status exist; a FailedScheduling
+# repeated grows the first Event's series; a refused binding is a Warning FailedScheduling Event in
 # the API server's words; the Lease gets "<identity> became leader"; Events carry kube's
 # reportingInstance and are read through /api/v1 as kubectl get events / describe pod read them;
 # /readyz?verbose lists its checks.
@@ -31,6 +32,9 @@ ok "scheduler_framework_extension_point_duration_seconds{extension_point=Bind} t
 	"$PY" -c "import sys; sys.exit(0 if float('$bind_sum') >= 0.6 else 1)"
 ok "scheduler_pod_scheduling_attempts: one pod bound at its first attempt" \
 	[ "$(metric a scheduler_pod_scheduling_attempts_count)" = 1 ] && [ "$(metric a scheduler_pod_scheduling_attempts_sum)" = 1 ]
+sli=$(metric a scheduler_pod_scheduling_sli_duration_seconds_sum '{"attempts": "1"}')
+ok "scheduler_pod_scheduling_sli_duration_seconds{attempts=1}: first attempt to binding ($sli >= 0.6)" \
+	"$PY" -c "import sys; sys.exit(0 if float('${sli:-0}') >= 0.6 else 1)"
 ok "leader_election_master_status{name=pd-lease} 1" [ "$(metric a leader_election_master_status '{"name": "pd-lease"}')" = 1 ]
 leader_event() {
 	[ "$(nevents kube-system 'select(.reason == "LeaderElection" and .type == "Normal" and .note == "pd-a became leader" and
