@@ -4,8 +4,9 @@
  *   bind           POST pods/NAME/binding with the pod's uid, then Event Normal Scheduled
  *                  "Successfully assigned NS/NAME to NODE";
  *   unschedulable  PATCH pods/NAME/status PodScheduled=False/Unschedulable with the FitError
- *                  (only when it changed), Event Warning FailedScheduling (not repeated for the
- *                  same message within ten minutes);
+ *                  (only when it changed), Event Warning FailedScheduling (the same message
+ *                  again within ten minutes extends the first Event's series instead); a
+ *                  binding refused: Warning FailedScheduling with the API server's message;
  *   preempt        each victim not yet terminating: DisruptionTarget=True/PreemptionByScheduler,
  *                  DELETE with a uid precondition and its own grace period, Event Normal Preempted
  *                  "Preempted by pod UID on node NODE"; the preemptor's status gets
