@@ -122,6 +122,16 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 
 	if (st->kind == CLUSTER_WRITE_BIND)
 		binding_ended(a, ns, name, r, status, msg);
+	if (st->kind == CLUSTER_WRITE_EVENT && status == 404 && !strcmp(st->verb, "PATCH")) {
+		/* the series' Event is gone (Events live an hour on the API server): the next
+		 * occurrence is a new Event, as client-go's recordEvent creates one when the patch
+		 * finds none */
+		const char *uid = cluster_pod_uid(a->c, ns, name);
+		struct event_memo *m = uid ? objmap_get(&a->events, uid) : NULL;
+		if (m)
+			m->hash = 0;
+		return;
+	}
 	if (r == WRITE_OK) {
 		if (st->kind == CLUSTER_WRITE_BIND) {
 			a->stats.bound++;

@@ -367,6 +367,32 @@ static void test_unschedulable_not_repeated(void **state)
 	teardown(&w);
 }
 
+/* The series' Event is gone (an Event lives an hour on the API server): the patch gets 404, and
+ * the next repeat is a new Event, as client-go's recordEvent creates one then. */
+static void test_series_event_gone(void **state)
+{
+	(void)state;
+	struct world w;
+	pp_err err = { "" };
+	setup(&w, false);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "1")), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "2", "", PENDING), 0);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	answer(&w.fake, 0, 200, NULL, -1);
+	answer(&w.fake, 1, 201, NULL, -1);
+	assert_int_equal(queue_advance(w.q, T0 + 400 * S, &err), 0);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	assert_int_equal(w.fake.n, 3);
+	assert_string_equal(w.fake.calls[2].method, "PATCH");
+	answer(&w.fake, 2, 404, "{\"kind\":\"Status\",\"reason\":\"NotFound\"}", -1);
+	assert_int_equal(queue_advance(w.q, T0 + 800 * S, &err), 0);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	assert_int_equal(w.fake.n, 4);
+	expect_call(&w, 3, "POST", "/apis/events.k8s.io/v1/namespaces/default/events");
+	expect_in_body(&w, 3, "\"reason\":\"FailedScheduling\"");
+	teardown(&w);
+}
+
 /* Not the leader: nothing goes out, and the assumed binding is dropped (the pod is queued again,
  * backing off). */
 static void test_closed_gate(void **state)
@@ -395,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_weaker_nomination_cleared),
 		cmocka_unit_test(test_two_events_one_turn),
 		cmocka_unit_test(test_unschedulable_not_repeated),
+		cmocka_unit_test(test_series_event_gone),
 		cmocka_unit_test(test_closed_gate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
