@@ -1218,7 +1218,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return obj
         items = [obj] if single else obj["items"]
         include = self.q("includeObject", "Metadata")
-        if r.kind == "Pod":
+        if r.kind == "Event" and not r.group:
+            # printEvent (pkg/printers/internalversion): what kubectl get events shows
+            cols = [("Last Seen", "string", "", 0), ("Type", "string", "", 0),
+                    ("Reason", "string", "", 0), ("Object", "string", "", 0),
+                    ("Subobject", "string", "", 1), ("Source", "string", "", 1),
+                    ("Message", "string", "", 0), ("First Seen", "string", "", 1),
+                    ("Count", "integer", "", 1), ("Name", "string", "name", 1)]
+        elif r.kind == "Pod":
             cols = [("Name", "string", "name", 0), ("Ready", "string", "", 0),
                     ("Status", "string", "", 0), ("Restarts", "string", "", 0),
                     ("Age", "string", "", 0), ("IP", "string", "", 1), ("Node", "string", "", 1),
@@ -1229,7 +1236,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for o in items:
             md = o["metadata"]
             age = age_str(md.get("creationTimestamp"))
-            if r.kind == "Pod":
+            if r.kind == "Event" and not r.group:
+                cells = event_cells(o)
+            elif r.kind == "Pod":
                 st, sp = o.get("status") or {}, o.get("spec") or {}
                 css = st.get("containerStatuses") or []
                 ready = "%d/%d" % (sum(1 for c in css if c.get("ready")),
@@ -2083,6 +2092,31 @@ def check_delete_preconditions(r, obj, opts):
                                       r.kind, md["name"], label, pre[field], label, md.get(field),
                                       tail), dict({"name": md["name"], "kind": r.kind},
                                                   **({"group": r.group} if r.group else {}))))
+
+
+def micro_age_str(ts):
+    """age_str of a MicroTime (or a Time)."""
+    return age_str(re.sub(r"\.[0-9]+Z$", "Z", ts)) if ts else "<unknown>"
+
+
+def event_cells(ev):
+    """One row of kubectl get events (printEvent): first and last seen from firstTimestamp /
+    lastTimestamp, else eventTime and series.lastObservedTime; count from series, else count,
+    else 1; the source from source, else reportingComponent and reportingInstance."""
+    first = micro_age_str(ev.get("firstTimestamp") or ev.get("eventTime"))
+    last = micro_age_str(ev.get("lastTimestamp")) if ev.get("lastTimestamp") else first
+    count = ev.get("count") or 1
+    if ev.get("series"):
+        last = micro_age_str(ev["series"].get("lastObservedTime"))
+        count = ev["series"].get("count") or count
+    src = ev.get("source") or {}
+    comp = src.get("component") or ev.get("reportingComponent", "")
+    inst = src.get("host") or ev.get("reportingInstance", "")
+    io = ev.get("involvedObject") or {}
+    return [last, ev.get("type", ""), ev.get("reason", ""),
+            "%s/%s" % (io.get("kind", "").lower(), io.get("name", "")), io.get("fieldPath", ""),
+            comp + (", " + inst if inst else ""), (ev.get("message") or "").strip(), first, count,
+            ev["metadata"]["name"]]
 
 
 def age_str(ts):

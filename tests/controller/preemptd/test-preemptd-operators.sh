@@ -95,6 +95,26 @@ core_count() {
 }
 ok "...and /api/v1 shows the series too (kubectl get events' COUNT)" core_count
 
+# the walk-through's commands themselves, when kubectl is there
+if command -v kubectl >/dev/null 2>&1; then
+	k() { kubectl --kubeconfig "$KUBE_DIR/kubeconfig-admin" --cache-dir "$T/kcache" --request-timeout 10s "$@"; }
+	got_events() {
+		k get events -o wide >"$T/kevents" 2>&1 &&
+		grep -E "Warning +FailedScheduling +pod/big .*preemptd, preemptd-$host .* 2 +big\." "$T/kevents" >/dev/null &&
+		grep -F "pod/c409" "$T/kevents" | grep -F "$msg409" >/dev/null
+	}
+	ok "kubectl get events -o wide: preemptd's Events, its source, the series' count" got_events ||
+		sed 's/^/# /' "$T/kevents"
+	described() {
+		k describe pod c409 >"$T/kdescribe" 2>&1 &&
+		sed -n '/^Events:/,$p' "$T/kdescribe" | grep -E "Warning +FailedScheduling +[^ ]+ +preemptd +" |
+			grep -F "$msg409" >/dev/null
+	}
+	ok "kubectl describe pod: its Events show the refused binding" described || sed 's/^/# /' "$T/kdescribe"
+else
+	skip "kubectl get events / describe pod" "kubectl not installed"
+fi
+
 v=$(pd_get a '/readyz?verbose')
 ok "/readyz?verbose lists kube-scheduler's checks then 'readyz check passed'" \
 	[ "$v" = $'[+]shutdown ok\n[+]sched-handler-sync ok\n[+]leaderElection ok\nreadyz check passed' ]
