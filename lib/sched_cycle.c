@@ -64,6 +64,7 @@ struct pp_sched {
 	pp_sched_event_fn fn;
 	void *userdata;
 	int64_t now;
+	unsigned cur_attempts; /* the popped pod's, during pp_sched_schedule_one(); 0 otherwise */
 	struct strmap pods; /* key -> struct spod */
 	struct theap dying; /* victims by the end of their grace period */
 	struct theap noms;  /* nominations by their deadline */
@@ -183,6 +184,7 @@ static void spod_forget(pp_sched *s, struct spod *p)
 static void emit(pp_sched *s, pp_sched_event *ev)
 {
 	ev->time_ns = s->now;
+	ev->attempts = s->cur_attempts;
 	if (s->fn)
 		s->fn(ev, s->userdata);
 }
@@ -1139,7 +1141,7 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 	return 0;
 }
 
-int pp_sched_schedule_one(pp_sched *s, pp_err *err)
+static int schedule_one(pp_sched *s, pp_err *err)
 {
 	void *v;
 	struct spod *p;
@@ -1151,7 +1153,7 @@ int pp_sched_schedule_one(pp_sched *s, pp_err *err)
 	r = reap(s, err);
 	if (r < 0)
 		return r;
-	if (pp__sq_pop(s->q, s->now, &v, NULL) < 0)
+	if (pp__sq_pop(s->q, s->now, &v, &s->cur_attempts) < 0)
 		return 0;
 	p = v;
 	s->stats.cycles++;
@@ -1184,6 +1186,14 @@ int pp_sched_schedule_one(pp_sched *s, pp_err *err)
 	if (r < 0)
 		return r == -ENOMEM ? pp_fail(err, r, "out of memory") : r;
 	return 1;
+}
+
+int pp_sched_schedule_one(pp_sched *s, pp_err *err)
+{
+	int r = schedule_one(s, err);
+
+	s->cur_attempts = 0; /* the events of pp_sched_advance() are about no cycle */
+	return r;
 }
 
 int pp_sched_run(pp_sched *s, int64_t until_ns, pp_err *err)

@@ -29,8 +29,9 @@ pkgs_for() {
 	# python3-grpcio and python3-protobuf: the stand-in CRI runtime (tests/cri/cri-standin.py).
 	# kubectl for test-apiserver's client checks (any kubectl will do: A|B is satisfied by either
 	# and installs A), man for test-manpages' `man -l`, nm/objdump (binutils) for test-symbols,
-	# python3-yaml for the stand-in API server's --rbac manifests and tests/deploy/.
-	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client python3-yaml python3-grpcio python3-protobuf jq curl openssl mandoc groff-base man-db binutils kubernetes-client|kubectl" ;;
+	# python3-yaml for the stand-in API server's --rbac manifests and tests/deploy/; prometheus
+	# for promtool (tests/deploy/test-prometheus-rules.sh tests deploy/prometheus/'s alerts).
+	check) echo "libcmocka-dev systemd cppcheck util-linux iproute2 procps python3 python3-prometheus-client python3-yaml python3-grpcio python3-protobuf jq curl openssl mandoc groff-base man-db binutils prometheus kubernetes-client|kubectl" ;;
 	fuzz)  echo "clang libclang-rt-14-dev" ;;
 	# e2e is optional: without these, tests/e2e/run.sh says why and skips (exit 0).
 	e2e)   echo "qemu-system-x86 mmdebstrap e2fsprogs xz-utils" ;;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "evict.h"
 #include "journal.h"
@@ -16,9 +17,24 @@
 #define JSON "application/json"
 #define SMP "application/strategic-merge-patch+json"
 
+#define SERIES_PATCH_NS (60LL * 1000000000LL) /* a series' count sent again at most every minute */
+
+/* The last FailedScheduling of a pod, and its series (client-go's events broadcaster,
+ * recordToSink: an isomorphic Event within the window becomes a series, sent as a patch). */
 struct event_memo {
 	uint64_t hash;
-	int64_t at;
+	int64_t at;        /* last observed */
+	int64_t patched;   /* when the series was last sent (0: never) */
+	int32_t count;     /* occurrences, the first included */
+	char ns[256];
+	char name[320];    /* the Event's metadata.name */
+};
+
+/* A binding handed to the writer: what its answer needs (metrics, the FailedScheduling Event). */
+struct bind_memo {
+	int64_t started_mono_ns, sent_mono_ns;
+	unsigned attempts;
+	char uid[];
 };
 
 struct act {
@@ -29,12 +45,15 @@ struct act {
 	bool (*may_write)(void *userdata, long *ret_timeout_ms);
 	void *gate_userdata;
 	objmap events; /* pod uid -> the last FailedScheduling sent */
+	objmap bindings; /* "ns/name" -> struct bind_memo, while its binding is under way */
+	void (*binding_done)(void *userdata, const act_binding *b);
+	void *userdata;
 	unsigned events_added;
 	/* an Event's name is the pod's and its time (kube's makeEvent): a turn's decisions share one
 	 * time, and a pod can get two Events in it (NominationCleared, then its own FailedScheduling) */
 	int64_t last_event_ns;
 	act_stats stats;
-	bool forbidden_told[CLUSTER_WRITE_EVICT + 1];
+	bool forbidden_told[CLUSTER_WRITE_LEASE_EVENT + 1];
 	evictor *ev; /* --pdb strict: victims evicted one at a time (evict.c); NULL: deleted */
 };
 
@@ -48,12 +67,71 @@ static char *events_path(const char *ns)
 
 /* --- what the writer tells ---------------------------------------------------------------------- */
 
+static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
+                     const char *reason, const char *action, const char *note, int64_t now);
+static void submit(act *a, write_chain *ch, int r);
+
+static int64_t mono_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t wall_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The binding's end: the attempt is counted now, with its binding (kube's attempt duration
+ * includes it); a refusal is told to the pod's Events in the API server's words, as
+ * handleSchedulingFailure records a failed binding cycle's status (Warning FailedScheduling). */
+static void binding_ended(act *a, const char *ns, const char *name, write_result r, long status, const char *msg)
+{
+	char key[512];
+	struct bind_memo *m;
+
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	if (!(m = objmap_remove(&a->bindings, key)))
+		return;
+	if (r != WRITE_OK)
+		a->stats.bind_failures++;
+	if (a->binding_done) {
+		act_binding b = { .namespace_ = ns, .name = name, .ok = r == WRITE_OK, .started_mono_ns = m->started_mono_ns,
+			          .sent_mono_ns = m->sent_mono_ns, .attempts = m->attempts };
+		a->binding_done(a->userdata, &b);
+	}
+	/* answered with a refusal: not one that never went out (obsolete, abandoned) */
+	if (status >= 400 && (r == WRITE_CONFLICT || r == WRITE_GONE || r == WRITE_REFUSED) && status != 403) {
+		decision_pod p = { .namespace_ = ns, .name = name, .uid = m->uid };
+		write_chain *ev = pod_write_chain(&p);
+		if (ev)
+			submit(a, ev, add_event(a, ev, &p, NULL, "Warning", "FailedScheduling", "Scheduling",
+			                        msg && *msg ? msg : "binding refused", wall_now_ns()));
+	}
+	free(m);
+}
+
 static void step_done(void *userdata, const char *ns, const char *name, const char *node, const write_step *st,
                       write_result r, long status, const char *msg)
 {
 	act *a = userdata;
 	journal_entry e;
 
+	if (st->kind == CLUSTER_WRITE_BIND)
+		binding_ended(a, ns, name, r, status, msg);
+	if (st->kind == CLUSTER_WRITE_EVENT && status == 404 && !strcmp(st->verb, "PATCH")) {
+		/* the series' Event is gone (Events live an hour on the API server): the next
+		 * occurrence is a new Event, as client-go's recordEvent creates one when the patch
+		 * finds none */
+		const char *uid = cluster_pod_uid(a->c, ns, name);
+		struct event_memo *m = uid ? objmap_get(&a->events, uid) : NULL;
+		if (m)
+			m->hash = 0;
+		return;
+	}
 	if (r == WRITE_OK) {
 		if (st->kind == CLUSTER_WRITE_BIND) {
 			a->stats.bound++;
@@ -113,10 +191,6 @@ static bool refusal(void *userdata, const write_step *st, const transport_answer
 }
 
 /* --- what the evictor asks (evict.h) ------------------------------------------------------------ */
-
-static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
-                     const char *reason, const char *action, const char *note, int64_t now);
-static void submit(act *a, write_chain *ch, int r);
 static void publish_nomination(act *a, const decision *d, int64_t now);
 
 static int evict_add_event(void *userdata, write_chain *ch, const decision_pod *pod, const decision_pod *related,
@@ -146,6 +220,10 @@ int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
 		return -ENOMEM;
 	a->c = c;
 	a->t = t;
+	if (o) {
+		a->binding_done = o->binding_done;
+		a->userdata = o->userdata;
+	}
 	if (!(a->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : "preemptd")) ||
 	    !(a->identity = strdup(o && o->identity ? o->identity : a->scheduler))) {
 		act_free(a);
@@ -182,6 +260,8 @@ act *act_free(act *a)
 	evictor_free(a->ev);
 	objmap_foreach(&a->events, free_memo, NULL);
 	objmap_done(&a->events);
+	objmap_foreach(&a->bindings, free_memo, NULL);
+	objmap_done(&a->bindings);
 	free(a->scheduler);
 	free(a->identity);
 	free(a);
@@ -228,37 +308,74 @@ static void prune_memo(const char *key, void *value, void *userdata)
 		free(objmap_remove(p->m, key));
 }
 
-/* Whether this FailedScheduling is news: not the same message for the same pod within 10 minutes
- * (client-go's recorder aggregates repeats into a series; a scheduler retrying an unschedulable
- * pod would otherwise post one Event per attempt). */
-static bool event_is_news(act *a, const char *uid, const char *message, int64_t now)
+/* Whether this FailedScheduling is news: not the same message for the same pod within 10 minutes.
+ * A repeat is not a new Event: *ret_series gets the first one's memo, whose series grows
+ * (client-go's recorder folds isomorphic Events into one with series.count; a scheduler retrying
+ * an unschedulable pod would otherwise post one Event per attempt). */
+static bool event_is_news(act *a, const char *uid, const char *message, int64_t now, struct event_memo **ret_series)
 {
 	uint64_t h = hash_text(message);
 	struct event_memo *m = objmap_get(&a->events, uid);
 
-	if (m && m->hash == h && now - m->at < EVENT_REPEAT_NS)
+	*ret_series = NULL;
+	if (m && m->hash == h && now - m->at < EVENT_REPEAT_NS) {
+		m->count++;
+		m->at = now;
+		*ret_series = m;
 		return false;
+	}
 	if (!m && (m = calloc(1, sizeof(*m))) && objmap_put(&a->events, uid, m) < 0) {
 		free(m);
 		m = NULL;
 	}
-	if (m) {
-		m->hash = h;
-		m->at = now;
-	}
+	if (m)
+		*m = (struct event_memo){ .hash = h, .at = now, .count = 1 };
 	if (++a->events_added % 1024 == 0) {
 		struct prune_ctx p = { &a->events, now };
 		objmap_foreach(&a->events, prune_memo, &p);
 	}
+	*ret_series = objmap_get(&a->events, uid);
 	return true;
 }
 
-static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
-                     const char *reason, const char *action, const char *note, int64_t now)
+/* The series' count and last observation, as client-go's recordEvent patches an Event whose
+ * series it extends (createPatchBytesForSeries: a strategic merge patch of series only). Sent at
+ * the second occurrence and then at most once a minute: a pod retried every few seconds costs the
+ * API server one write a minute, and kubectl get events shows how often it happened. */
+static void send_series(act *a, const decision_pod *pod, struct event_memo *m, int64_t now)
+{
+	char t[48], *path = NULL, *body = NULL;
+
+	if (!m->name[0] || (m->count > 2 && m->patched && now - m->patched < SERIES_PATCH_NS)) {
+		a->stats.events_skipped++;
+		return;
+	}
+	m->patched = now;
+	req_micro_time(now, t, sizeof(t));
+	write_chain *ch = pod_write_chain(pod);
+	if (!ch)
+		return;
+	if (asprintf(&path, "/apis/events.k8s.io/v1/namespaces/%s/events/%s", m->ns, m->name) < 0)
+		path = NULL;
+	if (asprintf(&body, "{\"series\":{\"count\":%d,\"lastObservedTime\":\"%s\"}}", (int)m->count, t) < 0)
+		body = NULL;
+	if (!body) {
+		free(path);
+		submit(a, ch, -ENOMEM);
+		return;
+	}
+	submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_EVENT, "PATCH", path, SMP, body));
+}
+
+/* *ret_at: the Event's time, which its name is made of (req_event_name) */
+static int add_event_at(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
+                        const char *reason, const char *action, const char *note, int64_t now, int64_t *ret_at)
 {
 	if (now <= a->last_event_ns)
 		now = a->last_event_ns + 1;
 	a->last_event_ns = now;
+	if (ret_at)
+		*ret_at = now;
 	req_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
 	                 .action = action, .note = note, .controller = a->scheduler, .instance = a->identity,
 	                 .now_ns = now };
@@ -268,6 +385,31 @@ static int add_event(act *a, write_chain *ch, const decision_pod *pod, const dec
 		ev.related_uid = related->uid;
 	}
 	return write_chain_add(ch, CLUSTER_WRITE_EVENT, "POST", events_path(pod->namespace_), JSON, req_event_body(&ev));
+}
+
+static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
+                     const char *reason, const char *action, const char *note, int64_t now)
+{
+	return add_event_at(a, ch, pod, related, type, reason, action, note, now, NULL);
+}
+
+void act_leader_event(act *a, const char *lease_ns, const char *lease_name, const char *lease_uid,
+                      const char *identity, int64_t now_ns)
+{
+	char note[400];
+	write_chain *ch = write_chain_new(lease_ns, lease_name, lease_uid);
+
+	if (!ch)
+		return;
+	if (now_ns <= a->last_event_ns)
+		now_ns = a->last_event_ns + 1;
+	a->last_event_ns = now_ns;
+	snprintf(note, sizeof(note), "%s became leader", identity);
+	req_event ev = { .ns = lease_ns, .name = lease_name, .uid = lease_uid,
+		         .regarding_api_version = "coordination.k8s.io/v1", .regarding_kind = "Lease",
+		         .type = "Normal", .reason = "LeaderElection", .action = "LeaderElection", .note = note,
+		         .controller = a->scheduler, .instance = a->identity, .now_ns = now_ns };
+	submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_LEASE_EVENT, "POST", events_path(lease_ns), JSON, req_event_body(&ev)));
 }
 
 /* --- decisions --------------------------------------------------------------------------------- */
@@ -298,6 +440,20 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 		                    req_binding(d->pod.namespace_, d->pod.name, d->pod.uid, d->node));
 	if (r >= 0)
 		r = add_event(a, ch, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
+	if (r >= 0 && d->pod.uid) {
+		char key[512];
+		size_t ul = strlen(d->pod.uid) + 1;
+		struct bind_memo *m = malloc(sizeof(*m) + ul);
+		snprintf(key, sizeof(key), "%s/%s", d->pod.namespace_, d->pod.name);
+		if (m) {
+			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = mono_now_ns(),
+				                 .attempts = d->attempts };
+			memcpy(m->uid, d->pod.uid, ul);
+			free(objmap_remove(&a->bindings, key));
+			if (objmap_put(&a->bindings, key, m) < 0)
+				free(m);
+		}
+	}
 	submit(a, ch, r);
 }
 
@@ -321,13 +477,26 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 	}
 	/* the Event: kube's message, then what decided (cycle/explain.c) */
 	const char *note = d->note ? d->note : d->message;
-	if (!d->pod.uid || !event_is_news(a, d->pod.uid, note, now)) {
+	struct event_memo *series = NULL;
+	if (!d->pod.uid) {
 		a->stats.events_skipped++;
 		return;
 	}
+	if (!event_is_news(a, d->pod.uid, note, now, &series)) {
+		if (series)
+			send_series(a, &d->pod, series, now);
+		return;
+	}
 	write_chain *ev = pod_write_chain(&d->pod);
-	if (ev)
-		submit(a, ev, add_event(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now));
+	if (!ev)
+		return;
+	int64_t at = 0;
+	r = add_event_at(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now, &at);
+	if (series) {
+		snprintf(series->ns, sizeof(series->ns), "%s", d->pod.namespace_);
+		req_event_name(d->pod.name, at, series->name, sizeof(series->name));
+	}
+	submit(a, ev, r);
 }
 
 static void log_preemption(const decision *d)

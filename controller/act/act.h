@@ -4,8 +4,9 @@
  *   bind           POST pods/NAME/binding with the pod's uid, then Event Normal Scheduled
  *                  "Successfully assigned NS/NAME to NODE";
  *   unschedulable  PATCH pods/NAME/status PodScheduled=False/Unschedulable with the FitError
- *                  (only when it changed), Event Warning FailedScheduling (not repeated for the
- *                  same message within ten minutes);
+ *                  (only when it changed), Event Warning FailedScheduling (the same message
+ *                  again within ten minutes extends the first Event's series instead); a
+ *                  binding refused: Warning FailedScheduling with the API server's message;
  *   preempt        each victim not yet terminating: DisruptionTarget=True/PreemptionByScheduler,
  *                  DELETE with a uid precondition and its own grace period, Event Normal Preempted
  *                  "Preempted by pod UID on node NODE"; the preemptor's status gets
@@ -30,9 +31,22 @@
 
 typedef struct act act;
 
+/* How a binding ended, for the attempt's metrics (kube-scheduler counts an attempt when its
+ * binding cycle ends: schedule_one.go's bindingCycle / handleBindingCycleError). */
+typedef struct act_binding {
+	const char *namespace_, *name;
+	bool ok;                 /* the API server accepted it */
+	int64_t started_mono_ns; /* the cycle's start (decision.started_mono_ns) */
+	int64_t sent_mono_ns;    /* when the binding was handed to the writer */
+	unsigned attempts;       /* the pod's cycles, this one included */
+} act_binding;
+
 typedef struct act_opts {
 	const char *scheduler_name; /* reportingController, the victims' condition message */
-	const char *identity;       /* reportingInstance */
+	const char *identity;       /* reportingInstance (kube's form: <scheduler-name>-<hostname>) */
+	/* A binding answered (or abandoned); NULL: not told. */
+	void (*binding_done)(void *userdata, const act_binding *b);
+	void *userdata;
 	writer_opts writer;
 	/* PP_PDB_STRICT: victims are evicted through the Eviction API, one after the other, and the
 	 * preemptor is nominated once every one is (evict.h) */
@@ -48,6 +62,11 @@ void act_set_gate(act *a, bool (*may_write)(void *userdata, long *ret_timeout_ms
 /* Carries the decision out (asynchronously). now_ns: the wall clock, for Events and conditions. */
 void act_decision(act *a, const decision *d, int64_t now_ns);
 
+/* Event Normal LeaderElection "<identity> became leader" regarding the Lease, as client-go's
+ * LeaseLock.RecordEvent sends it (leaderelection.go's acquire). */
+void act_leader_event(act *a, const char *lease_ns, const char *lease_name, const char *lease_uid,
+                      const char *identity, int64_t now_ns);
+
 writer *act_writer(act *a);
 /* The act stage's evictor (NULL under --pdb prefer). */
 evictor *act_evictor(const act *a);
@@ -55,6 +74,7 @@ evictor *act_evictor(const act *a);
 typedef struct act_stats {
 	uint64_t bound;            /* bindings accepted */
 	uint64_t bind_conflicts;   /* bindings refused with 409 */
+	uint64_t bind_failures;    /* bindings refused (409 included), gone, or abandoned */
 	uint64_t victims_deleted;  /* DELETEs accepted */
 	uint64_t events_skipped;   /* FailedScheduling Events not repeated */
 	uint64_t status_skipped;   /* PodScheduled patches not sent: unchanged */

@@ -26,6 +26,7 @@ const char *pod_write_permission(cluster_write w)
 	case CLUSTER_WRITE_DELETE: return "delete on pods";
 	case CLUSTER_WRITE_EVENT: return "create on events (events.k8s.io)";
 	case CLUSTER_WRITE_EVICT: return "create on pods/eviction";
+	case CLUSTER_WRITE_LEASE_EVENT: return "create on events (events.k8s.io)";
 	}
 	return "?";
 }

@@ -208,16 +208,22 @@ char *req_eviction(const char *ns, const char *name, const char *uid)
 	return close_gen(g);
 }
 
-static void object_ref(yajl_gen g, const char *key, const char *ns, const char *name, const char *uid)
+static void object_ref(yajl_gen g, const char *key, const char *api_version, const char *kind, const char *ns,
+                       const char *name, const char *uid)
 {
 	put_str(g, key);
 	yajl_gen_map_open(g);
-	type_meta(g, "v1", "Pod");
+	type_meta(g, api_version, kind);
 	put_kv(g, "namespace", ns);
 	put_kv(g, "name", name);
 	if (uid)
 		put_kv(g, "uid", uid);
 	yajl_gen_map_close(g);
+}
+
+void req_event_name(const char *regarding, int64_t now_ns, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.240s.%llx", regarding, (unsigned long long)now_ns);
 }
 
 char *req_event_body(const req_event *e)
@@ -227,7 +233,7 @@ char *req_event_body(const req_event *e)
 
 	if (!g)
 		return NULL;
-	snprintf(name, sizeof(name), "%.240s.%llx", e->name, (unsigned long long)e->now_ns);
+	req_event_name(e->name, e->now_ns, name, sizeof(name));
 	req_micro_time(e->now_ns, t, sizeof(t));
 	if (strlen(e->note) > NOTE_MAX) {
 		/* kube-scheduler's truncateMessage, kept on a UTF-8 boundary */
@@ -250,9 +256,10 @@ char *req_event_body(const req_event *e)
 	put_kv(g, "reason", e->reason);
 	put_kv(g, "type", e->type);
 	put_kv(g, "note", note);
-	object_ref(g, "regarding", e->ns, e->name, e->uid);
+	object_ref(g, "regarding", e->regarding_api_version ? e->regarding_api_version : "v1",
+	           e->regarding_kind ? e->regarding_kind : "Pod", e->ns, e->name, e->uid);
 	if (e->related_name)
-		object_ref(g, "related", e->related_ns, e->related_name, e->related_uid);
+		object_ref(g, "related", "v1", "Pod", e->related_ns, e->related_name, e->related_uid);
 	return close_gen(g);
 }
 

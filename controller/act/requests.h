@@ -36,6 +36,7 @@ char *req_eviction(const char *ns, const char *name, const char *uid);
 
 typedef struct req_event {
 	const char *ns, *name, *uid;           /* regarding: the pod */
+	const char *regarding_api_version, *regarding_kind; /* NULL: v1 Pod (a Lease's LeaderElection) */
 	const char *related_ns, *related_name, *related_uid; /* related pod, or NULL */
 	const char *type, *reason, *action, *note;
 	const char *controller, *instance;     /* reportingController, reportingInstance */
@@ -44,6 +45,8 @@ typedef struct req_event {
 /* events.k8s.io/v1 Event (name NAME.<hex nanoseconds>, as client-go's recorder names them); the
  * note is cut to the API's 1024 bytes the way kube-scheduler cuts it ("... " ending). */
 char *req_event_body(const req_event *e);
+/* An Event's metadata.name: the regarding object's name and the Event's time. */
+void req_event_name(const char *regarding, int64_t now_ns, char *buf, size_t size);
 
 /* A coordination.k8s.io/v1 Lease; resource_version NULL when creating. */
 typedef struct req_lease {

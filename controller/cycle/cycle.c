@@ -199,6 +199,8 @@ static void on_event(const pp_sched_event *ev, void *userdata)
 	cycle *cy = userdata;
 	decision *d = cy->d;
 
+	if (ev->attempts)
+		d->attempts = ev->attempts;
 	switch (ev->kind) {
 	case PP_SCHED_BIND:
 		d->kind = DECISION_BIND;
@@ -370,6 +372,7 @@ int cycle_run_one(cycle *cy, decision *d, pp_err *err)
 	queue_set_sink(cy->q, NULL, NULL);
 	cy->d = NULL;
 	d->duration_ns = mono_ns() - t0;
+	d->started_mono_ns = t0;
 	if (r >= 0 && cy->err < 0) {
 		r = cy->err;
 		if (err)

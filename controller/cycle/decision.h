@@ -59,6 +59,7 @@ typedef struct decision {
 	const char *summary, *note, *criterion, *runner_up;
 	int64_t time_ns;     /* the queue's clock when decided */
 	int64_t duration_ns; /* the cycle's own time (metrics) */
+	int64_t started_mono_ns; /* CLOCK_MONOTONIC when the cycle began: a binding's attempt ends at its answer */
 	unsigned attempts;   /* how many cycles the pod had (this one included) */
 	karena arena;        /* the strings and arrays above, until the next cycle */
 } decision;

@@ -94,6 +94,7 @@ typedef enum cluster_write {
 	CLUSTER_WRITE_DELETE,     /* a victim's DELETE */
 	CLUSTER_WRITE_EVENT,
 	CLUSTER_WRITE_EVICT,      /* a victim's eviction (pods/eviction, --pdb strict) */
+	CLUSTER_WRITE_LEASE_EVENT, /* an Event about the Lease (LeaderElection): no pod of the model */
 } cluster_write;
 
 /* Whether a write about pod ns/name (uid) still means anything: false when the pod is gone or

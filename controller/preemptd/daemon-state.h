@@ -14,12 +14,16 @@
 #include "kmulti.h"
 #include "lease.h"
 #include "metrics.h"
+#include "objmap.h"
 #include "queue.h"
 #include "shadow.h"
 #include "transport.h"
 #include "watch.h"
 
 enum { RESULT_SCHEDULED, RESULT_UNSCHEDULABLE, RESULT_ERROR, RESULTS };
+/* scheduler_pod_scheduling_sli_duration_seconds by attempts: 1..SLI_ATTEMPTS_MAX, the last one
+ * holding every pod that needed as many or more */
+#define SLI_ATTEMPTS_MAX 16
 
 struct preemptd {
 	sd_event *event;
@@ -47,6 +51,12 @@ struct preemptd {
 	histogram attempt_duration[RESULTS];
 	uint64_t preemption_attempts;
 	histogram victims;
+	histogram pod_attempts;  /* scheduler_pod_scheduling_attempts: cycles of each pod bound */
+	histogram bind_duration[2]; /* the Bind extension point, by status: Success, Error */
+	histogram sli[SLI_ATTEMPTS_MAX]; /* by attempts - 1 */
+	objmap first_attempt; /* "ns/name" -> int64_t: CLOCK_MONOTONIC of the pod's first attempt */
+	unsigned first_attempts_added;
+	char *reporting_instance; /* Events' reportingInstance: <scheduler-name>-<hostname> */
 };
 
 /* scrape.c: the HTTP endpoints. */

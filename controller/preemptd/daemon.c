@@ -21,6 +21,21 @@
 static const double attempt_bounds[] = { 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
 	                                 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384 };
 static const double victim_bounds[] = { 1, 2, 4, 8, 16, 32, 64 };
+/* scheduler_pod_scheduling_attempts: ExponentialBuckets(1, 2, 5); the extension points'
+ * durations: ExponentialBuckets(0.0001, 2, 12) (pkg/scheduler/metrics/metrics.go). */
+static const double pod_attempt_bounds[] = { 1, 2, 4, 8, 16 };
+/* the SLI's ExponentialBuckets(0.01, 2, 20) */
+static const double sli_bounds[] = { 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
+	                             10.24, 20.48, 40.96, 81.92, 163.84, 327.68, 655.36, 1310.72, 2621.44, 5242.88 };
+static const double extension_bounds[] = { 0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032,
+	                                   0.0064, 0.0128, 0.0256, 0.0512, 0.1024, 0.2048 };
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int64_t wall_ns(void)
 {
@@ -69,15 +84,93 @@ static void arm_due(preemptd *d)
 	(void)sd_event_source_set_enabled(d->due, SD_EVENT_ONESHOT);
 }
 
+static void free_value(const char *key, void *value, void *userdata)
+{
+	(void)key;
+	(void)userdata;
+	free(value);
+}
+
+static void prune_first(const char *key, void *value, void *userdata)
+{
+	preemptd *d = userdata;
+	const char *slash = strchr(key, '/');
+	char ns[256];
+
+	if (!slash || (size_t)(slash - key) >= sizeof(ns))
+		return;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
+	if (!cluster_pod_uid(d->cluster, ns, slash + 1)) /* gone before it was bound */
+		free(objmap_remove(&d->first_attempt, key));
+	(void)value;
+}
+
+/* The pod's first attempt, as kube's queue stamps QueuedPodInfo.InitialAttemptTimestamp at its
+ * first pop: the SLI's start. */
+static void note_first_attempt(preemptd *d, const decision *dc)
+{
+	char key[512];
+	int64_t *t;
+
+	snprintf(key, sizeof(key), "%s/%s", dc->pod.namespace_, dc->pod.name);
+	if (objmap_get(&d->first_attempt, key) || !(t = malloc(sizeof(*t))))
+		return;
+	*t = dc->started_mono_ns;
+	if (objmap_put(&d->first_attempt, key, t) < 0) {
+		free(t);
+		return;
+	}
+	if (++d->first_attempts_added % 1024 == 0)
+		objmap_foreach(&d->first_attempt, prune_first, d);
+}
+
+/* A cycle's attempt is counted when it ends: an unschedulable one now, a bound one when its
+ * binding is answered (binding_done), as schedule_one.go counts them (handleSchedulingFailure's
+ * PodUnschedulable; the binding cycle's PodScheduled, or PodScheduleError when it fails). */
 static void account(preemptd *d, const decision *dc)
 {
-	int result = dc->kind == DECISION_BIND ? RESULT_SCHEDULED : RESULT_UNSCHEDULABLE;
+	switch (dc->kind) {
+	case DECISION_BIND:
+		note_first_attempt(d, dc);
+		return;
+	case DECISION_PREEMPT:
+		histogram_observe(&d->victims, (double)dc->n_victims);
+		break;
+	case DECISION_UNSCHEDULABLE:
+	case DECISION_POSTPONED:
+		break;
+	default:
+		return;
+	}
+	note_first_attempt(d, dc);
+	d->attempts[RESULT_UNSCHEDULABLE]++;
+	histogram_observe(&d->attempt_duration[RESULT_UNSCHEDULABLE], (double)dc->duration_ns / 1e9);
+	/* every PostFilter run, helpful or not: DefaultPreemption.PostFilter's deferred
+	 * metrics.PreemptionAttempts.Inc() */
+	d->preemption_attempts++;
+}
+
+static void binding_done(void *userdata, const act_binding *b)
+{
+	preemptd *d = userdata;
+	int64_t now = mono_ns();
+	int result = b->ok ? RESULT_SCHEDULED : RESULT_ERROR;
 
 	d->attempts[result]++;
-	histogram_observe(&d->attempt_duration[result], (double)dc->duration_ns / 1e9);
-	if (dc->kind == DECISION_PREEMPT) {
-		d->preemption_attempts++;
-		histogram_observe(&d->victims, (double)dc->n_victims);
+	histogram_observe(&d->attempt_duration[result], (double)(now - b->started_mono_ns) / 1e9);
+	histogram_observe(&d->bind_duration[b->ok ? 0 : 1], (double)(now - b->sent_mono_ns) / 1e9);
+	if (!b->ok)
+		return;
+	histogram_observe(&d->pod_attempts, (double)b->attempts);
+	/* schedule_one.go's bindingCycle: PodSchedulingSLIDuration from the first attempt to the
+	 * binding, by the attempts it took */
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", b->namespace_, b->name);
+	int64_t *first = objmap_remove(&d->first_attempt, key);
+	if (first) {
+		unsigned a = b->attempts < 1 ? 1 : b->attempts > SLI_ATTEMPTS_MAX ? SLI_ATTEMPTS_MAX : b->attempts;
+		histogram_observe(&d->sli[a - 1], (double)(now - *first) / 1e9);
+		free(first);
 	}
 }
 
@@ -192,6 +285,8 @@ static void leadership(void *userdata, bool leader)
 		journal_entry_send(&e, "Acquired Lease %s/%s as %s: scheduling", d->cfg->lease_namespace, d->cfg->lease_name,
 		                   d->identity);
 		(void)sd_notify(0, "STATUS=Leader: scheduling");
+		act_leader_event(d->act, d->cfg->lease_namespace, d->cfg->lease_name, NULL, d->identity,
+		                 wall_ns());
 		writer_kick(act_writer(d->act));
 		poke(d);
 		return;
@@ -288,6 +383,11 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	for (int i = 0; i < RESULTS; i++)
 		histogram_init(&d->attempt_duration[i], attempt_bounds, sizeof(attempt_bounds) / sizeof(attempt_bounds[0]));
 	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
+	histogram_init(&d->pod_attempts, pod_attempt_bounds, sizeof(pod_attempt_bounds) / sizeof(pod_attempt_bounds[0]));
+	for (int i = 0; i < SLI_ATTEMPTS_MAX; i++)
+		histogram_init(&d->sli[i], sli_bounds, sizeof(sli_bounds) / sizeof(sli_bounds[0]));
+	for (int i = 0; i < 2; i++)
+		histogram_init(&d->bind_duration[i], extension_bounds, sizeof(extension_bounds) / sizeof(extension_bounds[0]));
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
 	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
 	/* --shadow: the other scheduler's pending pods are the ones decided for */
@@ -296,7 +396,12 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	shadow_opts so = { .scheduler_name = cfg->shadow_scheduler };
 	watch_opts wo = { .page_limit = cfg->page_limit, .watch_timeout_usec = cfg->watch_timeout_usec,
 	                  .retry_max_usec = cfg->retry_max_usec };
-	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd"))) {
+	char host[256] = "";
+	(void)gethostname(host, sizeof(host) - 1);
+	/* client-go's events.NewRecorder: reportingInstance = reportingController + "-" + hostname */
+	if (!(d->identity = strdup(cfg->identity ? cfg->identity : "preemptd")) ||
+	    asprintf(&d->reporting_instance, "%s-%s", cfg->scheduler_name, host) < 0) {
+		d->reporting_instance = NULL;
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -308,7 +413,8 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	    (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
 		goto fail;
-	act_opts ao = { .scheduler_name = cfg->scheduler_name, .identity = d->identity,
+	act_opts ao = { .scheduler_name = cfg->scheduler_name, .identity = d->reporting_instance,
+	                .binding_done = binding_done, .userdata = d,
 	                .writer = { .max_in_flight = cfg->max_in_flight, .retry_max_usec = cfg->retry_max_usec },
 	                .pdb_policy = cfg->pdb_policy };
 	if ((r = act_new(e, d->transport, d->cluster, &ao, &d->act)) < 0)
@@ -378,6 +484,9 @@ preemptd *preemptd_free(preemptd *d)
 	decision_done(&d->decision);
 	sd_event_unref(d->event);
 	free(d->identity);
+	free(d->reporting_instance);
+	objmap_foreach(&d->first_attempt, free_value, NULL);
+	objmap_done(&d->first_attempt);
 	free(d);
 	return NULL;
 }

@@ -21,12 +21,36 @@ static void attempts(preemptd *d, FILE *f)
 		               metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i], NULL),
 		               (double)d->attempts[i]);
 	metrics_family(f, "scheduler_scheduling_attempt_duration_seconds", "histogram",
-	               "Scheduling attempt latency in seconds (scheduling algorithm + binding decision)");
+	               "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
 	for (int i = 0; i < RESULTS; i++)
 		metrics_histogram(f, "scheduler_scheduling_attempt_duration_seconds",
 		                  metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i],
 		                                 NULL),
 		                  &d->attempt_duration[i]);
+	metrics_family(f, "scheduler_pod_scheduling_attempts", "histogram",
+	               "Number of attempts to successfully schedule a pod.");
+	metrics_histogram(f, "scheduler_pod_scheduling_attempts", NULL, &d->pod_attempts);
+	/* libpreempt runs Filter, PostFilter and Score as one call: only Bind, a request of its own,
+	 * is timed apart (docs/kube-scheduler-operators.md) */
+	metrics_family(f, "scheduler_framework_extension_point_duration_seconds", "histogram",
+	               "Latency for running all plugins of a specific extension point.");
+	static const char *const bind_status[2] = { "Success", "Error" };
+	for (int i = 0; i < 2; i++)
+		metrics_histogram(f, "scheduler_framework_extension_point_duration_seconds",
+		                  metrics_labels(l, sizeof(l), "extension_point", "Bind", "profile", d->cfg->scheduler_name,
+		                                 "status", bind_status[i], NULL),
+		                  &d->bind_duration[i]);
+	metrics_family(f, "scheduler_pod_scheduling_sli_duration_seconds", "histogram",
+	               "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and "
+	               "might involve multiple scheduling attempts.");
+	for (int i = 0; i < SLI_ATTEMPTS_MAX; i++) {
+		char n[16];
+		if (!d->sli[i].count)
+			continue; /* kube's vector has a series per attempts value seen */
+		snprintf(n, sizeof(n), "%d", i + 1);
+		metrics_histogram(f, "scheduler_pod_scheduling_sli_duration_seconds",
+		                  metrics_labels(l, sizeof(l), "attempts", n, NULL), &d->sli[i]);
+	}
 	metrics_family(f, "scheduler_preemption_attempts_total", "counter", "Total preemption attempts in the cluster till now");
 	metrics_sample(f, "scheduler_preemption_attempts_total", NULL, (double)d->preemption_attempts);
 	metrics_family(f, "scheduler_preemption_victims", "histogram", "Number of selected preemption victims");
@@ -153,6 +177,12 @@ static void leadership(preemptd *d, FILE *f)
 	               preemptd_may_write(d, &t) ? 1 : 0);
 	if (d->lease) {
 		lease_stats ls;
+		/* client-go's tools/leaderelection/metrics.go, as kube-scheduler registers it */
+		metrics_family(f, "leader_election_master_status", "gauge",
+		               "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
+		               "indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.");
+		metrics_sample(f, "leader_election_master_status", metrics_labels(l, sizeof(l), "name", d->cfg->lease_name, NULL),
+		               lease_is_leader(d->lease) ? 1 : 0);
 		lease_get_stats(d->lease, &ls);
 		metrics_family(f, "preemptd_leader_transitions_total", "counter",
 		               "Times this instance acquired (became leader) or lost the Lease.");
@@ -165,28 +195,47 @@ static void leadership(preemptd *d, FILE *f)
 	}
 }
 
+/* k8s.io/apiserver's healthz handleRootHealth: "[+]name ok" / "[-]name failed: reason withheld"
+ * lines, verbose on request and always on failure, then "readyz check passed|failed". Checks:
+ * kube-scheduler's readyz (shutdown, sched-handler-sync) and preemptd's own leaderElection (kube
+ * has it on /healthz; preemptd stands by instead of exiting, so a stale Lease is "not ready"). */
+static int readyz(preemptd *d, FILE *out, bool verbose)
+{
+	long t;
+	const struct {
+		const char *name;
+		bool ok;
+	} checks[] = {
+		{ "shutdown", !d->stopping },
+		{ "sched-handler-sync", d->synced },
+		{ "leaderElection", !d->lease || !lease_is_leader(d->lease) || preemptd_may_write(d, &t) || d->stopping },
+	};
+	bool failed = false;
+
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		failed |= !checks[i].ok;
+	if (!failed && !verbose) {
+		fputs("ok", out);
+		return 200;
+	}
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		fprintf(out, checks[i].ok ? "[+]%s ok\n" : "[-]%s failed: reason withheld\n", checks[i].name);
+	fprintf(out, "readyz check %s\n", failed ? "failed" : "passed");
+	/* kube answers 500; 503 is what a probe and a load balancer read as "not now" */
+	return failed ? 503 : 200;
+}
+
 int scrape_handler(void *userdata, const char *path, FILE *out, const char **content_type)
 {
 	preemptd *d = userdata;
-	long t;
 
 	if (!strcmp(path, "/healthz") || !strcmp(path, "/livez")) {
 		/* the loop answered: it is alive */
 		fputs("ok\n", out);
 		return 200;
 	}
-	if (!strcmp(path, "/readyz")) {
-		if (!d->synced) {
-			fputs("not ready: caches not synced\n", out);
-			return 503;
-		}
-		if (d->lease && lease_is_leader(d->lease) && !preemptd_may_write(d, &t)) {
-			fputs("not ready: the Lease is not renewed\n", out);
-			return 503;
-		}
-		fputs("ok\n", out);
-		return 200;
-	}
+	if (!strcmp(path, "/readyz") || !strcmp(path, "/readyz?verbose"))
+		return readyz(d, out, path[7] == '?');
 	if (!strcmp(path, "/metrics")) {
 		*content_type = "text/plain; version=0.0.4; charset=utf-8";
 		attempts(d, out);
@@ -198,6 +247,11 @@ int scrape_handler(void *userdata, const char *path, FILE *out, const char **con
 		scrape_brakes(d, out);
 		if (d->shadow)
 			shadow_write_metrics(d->shadow, out, transport_readonly_refused(d->transport));
+		return 200;
+	}
+	if (!strncmp(path, "/healthz?", 9) || !strncmp(path, "/livez?", 7)) {
+		fputs("[+]ping ok\n", out);
+		fprintf(out, "%.*s check passed\n", (int)(strchr(path, '?') - path - 1), path + 1);
 		return 200;
 	}
 	fprintf(out, "not found: %s (/healthz, /livez, /readyz, /metrics)\n", path);

@@ -50,6 +50,17 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return on_io(NULL, -1, 0, userdata);
 }
 
+static enum MHD_Result find_verbose(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (!strcmp(key, "verbose")) {
+		*(bool *)cls = true;
+		return MHD_NO; /* found: stop */
+	}
+	return MHD_YES;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
@@ -82,7 +93,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return MHD_NO;
-	status = d->handler(d->userdata, url, f, &type);
+	/* the one query the endpoints know: ?verbose (k8s.io/apiserver's healthz lists its checks) */
+	bool verbose = false;
+	char path[256];
+	(void)MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, find_verbose, &verbose);
+	snprintf(path, sizeof(path), "%s%s", url, verbose ? "?verbose" : "");
+	status = d->handler(d->userdata, path, f, &type);
 	if (fclose(f) != 0) {
 		free(buf);
 		return MHD_NO;

@@ -15,7 +15,7 @@
 
 typedef struct httpd httpd;
 
-/* Writes the answer for path into out, sets *content_type (default text/plain) and returns the
+/* Writes the answer for path (the URL's path, then "?verbose" when the query names it) into out, sets *content_type (default text/plain) and returns the
  * HTTP status. */
 typedef int (*httpd_handler)(void *userdata, const char *path, FILE *out, const char **content_type);
 

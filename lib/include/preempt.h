@@ -815,6 +815,10 @@ typedef struct pp_sched_event {
 	 * per-node records (pp_preemption_node_explain) when pp_sched_set_explain() is on; NULL
 	 * otherwise */
 	const pp_preemption *preemption;
+	/* the events of pp_sched_schedule_one() about the pod of the cycle: how many times it left
+	 * the queue, this cycle included (kube's QueuedPodInfo.Attempts, which
+	 * scheduler_pod_scheduling_attempts observes at binding); 0 otherwise */
+	unsigned attempts;
 } pp_sched_event;
 
 typedef void (*pp_sched_event_fn)(const pp_sched_event *ev, void *userdata);

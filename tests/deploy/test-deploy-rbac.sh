@@ -3,7 +3,8 @@
 # with the manifest's objects (--rbac) and enforces RBAC; preemptd runs as the manifest's
 # ServiceAccount (its token, no other credential) through a cycle that makes every kind of
 # request it has: the four lists and watches, the Lease (get, create, renewals), a binding with
-# its Event, a preemption (status patches, the victim's DELETE, Events), then with --pdb strict a
+# its Event, a preemption (status patches, the victim's DELETE, Events), a FailedScheduling repeated
+# (its series patched), then with --pdb strict a
 # preemption through the Eviction API. Then the stand-in's account must show no denied request and
 # no permission left unused. A second run with `delete pods` taken out of the ClusterRole shows the
 # check seeing a missing permission.
@@ -52,6 +53,19 @@ ok "... binds the pod that fits (a binding, then the Scheduled Event)" \
 ok "... preempts for the pod that does not: the victim's DELETE" \
 	waitfor 20 '.verb=="delete" and .resource=="pods" and .name=="low" and .status==200'
 ok "... and its Events" waitfor 20 '.resource=="events" and .api_group=="events.k8s.io" and .body.reason=="Preempted" and .status==201'
+# a pod that fits nowhere, tried again after a node changed: its FailedScheduling grows a series
+kube_apply "$(kube_pending_pod_json default huge 0 64 64Mi)" >/dev/null
+waitfor 20 '.resource=="events" and .body.reason=="FailedScheduling" and .body.regarding.name=="huge" and .status==201'
+series_patched() {
+	local i
+	for i in $(seq 20); do
+		kube_ctl POST /objects "$(kube_ctl GET /objects/nodes/node-2 | jq -c --arg i "$i" '.metadata.labels.touched = $i')" >/dev/null
+		logged '.resource=="events" and .verb=="patch" and .status==200' && return 0
+		sleep 1
+	done
+	return 1
+}
+ok "... and the series of a repeated FailedScheduling (patch on events)" series_patched
 stop_preemptd
 # --pdb strict: the next victim is evicted (node-1 and node-2 keep too little room for big2)
 kube_apply "$(kube_node_json node-3 1 2Gi)" >/dev/null

@@ -250,8 +250,49 @@ FIELDS = {
     "spec.schedulerName": lambda o: (o.get("spec") or {}).get("schedulerName", ""),
     "involvedObject.uid": lambda o: (o.get("involvedObject") or {}).get("uid", ""),
     "involvedObject.name": lambda o: (o.get("involvedObject") or {}).get("name", ""),
+    "involvedObject.namespace": lambda o: (o.get("involvedObject") or {}).get("namespace", ""),
+    "involvedObject.kind": lambda o: (o.get("involvedObject") or {}).get("kind", ""),
+    "involvedObject.apiVersion": lambda o: (o.get("involvedObject") or {}).get("apiVersion", ""),
+    "involvedObject.resourceVersion":
+        lambda o: (o.get("involvedObject") or {}).get("resourceVersion", ""),
+    "involvedObject.fieldPath": lambda o: (o.get("involvedObject") or {}).get("fieldPath", ""),
+    "source": lambda o: (o.get("source") or {}).get("component", ""),
+    "type": lambda o: o.get("type", ""),
     "reason": lambda o: o.get("reason", ""),
 }
+
+
+def event_as_core(ev):
+    """An events.k8s.io/v1 Event as /api/v1 serves it: one storage, two versions
+    (pkg/apis/events/v1/conversion.go, Convert_v1_Event_To_core_Event): note -> message,
+    regarding -> involvedObject, reportingController -> reportingComponent, deprecatedSource ->
+    source, deprecatedFirstTimestamp/LastTimestamp/Count -> firstTimestamp/lastTimestamp/count;
+    eventTime, series, action, related, reportingInstance, type, reason as they are."""
+    out = {"kind": "Event", "apiVersion": "v1", "metadata": copy.deepcopy(ev["metadata"]),
+           "involvedObject": copy.deepcopy(ev.get("regarding") or {}),
+           "reason": ev.get("reason", ""), "message": ev.get("note", ""),
+           "source": copy.deepcopy(ev.get("deprecatedSource") or {}),
+           "firstTimestamp": ev.get("deprecatedFirstTimestamp"),
+           "lastTimestamp": ev.get("deprecatedLastTimestamp"),
+           "type": ev.get("type", ""), "eventTime": ev.get("eventTime"),
+           "action": ev.get("action", ""),
+           "reportingComponent": ev.get("reportingController", ""),
+           "reportingInstance": ev.get("reportingInstance", "")}
+    if ev.get("deprecatedCount"):
+        out["count"] = ev["deprecatedCount"]
+    for k in ("series", "related"):
+        if ev.get(k) is not None:
+            out[k] = copy.deepcopy(ev[k])
+    return out
+
+
+def core_event_view(store, r, ns):
+    """/api/v1 events: the core ones and the events.k8s.io ones, converted (lock held)."""
+    items = list(store.list(r, ns))
+    if r.name == "events" and not r.group:
+        items += [event_as_core(o) for o in store.list(BY_PATH[("events.k8s.io", "v1", "events")], ns)]
+        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+    return items
 
 
 def check_fields(r, sel):
@@ -1081,6 +1122,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         lsel = parse_label_selector(self.q("labelSelector"))
         with S.store.lock:
             obj = S.store.get(r, ns, name) if name else None
+            if obj is None and name and r.name == "events" and not r.group and m == "GET":
+                ev = S.store.get(BY_PATH[("events.k8s.io", "v1", "events")], ns, name)
+                obj = event_as_core(ev) if ev else None
             obj = copy.deepcopy(obj)
         if not name:
             if m == "GET":
@@ -1146,7 +1190,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if too_old:
                 raise err_expired(CONTINUE_TOO_OLD)
         with S.store.lock:
-            items = [copy.deepcopy(o) for o in S.store.list(r, ns)
+            items = [copy.deepcopy(o) for o in core_event_view(S.store, r, ns)
                      if match_fields(o, fsel) and match_labels(o, lsel)]
             cur = S.store.rv
         if rv is None:
@@ -1174,7 +1218,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return obj
         items = [obj] if single else obj["items"]
         include = self.q("includeObject", "Metadata")
-        if r.kind == "Pod":
+        if r.kind == "Event" and not r.group:
+            # printEvent (pkg/printers/internalversion): what kubectl get events shows
+            cols = [("Last Seen", "string", "", 0), ("Type", "string", "", 0),
+                    ("Reason", "string", "", 0), ("Object", "string", "", 0),
+                    ("Subobject", "string", "", 1), ("Source", "string", "", 1),
+                    ("Message", "string", "", 0), ("First Seen", "string", "", 1),
+                    ("Count", "integer", "", 1), ("Name", "string", "name", 1)]
+        elif r.kind == "Pod":
             cols = [("Name", "string", "name", 0), ("Ready", "string", "", 0),
                     ("Status", "string", "", 0), ("Restarts", "string", "", 0),
                     ("Age", "string", "", 0), ("IP", "string", "", 1), ("Node", "string", "", 1),
@@ -1185,7 +1236,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for o in items:
             md = o["metadata"]
             age = age_str(md.get("creationTimestamp"))
-            if r.kind == "Pod":
+            if r.kind == "Event" and not r.group:
+                cells = event_cells(o)
+            elif r.kind == "Pod":
                 st, sp = o.get("status") or {}, o.get("spec") or {}
                 css = st.get("containerStatuses") or []
                 ready = "%d/%d" % (sum(1 for c in css if c.get("ready")),
@@ -2039,6 +2092,31 @@ def check_delete_preconditions(r, obj, opts):
                                       r.kind, md["name"], label, pre[field], label, md.get(field),
                                       tail), dict({"name": md["name"], "kind": r.kind},
                                                   **({"group": r.group} if r.group else {}))))
+
+
+def micro_age_str(ts):
+    """age_str of a MicroTime (or a Time)."""
+    return age_str(re.sub(r"\.[0-9]+Z$", "Z", ts)) if ts else "<unknown>"
+
+
+def event_cells(ev):
+    """One row of kubectl get events (printEvent): first and last seen from firstTimestamp /
+    lastTimestamp, else eventTime and series.lastObservedTime; count from series, else count,
+    else 1; the source from source, else reportingComponent and reportingInstance."""
+    first = micro_age_str(ev.get("firstTimestamp") or ev.get("eventTime"))
+    last = micro_age_str(ev.get("lastTimestamp")) if ev.get("lastTimestamp") else first
+    count = ev.get("count") or 1
+    if ev.get("series"):
+        last = micro_age_str(ev["series"].get("lastObservedTime"))
+        count = ev["series"].get("count") or count
+    src = ev.get("source") or {}
+    comp = src.get("component") or ev.get("reportingComponent", "")
+    inst = src.get("host") or ev.get("reportingInstance", "")
+    io = ev.get("involvedObject") or {}
+    return [last, ev.get("type", ""), ev.get("reason", ""),
+            "%s/%s" % (io.get("kind", "").lower(), io.get("name", "")), io.get("fieldPath", ""),
+            comp + (", " + inst if inst else ""), (ev.get("message") or "").strip(), first, count,
+            ev["metadata"]["name"]]
 
 
 def age_str(ts):

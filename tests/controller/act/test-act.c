@@ -169,7 +169,9 @@ static void test_bind_on_the_wire(void **state)
 	teardown(&w);
 }
 
-/* 409: someone else decided. No Event, no second binding; the pod waits for news. */
+/* 409: someone else decided. No second binding; the pod waits for news. The refusal is a Warning
+ * FailedScheduling Event in the API server's words (kube's handleSchedulingFailure after a failed
+ * binding cycle), not a Scheduled one. */
 static void test_bind_conflict(void **state)
 {
 	(void)state;
@@ -180,7 +182,14 @@ static void test_bind_conflict(void **state)
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "1", "", PENDING), 0);
 	decide(&w, DECISION_BIND);
 	answer(&w.fake, 0, 409, "{\"kind\":\"Status\",\"message\":\"pod p is already assigned to node n2\"}", -1);
-	assert_int_equal(w.fake.n, 1);
+	assert_int_equal(w.fake.n, 2);
+	expect_call(&w, 1, "POST", "/apis/events.k8s.io/v1/namespaces/default/events");
+	expect_in_body(&w, 1, "\"reason\":\"FailedScheduling\",\"type\":\"Warning\"");
+	expect_in_body(&w, 1, "\"note\":\"pod p is already assigned to node n2\"");
+	act_stats st;
+	act_get_stats(w.a, &st);
+	assert_int_equal(st.bind_conflicts, 1);
+	assert_int_equal(st.bind_failures, 1);
 	cluster_get_counts(w.c, &cc);
 	assert_int_equal(cc.held, 1);
 	pp_err err = { "" };
@@ -324,7 +333,8 @@ static void test_two_events_one_turn(void **state)
 	teardown(&w);
 }
 
-/* The same FitError again: no second status patch, no second Event. A new one: both. */
+/* The same FitError again: no second status patch, no second Event, but the first Event's series
+ * (client-go's recordToSink: count 2, a patch of the series only). A new one: both. */
 static void test_unschedulable_not_repeated(void **state)
 {
 	(void)state;
@@ -342,14 +352,44 @@ static void test_unschedulable_not_repeated(void **state)
 	pp_err err = { "" };
 	assert_int_equal(queue_advance(w.q, T0 + 400 * S, &err), 0);
 	decide(&w, DECISION_UNSCHEDULABLE);
-	assert_int_equal(w.fake.n, 2);
+	assert_int_equal(w.fake.n, 3);
+	assert_string_equal(w.fake.calls[2].method, "PATCH");
+	assert_non_null(strstr(w.fake.calls[2].path, "/apis/events.k8s.io/v1/namespaces/default/events/p."));
+	expect_in_body(&w, 2, "{\"series\":{\"count\":2,\"lastObservedTime\":\"");
+	answer(&w.fake, 2, 200, NULL, -1);
 	assert_int_equal(put(w.c, NODE_JSON("n2", "1")), 0);
 	assert_int_equal(queue_advance(w.q, T0 + 420 * S, &err), 0);
 	decide(&w, DECISION_UNSCHEDULABLE);
-	assert_int_equal(w.fake.n, 4);
-	expect_in_body(&w, 2, "0/2 nodes are available: 2 Insufficient cpu.");
+	assert_int_equal(w.fake.n, 5);
+	expect_in_body(&w, 3, "0/2 nodes are available: 2 Insufficient cpu.");
 	/* the condition was False already: its transition time is left alone */
-	assert_null(strstr(w.fake.calls[2].body, "lastTransitionTime"));
+	assert_null(strstr(w.fake.calls[3].body, "lastTransitionTime"));
+	teardown(&w);
+}
+
+/* The series' Event is gone (an Event lives an hour on the API server): the patch gets 404, and
+ * the next repeat is a new Event, as client-go's recordEvent creates one then. */
+static void test_series_event_gone(void **state)
+{
+	(void)state;
+	struct world w;
+	pp_err err = { "" };
+	setup(&w, false);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "1")), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "2", "", PENDING), 0);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	answer(&w.fake, 0, 200, NULL, -1);
+	answer(&w.fake, 1, 201, NULL, -1);
+	assert_int_equal(queue_advance(w.q, T0 + 400 * S, &err), 0);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	assert_int_equal(w.fake.n, 3);
+	assert_string_equal(w.fake.calls[2].method, "PATCH");
+	answer(&w.fake, 2, 404, "{\"kind\":\"Status\",\"reason\":\"NotFound\"}", -1);
+	assert_int_equal(queue_advance(w.q, T0 + 800 * S, &err), 0);
+	decide(&w, DECISION_UNSCHEDULABLE);
+	assert_int_equal(w.fake.n, 4);
+	expect_call(&w, 3, "POST", "/apis/events.k8s.io/v1/namespaces/default/events");
+	expect_in_body(&w, 3, "\"reason\":\"FailedScheduling\"");
 	teardown(&w);
 }
 
@@ -381,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_weaker_nomination_cleared),
 		cmocka_unit_test(test_two_events_one_turn),
 		cmocka_unit_test(test_unschedulable_not_repeated),
+		cmocka_unit_test(test_series_event_gone),
 		cmocka_unit_test(test_closed_gate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
