@@ -24,6 +24,12 @@
 #define CRI_STRING_MAX 1024
 /* The CRI's own bound: containerd's default max_recv_message_size (16 MiB). */
 #define CRI_MESSAGE_MAX (16u * 1024 * 1024)
+/*
+ * Memory one answer may take while protobuf-c unpacks it, its bookkeeping included: twice the
+ * largest answer accepted (a real node's take a few times their size on the wire, well under
+ * 1 MiB). What would need more (16 MiB of empty nested items: over 1 GB) is refused.
+ */
+#define CRI_DECODE_BUDGET (32u * 1024 * 1024)
 
 typedef enum cri_state {
 	CRI_CREATED = 0,
@@ -93,7 +99,8 @@ const char *cri_state_name(cri_state s);
 
 /*
  * Decoders of one answer message each. 0, or -EBADMSG (not a valid message of that type, or it
- * fails a check; why says which item and what), -E2BIG (more than CRI_ITEMS_MAX items), -ENOMEM.
+ * fails a check; why says which item and what), -E2BIG (more than CRI_ITEMS_MAX items, counted on
+ * the wire before anything is unpacked, or more than CRI_DECODE_BUDGET to unpack), -ENOMEM.
  * On failure the listing is left as it was.
  */
 int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t size, char *why, size_t why_size);
