@@ -330,6 +330,53 @@ static void test_slow_runtime(void **state)
 	assert_true(r.ticks >= 5);
 }
 
+/*
+ * Twelve containers whose ContainerStatus answers in 0.6 s each, 4 at a time, the deadline 1 s:
+ * every call would meet its own deadline, the listing (3 rounds, 1.8 s) does not meet its. The
+ * log paths it got are kept: the next listing asks only for the others.
+ */
+static void test_listing_deadline(void **state)
+{
+	char buf[8192];
+	size_t o;
+	session c = { 0 };
+	unsigned known = 0, total = 0, before;
+	result r;
+
+	(void)state;
+	o = (size_t)snprintf(buf, sizeof(buf), "{\"containers\": [");
+	for (int i = 0; i < 12; i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s{\"id\": \"c%02d\", \"log_path\": \"/var/log/pods/p/c/%d.log\"}",
+		                      i ? ", " : "", i, i);
+	snprintf(buf + o, sizeof(buf) - o, "], \"faults\": {\"ContainerStatus\": {\"delay\": 0.6}}}");
+	write_state(buf);
+	start_standin(false);
+	r = run_op(&c, 1000000, 0, start_list, NULL, NULL);
+	assert_int_equal(r.error, -ETIMEDOUT);
+	assert_non_null(strstr(r.why, "runtime-request-timeout"));
+	assert_non_null(strstr(r.why, "ContainerStatus"));
+	const char *k = strrchr(r.why, ';');
+	assert_non_null(k);
+	assert_int_equal(sscanf(k, "; %u of %u log paths known", &known, &total), 2);
+	assert_int_equal(total, 12);
+	assert_true(known < 12);
+
+	/* the runtime is quick again: only the log paths not got before are asked */
+	snprintf(buf + o, sizeof(buf) - o, "]}");
+	write_state(buf);
+	before = calls_logged("ContainerStatus");
+	r = run_op(&c, 1000000, 0, start_list, NULL, NULL);
+	assert_int_equal(r.error, 0);
+	assert_int_equal(r.l->n_containers, 12);
+	for (size_t i = 0; i < 12; i++)
+		assert_non_null(strstr(r.l->containers[i].log_path, "/var/log/pods/p/c/"));
+	cri_listing_free(r.l);
+	free(r.l);
+	printf("# %u log paths kept, %u asked again\n", known, calls_logged("ContainerStatus") - before);
+	assert_int_equal(calls_logged("ContainerStatus") - before, 12 - known);
+	session_end(&c);
+}
+
 static void test_refusing_and_absent(void **state)
 {
 	result r;
@@ -432,7 +479,7 @@ int main(void)
 		cmocka_unit_test(test_full_listing), cmocka_unit_test(test_remove_image),
 		cmocka_unit_test(test_slow_runtime), cmocka_unit_test(test_refusing_and_absent),
 		cmocka_unit_test(test_garbage_and_status), cmocka_unit_test(test_oversize),
-		cmocka_unit_test(test_strict_decoding),
+		cmocka_unit_test(test_strict_decoding), cmocka_unit_test(test_listing_deadline),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
