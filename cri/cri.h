@@ -125,7 +125,7 @@ int cri_encode_remove_image(const char *image, uint8_t **ret, size_t *len);
 typedef struct cri_client cri_client;
 
 typedef struct cri_client_opts {
-	uint64_t timeout_usec;   /* every call's deadline */
+	uint64_t timeout_usec;   /* a whole listing's deadline (its calls are cancelled at it), a single call's */
 	size_t max_message;      /* the largest answer accepted; 0: CRI_MESSAGE_MAX */
 	unsigned status_parallel; /* ContainerStatus calls in flight at once; 0: 4, at most 8 */
 } cri_client_opts;
@@ -154,9 +154,11 @@ enum {
 /* done gets -ECANCELED when the client is freed first (start nothing then). */
 int cri_client_version(cri_client *c, cri_text_fn done, void *userdata);
 /*
- * What `what` says, in parallel on one HTTP/2 connection. -EBUSY while a listing runs; done is
- * called exactly once otherwise (0 returned). A container gone between ListContainers and its
- * ContainerStatus (NOT_FOUND) keeps no log path; any other failure fails the listing.
+ * What `what` says, in parallel on one HTTP/2 connection, within one deadline (timeout_usec from
+ * now). -EBUSY while a listing runs; done is called exactly once otherwise (0 returned). A
+ * container gone between ListContainers and its ContainerStatus (NOT_FOUND) keeps no log path; any
+ * other failure, or the deadline, fails the listing and cancels what is still in flight; the log
+ * paths known by then are cached all the same.
  */
 int cri_client_list(cri_client *c, unsigned what, cri_list_fn done, void *userdata);
 bool cri_client_listing(const cri_client *c);
