@@ -10,6 +10,8 @@
 #define RUNTIME "/runtime.v1.RuntimeService/"
 #define IMAGE "/runtime.v1.ImageService/"
 
+typedef struct call_ctx call_ctx;
+
 typedef struct log_cache_entry {
 	char *id, *path;
 } log_cache_entry;
@@ -23,6 +25,9 @@ typedef struct listing_run {
 	size_t stats_len;
 	bool stats_pending;
 	size_t next_status;    /* the next container whose log path is asked */
+	uint64_t deadline;     /* CLOCK_MONOTONIC: the whole listing's, runtime-request-timeout after its start */
+	sd_event_source *timer;
+	call_ctx *calls;       /* in flight: what the deadline cancels */
 	int error;
 	char why[512];
 	cri_list_fn done;
@@ -30,6 +35,7 @@ typedef struct listing_run {
 } listing_run;
 
 struct cri_client {
+	sd_event *event;
 	grpc_channel *ch;
 	cri_client_opts o;
 	listing_run *run;
@@ -40,13 +46,15 @@ struct cri_client {
 };
 
 /* A call's context: which client, what for, and its own callback. */
-typedef struct call_ctx {
+struct call_ctx {
 	cri_client *c;
+	grpc_call *call;       /* a listing's: cancelled at its deadline */
+	call_ctx *prev, *next;
 	const char *method;
 	size_t container;      /* ContainerStatus: the index in the run's listing */
 	cri_text_fn text_done; /* Version, RemoveImage */
 	void *userdata;
-} call_ctx;
+};
 
 int cri_client_new(sd_event *e, const char *socket, const cri_client_opts *o, cri_client **ret)
 {
@@ -70,6 +78,7 @@ int cri_client_new(sd_event *e, const char *socket, const cri_client_opts *o, cr
 		free(c);
 		return r;
 	}
+	c->event = sd_event_ref(e);
 	*ret = c;
 	return 0;
 }
@@ -89,6 +98,7 @@ static void run_free(listing_run *run)
 {
 	if (!run)
 		return;
+	sd_event_source_disable_unref(run->timer);
 	cri_listing_free(&run->l);
 	free(run->stats);
 	free(run);
@@ -102,6 +112,7 @@ cri_client *cri_client_free(cri_client *c)
 	grpc_channel_free(c->ch); /* each call's end frees its context */
 	run_free(c->run);
 	logs_free(c);
+	sd_event_unref(c->event);
 	free(c);
 	return NULL;
 }
@@ -121,7 +132,9 @@ unsigned long cri_client_calls(const cri_client *c)
 	return c->calls;
 }
 
-static int start(cri_client *c, const char *path, const uint8_t *req, size_t len, grpc_done_fn done, call_ctx *ctx)
+/* A call of the listing in progress ends by the listing's deadline; any other by its own. */
+static int start(cri_client *c, const char *path, const uint8_t *req, size_t len, grpc_done_fn done, call_ctx *ctx,
+                 bool listing)
 {
 	grpc_call_opts o = {
 		.path = path,
@@ -132,10 +145,41 @@ static int start(cri_client *c, const char *path, const uint8_t *req, size_t len
 		.done = done,
 		.userdata = ctx,
 	};
-	int r = grpc_call_start(c->ch, &o, NULL);
-	if (r >= 0)
-		c->calls++;
-	return r;
+	uint64_t now;
+	int r;
+
+	if (listing) {
+		r = sd_event_now(c->event, CLOCK_MONOTONIC, &now);
+		if (r < 0)
+			return r;
+		if (now >= c->run->deadline)
+			return -ETIMEDOUT;
+		o.timeout_usec = c->run->deadline - now;
+	}
+	r = grpc_call_start(c->ch, &o, listing ? &ctx->call : NULL);
+	if (r < 0)
+		return r;
+	c->calls++;
+	if (listing) {
+		ctx->next = c->run->calls;
+		if (ctx->next)
+			ctx->next->prev = ctx;
+		c->run->calls = ctx;
+		c->run->in_flight++;
+	}
+	return 0;
+}
+
+static void run_unlink(listing_run *run, call_ctx *ctx)
+{
+	if (ctx->prev)
+		ctx->prev->next = ctx->next;
+	else
+		run->calls = ctx->next;
+	if (ctx->next)
+		ctx->next->prev = ctx->prev;
+	ctx->prev = ctx->next = NULL;
+	run->in_flight--;
 }
 
 /* --- single calls --------------------------------------------------------------------------- */
@@ -172,7 +216,7 @@ static int text_call(cri_client *c, const char *method, const char *path, uint8_
 		return -ENOMEM;
 	}
 	*ctx = (call_ctx){ .c = c, .method = method, .text_done = done, .userdata = userdata };
-	r = start(c, path, req, len, text_done, ctx);
+	r = start(c, path, req, len, text_done, ctx, false);
 	free(req);
 	if (r < 0)
 		free(ctx);
@@ -247,14 +291,33 @@ static void run_fail(listing_run *run, int error, const char *fmt, const char *m
 
 static void list_done(int error, long status, const uint8_t *msg, size_t len, const char *why, void *userdata);
 
+/* A failed listing ends now: what is still in flight could only be thrown away. */
+static void run_abort(cri_client *c)
+{
+	listing_run *run = c->run;
+
+	while (run->calls) {
+		call_ctx *ctx = run->calls;
+		run_unlink(run, ctx);
+		grpc_call_cancel(c->ch, ctx->call);
+		free(ctx);
+	}
+}
+
 static void run_finish_if_done(cri_client *c)
 {
 	listing_run *run = c->run;
 
+	if (run->error < 0)
+		run_abort(c);
 	if (run->in_flight > 0)
 		return;
 	c->run = NULL;
-	if (run->error >= 0 && (run->what & CRI_LIST_LOGS))
+	/*
+	 * Failed or not, the log paths known when it ended are kept (a container's never changes):
+	 * after a deadline the next listing asks only for those it did not get.
+	 */
+	if ((run->what & CRI_LIST_LOGS) && run->l.containers)
 		logs_keep(c, &run->l);
 	if (run->error < 0)
 		run->done(run->error, NULL, run->why, run->userdata);
@@ -271,6 +334,19 @@ static void run_finish_if_done(cri_client *c)
 	run_free(run);
 }
 
+/* The log paths asked before, all at once: they count as kept even if this listing fails early. */
+static void fill_cached_logs(cri_client *c)
+{
+	listing_run *run = c->run;
+
+	for (size_t i = 0; i < run->l.n_containers && run->error >= 0; i++) {
+		cri_container *k = &run->l.containers[i];
+		const char *known = cached_log(c, k->id);
+		if (known && !k->log_path && !(k->log_path = strdup(known)))
+			run_fail(run, -ENOMEM, "%s: %s", "ContainerStatus", "out of memory");
+	}
+}
+
 /* Starts ContainerStatus calls for containers without a known log path, up to the parallel bound. */
 static void ask_logs(cri_client *c)
 {
@@ -279,16 +355,12 @@ static void ask_logs(cri_client *c)
 	while (run->error >= 0 && run->next_status < run->l.n_containers && run->in_flight < c->o.status_parallel) {
 		size_t i = run->next_status++;
 		cri_container *k = &run->l.containers[i];
-		const char *known = cached_log(c, k->id);
 		uint8_t *req;
 		size_t len;
 		call_ctx *ctx;
 
-		if (known) {
-			if (!(k->log_path = strdup(known)))
-				run_fail(run, -ENOMEM, "%s: %s", "ContainerStatus", "out of memory");
+		if (k->log_path)
 			continue;
-		}
 		ctx = calloc(1, sizeof(*ctx));
 		if (!ctx || cri_encode_status(k->id, &req, &len) < 0) {
 			free(ctx);
@@ -296,14 +368,13 @@ static void ask_logs(cri_client *c)
 			break;
 		}
 		*ctx = (call_ctx){ .c = c, .method = "ContainerStatus", .container = i };
-		int r = start(c, RUNTIME "ContainerStatus", req, len, list_done, ctx);
+		int r = start(c, RUNTIME "ContainerStatus", req, len, list_done, ctx, true);
 		free(req);
 		if (r < 0) {
 			free(ctx);
 			run_fail(run, r, "%s: %s", "ContainerStatus", strerror(-r));
 			break;
 		}
-		run->in_flight++;
 	}
 }
 
@@ -351,7 +422,7 @@ static void list_done(int error, long status, const uint8_t *msg, size_t len, co
 		free(ctx);
 		return;
 	}
-	run->in_flight--;
+	run_unlink(run, ctx);
 	if (error < 0) {
 		/* a container removed since it was listed has no status: not a failure of the runtime */
 		if (!(strcmp(ctx->method, "ContainerStatus") == 0 && status == GRPC_NOT_FOUND))
@@ -360,8 +431,10 @@ static void list_done(int error, long status, const uint8_t *msg, size_t len, co
 		int r = decode_into(run, ctx->method, msg, len, ctx->container, dwhy, sizeof(dwhy));
 		if (r < 0)
 			run_fail(run, r, "%s: answer refused: %s", ctx->method, r == -ENOMEM ? "out of memory" : dwhy);
-		else if (strcmp(ctx->method, "ListContainers") == 0 && (run->what & CRI_LIST_LOGS))
+		else if (strcmp(ctx->method, "ListContainers") == 0 && (run->what & CRI_LIST_LOGS)) {
+			fill_cached_logs(c);
 			run->next_status = 0;
+		}
 	}
 	free(ctx);
 	if (run->error >= 0 && (run->what & CRI_LIST_LOGS) && run->l.containers)
@@ -369,8 +442,37 @@ static void list_done(int error, long status, const uint8_t *msg, size_t len, co
 	run_finish_if_done(c);
 }
 
+/* The listing's deadline: whatever is still in flight is cancelled, the listing fails with it. */
+static int on_list_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	cri_client *c = userdata;
+	listing_run *run = c->run;
+	size_t known = 0, o = 0;
+	char why[384], waiting[160] = "";
+
+	(void)s;
+	(void)usec;
+	for (size_t i = 0; i < run->l.n_containers; i++)
+		known += run->l.containers[i].log_path != NULL;
+	/* which calls were still waiting, each named once */
+	for (const call_ctx *k = run->calls; k && o < sizeof(waiting); k = k->next)
+		if (!strstr(waiting, k->method))
+			o += (size_t)snprintf(waiting + o, sizeof(waiting) - o, "%s%s", o ? ", " : "", k->method);
+	snprintf(why, sizeof(why), "deadline exceeded: not done within %.3g s (runtime-request-timeout); waiting for %s",
+	         (double)c->o.timeout_usec / 1e6, waiting[0] ? waiting : "nothing");
+	if (run->l.containers)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %zu of %zu log paths known, kept for the next listing",
+		         known, run->l.n_containers);
+	run_fail(run, -ETIMEDOUT, "%s: %s", "listing", why);
+	run_finish_if_done(c);
+	return 0;
+}
+
 int cri_client_list(cri_client *c, unsigned what, cri_list_fn done, void *userdata)
 {
+	uint64_t now;
+	int r0;
+
 	static const struct {
 		unsigned bit;
 		const char *method, *path;
@@ -394,6 +496,16 @@ int cri_client_list(cri_client *c, unsigned what, cri_list_fn done, void *userda
 	run->done = done;
 	run->userdata = userdata;
 	run->next_status = SIZE_MAX; /* no log path is asked before the containers are known */
+	r0 = sd_event_now(c->event, CLOCK_MONOTONIC, &now);
+	run->deadline = now + c->o.timeout_usec;
+	/* accuracy 1 µs: sd-event's default slack (250 ms) would stretch the deadline */
+	if (r0 >= 0)
+		r0 = sd_event_add_time(c->event, &run->timer, CLOCK_MONOTONIC, run->deadline, 1, on_list_deadline, c);
+	if (r0 < 0) {
+		run_free(run);
+		return r0;
+	}
+	(void)sd_event_source_set_description(run->timer, "cri-listing-deadline");
 	c->run = run;
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		call_ctx *ctx;
@@ -406,15 +518,16 @@ int cri_client_list(cri_client *c, unsigned what, cri_list_fn done, void *userda
 		else {
 			*ctx = (call_ctx){ .c = c, .method = calls[i].method };
 			/* every list request is the empty message: no filter, everything */
-			r = start(c, calls[i].path, NULL, 0, list_done, ctx);
+			r = start(c, calls[i].path, NULL, 0, list_done, ctx, true);
 		}
 		if (r < 0) {
 			free(ctx);
 			run_fail(run, r, "%s: %s", calls[i].method, strerror(-r));
 			break;
 		}
-		run->in_flight++;
 	}
+	if (run->error < 0)
+		run_abort(c);
 	if (run->in_flight == 0 && run->error < 0) {
 		/* nothing started: the caller hears it from the return value, not from done */
 		int r = run->error;

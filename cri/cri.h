@@ -24,6 +24,12 @@
 #define CRI_STRING_MAX 1024
 /* The CRI's own bound: containerd's default max_recv_message_size (16 MiB). */
 #define CRI_MESSAGE_MAX (16u * 1024 * 1024)
+/*
+ * Memory one answer may take while protobuf-c unpacks it, its bookkeeping included: twice the
+ * largest answer accepted (a real node's take a few times their size on the wire, well under
+ * 1 MiB). What would need more (16 MiB of empty nested items: over 1 GB) is refused.
+ */
+#define CRI_DECODE_BUDGET (32u * 1024 * 1024)
 
 typedef enum cri_state {
 	CRI_CREATED = 0,
@@ -93,7 +99,8 @@ const char *cri_state_name(cri_state s);
 
 /*
  * Decoders of one answer message each. 0, or -EBADMSG (not a valid message of that type, or it
- * fails a check; why says which item and what), -E2BIG (more than CRI_ITEMS_MAX items), -ENOMEM.
+ * fails a check; why says which item and what), -E2BIG (more than CRI_ITEMS_MAX items, counted on
+ * the wire before anything is unpacked, or more than CRI_DECODE_BUDGET to unpack), -ENOMEM.
  * On failure the listing is left as it was.
  */
 int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t size, char *why, size_t why_size);
@@ -118,7 +125,7 @@ int cri_encode_remove_image(const char *image, uint8_t **ret, size_t *len);
 typedef struct cri_client cri_client;
 
 typedef struct cri_client_opts {
-	uint64_t timeout_usec;   /* every call's deadline */
+	uint64_t timeout_usec;   /* a whole listing's deadline (its calls are cancelled at it), a single call's */
 	size_t max_message;      /* the largest answer accepted; 0: CRI_MESSAGE_MAX */
 	unsigned status_parallel; /* ContainerStatus calls in flight at once; 0: 4, at most 8 */
 } cri_client_opts;
@@ -147,9 +154,11 @@ enum {
 /* done gets -ECANCELED when the client is freed first (start nothing then). */
 int cri_client_version(cri_client *c, cri_text_fn done, void *userdata);
 /*
- * What `what` says, in parallel on one HTTP/2 connection. -EBUSY while a listing runs; done is
- * called exactly once otherwise (0 returned). A container gone between ListContainers and its
- * ContainerStatus (NOT_FOUND) keeps no log path; any other failure fails the listing.
+ * What `what` says, in parallel on one HTTP/2 connection, within one deadline (timeout_usec from
+ * now). -EBUSY while a listing runs; done is called exactly once otherwise (0 returned). A
+ * container gone between ListContainers and its ContainerStatus (NOT_FOUND) keeps no log path; any
+ * other failure, or the deadline, fails the listing and cancels what is still in flight; the log
+ * paths known by then are cached all the same.
  */
 int cri_client_list(cri_client *c, unsigned what, cri_list_fn done, void *userdata);
 bool cri_client_listing(const cri_client *c);

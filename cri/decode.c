@@ -149,11 +149,116 @@ cri_container *cri_listing_container(const cri_listing *l, const char *id)
 
 /* --- decoders ------------------------------------------------------------------------------ */
 
-/* The message, or a return of -EBADMSG naming what it is not. */
+/*
+ * protobuf-c builds the whole message before any check here can run, and an empty repeated item
+ * costs 2 bytes on the wire but a struct, a pointer and the parser's own bookkeeping once
+ * unpacked: 16 MiB of them took 1.4 GB. Every allocation of one unpack is counted against
+ * CRI_DECODE_BUDGET, with malloc's own overhead (so that millions of tiny ones count for what
+ * they cost); past it the allocation fails and protobuf-c frees what it built and gives up.
+ */
+typedef struct decode_budget {
+	size_t used, limit;
+	bool exceeded;
+} decode_budget;
+
+#define MALLOC_OVERHEAD 16
+
+static void *budget_alloc(void *data, size_t size)
+{
+	decode_budget *b = data;
+	size_t cost = size + MALLOC_OVERHEAD;
+
+	if (cost < size || cost > b->limit - b->used) {
+		b->exceeded = true;
+		return NULL;
+	}
+	void *p = malloc(size ? size : 1);
+	if (p)
+		b->used += cost;
+	return p;
+}
+
+static void budget_free(void *data, void *p)
+{
+	(void)data;
+	free(p);
+}
+
+/* One varint at *i; false when it runs past the end or beyond 10 bytes. */
+static bool wire_varint(const uint8_t *msg, size_t len, size_t *i, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; *i < len && shift < 70; shift += 7) {
+		uint8_t b = msg[(*i)++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*ret = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * How many times the message's own field 1 (every list answer's repeated items) occurs, counted
+ * on the wire before anything is allocated: an answer of more than CRI_ITEMS_MAX items is refused
+ * by its count, cheaply. Broken framing stops the count (the unpack then says what is wrong).
+ */
+static size_t wire_items(const uint8_t *msg, size_t len)
+{
+	size_t i = 0, n = 0;
+	uint64_t tag, value;
+
+	while (i < len && wire_varint(msg, len, &i, &tag)) {
+		uint64_t skip = 0;
+		switch (tag & 7) {
+		case 0:
+			if (!wire_varint(msg, len, &i, &value))
+				return n;
+			break;
+		case 1:
+			skip = 8;
+			break;
+		case 2:
+			if (!wire_varint(msg, len, &i, &skip))
+				return n;
+			break;
+		case 5:
+			skip = 4;
+			break;
+		default:
+			return n;
+		}
+		if (skip > len - i)
+			return n;
+		i += (size_t)skip;
+		n += (tag >> 3) == 1 && (tag & 7) == 2;
+	}
+	return n;
+}
+
+static int items_check(const uint8_t *msg, size_t len, const char *what, char *why, size_t size)
+{
+	size_t n = wire_items(msg, len);
+
+	return n > CRI_ITEMS_MAX ? fail(why, size, -E2BIG, "%zu %s, more than %d", n, what, CRI_ITEMS_MAX) : 0;
+}
+
+/*
+ * The message m, unpacked within the budget (free it with FREE_UNPACKED), or a return of -E2BIG
+ * (beyond the budget) or -EBADMSG naming what it is not.
+ */
 #define UNPACK(type, fn, msg, len, why, size)                                                        \
-	type *m = fn(NULL, len, msg);                                                                \
+	decode_budget budget_ = { .limit = CRI_DECODE_BUDGET };                                      \
+	ProtobufCAllocator alloc_ = { .alloc = budget_alloc, .free = budget_free, .allocator_data = &budget_ }; \
+	type *m = fn(&alloc_, len, msg);                                                             \
+	if (!m && budget_.exceeded)                                                                  \
+		return fail(why, size, -E2BIG, "%s of %zu bytes needs more than %u MiB to decode",        \
+		            &#type[sizeof("Runtime__V1__") - 1], len, CRI_DECODE_BUDGET >> 20);         \
 	if (!m)                                                                                      \
 	return fail(why, size, -EBADMSG, "not a valid %s message (%zu bytes)", &#type[sizeof("Runtime__V1__") - 1], len)
+#define FREE_UNPACKED(fn, m) fn(m, &alloc_)
 
 int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t size, char *why, size_t why_size)
 {
@@ -166,7 +271,7 @@ int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t siz
 	else
 		snprintf(runtime, size, "%s %s (CRI %s)", m->runtime_name, m->runtime_version,
 		         m->runtime_api_version[0] ? m->runtime_api_version : "?");
-	runtime__v1__version_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__version_response__free_unpacked, m);
 	return r;
 }
 
@@ -222,7 +327,7 @@ int cri_decode_fs_info(const uint8_t *msg, size_t len, cri_listing *l, char *why
 		l->n_container_fs = m->n_container_filesystems;
 	} else
 		fs_free(img, m->n_image_filesystems);
-	runtime__v1__image_fs_info_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__image_fs_info_response__free_unpacked, m);
 	return r;
 }
 
@@ -251,6 +356,9 @@ static int image_copy(const Runtime__V1__Image *in, size_t i, cri_image *out, ch
 
 int cri_decode_images(const uint8_t *msg, size_t len, cri_listing *l, char *why, size_t why_size)
 {
+	int pre = items_check(msg, len, "images", why, why_size);
+	if (pre < 0)
+		return pre;
 	UNPACK(Runtime__V1__ListImagesResponse, runtime__v1__list_images_response__unpack, msg, len, why, why_size);
 	cri_image *out = NULL;
 	size_t n = 0;
@@ -268,7 +376,7 @@ int cri_decode_images(const uint8_t *msg, size_t len, cri_listing *l, char *why,
 		l->n_images = n;
 	} else
 		images_free(out, n);
-	runtime__v1__list_images_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__list_images_response__free_unpacked, m);
 	return r;
 }
 
@@ -299,6 +407,9 @@ static int sandbox_copy(const Runtime__V1__PodSandbox *in, size_t i, cri_sandbox
 
 int cri_decode_sandboxes(const uint8_t *msg, size_t len, cri_listing *l, char *why, size_t why_size)
 {
+	int pre = items_check(msg, len, "sandboxes", why, why_size);
+	if (pre < 0)
+		return pre;
 	UNPACK(Runtime__V1__ListPodSandboxResponse, runtime__v1__list_pod_sandbox_response__unpack, msg, len, why,
 	       why_size);
 	cri_sandbox *out = NULL;
@@ -317,7 +428,7 @@ int cri_decode_sandboxes(const uint8_t *msg, size_t len, cri_listing *l, char *w
 		l->n_sandboxes = n;
 	} else
 		sandboxes_free(out, n);
-	runtime__v1__list_pod_sandbox_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__list_pod_sandbox_response__free_unpacked, m);
 	return r;
 }
 
@@ -350,6 +461,9 @@ static int container_copy(const Runtime__V1__Container *in, size_t i, cri_contai
 
 int cri_decode_containers(const uint8_t *msg, size_t len, cri_listing *l, char *why, size_t why_size)
 {
+	int pre = items_check(msg, len, "containers", why, why_size);
+	if (pre < 0)
+		return pre;
 	UNPACK(Runtime__V1__ListContainersResponse, runtime__v1__list_containers_response__unpack, msg, len, why,
 	       why_size);
 	cri_container *out = NULL;
@@ -374,12 +488,15 @@ int cri_decode_containers(const uint8_t *msg, size_t len, cri_listing *l, char *
 		l->n_containers = n;
 	} else
 		containers_free(out, n);
-	runtime__v1__list_containers_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__list_containers_response__free_unpacked, m);
 	return r;
 }
 
 int cri_decode_stats(const uint8_t *msg, size_t len, cri_listing *l, char *why, size_t why_size)
 {
+	int pre = items_check(msg, len, "container stats", why, why_size);
+	if (pre < 0)
+		return pre;
 	UNPACK(Runtime__V1__ListContainerStatsResponse, runtime__v1__list_container_stats_response__unpack, msg, len,
 	       why, why_size);
 	int r = 0;
@@ -405,7 +522,7 @@ int cri_decode_stats(const uint8_t *msg, size_t len, cri_listing *l, char *why, 
 		c->rootfs_bytes = s->writable_layer->used_bytes->value;
 		c->rootfs_inodes = s->writable_layer->inodes_used ? s->writable_layer->inodes_used->value : 0;
 	}
-	runtime__v1__list_container_stats_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__list_container_stats_response__free_unpacked, m);
 	return r;
 }
 
@@ -420,7 +537,7 @@ int cri_decode_status_log_path(const uint8_t *msg, size_t len, char **ret, char 
 		r = fail(why, why_size, -EBADMSG, "log path is not a clean absolute path");
 	else if (!(*ret = strdup(p)))
 		r = -ENOMEM;
-	runtime__v1__container_status_response__free_unpacked(m, NULL);
+	FREE_UNPACKED(runtime__v1__container_status_response__free_unpacked, m);
 	return r;
 }
 

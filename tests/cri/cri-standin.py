@@ -21,14 +21,20 @@ State file (every key optional):
                    "created_at": NS, "finished_at": NS, "log_path": "/var/log/pods/...",
                    "writable_bytes": 1, "writable_inodes": 1, "mountpoint": "/x", "labels": {...}}],
    "faults": {"METHOD or *": {"delay": SECONDS, "status": GRPC-CODE, "message": "...",
-                              "garbage": N, "oversize": BYTES}}}
+                              "garbage": N, "oversize": BYTES, "huge": BYTES, "huge_nested": BYTES}}}
 Sandbox and container labels default to the kubelet's (io.kubernetes.pod.uid/name/namespace,
 io.kubernetes.container.name) from the sandbox's fields.
 
 Faults per method ("*" = every method): delay (seconds before answering), status (a non-OK
 grpc-status with message), garbage (N bytes that are not a valid protobuf message as the answer),
-oversize (an answer of that many bytes: a valid message padded with an unknown field).
-A test makes a socket that refuses with --refuse (bound, never listening).
+oversize (an answer of that many bytes: a valid message padded with an unknown field), huge (an
+answer of that many bytes of empty repeated items, 2 bytes each: ListContainers, ListImages,
+ListContainerStats, ListPodSandbox), huge_nested (one item holding that many bytes of empty
+nested repeated items: a container's or a stat's labels, an image's tags) — valid messages that
+take a hundred times their size once unpacked.
+A test makes a socket that refuses with --refuse (bound, never listening), and a runtime that
+ignores grpc-timeout with --hang (connections accepted, read, never answered: a stuck handler;
+grpcio itself would end a call at its grpc-timeout).
 
 Every call is appended to --log as one JSON line {"method": ..., "request": {...}}.
 """
@@ -245,6 +251,10 @@ class Standin:
                 answer = impl(st, request).SerializeToString()
             except Abort as a:
                 context.abort(a.code, a.text)
+            if fault.get("huge"):
+                answer = b"\x0a\x00" * (fault["huge"] // 2)
+            elif fault.get("huge_nested"):
+                answer = _nested(method, fault["huge_nested"])
             if fault.get("oversize"):
                 pad = max(0, fault["oversize"] - len(answer) - 8)
                 answer += b"\xfa\x3f" + _varint(pad) + b"\0" * pad  # unknown field 1023, skipped by parsers
@@ -258,6 +268,40 @@ class Abort(Exception):
         super().__init__(text)
         self.code = code
         self.text = text
+
+
+def _field(tag, payload):
+    return bytes([tag]) + _varint(len(payload)) + payload
+
+
+def _nested(method, size):
+    """One item of the answer, its nested repeated field (tag) filled with empty entries."""
+    inner = {"ListContainers": (b"\x0a\x01c", b"\x42\x00"),      # Container.id, labels (8)
+             "ListContainerStats": (b"\x0a\x01c", b"\x1a\x00"),  # ContainerAttributes.id, labels (3)
+             "ListImages": (b"\x0a\x01i", b"\x12\x00"),          # Image.id, repo_tags (2)
+             "ListPodSandbox": (b"\x0a\x01s", b"\x2a\x00")}      # PodSandbox.id, labels (5)
+    head, entry = inner[method]
+    item = head + entry * max(0, (size - 16) // 2)
+    if method == "ListContainerStats":
+        item = _field(0x0a, item)  # ContainerStats.attributes (1)
+    return _field(0x0a, item)
+
+
+def hang(path):
+    """Accepts every connection and reads it; never writes a byte back."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen(64)
+    conns = []
+
+    def serve():
+        while True:
+            c, _ = s.accept()
+            conns.append(c)
+            threading.Thread(target=lambda: [None for _ in iter(lambda: c.recv(65536), b"")], daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
 
 
 def _varint(n):
@@ -277,9 +321,13 @@ def main():
     ap.add_argument("--state", required=True)
     ap.add_argument("--log", default=os.devnull)
     ap.add_argument("--refuse", action="store_true", help="bind the socket but never listen (ECONNREFUSED)")
+    ap.add_argument("--hang", action="store_true", help="accept and read connections, never answer")
     a = ap.parse_args()
     if os.path.exists(a.socket):
         os.unlink(a.socket)
+    if a.hang:
+        hang(a.socket)
+        return
     if a.refuse:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.bind(a.socket)

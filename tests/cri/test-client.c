@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,8 +61,8 @@ static void stop_standin(void)
 	unlink(sock);
 }
 
-/* Starts the stand-in (refuse: bound, not listening); waits for its socket. */
-static void start_standin(bool refuse)
+/* Starts the stand-in with option opt (NULL, --refuse: bound, not listening; --hang: never answering). */
+static void start_standin_with(const char *opt)
 {
 	static const char script[] =
 		"for p in python3 /usr/bin/python3; do $p -c 'import grpc' 2>/dev/null && exec $p \"$@\"; done; exit 77";
@@ -72,14 +73,14 @@ static void start_standin(bool refuse)
 	assert_true(standin >= 0);
 	if (standin == 0) {
 		execl("/bin/sh", "sh", "-c", script, "sh", "tests/cri/cri-standin.py", "--socket", sock, "--state",
-		      state_path, "--log", log_path, refuse ? "--refuse" : "--log", refuse ? NULL : log_path, NULL);
+		      state_path, "--log", log_path, opt, NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 200; i++) {
 		struct stat st;
 		int status;
 		if (stat(sock, &st) == 0) {
-			usleep(refuse ? 50000 : 0);
+			usleep(opt ? 50000 : 0); /* bound before it listens */
 			return;
 		}
 		if (waitpid(standin, &status, WNOHANG) == standin) {
@@ -93,6 +94,11 @@ static void start_standin(bool refuse)
 		usleep(50000);
 	}
 	fail_msg("the stand-in did not create %s", sock);
+}
+
+static void start_standin(bool refuse)
+{
+	start_standin_with(refuse ? "--refuse" : NULL);
 }
 
 typedef struct result {
@@ -179,8 +185,12 @@ static result run_op(session *keep, uint64_t timeout_usec, size_t max_message, s
 	assert_int_equal(sd_event_add_time_relative(e, &tick, CLOCK_MONOTONIC, 20000, 1, on_tick, &r), 0);
 	sd_event_source_set_enabled(tick, SD_EVENT_ON);
 	assert_int_equal(fn(c, &r, arg), 0);
-	while (!r.done)
-		assert_true(sd_event_run(e, UINT64_MAX) >= 0);
+	/* a call that never ends fails the test rather than hanging it */
+	while (!r.done) {
+		assert_true(sd_event_run(e, 1000000) >= 0);
+		if (now_usec() - t0 > 30000000)
+			fail_msg("the operation did not end within 30 s (deadline %" PRIu64 " µs)", timeout_usec);
+	}
 	if (r.error < 0)
 		printf("# %s\n", r.why);
 	if (elapsed_usec)
@@ -330,6 +340,75 @@ static void test_slow_runtime(void **state)
 	assert_true(r.ticks >= 5);
 }
 
+/*
+ * Twelve containers whose ContainerStatus answers in 0.6 s each, 4 at a time, the deadline 1 s:
+ * every call would meet its own deadline, the listing (3 rounds, 1.8 s) does not meet its. The
+ * log paths it got are kept: the next listing asks only for the others.
+ */
+static void test_listing_deadline(void **state)
+{
+	char buf[8192];
+	size_t o;
+	session c = { 0 };
+	unsigned known = 0, total = 0, before;
+	result r;
+
+	(void)state;
+	o = (size_t)snprintf(buf, sizeof(buf), "{\"containers\": [");
+	for (int i = 0; i < 12; i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s{\"id\": \"c%02d\", \"log_path\": \"/var/log/pods/p/c/%d.log\"}",
+		                      i ? ", " : "", i, i);
+	snprintf(buf + o, sizeof(buf) - o, "], \"faults\": {\"ContainerStatus\": {\"delay\": 0.6}}}");
+	write_state(buf);
+	start_standin(false);
+	r = run_op(&c, 1000000, 0, start_list, NULL, NULL);
+	assert_int_equal(r.error, -ETIMEDOUT);
+	assert_non_null(strstr(r.why, "runtime-request-timeout"));
+	assert_non_null(strstr(r.why, "ContainerStatus"));
+	const char *k = strrchr(r.why, ';');
+	assert_non_null(k);
+	assert_int_equal(sscanf(k, "; %u of %u log paths known", &known, &total), 2);
+	assert_int_equal(total, 12);
+	assert_true(known < 12);
+
+	/* the runtime is quick again: only the log paths not got before are asked */
+	snprintf(buf + o, sizeof(buf) - o, "]}");
+	write_state(buf);
+	before = calls_logged("ContainerStatus");
+	r = run_op(&c, 1000000, 0, start_list, NULL, NULL);
+	assert_int_equal(r.error, 0);
+	assert_int_equal(r.l->n_containers, 12);
+	for (size_t i = 0; i < 12; i++)
+		assert_non_null(strstr(r.l->containers[i].log_path, "/var/log/pods/p/c/"));
+	cri_listing_free(r.l);
+	free(r.l);
+	printf("# %u log paths kept, %u asked again\n", known, calls_logged("ContainerStatus") - before);
+	assert_int_equal(calls_logged("ContainerStatus") - before, 12 - known);
+	session_end(&c);
+}
+
+/*
+ * A runtime that accepts and never answers, ignoring grpc-timeout (a stuck handler): every call
+ * ends by evictd's own deadline (curl's, and the listing's), not never.
+ */
+static void test_hanging_runtime(void **state)
+{
+	uint64_t elapsed;
+	result r;
+
+	(void)state;
+	write_state("{}");
+	start_standin_with("--hang");
+	r = run_op(NULL, 300000, 0, start_version, NULL, &elapsed);
+	assert_int_equal(r.error, -ETIMEDOUT);
+	assert_true(elapsed < 10000000);
+	r = run_op(NULL, 300000, 0, start_remove, "sha256:aaa", &elapsed);
+	assert_int_equal(r.error, -ETIMEDOUT);
+	r = run_op(NULL, 300000, 0, start_list, NULL, &elapsed);
+	assert_int_equal(r.error, -ETIMEDOUT);
+	assert_true(r.ticks >= 5);
+}
+
 static void test_refusing_and_absent(void **state)
 {
 	result r;
@@ -432,7 +511,8 @@ int main(void)
 		cmocka_unit_test(test_full_listing), cmocka_unit_test(test_remove_image),
 		cmocka_unit_test(test_slow_runtime), cmocka_unit_test(test_refusing_and_absent),
 		cmocka_unit_test(test_garbage_and_status), cmocka_unit_test(test_oversize),
-		cmocka_unit_test(test_strict_decoding),
+		cmocka_unit_test(test_strict_decoding), cmocka_unit_test(test_listing_deadline),
+		cmocka_unit_test(test_hanging_runtime),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
