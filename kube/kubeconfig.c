@@ -209,6 +209,48 @@ static int load_blob(const char *path, struct fy_node *map, const char *file_key
 	return 0;
 }
 
+/* libfyaml's diagnostics are collected, never printed (its source excerpt, caret and "[ERR]"
+ * lines would reach the user): the first error becomes our one line, with its line and column. */
+static int parse_yaml(const char *path, const char *text, size_t len, struct fy_document **ret, char *err,
+                      size_t err_size)
+{
+	struct fy_diag_cfg dcfg;
+	struct fy_diag *fdiag;
+	struct fy_diag_error *e;
+	void *it = NULL;
+	int r;
+
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = NULL;
+	dcfg.colorize = false;
+	fdiag = fy_diag_create(&dcfg);
+	if (!fdiag)
+		return kfail(err, err_size, -ENOMEM, path, "out of memory");
+	fy_diag_set_collect_errors(fdiag, true);
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_DISABLE_ACCELERATORS,
+		                     .diag = fdiag };
+	*ret = fy_document_build_from_string(&pcfg, text, len);
+	if (*ret) {
+		fy_diag_destroy(fdiag);
+		return 0;
+	}
+	r = kfail(err, err_size, -EINVAL, path, "not valid YAML");
+	while ((e = fy_diag_errors_iterate(fdiag, &it))) {
+		if (e->type < FYET_ERROR || !e->msg)
+			continue;
+		if (e->line > 0 && e->column > 0)
+			snprintf(err, err_size, "%s:%d:%d: not valid YAML: %s", path, e->line, e->column, e->msg);
+		else if (e->line > 0)
+			snprintf(err, err_size, "%s:%d: not valid YAML: %s", path, e->line, e->msg);
+		else
+			snprintf(err, err_size, "%s: not valid YAML: %s", path, e->msg);
+		break;
+	}
+	fy_diag_destroy(fdiag);
+	return r;
+}
+
 int kubeconfig_load(const char *path, const char *missing_hint, kube_config **ret, char *err, size_t err_size)
 {
 	struct fy_document *doc = NULL;
@@ -226,13 +268,9 @@ int kubeconfig_load(const char *path, const char *missing_hint, kube_config **re
 	}
 	if (r < 0)
 		return r;
-	/* quiet: libfyaml would print to stderr; the one-line error below is ours */
-	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET };
-	doc = fy_document_build_from_string(&pcfg, text, len);
-	if (!doc) {
-		r = kfail(err, err_size, -EINVAL, path, "not valid YAML");
+	r = parse_yaml(path, text, len, &doc, err, err_size);
+	if (r < 0)
 		goto out;
-	}
 	root = fy_document_root(doc);
 	if (!root || !fy_node_is_mapping(root)) {
 		r = kfail(err, err_size, -EINVAL, path, "not a kubeconfig (expected a mapping)");

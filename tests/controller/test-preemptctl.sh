@@ -69,6 +69,13 @@ ok "check: standard input" expect 0 \
 	"ok: 1 PriorityClass, 0 nodes, 0 pods (0 bound, 0 pending, 0 finished), 0 PodDisruptionBudgets" "" \
 	bash -c "$PCTL check - < $F/docs-priorityclass.yaml"
 
+# a malformed kubeconfig: our one line with its line and column, none of libfyaml's own output
+printf 'apiVersion: v1\n[clusters: 1\n' >"$tmp/bad-kubeconfig"
+chmod 600 "$tmp/bad-kubeconfig"
+ok "check --kubeconfig: malformed YAML is one line with FILE:LINE:COLUMN, no parser internals" expect 1 "" \
+"preemptctl: $tmp/bad-kubeconfig:2:1: not valid YAML: could not find expected ':'
+preemptctl: 1 problem found" \
+	"$PCTL" check --kubeconfig "$tmp/bad-kubeconfig"
 # --- check: bad inputs, every problem reported ---------------------------------------------------
 # never a silently smaller cluster: an input that holds nothing, or a List that lost its end
 : >"$tmp/empty.json"

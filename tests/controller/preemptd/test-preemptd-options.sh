@@ -49,5 +49,10 @@ ok "renew-deadline not below lease-duration: the values given are shown" \
 	--config /dev/null --leader-elect-renew-deadline 20s
 ok "pod-initial-backoff above pod-max-backoff: both values shown" \
 	refused 'pod-initial-backoff 1m30s is longer than pod-max-backoff 10s' --config /dev/null --pod-initial-backoff 90s
+printf 'apiVersion: v1\n[clusters: 1\n' >"$T/bad-kubeconfig"
+chmod 600 "$T/bad-kubeconfig"
+"$PD" --config /dev/null --kubeconfig "$T/bad-kubeconfig" --log-target stderr >"$T/out" 2>"$T/err"; rc=$?
+ok "a malformed kubeconfig: exit 1 and one line, FILE:LINE:COLUMN, none of libfyaml's output" bash -c \
+	"[ $rc = 1 ] && [ \"\$(cat '$T/err')\" = \"preemptd: $T/bad-kubeconfig:2:1: not valid YAML: could not find expected ':'\" ] || { sed 's/^/# /' '$T/err'; false; }"
 echo "1..$_tap_n"
 exit $_tap_failed
