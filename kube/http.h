@@ -32,6 +32,10 @@ const char *kube_client_server(const kube_client *c);
  * the caller re-reads it). Calls started afterwards use it. 0 or -ENOMEM. */
 int kube_client_set_token(kube_client *c, const char *token);
 
+/* The API server answered 401: with an exec plugin, the next request runs it again for a new
+ * credential (kube_request and kube_list do so themselves, and retry once). */
+void kube_client_credential_rejected(kube_client *c);
+
 /*
  * Prepares an easy handle for METHOD server+path with an optional body (copied by curl) and
  * content type. *headers receives the list to free after the transfer (curl_slist_free_all).

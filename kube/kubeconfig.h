@@ -11,6 +11,7 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define KUBECONFIG_DEFAULT "/etc/kubernetes/kubelet.conf"
 #define KUBECONFIG_MAX (1024 * 1024)
@@ -28,8 +29,19 @@ typedef struct kube_config {
 	kube_blob ca;      /* no path and no data: the system's trust store */
 	kube_blob cert, key;
 	char *token;       /* users[].user.token or the content of tokenFile; never logged */
+	char *proxy_url;   /* clusters[].cluster.proxy-url, NULL when absent */
 	char *context, *cluster, *user; /* names, for messages */
+	struct kube_exec *exec; /* the user's exec plugin (KUBECONFIG_CLUSTER_USER), NULL without */
+	int64_t expiry_ns;      /* when the plugin's credential expires (wall clock); 0: never */
 } kube_config;
+
+/* kubeconfig_load_as's flags */
+enum {
+	/* A cluster user's kubeconfig as kubectl reads it (preemptctl, preemptd): an exec credential
+	 * plugin is run for its token or client certificate; without this flag (the node's
+	 * kubeconfig, evictd-kube) it is refused. Hints then speak to a cluster user. */
+	KUBECONFIG_CLUSTER_USER = 1 << 0,
+};
 
 /*
  * Loads path. Returns 0, or -errno with err[] holding "path: what is wrong" (one line; never a
@@ -38,6 +50,10 @@ typedef struct kube_config {
  * -EINVAL malformed or unsupported (exec plugin, no current context, http://...), -EFBIG.
  */
 int kubeconfig_load(const char *path, const char *missing_hint, kube_config **ret, char *err, size_t err_size);
+
+/* The same, with flags (KUBECONFIG_CLUSTER_USER). */
+int kubeconfig_load_as(const char *path, const char *missing_hint, unsigned flags, kube_config **ret, char *err,
+                       size_t err_size);
 
 kube_config *kubeconfig_free(kube_config *c);
 

@@ -41,8 +41,8 @@ int main(int argc, char **argv)
 	journal_set_max_priority(cfg.log_level);
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	if (cfg.kubeconfig)
-		r = kubeconfig_load(cfg.kubeconfig, "--kubeconfig or kubeconfig = in the configuration names it", &kc, err,
-		                    sizeof(err));
+		r = kubeconfig_load_as(cfg.kubeconfig, "--kubeconfig or kubeconfig = in the configuration names it",
+		                       KUBECONFIG_CLUSTER_USER, &kc, err, sizeof(err));
 	else
 		r = incluster_config(NULL, &kc, err, sizeof(err));
 	if (r < 0) {
