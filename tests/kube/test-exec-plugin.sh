@@ -107,6 +107,31 @@ check "$T/otherapi"
 ok "an answer in another apiVersion than asked: refused" bash -c \
 	"[ $rc = 1 ] && grep -q 'answered apiVersion \"client.authentication.k8s.io/v1beta1\"' '$T/err'" || show
 
+# preemptd: the same plugin, its token renewed while it runs (watches, the Lease) — 11 s of
+# validity, renewed 10 s ahead: again within seconds, with no request refused
+PD=$BUILD/preemptd
+if [ -x "$PD" ]; then
+	kcfg pd client.authentication.k8s.io/v1 Never "$PLUGIN" FAKE_TOKEN="$TOKEN" FAKE_EXPIRES_IN=11 \
+		FAKE_COUNT="$T/pd.runs"
+	"$PD" --config /dev/null --kubeconfig "$T/pd" --listen '' --log-target stderr --leader-elect-retry-period 1s \
+		--leader-elect-renew-deadline 5s --leader-elect-lease-duration 8s >"$T/pd.log" 2>&1 &
+	pd_pid=$!
+	renewed() { [ "$(runs "$T/pd.runs")" -ge 3 ]; }
+	for _ in $(seq 1 100); do renewed && break; sleep 0.1; done
+	pd_never_refused() {
+		kube_requests | python3 -c 'import json, sys
+recs = [json.loads(l) for l in sys.stdin if l.strip()]
+pd = [r for r in recs if (r.get("user_agent") or "").startswith("preemptd/")]
+sys.exit(0 if pd and all(r["status"] != 401 and r["identity"] == "kubernetes-admin" for r in pd) else 1)'
+	}
+	ok "preemptd: the plugin's expiring token is renewed while it runs" renewed
+	ok "...and the API server never refused it (every request as the token's user)" pd_never_refused || \
+		{ sed 's/^/# /' "$T/pd.log"; false; }
+	kill "$pd_pid" 2>/dev/null; wait "$pd_pid" 2>/dev/null
+else
+	skip "preemptd with an exec plugin" "$PD not built"
+fi
+
 ok "no plugin process is left behind" bash -c "! pgrep -f 'fake-exec-plugin[.]py' >/dev/null"
 echo "1..$_tap_n"
 exit $_tap_failed
