@@ -2,12 +2,16 @@
 #pragma once
 
 /*
- * The kubelet's kubeconfig (/etc/kubernetes/kubelet.conf): the current context's cluster (server,
- * certificate authority) and user (client certificate and key, or a bearer token). Only what a
- * node identity uses is supported; an `exec` or `auth-provider` plugin is refused with one clear
- * line (evictd-kube runs no programs), so is insecure-skip-tls-verify (TLS is always verified).
+ * A kubeconfig: the current context's cluster (server, certificate authority, proxy-url) and user
+ * (client certificate and key, a bearer token or tokenFile). kubeconfig_load reads the node's
+ * (the kubelet's /etc/kubernetes/kubelet.conf, evictd-kube): an `exec` or `auth-provider` plugin
+ * is refused with one clear line (evictd-kube runs no programs). kubeconfig_load_as with
+ * KUBECONFIG_CLUSTER_USER reads a cluster user's as kubectl does (preemptctl, preemptd): an `exec`
+ * plugin is run (kexec.h) and its credential renewed by the client (http.h).
+ * insecure-skip-tls-verify is always refused (TLS is always verified). Malformed YAML is one
+ * line, FILE:LINE:COLUMN, libfyaml's own diagnostics never printed.
  *
- * The file holds the node's private key: one readable by group or others is refused.
+ * The file may hold a private key: one readable by group or others is refused.
  */
 
 #include <stddef.h>
