@@ -502,7 +502,8 @@ int kubeconfig_load_as(const char *path, const char *missing_hint, unsigned flag
 	v = scalar(cluster, "insecure-skip-tls-verify");
 	if (v && strcmp(v, "true") == 0) {
 		r = kfail(err, err_size, -EINVAL, path,
-		          "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified)", c->cluster);
+		          "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified): give the "
+		          "cluster's CA as certificate-authority or certificate-authority-data", c->cluster);
 		goto out;
 	}
 	if ((v = scalar(cluster, "proxy-url")) && *v) {
