@@ -4,6 +4,7 @@
 # or a client certificate, v1 or v1beta1, and the stand-in API server checks the bearer token it
 # returned. An expiring credential is renewed, a refused one (401) too; a missing command, a
 # failing plugin, interactiveMode Always are one clear line; the plugin's stderr reaches the user.
+# proxy-url takes the requests through a CONNECT proxy (tests/kube/connect-proxy.py).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-apiserver.sh"
 
@@ -15,7 +16,8 @@ PCTL=$BUILD/preemptctl
 PLUGIN=$PWD/tests/kube/fake-exec-plugin.py
 T=$(mktemp -d "${TMPDIR:-/tmp}/exec-plugin.XXXXXX")
 KUBE_NO_TRAP=1
-trap 'kube_stop; rm -rf "$T"' EXIT
+proxy_pid="" pd_pid=""
+trap '[ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null; [ -n "$pd_pid" ] && kill "$pd_pid" 2>/dev/null; kube_stop; rm -rf "$T"' EXIT
 kube_start || bail "the stand-in API server starts"
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
 TOKEN=$(cut -d, -f1 "$KUBE_DIR/tokens.csv" | grep '^admin-token')
@@ -106,6 +108,27 @@ kcfg otherapi client.authentication.k8s.io/v1 Never "$PLUGIN" FAKE_TOKEN="$TOKEN
 check "$T/otherapi"
 ok "an answer in another apiVersion than asked: refused" bash -c \
 	"[ $rc = 1 ] && grep -q 'answered apiVersion \"client.authentication.k8s.io/v1beta1\"' '$T/err'" || show
+
+# proxy-url: the requests go through it (a CONNECT tunnel), as kubectl's would
+python3 tests/kube/connect-proxy.py "$T/proxy.port" "$T/proxy.log" &
+proxy_pid=$!
+for _ in $(seq 1 100); do [ -s "$T/proxy.port" ] && break; sleep 0.05; done
+python3 - "$KUBE_DIR/kubeconfig-admin" "$T/proxied" "http://127.0.0.1:$(cat "$T/proxy.port")" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+for c in doc["clusters"]:
+    c["cluster"]["proxy-url"] = sys.argv[3]
+with open(os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+    json.dump(doc, f)
+PY
+check "$T/proxied"
+ok "proxy-url: the cluster is listed through the proxy's CONNECT tunnel" bash -c \
+	"[ $rc = 0 ] && grep -q '^CONNECT 127.0.0.1:$KUBE_PORT' '$T/proxy.log'" || show
+kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null
+sed 's|"proxy-url": "http://|"proxy-url": "ftp://|' "$T/proxied" >"$T/badproxy"; chmod 600 "$T/badproxy"
+check "$T/badproxy"
+ok "...a proxy-url libcurl cannot take: refused, one line" bash -c \
+	"[ $rc = 1 ] && grep -q 'proxy-url \"ftp://127.0.0.1:[0-9]*\" is not an http://, https:// or socks5:// URL' '$T/err'" || show
 
 # preemptd: the same plugin, its token renewed while it runs (watches, the Lease) — 11 s of
 # validity, renewed 10 s ahead: again within seconds, with no request refused
