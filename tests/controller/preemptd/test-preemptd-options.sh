@@ -5,7 +5,8 @@
 PD=$BUILD/preemptd
 [ -x "$PD" ] || skip_all "$PD not built"
 T=$(mktemp -d "${TMPDIR:-/tmp}/preemptd-options.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+pd=""
+trap '[ -n "$pd" ] && kill "$pd" 2>/dev/null; rm -rf "$T"' EXIT
 
 # refused WANT ARGS...: exit 2, exactly one line on stderr, containing WANT, nothing on stdout
 refused() {
@@ -54,5 +55,18 @@ chmod 600 "$T/bad-kubeconfig"
 "$PD" --config /dev/null --kubeconfig "$T/bad-kubeconfig" --log-target stderr >"$T/out" 2>"$T/err"; rc=$?
 ok "a malformed kubeconfig: exit 1 and one line, FILE:LINE:COLUMN, none of libfyaml's output" bash -c \
 	"[ $rc = 1 ] && [ \"\$(cat '$T/err')\" = \"preemptd: $T/bad-kubeconfig:2:1: not valid YAML: could not find expected ':'\" ] || { sed 's/^/# /' '$T/err'; false; }"
+# an unreachable server: the first line says which server, kubeconfig, CA and credential every
+# later "LIST ... failed" is about
+printf '{"apiVersion": "v1", "kind": "Config", "current-context": "c",
+ "clusters": [{"name": "k", "cluster": {"server": "https://127.0.0.1:1", "certificate-authority": "%s/ca.crt"}}],
+ "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}],
+ "users": [{"name": "u", "user": {"token": "t"}}]}\n' "$T" >"$T/unreachable"
+chmod 600 "$T/unreachable"
+"$PD" --config /dev/null --kubeconfig "$T/unreachable" --listen '' --log-target stderr >"$T/log" 2>&1 &
+pd=$!
+said() { grep -qF "preemptd: API server https://127.0.0.1:1 from kubeconfig $T/unreachable (context c, user u): CA $T/ca.crt, credential a bearer token" "$T/log"; }
+for _ in $(seq 1 100); do said && break; sleep 0.05; done
+kill "$pd" 2>/dev/null; wait "$pd" 2>/dev/null
+ok "the API server, the kubeconfig, its CA and the kind of credential are said once at start" said || sed 's/^/# /' "$T/log"
 echo "1..$_tap_n"
 exit $_tap_failed
