@@ -109,6 +109,13 @@ const char *kube_client_server(const kube_client *c)
 	return c->server;
 }
 
+void kube_client_describe(const kube_client *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "API server %s, CA %s%s%s", c->server,
+	         c->ca.data ? "certificate-authority-data" : c->ca_path ? c->ca_path : "the system's trust store",
+	         c->proxy_url ? ", proxy " : "", c->proxy_url ? c->proxy_url : "");
+}
+
 int kube_client_set_token(kube_client *c, const char *token)
 {
 	char *t = strdup(token);

@@ -160,6 +160,11 @@ static void call_free(kube_multi *m, kube_call *c)
 	free(c);
 }
 
+kube_client *kube_multi_client(const kube_multi *m)
+{
+	return m->client;
+}
+
 kube_multi *kube_multi_free(kube_multi *m)
 {
 	if (!m)
