@@ -19,7 +19,10 @@ struct kube_client {
 	kube_exec *exec;   /* the credential comes from this plugin, run again before it expires */
 	int64_t expiry_ns; /* wall clock; 0: never */
 	bool stale;        /* the API server refused the credential (401): run the plugin again */
+	int64_t renew_not_before_ns; /* monotonic: after a failed run, not at every request */
 };
+
+#define EXEC_RETRY_NS (INT64_C(10) * 1000000000)
 
 /* A plugin's credential is renewed this long before its expirationTimestamp (client-go renews at
  * expiry; a request started just before would be refused). */
@@ -142,8 +145,16 @@ static void exec_renew(kube_client *c)
 	kube_exec_cred cred;
 	char err[600];
 
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (now < c->renew_not_before_ns)
+		return;
 	if (kube_exec_run(c->exec, &cred, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+		/* said on stderr (the journal under systemd): the requests fail with 401 meanwhile */
+		fprintf(stderr, "%s (tried again in %d s)\n", err, (int)(EXEC_RETRY_NS / 1000000000));
+		c->renew_not_before_ns = now + EXEC_RETRY_NS;
 		return;
 	}
 	if (c->token)
