@@ -4,7 +4,8 @@
 # or a client certificate, v1 or v1beta1, and the stand-in API server checks the bearer token it
 # returned. An expiring credential is renewed, a refused one (401) too; a missing command, a
 # failing plugin, interactiveMode Always are one clear line; the plugin's stderr reaches the user.
-# proxy-url takes the requests through a CONNECT proxy (tests/kube/connect-proxy.py).
+# proxy-url takes the requests through a CONNECT proxy (tests/kube/connect-proxy.py). preemptd
+# renews the token while it runs; with a CA that is not the server's it says once that it retries.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-apiserver.sh"
 
@@ -151,6 +152,22 @@ sys.exit(0 if pd and all(r["status"] != 401 and r["identity"] == "kubernetes-adm
 	ok "...and the API server never refused it (every request as the token's user)" pd_never_refused || \
 		{ sed 's/^/# /' "$T/pd.log"; false; }
 	kill "$pd_pid" 2>/dev/null; wait "$pd_pid" 2>/dev/null
+	# a CA that is not the server's: TLS fails at every list; said once, naming server and CA
+	python3 - "$T/pd" "$T/wrongca" "$KUBE_DIR/rogue-ca.crt" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+doc["clusters"][0]["cluster"]["certificate-authority"] = sys.argv[3]
+with open(os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+    json.dump(doc, f)
+PY
+	"$PD" --config /dev/null --kubeconfig "$T/wrongca" --listen '' --log-target stderr >"$T/wrongca.log" 2>&1 &
+	pd_pid=$!
+	sleep 4
+	kill "$pd_pid" 2>/dev/null; wait "$pd_pid" 2>/dev/null
+	ok "preemptd with a CA that is not the server's: one line saying it retries, with the server and that CA" bash -c \
+		"[ \$(grep -c ' failed: ' '$T/wrongca.log') = 1 ] &&
+		 grep -qF 'retrying with backoff (API server $KUBE_URL, CA $KUBE_DIR/rogue-ca.crt)' '$T/wrongca.log'" ||
+		sed 's/^/# /' "$T/wrongca.log"
 else
 	skip "preemptd with an exec plugin" "$PD not built"
 fi
