@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "kexec.h"
 
 struct kube_client {
 	char *server;
@@ -12,7 +15,18 @@ struct kube_client {
 	struct curl_blob ca, cert, key; /* .data owned here */
 	long connect_timeout_ms, request_timeout_ms;
 	char *user_agent;
+	char *proxy_url;
+	kube_exec *exec;   /* the credential comes from this plugin, run again before it expires */
+	int64_t expiry_ns; /* wall clock; 0: never */
+	bool stale;        /* the API server refused the credential (401): run the plugin again */
+	int64_t renew_not_before_ns; /* monotonic: after a failed run, not at every request */
 };
+
+#define EXEC_RETRY_NS (INT64_C(10) * 1000000000)
+
+/* A plugin's credential is renewed this long before its expirationTimestamp (client-go renews at
+ * expiry; a request started just before would be refused). */
+#define EXEC_RENEW_MARGIN_NS (INT64_C(10) * 1000000000)
 
 static int dup_blob(const kube_blob *in, char **path, struct curl_blob *b)
 {
@@ -50,9 +64,16 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
 	if (!(c->server = strdup(cfg->server)) ||
 	    !(c->user_agent = strdup(opts && opts->user_agent ? opts->user_agent : "evictd")) ||
 	    dup_blob(&cfg->ca, &c->ca_path, &c->ca) < 0 || dup_blob(&cfg->cert, &c->cert_path, &c->cert) < 0 ||
-	    dup_blob(&cfg->key, &c->key_path, &c->key) < 0 || (cfg->token && !(c->token = strdup(cfg->token)))) {
+	    dup_blob(&cfg->key, &c->key_path, &c->key) < 0 || (cfg->token && !(c->token = strdup(cfg->token))) ||
+	    (cfg->proxy_url && !(c->proxy_url = strdup(cfg->proxy_url)))) {
 		kube_client_free(c);
 		return -ENOMEM;
+	}
+	c->exec = kube_exec_ref(cfg->exec);
+	c->expiry_ns = cfg->expiry_ns;
+	if (c->exec) {
+		c->cert.flags = CURL_BLOB_COPY;
+		c->key.flags = CURL_BLOB_COPY;
 	}
 	*ret = c;
 	return 0;
@@ -80,6 +101,8 @@ kube_client *kube_client_free(kube_client *c)
 	wipe_blob(&c->cert);
 	wipe_blob(&c->key);
 	free(c->user_agent);
+	free(c->proxy_url);
+	kube_exec_unref(c->exec);
 	free(c);
 	return NULL;
 }
@@ -87,6 +110,13 @@ kube_client *kube_client_free(kube_client *c)
 const char *kube_client_server(const kube_client *c)
 {
 	return c->server;
+}
+
+void kube_client_describe(const kube_client *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "API server %s, CA %s%s%s", c->server,
+	         c->ca.data ? "certificate-authority-data" : c->ca_path ? c->ca_path : "the system's trust store",
+	         c->proxy_url ? ", proxy " : "", c->proxy_url ? c->proxy_url : "");
 }
 
 int kube_client_set_token(kube_client *c, const char *token)
@@ -102,6 +132,61 @@ int kube_client_set_token(kube_client *c, const char *token)
 	return 0;
 }
 
+void kube_client_credential_rejected(kube_client *c)
+{
+	if (c->exec)
+		c->stale = true;
+}
+
+/* Runs the plugin again; on failure the old credential stays (the server will say 401 again,
+ * and the next request tries once more). */
+static void exec_renew(kube_client *c)
+{
+	kube_exec_cred cred;
+	char err[600];
+
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (now < c->renew_not_before_ns)
+		return;
+	if (kube_exec_run(c->exec, &cred, err, sizeof(err)) < 0) {
+		/* said on stderr (the journal under systemd): the requests fail with 401 meanwhile */
+		fprintf(stderr, "%s (tried again in %d s)\n", err, (int)(EXEC_RETRY_NS / 1000000000));
+		c->renew_not_before_ns = now + EXEC_RETRY_NS;
+		return;
+	}
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
+	free(c->token);
+	c->token = cred.token;
+	if (cred.cert) {
+		wipe_blob(&c->cert);
+		wipe_blob(&c->key);
+		/* curl copies a blob set with CURL_BLOB_COPY: a renewal cannot pull it from under a
+		 * transfer in flight */
+		c->cert = (struct curl_blob){ .data = cred.cert, .len = cred.cert_len, .flags = CURL_BLOB_COPY };
+		c->key = (struct curl_blob){ .data = cred.key, .len = cred.key_len, .flags = CURL_BLOB_COPY };
+	}
+	c->expiry_ns = cred.expiry_ns;
+	c->stale = false;
+}
+
+static bool exec_due(const kube_client *c)
+{
+	struct timespec ts;
+
+	if (!c->exec)
+		return false;
+	if (c->stale)
+		return true;
+	if (!c->expiry_ns)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
+}
+
 int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,
                     const char *content_type, long timeout_ms, struct curl_slist **headers)
 {
@@ -111,6 +196,8 @@ int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *pat
 	CURLcode cc = CURLE_OK;
 
 	*headers = NULL;
+	if (exec_due(c))
+		exec_renew(c);
 	if (asprintf(&url, "%s%s", c->server, path) < 0)
 		return -ENOMEM;
 	/* every option below is set on every use: handles are reused across requests */
@@ -139,6 +226,8 @@ int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *pat
 		cc |= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &c->key);
 	else if (c->key_path)
 		cc |= curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_path);
+	if (c->proxy_url)
+		cc |= curl_easy_setopt(h, CURLOPT_PROXY, c->proxy_url);
 	if (c->token) {
 		cc |= curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
 		cc |= curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, c->token);
@@ -242,11 +331,13 @@ int kube_request(kube_client *c, const char *method, const char *path, const cha
 	char cerr[CURL_ERROR_SIZE] = "";
 	CURL *h = curl_easy_init();
 	long status = 0;
+	bool retried = false;
 	CURLcode cc;
 	int r;
 
 	if (!h)
 		return -ENOMEM;
+retry:
 	r = kube_easy_setup(c, h, method, path, body, content_type, 0, &hl);
 	if (r < 0)
 		goto out;
@@ -261,6 +352,16 @@ int kube_request(kube_client *c, const char *method, const char *path, const cha
 		goto out;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	/* an exec plugin's credential refused: renewed and tried once more, as client-go does */
+	if (status == 401 && c->exec && !retried) {
+		retried = true;
+		kube_client_credential_rejected(c);
+		kube_body_free(&b);
+		b = (kube_body){ .max = max_body };
+		curl_slist_free_all(hl);
+		hl = NULL;
+		goto retry;
+	}
 	*ret_status = status;
 	if (ret_body) {
 		*ret_body = b.buf ? b.buf : strdup("");
@@ -323,6 +424,7 @@ int kube_list(kube_client *c, const char *path, unsigned limit, const kube_list_
 	char cont[4096] = "";
 	char cerr[CURL_ERROR_SIZE];
 	CURL *h = curl_easy_init();
+	bool retried = false;
 	int r = 0;
 
 	if (!h)
@@ -371,6 +473,12 @@ int kube_list(kube_client *c, const char *path, unsigned limit, const kube_list_
 			snprintf(err, err_size, "GET %s: %s", path, cerr[0] ? cerr : curl_easy_strerror(cc));
 			kube_body_free(&l.errbody);
 			break;
+		}
+		if (l.status == 401 && c->exec && !retried) {
+			retried = true;
+			kube_client_credential_rejected(c);
+			kube_body_free(&l.errbody);
+			continue; /* the same page, with the plugin's new credential */
 		}
 		if (l.status != 200) {
 			r = l.status == 403 ? -EACCES : l.status == 410 ? -ESTALE : l.status == 404 ? -ENOENT : -EIO;

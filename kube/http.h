@@ -27,10 +27,17 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
 kube_client *kube_client_free(kube_client *c);
 
 const char *kube_client_server(const kube_client *c);
+/* "API server URL, CA FILE" (or the kubeconfig's certificate-authority-data, or the system's trust
+ * store; and the proxy when one is set): what a connection or TLS failure is about. */
+void kube_client_describe(const kube_client *c, char *buf, size_t size);
 
 /* Replaces the bearer token (a projected service-account token is rotated on disk by the kubelet;
  * the caller re-reads it). Calls started afterwards use it. 0 or -ENOMEM. */
 int kube_client_set_token(kube_client *c, const char *token);
+
+/* The API server answered 401: with an exec plugin, the next request runs it again for a new
+ * credential (kube_request and kube_list do so themselves, and retry once). */
+void kube_client_credential_rejected(kube_client *c);
 
 /*
  * Prepares an easy handle for METHOD server+path with an optional body (copied by curl) and

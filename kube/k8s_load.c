@@ -51,8 +51,9 @@ static int on_item(void *userdata, const kval *item)
 	return 0;
 }
 
-/* fd >= 0: read it; else text[0..len). */
-static int stream(const char *name, int fd, const char *text, size_t len, diag *d, kstream_item_fn fn, void *ud)
+/* fd >= 0: read it; else text[0..len). *ret_values (when not NULL): the top-level values read. */
+static int stream(const char *name, int fd, const char *text, size_t len, diag *d, kstream_item_fn fn, void *ud,
+                  uint64_t *ret_values)
 {
 	kstream *s = NULL;
 	int r = kstream_new(&s, KSTREAM_AUTO, name, d, fn, ud);
@@ -63,6 +64,8 @@ static int stream(const char *name, int fd, const char *text, size_t len, diag *
 		r = kstream_read_fd(s, fd);
 	else if ((r = kstream_feed(s, text, len)) == 0)
 		r = kstream_end(s);
+	if (ret_values)
+		*ret_values = kstream_values(s);
 	kstream_free(s);
 	return r;
 }
@@ -75,13 +78,14 @@ static int load(k8s_cluster *c, const char *name, int fd, const char *text, size
 	l.file = karena_strdup(&c->arena, name);
 	if (!l.file)
 		return -ENOMEM;
-	r = stream(l.file, fd, text, len, d, on_item, &l);
+	r = stream(l.file, fd, text, len, d, on_item, &l, NULL);
 	if (r == -ENOMEM)
 		return r;
 	return r < 0 || l.bad ? -EINVAL : 0;
 }
 
-int k8s_read_file(const char *path, const char *name, diag *d, kstream_item_fn fn, void *userdata)
+static int read_file(const char *path, const char *name, diag *d, kstream_item_fn fn, void *userdata,
+                     uint64_t *ret_values)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -92,31 +96,42 @@ int k8s_read_file(const char *path, const char *name, diag *d, kstream_item_fn f
 		diag_error(d, NULL, NULL, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	r = stream(name, fd, NULL, 0, d, fn, userdata);
+	r = stream(name, fd, NULL, 0, d, fn, userdata, ret_values);
 	if (!is_stdin)
 		close(fd);
 	return r;
 }
 
+int k8s_read_file(const char *path, const char *name, diag *d, kstream_item_fn fn, void *userdata)
+{
+	return read_file(path, name, d, fn, userdata, NULL);
+}
+
 int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
 {
 	struct load l = { .c = c, .d = d };
+	uint64_t values = 0;
 	int r;
 
 	l.file = karena_strdup(&c->arena, strcmp(path, "-") == 0 ? "<stdin>" : path);
 	if (!l.file)
 		return -ENOMEM;
-	r = k8s_read_file(path, l.file, d, on_item, &l);
+	r = read_file(path, l.file, d, on_item, &l, &values);
 	if (r == -ENOMEM)
 		diag_error(d, NULL, NULL, "%s: out of memory", path);
 	if (r < 0)
 		return r;
+	/* an empty file (a failed redirect, `: > f`) is no cluster with nothing in it */
+	if (values == 0) {
+		diag_error(d, &(struct diag_loc){ .file = l.file }, NULL, "empty: no object or List in it");
+		return -EINVAL;
+	}
 	return l.bad ? -EINVAL : 0;
 }
 
 int k8s_read_string(const char *name, const char *text, size_t len, diag *d, kstream_item_fn fn, void *userdata)
 {
-	return stream(name, -1, text, len, d, fn, userdata);
+	return stream(name, -1, text, len, d, fn, userdata, NULL);
 }
 
 int k8s_load_string(k8s_cluster *c, const char *name, const char *text, size_t len, diag *d)

@@ -110,8 +110,8 @@ int k8s_load_api(k8s_cluster *c, const char *kubeconfig, diag *d)
 	char err[512];
 	int r, ret = 0;
 
-	r = kubeconfig_load(kubeconfig, "--kubeconfig wants a kubeconfig file, such as kubectl's ~/.kube/config", &cfg,
-	                    err, sizeof(err));
+	r = kubeconfig_load_as(kubeconfig, "--kubeconfig wants a kubeconfig file, such as kubectl's ~/.kube/config",
+	                       KUBECONFIG_CLUSTER_USER, &cfg, err, sizeof(err));
 	if (r < 0) {
 		diag_error(d, NULL, NULL, "%s", err);
 		return r == -ENOMEM ? r : -EINVAL;

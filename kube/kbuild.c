@@ -191,7 +191,15 @@ static int top_done(kparse *s, const kval *v)
 	struct kbuild *b = &s->b;
 	int r = 0;
 
-	if (b->split) {
+	s->nvalues++;
+	if (b->split && !b->top_kind) {
+		/* kubectl's YAML List ends with kind: List and metadata after its items: without them the
+		 * file was most likely cut at an item's end, and its items would read as a smaller cluster */
+		r = kp_error(s, kval_line(v),
+		             "a List (top-level \"items\") without kind%s",
+		             s->fmt == KSTREAM_YAML ? ": cut short after its items? (kubectl's ends with kind: List)" : "");
+		s->err = r;
+	} else if (b->split) {
 		if (b->top_kind && !ends_with_list(b->top_kind))
 			diag_warn(s->d, &(struct diag_loc){ .file = s->name, .line = (int)kval_line(v) }, NULL,
 			          "kind %s has a top-level \"items\" list: read as a List", b->top_kind);

@@ -160,6 +160,11 @@ static void call_free(kube_multi *m, kube_call *c)
 	free(c);
 }
 
+kube_client *kube_multi_client(const kube_multi *m)
+{
+	return m->client;
+}
+
 kube_multi *kube_multi_free(kube_multi *m)
 {
 	if (!m)
@@ -364,6 +369,9 @@ static void check_done(kube_multi *m)
 			continue;
 		CURLcode cc = msg->data.result;
 		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
+		/* the caller retries as for any failure; an exec plugin's credential is renewed first */
+		if (status == 401)
+			kube_client_credential_rejected(m->client);
 		if (c->error < 0)
 			error = c->error;
 		else if (cc == CURLE_WRITE_ERROR && c->body.overflow)

@@ -31,6 +31,8 @@ typedef void (*kube_done_fn)(kube_call *call, int error, long status, const char
 int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret);
 /* Aborts calls in flight without calling their callbacks. */
 kube_multi *kube_multi_free(kube_multi *m);
+/* The client it was made with. */
+kube_client *kube_multi_client(const kube_multi *m);
 
 typedef struct kube_call_opts {
 	const char *method, *path, *body, *content_type;

@@ -69,6 +69,7 @@ struct kparse {
 	bool ended;
 	size_t item_max;
 	uint64_t nitems;
+	uint64_t nvalues;     /* top-level values read (a List counts once, however many items) */
 	unsigned diag_mark;   /* d->nerrors + d->nwarnings when the stream started */
 	kgate gate;
 	struct kbuild b;

@@ -284,6 +284,11 @@ uint64_t kstream_items(const kstream *s)
 	return s->p.nitems;
 }
 
+uint64_t kstream_values(const kstream *s)
+{
+	return s->p.nvalues;
+}
+
 const char *kstream_list_resource_version(const kstream *s)
 {
 	return s->p.list_rv;

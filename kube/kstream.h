@@ -63,6 +63,8 @@ const char *kstream_name(const kstream *s);
 kstream_format kstream_format_of(const kstream *s);
 /* Items delivered so far. */
 uint64_t kstream_items(const kstream *s);
+/* Top-level values read so far (a List is one): 0 at the end means the input held nothing. */
+uint64_t kstream_values(const kstream *s);
 
 /* The last top-level List's metadata.resourceVersion / metadata.continue, once seen (the API
  * server prints metadata before items, kubectl after). NULL when absent. */

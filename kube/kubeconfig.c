@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "kubeconfig.h"
 
+#include "kexec.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libfyaml.h>
@@ -209,7 +211,229 @@ static int load_blob(const char *path, struct fy_node *map, const char *file_key
 	return 0;
 }
 
+/* Appends s to *buf as a JSON string. */
+static int json_str(char **buf, size_t *len, const char *s)
+{
+	size_t need = *len + strlen(s) * 6 + 3;
+	char *b = realloc(*buf, need), *o;
+
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	o = b + *len;
+	*o++ = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			*o++ = '\\';
+			*o++ = (char)*p;
+		} else if (*p < 0x20)
+			o += sprintf(o, "\\u%04x", *p);
+		else
+			*o++ = (char)*p;
+	}
+	*o++ = '"';
+	*o = '\0';
+	*len = (size_t)(o - b);
+	return 0;
+}
+
+static int json_raw(char **buf, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+	char *b = realloc(*buf, *len + n + 1);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + *len, s, n + 1);
+	*buf = b;
+	*len += n;
+	return 0;
+}
+
+/* KUBERNETES_EXEC_INFO as kubectl sets it: spec.interactive (false: we run without a terminal)
+ * and, with provideClusterInfo, spec.cluster (server, tls-server-name, the CA's data). */
+static int exec_info(kube_exec *x, const kube_config *c, bool cluster_info, const char *path, char *err,
+                     size_t err_size)
+{
+	char *b = NULL, *ca64 = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	r |= json_raw(&b, &len, "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":");
+	r |= json_str(&b, &len, x->api_version);
+	r |= json_raw(&b, &len, ",\"spec\":{\"interactive\":false");
+	if (cluster_info) {
+		const unsigned char *ca = c->ca.data;
+		size_t ca_len = c->ca.len;
+		char *text = NULL;
+		if (!ca && c->ca.path) {
+			int q = read_file(c->ca.path, KUBECONFIG_MAX, false, &text, &ca_len, err, err_size);
+			if (q < 0) {
+				free(b);
+				return q;
+			}
+			ca = (const unsigned char *)text;
+		}
+		if (ca && !(ca64 = kube_base64_encode(ca, ca_len)))
+			r = -ENOMEM;
+		free(text);
+		r |= json_raw(&b, &len, ",\"cluster\":{\"server\":");
+		r |= json_str(&b, &len, c->server);
+		if (c->tls_server_name) {
+			r |= json_raw(&b, &len, ",\"tls-server-name\":");
+			r |= json_str(&b, &len, c->tls_server_name);
+		}
+		if (ca64) {
+			r |= json_raw(&b, &len, ",\"certificate-authority-data\":");
+			r |= json_str(&b, &len, ca64);
+		}
+		if (c->proxy_url) {
+			r |= json_raw(&b, &len, ",\"proxy-url\":");
+			r |= json_str(&b, &len, c->proxy_url);
+		}
+		r |= json_raw(&b, &len, "}");
+	}
+	r |= json_raw(&b, &len, "}}");
+	free(ca64);
+	if (r) {
+		free(b);
+		return kfail(err, err_size, -ENOMEM, path, "out of memory");
+	}
+	x->exec_info = b;
+	return 0;
+}
+
+/* users[].user.exec: the plugin, ready to run. */
+static int parse_exec(const char *path, const kube_config *c, struct fy_node *ex, kube_exec **ret, char *err,
+                      size_t err_size)
+{
+	const char *cmd = scalar(ex, "command"), *api = scalar(ex, "apiVersion"), *mode = scalar(ex, "interactiveMode"),
+	           *pci = scalar(ex, "provideClusterInfo"), *hint = scalar(ex, "installHint");
+	struct fy_node *args = fy_node_mapping_lookup_value_by_simple_key(ex, "args", 4),
+	               *env = fy_node_mapping_lookup_value_by_simple_key(ex, "env", 3), *item;
+	kube_exec *x;
+	size_t nargs = 0, nenv = 0;
+	void *it = NULL;
+	int r;
+
+	if (!fy_node_is_mapping(ex))
+		return kfail(err, err_size, -EINVAL, path, "user \"%s\": exec is not a mapping", c->user);
+	if (!cmd || !*cmd)
+		return kfail(err, err_size, -EINVAL, path, "user \"%s\": exec has no command", c->user);
+	if (!api || (strcmp(api, "client.authentication.k8s.io/v1") != 0 &&
+	             strcmp(api, "client.authentication.k8s.io/v1beta1") != 0))
+		return kfail(err, err_size, -EINVAL, path,
+		             "user \"%s\": exec apiVersion \"%s\" is not supported (client.authentication.k8s.io/v1 "
+		             "or v1beta1)", c->user, api ? api : "");
+	if (mode && strcmp(mode, "Always") == 0)
+		return kfail(err, err_size, -EINVAL, path,
+		             "user \"%s\": exec plugin \"%s\" has interactiveMode Always, but this program runs "
+		             "without a terminal; give it a non-interactive login (IfAvailable or Never)", c->user, cmd);
+	if (mode && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0)
+		return kfail(err, err_size, -EINVAL, path,
+		             "user \"%s\": exec interactiveMode \"%s\" is not Never, IfAvailable or Always", c->user, mode);
+	if (args && !fy_node_is_sequence(args))
+		return kfail(err, err_size, -EINVAL, path, "user \"%s\": exec args is not a list", c->user);
+	if (env && !fy_node_is_sequence(env))
+		return kfail(err, err_size, -EINVAL, path, "user \"%s\": exec env is not a list", c->user);
+	nargs = args ? (size_t)fy_node_sequence_item_count(args) : 0;
+	nenv = env ? (size_t)fy_node_sequence_item_count(env) : 0;
+	if (!(x = calloc(1, sizeof(*x))))
+		return -ENOMEM;
+	x->n_ref = 1;
+	r = -ENOMEM;
+	if (!(x->argv = calloc(nargs + 2, sizeof(char *))) || !(x->env = calloc(nenv + 1, sizeof(char *))) ||
+	    !(x->api_version = strdup(api)) || (hint && *hint && !(x->install_hint = strdup(hint))) ||
+	    asprintf(&x->where, "%s: user \"%s\"", path, c->user) < 0) {
+		x->where = NULL;
+		goto fail;
+	}
+	/* kubectl: a relative command with a '/' is relative to the kubeconfig's directory; a bare
+	 * name is looked up in PATH */
+	x->argv[0] = strchr(cmd, '/') ? resolve_path(path, cmd) : strdup(cmd);
+	if (!x->argv[0])
+		goto fail;
+	for (size_t i = 0; (item = args ? fy_node_sequence_iterate(args, &it) : NULL); i++) {
+		const char *a = fy_node_is_scalar(item) ? fy_node_get_scalar0(item) : NULL;
+		if (!a) {
+			r = kfail(err, err_size, -EINVAL, path, "user \"%s\": exec args[%zu] is not a string", c->user, i);
+			goto fail;
+		}
+		if (!(x->argv[i + 1] = strdup(a)))
+			goto fail;
+	}
+	it = NULL;
+	for (size_t i = 0; (item = env ? fy_node_sequence_iterate(env, &it) : NULL); i++) {
+		const char *n = scalar(item, "name"), *v = scalar(item, "value");
+		if (!n || !*n || strchr(n, '=') || !v) {
+			r = kfail(err, err_size, -EINVAL, path, "user \"%s\": exec env[%zu] needs a name and a value", c->user,
+			          i);
+			goto fail;
+		}
+		if (asprintf(&x->env[i], "%s=%s", n, v) < 0) {
+			x->env[i] = NULL;
+			goto fail;
+		}
+	}
+	r = exec_info(x, c, pci && strcmp(pci, "true") == 0, path, err, err_size);
+	if (r < 0)
+		goto fail;
+	*ret = x;
+	return 0;
+fail:
+	kube_exec_unref(x);
+	return r;
+}
+
+/* libfyaml's diagnostics are collected, never printed (its source excerpt, caret and "[ERR]"
+ * lines would reach the user): the first error becomes our one line, with its line and column. */
+static int parse_yaml(const char *path, const char *text, size_t len, struct fy_document **ret, char *err,
+                      size_t err_size)
+{
+	struct fy_diag_cfg dcfg;
+	struct fy_diag *fdiag;
+	struct fy_diag_error *e;
+	void *it = NULL;
+	int r;
+
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = NULL;
+	dcfg.colorize = false;
+	fdiag = fy_diag_create(&dcfg);
+	if (!fdiag)
+		return kfail(err, err_size, -ENOMEM, path, "out of memory");
+	fy_diag_set_collect_errors(fdiag, true);
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_DISABLE_ACCELERATORS,
+		                     .diag = fdiag };
+	*ret = fy_document_build_from_string(&pcfg, text, len);
+	if (*ret) {
+		fy_diag_destroy(fdiag);
+		return 0;
+	}
+	r = kfail(err, err_size, -EINVAL, path, "not valid YAML");
+	while ((e = fy_diag_errors_iterate(fdiag, &it))) {
+		if (e->type < FYET_ERROR || !e->msg)
+			continue;
+		if (e->line > 0 && e->column > 0)
+			snprintf(err, err_size, "%s:%d:%d: not valid YAML: %s", path, e->line, e->column, e->msg);
+		else if (e->line > 0)
+			snprintf(err, err_size, "%s:%d: not valid YAML: %s", path, e->line, e->msg);
+		else
+			snprintf(err, err_size, "%s: not valid YAML: %s", path, e->msg);
+		break;
+	}
+	fy_diag_destroy(fdiag);
+	return r;
+}
+
 int kubeconfig_load(const char *path, const char *missing_hint, kube_config **ret, char *err, size_t err_size)
+{
+	return kubeconfig_load_as(path, missing_hint, 0, ret, err, err_size);
+}
+
+int kubeconfig_load_as(const char *path, const char *missing_hint, unsigned flags, kube_config **ret, char *err,
+                       size_t err_size)
 {
 	struct fy_document *doc = NULL;
 	struct fy_node *root, *ctx, *cluster, *user;
@@ -226,13 +450,9 @@ int kubeconfig_load(const char *path, const char *missing_hint, kube_config **re
 	}
 	if (r < 0)
 		return r;
-	/* quiet: libfyaml would print to stderr; the one-line error below is ours */
-	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET };
-	doc = fy_document_build_from_string(&pcfg, text, len);
-	if (!doc) {
-		r = kfail(err, err_size, -EINVAL, path, "not valid YAML");
+	r = parse_yaml(path, text, len, &doc, err, err_size);
+	if (r < 0)
 		goto out;
-	}
 	root = fy_document_root(doc);
 	if (!root || !fy_node_is_mapping(root)) {
 		r = kfail(err, err_size, -EINVAL, path, "not a kubeconfig (expected a mapping)");
@@ -282,8 +502,21 @@ int kubeconfig_load(const char *path, const char *missing_hint, kube_config **re
 	v = scalar(cluster, "insecure-skip-tls-verify");
 	if (v && strcmp(v, "true") == 0) {
 		r = kfail(err, err_size, -EINVAL, path,
-		          "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified)", c->cluster);
+		          "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified): give the "
+		          "cluster's CA as certificate-authority or certificate-authority-data", c->cluster);
 		goto out;
+	}
+	if ((v = scalar(cluster, "proxy-url")) && *v) {
+		/* what libcurl takes; kubectl's Go client takes http, https and socks5 too */
+		if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0 && strncmp(v, "socks5://", 9) != 0) {
+			r = kfail(err, err_size, -EINVAL, path,
+			          "cluster \"%s\": proxy-url \"%s\" is not an http://, https:// or socks5:// URL", c->cluster, v);
+			goto out;
+		}
+		if (!(c->proxy_url = strdup(v))) {
+			r = -ENOMEM;
+			goto out;
+		}
 	}
 	if ((v = scalar(cluster, "tls-server-name")) && *v && !(c->tls_server_name = strdup(v))) {
 		r = -ENOMEM;
@@ -298,7 +531,14 @@ int kubeconfig_load(const char *path, const char *missing_hint, kube_config **re
 		r = kfail(err, err_size, -EINVAL, path, "context \"%s\": user \"%s\" is not in users", cur, c->user);
 		goto out;
 	}
-	if (fy_node_mapping_lookup_value_by_simple_key(user, "exec", 4) ||
+	struct fy_node *ex = fy_node_mapping_lookup_value_by_simple_key(user, "exec", 4);
+	if (fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13) && (flags & KUBECONFIG_CLUSTER_USER)) {
+		r = kfail(err, err_size, -EINVAL, path,
+		          "user \"%s\": auth-provider plugins are not supported (kubectl dropped them too); use an exec "
+		          "plugin (e.g. kubelogin, gke-gcloud-auth-plugin), a client certificate or a token", c->user);
+		goto out;
+	}
+	if ((ex && !(flags & KUBECONFIG_CLUSTER_USER)) ||
 	    fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13)) {
 		r = kfail(err, err_size, -EINVAL, path,
 		          "user \"%s\": credential plugins (exec/auth-provider) are not supported; use the "
@@ -331,13 +571,26 @@ int kubeconfig_load(const char *path, const char *missing_hint, kube_config **re
 			tok[--tl] = '\0';
 		c->token = tok;
 	}
+	if (ex && !c->token && !c->cert.path && !c->cert.data) {
+		kube_exec_cred cred;
+		if ((r = parse_exec(path, c, ex, &c->exec, err, err_size)) < 0 ||
+		    (r = kube_exec_run(c->exec, &cred, err, err_size)) < 0)
+			goto out;
+		c->token = cred.token;
+		c->cert.data = cred.cert;
+		c->cert.len = cred.cert_len;
+		c->key.data = cred.key;
+		c->key.len = cred.key_len;
+		c->expiry_ns = cred.expiry_ns;
+	}
 	if (!(c->cert.path || c->cert.data) != !(c->key.path || c->key.data)) {
 		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": a client certificate needs its key and vice versa",
 		          c->user);
 		goto out;
 	}
 	if (!c->cert.path && !c->cert.data && !c->token) {
-		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": no client certificate and no token", c->user);
+		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": no client certificate and no token%s", c->user,
+		          flags & KUBECONFIG_CLUSTER_USER ? " (nor an exec plugin)" : "");
 		goto out;
 	}
 	*ret = c;
@@ -368,6 +621,8 @@ kube_config *kubeconfig_free(kube_config *c)
 		return NULL;
 	free(c->server);
 	free(c->tls_server_name);
+	free(c->proxy_url);
+	kube_exec_unref(c->exec);
 	blob_done(&c->ca);
 	blob_done(&c->cert);
 	blob_done(&c->key);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <ini.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,7 @@
 
 typedef enum key_type {
 	K_STRING, K_PATH, K_BOOL, K_DURATION, K_UINT, K_LEASE, K_LOG_TARGET, K_LOG_LEVEL, K_PDB,
-	K_NOMINATION_TIMEOUT, K_LIMIT, K_POOL_LIMIT, K_DURATION_OFF,
+	K_NOMINATION_TIMEOUT, K_LIMIT, K_POOL_LIMIT, K_DURATION_OFF, K_NAME, K_IDENTITY, K_LISTEN,
 } key_type;
 
 /* One setting: its key in [preemptd] and its flag (the same name), where it lands, what it is. */
@@ -35,21 +38,22 @@ static const char *metavar(key_type t)
 		                             [K_DURATION] = "DURATION", [K_UINT] = "N", [K_LEASE] = "NS/NAME",
 		                             [K_LOG_TARGET] = "TARGET", [K_LOG_LEVEL] = "LEVEL", [K_PDB] = "prefer|strict",
 		                             [K_NOMINATION_TIMEOUT] = "TIMEOUT", [K_LIMIT] = "N",
-		                             [K_POOL_LIMIT] = "LABEL=N", [K_DURATION_OFF] = "DURATION" };
+		                             [K_POOL_LIMIT] = "LABEL=N", [K_DURATION_OFF] = "DURATION",
+		                             [K_NAME] = "NAME", [K_IDENTITY] = "NAME", [K_LISTEN] = "ADDR:PORT" };
 	return names[t];
 }
 
 #define OFF(f) offsetof(preemptd_config, f)
 static const struct key keys[] = {
 	{ "kubeconfig", K_PATH, OFF(kubeconfig), "kubeconfig of the API server (default: the in-cluster service account)" },
-	{ "scheduler-name", K_STRING, OFF(scheduler_name), "spec.schedulerName of the pods to schedule (default preemptd)" },
+	{ "scheduler-name", K_NAME, OFF(scheduler_name), "spec.schedulerName of the pods to schedule (default preemptd)" },
 	{ "leader-elect", K_BOOL, OFF(leader_elect), "yes|no: one active instance through a Lease (default yes)" },
 	{ "lease", K_LEASE, OFF(lease_namespace), "NAMESPACE/NAME of the Lease (default kube-system/preemptd)" },
-	{ "identity", K_STRING, OFF(identity), "holderIdentity in the Lease (default HOSTNAME_RANDOM)" },
+	{ "identity", K_IDENTITY, OFF(identity), "holderIdentity in the Lease (default HOSTNAME_RANDOM)" },
 	{ "leader-elect-lease-duration", K_DURATION, OFF(lease_duration_usec), "how long a lease lasts unrenewed (15s)" },
 	{ "leader-elect-renew-deadline", K_DURATION, OFF(renew_deadline_usec), "the leader stops after failing to renew this long (10s)" },
 	{ "leader-elect-retry-period", K_DURATION, OFF(retry_period_usec), "between two tries to acquire or renew (2s)" },
-	{ "listen", K_STRING, OFF(listen), "ADDRESS:PORT of /healthz /livez /readyz /metrics (127.0.0.1:10271; \"\": none)" },
+	{ "listen", K_LISTEN, OFF(listen), "ADDRESS:PORT of /healthz /livez /readyz /metrics (127.0.0.1:10271; \"\": none)" },
 	{ "log-target", K_LOG_TARGET, OFF(log_target), "auto|journal|stderr (default auto)" },
 	{ "log-level", K_LOG_LEVEL, OFF(log_level), "info|debug (default info)" },
 	{ "pod-initial-backoff", K_DURATION, OFF(pod_initial_backoff_usec), "backoff after a pod's first failed attempt (1s)" },
@@ -66,7 +70,7 @@ static const struct key keys[] = {
 	{ "watch-timeout", K_DURATION, OFF(watch_timeout_usec), "timeoutSeconds of each watch (5m)" },
 	{ "page-limit", K_UINT, OFF(page_limit), "objects per list page (500)" },
 	{ "shadow", K_BOOL, OFF(shadow), "yes|no: decide for another scheduler's pods, write nothing, count agreement (no)" },
-	{ "shadow-scheduler", K_STRING, OFF(shadow_scheduler), "the scheduler --shadow compares with (default-scheduler)" },
+	{ "shadow-scheduler", K_NAME, OFF(shadow_scheduler), "the scheduler --shadow compares with (default-scheduler)" },
 	{ "pdb", K_PDB, OFF(pdb_policy), "victims deleted, budgets preferred as kube-scheduler does (prefer), or evicted, no "
 	                                 "PodDisruptionBudget broken (strict; default prefer)" },
 };
@@ -80,8 +84,7 @@ void config_usage(FILE *f)
 	      f);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char flag[64];
-		snprintf(flag, sizeof(flag), "--%s %s", keys[i].name,
-		         !strcmp(keys[i].name, "listen") ? "ADDR:PORT" : metavar(keys[i].type));
+		snprintf(flag, sizeof(flag), "--%s %s", keys[i].name, metavar(keys[i].type));
 		fprintf(f, "  %-38s %s\n", flag, keys[i].help);
 	}
 	fputs("  -h, --help                             this text\n"
@@ -159,6 +162,42 @@ static bool label_key_ok(const char *key, size_t len)
 	return true;
 }
 
+/* ADDRESS:PORT as httpd_new takes it: a numeric IPv4 or [IPv6] address (or none: every address)
+ * and a port from 0 to 65535 — checked here so that 99999 is refused rather than truncated. */
+static bool listen_ok(const char *v)
+{
+	const char *colon = strrchr(v, ':'), *port;
+	char host[INET6_ADDRSTRLEN + 2];
+	unsigned char addr[sizeof(struct in6_addr)];
+	size_t hl;
+	unsigned long p;
+	char *end;
+
+	if (!colon)
+		return false;
+	port = colon + 1;
+	if (!*port || strlen(port) > 5 || strspn(port, "0123456789") != strlen(port))
+		return false;
+	p = strtoul(port, &end, 10);
+	if (p > 65535)
+		return false;
+	hl = (size_t)(colon - v);
+	if (hl == 0)
+		return true;
+	if (hl >= sizeof(host))
+		return false;
+	if (v[0] == '[') {
+		if (hl < 3 || v[hl - 1] != ']')
+			return false;
+		memcpy(host, v + 1, hl - 2);
+		host[hl - 2] = '\0';
+		return inet_pton(AF_INET6, host, addr) == 1;
+	}
+	memcpy(host, v, hl);
+	host[hl] = '\0';
+	return inet_pton(AF_INET, host, addr) == 1;
+}
+
 /* Applies value to key k. why[] says what is wrong (without the location). */
 static int apply(preemptd_config *cfg, const struct key *k, const char *v, char *why, size_t why_size)
 {
@@ -169,6 +208,28 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 	case K_PATH:
 		if (k->type == K_PATH && !*v) {
 			snprintf(why, why_size, "%s: empty path", k->name);
+			return -EINVAL;
+		}
+		return set_str(field, v);
+	case K_NAME:
+		if (!pp_is_dns_subdomain(v)) {
+			snprintf(why, why_size, "%s: \"%s\" is not a valid name (lower-case letters, digits, '-' and '.')",
+			         k->name, v);
+			return -EINVAL;
+		}
+		return set_str(field, v);
+	case K_IDENTITY:
+		/* holderIdentity: any string the API server stores, but an empty one means "no holder" */
+		if (!*v || strlen(v) > 253) {
+			snprintf(why, why_size, "%s: \"%s\" is not an identity (1 to 253 characters)", k->name, v);
+			return -EINVAL;
+		}
+		return set_str(field, v);
+	case K_LISTEN:
+		if (*v && !listen_ok(v)) {
+			snprintf(why, why_size,
+			         "%s: expected ADDRESS:PORT (a numeric address, a port from 0 to 65535) or \"\", not \"%s\"",
+			         k->name, v);
 			return -EINVAL;
 		}
 		return set_str(field, v);
@@ -313,6 +374,39 @@ static void defaults(preemptd_config *cfg)
 	};
 }
 
+/* The line of the first section header other than [preemptd] (why[] says which), or 0. */
+static int first_bad_section(FILE *f, char *why, size_t why_size)
+{
+	char buf[1024];
+	int line = 0;
+	bool line_start = true;
+
+	while (fgets(buf, sizeof(buf), f)) {
+		const char *p = buf, *end, *name;
+		size_t n;
+		bool at_start = line_start;
+
+		line_start = strchr(buf, '\n') != NULL;
+		if (!at_start)
+			continue; /* the rest of a long line */
+		line++;
+		p += strspn(p, " \t");
+		if (*p != '[')
+			continue;
+		name = p + 1 + strspn(p + 1, " \t");
+		end = strchr(name, ']');
+		n = end ? (size_t)(end - name) : strcspn(name, "\r\n");
+		while (n > 0 && isspace((unsigned char)name[n - 1]))
+			n--;
+		if (!end || n != strlen("preemptd") || strncmp(name, "preemptd", n) != 0) {
+			snprintf(why, why_size, "%s section [%.*s] (only [preemptd])", end ? "unknown" : "unterminated",
+			         (int)(n > 100 ? 100 : n), name);
+			return line;
+		}
+	}
+	return 0;
+}
+
 static int load_file(preemptd_config *cfg)
 {
 	struct ini_ctx c = { .cfg = cfg };
@@ -325,7 +419,12 @@ static int load_file(preemptd_config *cfg)
 		fprintf(stderr, "preemptd: %s: %s\n", cfg->config_path, strerror(errno));
 		return -EINVAL;
 	}
-	line = ini_parse_file(f, on_ini_line, &c);
+	/* inih reports a section only with its first key: a misspelt [preemptd] is named at its own line */
+	line = first_bad_section(f, c.why, sizeof(c.why));
+	if (line == 0) {
+		rewind(f);
+		line = ini_parse_file(f, on_ini_line, &c);
+	}
 	fclose(f);
 	if (c.oom) {
 		fputs("preemptd: out of memory\n", stderr);
@@ -339,27 +438,53 @@ static int load_file(preemptd_config *cfg)
 	return 0;
 }
 
+/* A duration as the flags take it: 1m30s, 500ms. */
+static const char *fmt_usec(uint64_t usec, char *buf, size_t size)
+{
+	uint64_t ms = usec / 1000, s = ms / 1000;
+
+	if (ms % 1000)
+		snprintf(buf, size, "%" PRIu64 "ms", ms);
+	else if (s >= 60 && s % 60)
+		snprintf(buf, size, "%" PRIu64 "m%" PRIu64 "s", s / 60, s % 60);
+	else if (s >= 60)
+		snprintf(buf, size, "%" PRIu64 "m", s / 60);
+	else
+		snprintf(buf, size, "%" PRIu64 "s", s);
+	return buf;
+}
+
 static int check(const preemptd_config *cfg)
 {
-	if (!pp_is_dns_subdomain(cfg->scheduler_name)) {
-		fprintf(stderr, "preemptd: scheduler-name \"%s\" is not a valid name\n", cfg->scheduler_name);
-		return -EINVAL;
-	}
-	if (!pp_is_dns_subdomain(cfg->shadow_scheduler)) {
-		fprintf(stderr, "preemptd: shadow-scheduler \"%s\" is not a valid name\n", cfg->shadow_scheduler);
-		return -EINVAL;
-	}
+	char a[32], b[32], c[32];
+
+	/* the defaults are valid and every value set was checked: these are the settings' relations */
 	if (cfg->leader_elect && (cfg->renew_deadline_usec >= cfg->lease_duration_usec ||
 	                          cfg->retry_period_usec >= cfg->renew_deadline_usec)) {
-		fputs("preemptd: leader election needs retry-period < renew-deadline < lease-duration "
-		      "(a leader must stop before its lease can expire)\n", stderr);
+		fprintf(stderr,
+		        "preemptd: leader election needs retry-period < renew-deadline < lease-duration "
+		        "(a leader must stop before its lease can expire), not %s, %s, %s\n",
+		        fmt_usec(cfg->retry_period_usec, a, sizeof(a)), fmt_usec(cfg->renew_deadline_usec, b, sizeof(b)),
+		        fmt_usec(cfg->lease_duration_usec, c, sizeof(c)));
 		return -EINVAL;
 	}
 	if (cfg->pod_initial_backoff_usec > cfg->pod_max_backoff_usec) {
-		fputs("preemptd: pod-initial-backoff is longer than pod-max-backoff\n", stderr);
+		fprintf(stderr, "preemptd: pod-initial-backoff %s is longer than pod-max-backoff %s\n",
+		        fmt_usec(cfg->pod_initial_backoff_usec, a, sizeof(a)),
+		        fmt_usec(cfg->pod_max_backoff_usec, b, sizeof(b)));
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static bool is_option(const struct option *opts, const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+
+	for (; opts->name; opts++)
+		if (strlen(opts->name) == n && !strncmp(opts->name, arg, n))
+			return true;
+	return false;
 }
 
 int config_parse(int argc, char **argv, preemptd_config *cfg)
@@ -388,18 +513,25 @@ int config_parse(int argc, char **argv, preemptd_config *cfg)
 			printf("preemptd %s (libpreempt %d.%d)\n", PREEMPTD_VERSION, PP_VERSION_MAJOR, PP_VERSION_MINOR);
 			return 1;
 		}
+		/* "--leader-elect --log-target stderr": the flag took the next option as its value */
+		if ((c >= OPT_KEY0 || c == OPT_CONFIG) && optarg && optarg[0] == '-' && optarg[1] == '-' &&
+		    is_option(opts, optarg + 2)) {
+			fprintf(stderr, "preemptd: --%s: missing value (\"%s\" is the next option)\n",
+			        c == OPT_CONFIG ? "config" : keys[c - OPT_KEY0].name, optarg);
+			return -EINVAL;
+		}
 		if (c == OPT_CONFIG) {
 			if ((r = set_str(&cfg->config_path, optarg)) < 0)
 				return r;
 			cfg->config_explicit = true;
 		} else if (c == ':' || c == '?') {
-			fprintf(stderr, "preemptd: %s '%s'\nTry 'preemptd --help'.\n",
+			fprintf(stderr, "preemptd: %s '%s' (try 'preemptd --help')\n",
 			        c == ':' ? "option needs an argument:" : "unknown option", argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "preemptd: unexpected argument '%s'\nTry 'preemptd --help'.\n", argv[optind]);
+		fprintf(stderr, "preemptd: unexpected argument '%s' (try 'preemptd --help')\n", argv[optind]);
 		return -EINVAL;
 	}
 	if (!cfg->config_path && set_str(&cfg->config_path, PREEMPTD_CONFIG_PATH) < 0)

@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "incluster.h"
 #include "journal.h"
+#include "kexec.h"
 
 #ifndef PREEMPTD_VERSION
 #define PREEMPTD_VERSION "0.1.0"
@@ -41,8 +42,8 @@ int main(int argc, char **argv)
 	journal_set_max_priority(cfg.log_level);
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	if (cfg.kubeconfig)
-		r = kubeconfig_load(cfg.kubeconfig, "--kubeconfig or kubeconfig = in the configuration names it", &kc, err,
-		                    sizeof(err));
+		r = kubeconfig_load_as(cfg.kubeconfig, "--kubeconfig or kubeconfig = in the configuration names it",
+		                       KUBECONFIG_CLUSTER_USER, &kc, err, sizeof(err));
 	else
 		r = incluster_config(NULL, &kc, err, sizeof(err));
 	if (r < 0) {
@@ -50,6 +51,15 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	/* said once: every later API error (an unreachable server, a CA that does not match) names
+	 * only the request, and this line tells where it went and with what */
+	journal_msg(LOG_INFO, "API server %s from %s%s%s (context %s, user %s): CA %s%s, credential %s%s%s%s",
+	            kc->server, cfg.kubeconfig ? "kubeconfig " : "", cfg.kubeconfig ? cfg.kubeconfig : "the service account",
+	            kc->proxy_url ? " through proxy-url" : "", kc->context, kc->user,
+	            kc->ca.path ? kc->ca.path : kc->ca.data ? "certificate-authority-data" : "the system's trust store",
+	            kc->tls_server_name ? " (tls-server-name)" : "",
+	            kc->exec ? "from exec plugin " : kc->cert.path || kc->cert.data ? "a client certificate" : "a bearer token",
+	            kc->exec ? "\"" : "", kc->exec ? kc->exec->argv[0] : "", kc->exec ? "\"" : "");
 	if (config_default_identity(&cfg) < 0) {
 		journal_msg(LOG_ERR, "out of memory");
 		config_free(&cfg);

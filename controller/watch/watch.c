@@ -27,7 +27,16 @@ struct watch {
 	diag diag;        /* the decoder's messages, one object at a time */
 	char diag_buf[1024];
 	bool diag_open;
+	/* an unreachable API server (or a CA that does not match) fails every list and watch again
+	 * and again: said once with where and with what, then summed up at most once a minute */
+	sd_event *event;
+	char api[600];            /* kube_client_describe */
+	bool api_failing;
+	uint64_t api_told_usec;   /* when the last line about it was written */
+	unsigned api_untold;      /* failures since */
 };
+
+#define API_FAILURE_EVERY_USEC (60 * UINT64_C(1000000))
 
 static const struct {
 	const char *path, *what, *kind, *selector;
@@ -120,11 +129,48 @@ static int apply_other(struct source *s, const kval *obj, const char *source)
 	return r;
 }
 
+static void api_recovered(watch *w)
+{
+	if (!w->api_failing)
+		return;
+	journal_msg(LOG_NOTICE, "%s: answering again (%u more failures since the last line)", w->api, w->api_untold);
+	w->api_failing = false;
+	w->api_untold = 0;
+}
+
+/* A transport failure (no HTTP status) or a 5xx: NULL when this one is not to be written, else
+ * what its line ends with (buf, or "" for any other note). */
+static const char *api_failure_suffix(watch *w, const kube_reflector_note *n, char *buf, size_t size)
+{
+	uint64_t now = 0;
+
+	if (!n->verb || (n->status && n->status < 500))
+		return "";
+	if (w->event)
+		(void)sd_event_now(w->event, CLOCK_MONOTONIC, &now);
+	if (!w->api_failing) {
+		w->api_failing = true;
+		w->api_told_usec = now;
+		w->api_untold = 0;
+		snprintf(buf, size, "; retrying with backoff (%s), at most one line a minute until it answers", w->api);
+		return buf;
+	}
+	if (now - w->api_told_usec < API_FAILURE_EVERY_USEC) {
+		w->api_untold++;
+		return NULL;
+	}
+	snprintf(buf, size, "; still retrying (%s; %u more failures in the last minute)", w->api, w->api_untold);
+	w->api_told_usec = now;
+	w->api_untold = 0;
+	return buf;
+}
+
 static int on_object(void *userdata, kube_event_type type, const kval *obj, const char *source)
 {
 	struct source *s = userdata;
 	int r;
 
+	api_recovered(s->w);
 	if (type == KUBE_DELETED) {
 		/* the last state of a deleted object may be anything: only its name matters */
 		const char *name = meta_str(obj, "name");
@@ -159,6 +205,7 @@ static void on_list_done(void *userdata, const char *rv)
 	kube_reflector_stats st;
 
 	kube_reflector_get_stats(s->r, &st);
+	api_recovered(s->w);
 	journal_entry e;
 	journal_entry_init(&e, st.lists > 1 ? LOG_NOTICE : LOG_INFO, MSGID_WATCH);
 	journal_entry_add(&e, FIELD_RESOURCE, "%s", cluster_kind_name(s->kind));
@@ -174,7 +221,12 @@ static void on_list_done(void *userdata, const char *rv)
 static void on_note(void *userdata, const kube_reflector_note *n)
 {
 	struct source *s = userdata;
+	char more[800];
+	const char *tail = api_failure_suffix(s->w, n, more, sizeof(more));
 	journal_entry e;
+
+	if (!tail)
+		return;
 
 	journal_entry_init(&e, n->priority, n->verb ? MSGID_API_ERROR : MSGID_WATCH);
 	journal_entry_add(&e, FIELD_RESOURCE, "%s", cluster_kind_name(s->kind));
@@ -183,9 +235,9 @@ static void on_note(void *userdata, const kube_reflector_note *n)
 		journal_entry_add(&e, FIELD_PATH, "%s", n->path);
 		journal_entry_add(&e, FIELD_STATUS, "%ld", n->status);
 		if (n->status)
-			journal_entry_send(&e, "%s %s: HTTP %ld: %.400s", n->verb, n->path, n->status, n->text);
+			journal_entry_send(&e, "%s %s: HTTP %ld: %.400s%s", n->verb, n->path, n->status, n->text, tail);
 		else
-			journal_entry_send(&e, "%s %s failed: %.400s", n->verb, n->path, n->text);
+			journal_entry_send(&e, "%s %s failed: %.400s%s", n->verb, n->path, n->text, tail);
 	} else {
 		journal_entry_send(&e, "%s: %s", cluster_kind_name(s->kind), n->text);
 	}
@@ -212,6 +264,11 @@ int watch_new(sd_event *e, kube_multi *m, cluster *c, const watch_opts *o, watch
 	if (!w)
 		return -ENOMEM;
 	w->c = c;
+	w->event = e;
+	if (m)
+		kube_client_describe(kube_multi_client(m), w->api, sizeof(w->api));
+	else /* a replay (tests) */
+		snprintf(w->api, sizeof(w->api), "the API server");
 	k8s_cluster_init(&w->objs);
 	r = diag_open_buffer(&w->diag, w->diag_buf, sizeof(w->diag_buf));
 	if (r < 0) {

@@ -69,7 +69,59 @@ ok "check: standard input" expect 0 \
 	"ok: 1 PriorityClass, 0 nodes, 0 pods (0 bound, 0 pending, 0 finished), 0 PodDisruptionBudgets" "" \
 	bash -c "$PCTL check - < $F/docs-priorityclass.yaml"
 
+# a malformed kubeconfig: our one line with its line and column, none of libfyaml's own output
+printf 'apiVersion: v1\n[clusters: 1\n' >"$tmp/bad-kubeconfig"
+chmod 600 "$tmp/bad-kubeconfig"
+ok "check --kubeconfig: malformed YAML is one line with FILE:LINE:COLUMN, no parser internals" expect 1 "" \
+"preemptctl: $tmp/bad-kubeconfig:2:1: not valid YAML: could not find expected ':'
+preemptctl: 1 problem found" \
+	"$PCTL" check --kubeconfig "$tmp/bad-kubeconfig"
 # --- check: bad inputs, every problem reported ---------------------------------------------------
+# never a silently smaller cluster: an input that holds nothing, or a List that lost its end
+: >"$tmp/empty.json"
+ok "check: an empty file is refused, not an empty cluster" expect 1 "" \
+"$tmp/empty.json: empty: no object or List in it
+preemptctl: 1 problem found" \
+	"$PCTL" check "$tmp/empty.json"
+ok "check: empty standard input likewise" expect 1 "" "~<stdin>: empty: no object or List in it" \
+	bash -c "$PCTL check - </dev/null"
+printf '{"apiVersion": "v1", "items": []}\n' >"$tmp/nokind.json"
+ok "check: a List without kind is refused" expect 1 "" \
+"$tmp/nokind.json:1: a List (top-level \"items\") without kind
+preemptctl: 1 problem found" \
+	"$PCTL" check "$tmp/nokind.json"
+# kubectl get -o yaml: apiVersion, items, then kind: List and metadata — cut after an item, the
+# rest of the file reads as valid YAML with one pod fewer
+cat >"$tmp/kubectl.yaml" <<'YAML'
+apiVersion: v1
+items:
+- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata:
+    name: high-priority
+  value: 1000000
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: nginx
+    namespace: default
+  spec:
+    priorityClassName: high-priority
+    containers:
+    - name: nginx
+      image: nginx
+kind: List
+metadata:
+  resourceVersion: ""
+YAML
+ok "check: kubectl's whole List is read (1 pod)" expect 0 \
+	"ok: 1 PriorityClass, 0 nodes, 1 pod (0 bound, 1 pending, 0 finished), 0 PodDisruptionBudgets" "" \
+	"$PCTL" check "$tmp/kubectl.yaml"
+head -7 "$tmp/kubectl.yaml" >"$tmp/cut.yaml"
+ok "check: the same List cut at an item boundary is refused, not read as 0 pods" expect 1 "" \
+"$tmp/cut.yaml:1: a List (top-level \"items\") without kind: cut short after its items? (kubectl's ends with kind: List)
+preemptctl: 1 problem found" \
+	"$PCTL" check "$tmp/cut.yaml"
 ok "check: invalid quantity" expect 1 "" \
 "$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
 preemptctl: 1 problem found" \

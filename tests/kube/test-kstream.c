@@ -185,7 +185,7 @@ static void test_errors(void **state)
 	done(&u);
 
 	/* a duplicate key drops its object, the stream goes on */
-	RUN(&u, KSTREAM_JSON, "dup.json", "{\"items\": [{\"kind\": \"Pod\",\n \"kind\": \"Node\"}, {\"kind\": \"Pod\"}]}");
+	RUN(&u, KSTREAM_JSON, "dup.json", "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\",\n \"kind\": \"Node\"}, {\"kind\": \"Pod\"}]}");
 	assert_int_equal(u.r, 0);
 	assert_string_equal(u.items, "Pod/@2");
 	assert_string_equal(u.messages, "dup.json:2: duplicate key \"kind\"\n");

@@ -1,7 +1,7 @@
 #!/bin/bash
 # preemptctl --kubeconfig: the cluster listed from an API server (the stand-in of tests/kube),
 # page by page, decoded like a file: the same decisions as from the same objects in a file; the
-# server's and the transport's failures (403, 5xx, a cut or garbage body, an exec plugin, a
+# server's and the transport's failures (403, 5xx, a cut or garbage body, a missing exec plugin, a
 # server that is gone) end in one clear message and exit 1.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib-apiserver.sh"
@@ -103,8 +103,9 @@ ok "a body cut inside its JSON: URL:LINE and the syntax error" expect 1 "" \
 kube_fault '{"kind": "garbage", "path": "^/api/v1/pods$", "body": "<html>proxy error</html>"}' >/dev/null
 ok "a non-JSON body: syntax error at URL:LINE" expect 1 "" "~$KUBE_URL/api/v1/pods:1: syntax error" \
 	"$PCTL" check --kubeconfig "$ADMIN"
-ok "an exec credential plugin: a clear error" expect 1 "" "~credential plugins (exec/auth-provider) are not supported" \
-	"$PCTL" check --kubeconfig "$KUBE_DIR/kubeconfig-exec"
+ok "an exec credential plugin that is not installed: a clear error naming it" expect 1 "" \
+	"~exec plugin \"aws-iam-authenticator\" not found (is it installed, and in PATH?)" \
+	env PATH=/nonexistent "$PCTL" check --kubeconfig "$KUBE_DIR/kubeconfig-exec"
 ok "a missing kubeconfig" expect 1 "" "~$T/nope" "$PCTL" check --kubeconfig "$T/nope"
 ok "an untrusted server certificate fails TLS" expect 1 "" "~GET /apis/scheduling.k8s.io/v1/priorityclasses" \
 	"$PCTL" check --kubeconfig "$KUBE_DIR/kubeconfig-rogue"
