@@ -31,6 +31,9 @@ typedef struct diag {
 	/* no FILE:LINE: prefix: the input is a stream (an API watch) where lines mean nothing, and the
 	 * message names the object (KIND/NS/NAME: field: what) */
 	bool bare;
+	/* the input as a whole cannot be read as a cluster (empty, a List without kind, a YAML List
+	 * cut short): a usage error (status 2), not a problem inside a cluster */
+	bool unusable;
 	/* diag_open_buffer's */
 	char *buf;
 	size_t size;

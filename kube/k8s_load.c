@@ -124,6 +124,7 @@ int k8s_load_file(k8s_cluster *c, const char *path, diag *d)
 	/* an empty file (a failed redirect, `: > f`) is no cluster with nothing in it */
 	if (values == 0) {
 		diag_error(d, &(struct diag_loc){ .file = l.file }, NULL, "empty: no object or List in it");
+		d->unusable = true;
 		return -EINVAL;
 	}
 	return l.bad ? -EINVAL : 0;

@@ -198,6 +198,7 @@ static int top_done(kparse *s, const kval *v)
 		r = kp_error(s, kval_line(v),
 		             "a List (top-level \"items\") without kind%s",
 		             s->fmt == KSTREAM_YAML ? ": cut short after its items? (kubectl's ends with kind: List)" : "");
+		s->d->unusable = true;
 		s->err = r;
 	} else if (b->split) {
 		if (b->top_kind && !ends_with_list(b->top_kind))

@@ -48,11 +48,12 @@ int cmd_check(const char *kubeconfig, const char *admission_config, const char *
 	if (r != -ENOMEM)
 		r = d.nerrors ? -EINVAL : 0;
 	if (r < 0) {
-		if (r != -ENOMEM)
+		/* an input that is no cluster at all has said so in its one line */
+		if (r != -ENOMEM && !(d.unusable && d.nerrors == 1))
 			fprintf(err, "preemptctl: %u %s found\n", d.nerrors, plural(d.nerrors, "problem", "problems"));
 		model_done(&m);
 		k8s_cluster_done(&c);
-		return EXIT_REJECTED;
+		return d.unusable ? EXIT_USAGE : EXIT_REJECTED;
 	}
 	fprintf(out, "ok: %zu %s, %zu %s, %zu %s (%zu bound, %zu pending, %zu finished), %zu %s",
 	        c.nclasses, plural(c.nclasses, "PriorityClass", "PriorityClasses"),

@@ -132,6 +132,8 @@ int cmd_preempt(const struct preempt_args *a, FILE *out, FILE *err)
 	}
 	status = 0;
 out:
+	if (d.unusable)
+		status = EXIT_USAGE;
 	pp_preemption_free(p);
 	model_done(&m);
 	k8s_cluster_done(&c);

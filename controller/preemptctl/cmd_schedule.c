@@ -315,6 +315,8 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 	fputc('\n', err);
 	status = 0;
 out:
+	if (d.unusable)
+		status = EXIT_USAGE;
 	pp_sched_free(s);
 	model_done(&m);
 	k8s_cluster_done(&c);

@@ -79,16 +79,14 @@ preemptctl: 1 problem found" \
 # --- check: bad inputs, every problem reported ---------------------------------------------------
 # never a silently smaller cluster: an input that holds nothing, or a List that lost its end
 : >"$tmp/empty.json"
-ok "check: an empty file is refused, not an empty cluster" expect 1 "" \
-"$tmp/empty.json: empty: no object or List in it
-preemptctl: 1 problem found" \
+ok "check: an empty file is refused, not an empty cluster (one line, status 2)" expect 2 "" \
+"$tmp/empty.json: empty: no object or List in it" \
 	"$PCTL" check "$tmp/empty.json"
-ok "check: empty standard input likewise" expect 1 "" "~<stdin>: empty: no object or List in it" \
+ok "check: empty standard input likewise" expect 2 "" "~<stdin>: empty: no object or List in it" \
 	bash -c "$PCTL check - </dev/null"
 printf '{"apiVersion": "v1", "items": []}\n' >"$tmp/nokind.json"
-ok "check: a List without kind is refused" expect 1 "" \
-"$tmp/nokind.json:1: a List (top-level \"items\") without kind
-preemptctl: 1 problem found" \
+ok "check: a List without kind is refused (one line, status 2)" expect 2 "" \
+"$tmp/nokind.json:1: a List (top-level \"items\") without kind" \
 	"$PCTL" check "$tmp/nokind.json"
 # kubectl get -o yaml: apiVersion, items, then kind: List and metadata — cut after an item, the
 # rest of the file reads as valid YAML with one pod fewer
@@ -118,10 +116,11 @@ ok "check: kubectl's whole List is read (1 pod)" expect 0 \
 	"ok: 1 PriorityClass, 0 nodes, 1 pod (0 bound, 1 pending, 0 finished), 0 PodDisruptionBudgets" "" \
 	"$PCTL" check "$tmp/kubectl.yaml"
 head -7 "$tmp/kubectl.yaml" >"$tmp/cut.yaml"
-ok "check: the same List cut at an item boundary is refused, not read as 0 pods" expect 1 "" \
-"$tmp/cut.yaml:1: a List (top-level \"items\") without kind: cut short after its items? (kubectl's ends with kind: List)
-preemptctl: 1 problem found" \
+ok "check: the same List cut at an item boundary is refused, not read as 0 pods" expect 2 "" \
+"$tmp/cut.yaml:1: a List (top-level \"items\") without kind: cut short after its items? (kubectl's ends with kind: List)" \
 	"$PCTL" check "$tmp/cut.yaml"
+ok "preempt: an empty input is a usage error too" expect 2 "" "~empty: no object or List in it" \
+	"$PCTL" preempt "$tmp/empty.json" --pod default/x
 ok "check: invalid quantity" expect 1 "" \
 "$F/bad-quantity.json:19: pods/default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity \"1x\": unknown suffix \"x\"
 preemptctl: 1 problem found" \
