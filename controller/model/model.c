@@ -301,7 +301,8 @@ int model_load(model *m, k8s_cluster *c, const struct model_input *in, diag *d)
 int model_load_to_decide(model *m, k8s_cluster *c, const struct model_input *in, diag *d)
 {
 	int r = model_load(m, c, in, d);
-	if (r == -EINVAL)
+	/* an input that is no cluster at all has said so in its one line */
+	if (r == -EINVAL && !(d->unusable && d->nerrors == 1))
 		hint_rejected(d->out, d->nerrors, in);
 	return r;
 }
