@@ -353,6 +353,16 @@ void pp_sched_set_explain(pp_sched *s, bool explain)
 	s->explain = explain;
 }
 
+void pp_sched_set_pop_from_backoff(pp_sched *s, bool on)
+{
+	pp__sq_set_pop_from_backoff(s->q, on);
+}
+
+bool pp_sched_has_poppable(const pp_sched *s)
+{
+	return pp__sq_poppable(s->q);
+}
+
 /* ---- nominations with a deadline ---------------------------------------------------------- */
 
 static bool nominations_expire(const pp_sched *s)

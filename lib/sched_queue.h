@@ -36,6 +36,10 @@ typedef struct pp_sq_opts {
 	int64_t initial_backoff; /* ns; 0 = default */
 	int64_t max_backoff;     /* ns; 0 = default */
 	int64_t max_unschedulable; /* ns; 0 = default */
+	/* SchedulerPopFromBackoffQ (kube 1.33+, on by default there): with activeQ empty, pop the
+	 * pod whose backoff expires first rather than wait for it (not one backing off after an
+	 * error). Off: kube before 1.33, which the simulations reproduce. */
+	bool pop_from_backoff;
 } pp_sq_opts;
 
 typedef enum pp_sq_state {
@@ -71,10 +75,14 @@ int pp__sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority);
 
 /*
  * Moves expired backoff pods and unschedulable leftovers to activeQ, then pops the head of
- * activeQ, which becomes in flight. ret_attempts receives how many times it has been popped
+ * activeQ (or of backoffQ with pop_from_backoff), which becomes in flight. ret_attempts receives how many times it has been popped
  * (this one included). -EAGAIN when activeQ is empty.
  */
 int pp__sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts);
+
+/* Whether pp__sq_pop() would pop something now (what is due not counted). */
+bool pp__sq_poppable(const pp_sq_queue *q);
+void pp__sq_set_pop_from_backoff(pp_sq_queue *q, bool on);
 
 /* Moves what is due (expired backoff, unschedulable leftovers) without popping. */
 void pp__sq_flush(pp_sq_queue *q, int64_t now);

@@ -315,8 +315,10 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	for (int i = 0; i < RESULTS; i++)
 		histogram_init(&d->attempt_duration[i], attempt_bounds, sizeof(attempt_bounds) / sizeof(attempt_bounds[0]));
 	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
+	/* kube-scheduler 1.33+ pops from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ);
+	 * a shadow decides at the other scheduler's pace and never pops here */
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
-	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
+	                  (int64_t)cfg->max_unschedulable_usec * 1000, .pop_from_backoff = !cfg->shadow };
 	/* --shadow: the other scheduler's pending pods are the ones decided for */
 	cluster_opts co = { .scheduler_name = cfg->shadow ? cfg->shadow_scheduler : cfg->scheduler_name,
 		            .pdb_policy = cfg->pdb_policy };

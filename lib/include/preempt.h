@@ -833,6 +833,14 @@ PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
  * nominate and unschedulable events as pp_sched_event.preemption. Off by default. */
 PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
 
+/* kube 1.33+'s SchedulerPopFromBackoffQ (on by default there; off by default here, as kube
+ * before it, which the simulations reproduce): with activeQ empty, pp_sched_schedule_one() pops
+ * the pod whose backoff expires first instead of waiting for it to expire (a pod backing off
+ * after an error — a pod whose binding was refused, pp_sched_update_pod — still waits). */
+PP_EXPORT void pp_sched_set_pop_from_backoff(pp_sched *s, bool on);
+/* Whether pp_sched_schedule_one() has a pod to pop now (activeQ, or backoffQ with the above). */
+PP_EXPORT bool pp_sched_has_poppable(const pp_sched *s);
+
 /*
  * Reservations that end (off by default: kube-scheduler keeps a nomination until its pod binds,
  * is deleted or preempts elsewhere, and a preemptor whose victims never terminate waits forever —

@@ -1,0 +1,32 @@
+#!/bin/bash
+# preemptd's scheduling queue as kube-scheduler 1.33+'s: with activeQ empty a pod backing off is
+# popped at once (SchedulerPopFromBackoffQ, activeQueue.unlockedPop → backoffQ.popBackoff): a pod
+# whose node appears 0.3 s after its failure is bound well before its 1 s backoff ends.
+. "$(dirname "$0")/../../lib.sh"
+. "$(dirname "$0")/../../kube/lib-apiserver.sh"
+. "$(dirname "$0")/lib-preemptd.sh"
+pd_require
+pd_setup
+
+node small 1
+pd_start a --leader-elect no
+wait_for 20 logged a "Caches synced" || bail "preemptd syncs its caches"
+
+# pop from backoffQ: 2 CPUs fit nowhere; a node that fits comes 0.3 s after the failure
+pending default big 0 2
+failed() { [ "$(nreqs '.resource == "pods" and .subresource == "status" and .name == "big"')" -ge 1 ]; }
+wait_for 10 failed || bail "the first attempt of big fails (its status patched)"
+sleep 0.3
+node roomy 8
+bound() { [ -n "$(node_of default big)" ]; }
+ok "a node that fits appears 0.3 s after the failure: the pod is bound" wait_for 10 bound
+quick() {
+	local f b
+	f=$(reqs '.resource == "pods" and .subresource == "status" and .name == "big"' | head -1 | jq -r .ts)
+	b=$(reqs '.subresource == "binding" and .name == "big"' | head -1 | jq -r .ts)
+	d=$(ts_diff "$f" "$b")
+	"$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 0.8 else 1)' "$d"
+}
+ok "...popped from backoffQ, before its 1 s backoff ended (bound $(quick; echo "$d") s after the failure)" quick
+pd_stop a
+done_testing
