@@ -358,6 +358,11 @@ void pp_sched_set_pop_from_backoff(pp_sched *s, bool on)
 	pp__sq_set_pop_from_backoff(s->q, on);
 }
 
+int pp_sched_set_node_absent(pp_sched *s, const char *name, bool absent)
+{
+	return pp__cluster_set_node_absent(s->c, name, absent);
+}
+
 bool pp_sched_has_poppable(const pp_sched *s)
 {
 	return pp__sq_poppable(s->q);

@@ -898,6 +898,12 @@ PP_EXPORT int64_t pp_sched_now(const pp_sched *s);
 PP_EXPORT int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err);
+/* A node whose Node object was deleted (or is not known yet) while pods are still bound to it
+ * (pp_sched_remove_node refuses it, -EBUSY): kept for its pods' resources, but no pod is placed
+ * there and it is counted nowhere — not in the N of "0/N nodes are available", as kube's
+ * snapshot keeps only nodes whose Node exists. pp_sched_update_node (the Node back) clears it.
+ * -ENOENT unknown node. */
+PP_EXPORT int pp_sched_set_node_absent(pp_sched *s, const char *name, bool absent);
 PP_EXPORT int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err);

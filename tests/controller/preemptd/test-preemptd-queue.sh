@@ -1,7 +1,8 @@
 #!/bin/bash
 # preemptd's scheduling queue as kube-scheduler 1.33+'s: with activeQ empty a pod backing off is
 # popped at once (SchedulerPopFromBackoffQ, activeQueue.unlockedPop → backoffQ.popBackoff): a pod
-# whose node appears 0.3 s after its failure is bound well before its 1 s backoff ends.
+# whose node appears 0.3 s after its failure is bound well before its 1 s backoff ends. A Node
+# deleted while its pods terminate is no longer counted in "0/N nodes are available".
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../../kube/lib-apiserver.sh"
 . "$(dirname "$0")/lib-preemptd.sh"
@@ -28,5 +29,19 @@ quick() {
 	"$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 0.8 else 1)' "$d"
 }
 ok "...popped from backoffQ, before its 1 s backoff ended (bound $(quick; echo "$d") s after the failure)" quick
+
+# a Node deleted while a pod on it is still terminating: kept for that pod, but not counted in
+# "0/N nodes are available" (kube's snapshot has only nodes whose Node exists: UpdateSnapshot)
+node doomed 4
+running_grace default stuck doomed 0 100m 3000
+kube_curl admin -X DELETE "$KUBE_URL/api/v1/namespaces/default/pods/stuck" >/dev/null
+wait_for 10 terminating stuck || bail "pod stuck is terminating"
+kube_ctl DELETE /objects/nodes/doomed >/dev/null
+sleep 0.5
+pending default huge 0 100
+msg() { cond default huge PodScheduled message; }
+said() { [ -n "$(msg)" ]; }
+wait_for 10 said || bail "huge's failure is told"
+ok "a deleted node with a terminating pod is not counted: '$(msg | cut -c1-60)…'" eval '[[ "$(msg)" == "0/2 nodes are available: 2 Insufficient cpu."* ]]'
 pd_stop a
 done_testing
