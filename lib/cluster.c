@@ -132,6 +132,11 @@ static struct node *find_node(const pp_cluster *c, const char *name)
 	return name ? pp__strmap_get(&c->node_map, name) : NULL;
 }
 
+struct node *pp__cluster_find_node(const pp_cluster *c, const char *name)
+{
+	return find_node(c, name);
+}
+
 int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 {
 	if (!c || !spec)

@@ -230,6 +230,7 @@ int32_t pp__pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *pdb);
 /* cluster.c */
 void pp__pod_info_fill(const struct pod *p, pp_pod_info *ret);
 struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name);
+struct node *pp__cluster_find_node(const pp_cluster *c, const char *name);
 struct pdb *pp__cluster_find_pdb(const pp_cluster *c, const char *ns, const char *name);
 
 /* Importance order of two bound pods (MoreImportantPod + DESIGN §3), start of "no start" = now. */

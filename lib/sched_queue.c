@@ -28,6 +28,7 @@ struct pp_sq_entry {
 	uint32_t rejectors;
 	uint32_t inflight_events; /* event masks seen while in flight */
 	bool error_backoff;       /* backing off after an error, not a rejection (kube's podErrorBackoffQ) */
+	uint32_t hint_before;     /* pp__sq_hint_prepare()'s answer for the event in progress */
 	size_t heap_idx;
 	struct pp_sq_entry *prev, *next; /* unschedulable list (by timestamp) or in-flight list */
 };
@@ -527,6 +528,31 @@ size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, i
 	for (struct pp_sq_entry *e = q->unsched.head, *next; e; e = next) {
 		next = e->next;
 		if ((e->rejectors & mask) && e->pod != except) {
+			to_active_or_backoff(q, e);
+			moved++;
+		}
+	}
+	return moved;
+}
+
+void pp__sq_hint_prepare(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud)
+{
+	for (struct pp_sq_entry *e = q->inflight.head; e; e = e->next)
+		e->hint_before = fn(e->pod, 0, ud);
+	for (struct pp_sq_entry *e = q->unsched.head; e; e = e->next)
+		e->hint_before = fn(e->pod, 0, ud);
+}
+
+size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t now)
+{
+	size_t moved = 0;
+
+	set_now(q, now);
+	for (struct pp_sq_entry *e = q->inflight.head; e; e = e->next)
+		e->inflight_events |= fn(e->pod, e->hint_before, ud);
+	for (struct pp_sq_entry *e = q->unsched.head, *next; e; e = next) {
+		next = e->next;
+		if (e->rejectors & fn(e->pod, e->hint_before, ud)) {
 			to_active_or_backoff(q, e);
 			moved++;
 		}

@@ -102,6 +102,17 @@ int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int6
  * (the one whose own cycle caused it). Returns how many moved. */
 size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now);
 
+/*
+ * kube's QueueingHints (isPodWorthRequeuing): an event judged pod by pod. fn(pod, before, ud)
+ * returns the rejector bits whose plugin says the event may help that pod (QueueingHint Queue);
+ * an unschedulable pod with one of them among its rejectors moves as with pp__sq_move_on_event,
+ * an in-flight pod remembers them. before: what fn answered for the pod in
+ * pp__sq_hint_prepare() (called with before 0, ahead of a change, to see the old state), else 0.
+ */
+typedef uint32_t (*pp_sq_hint_fn)(void *pod, uint32_t before, void *ud);
+void pp__sq_hint_prepare(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud);
+size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t now);
+
 /* Moves one unschedulable or backing-off pod to activeQ now (kube's Activate; used when a pod's
  * nomination is cleared). No-op for pods in activeQ or in flight; -ENOENT if unknown. */
 int pp__sq_activate(pp_sq_queue *q, void *pod, int64_t now);

@@ -2,7 +2,9 @@
 # preemptd's scheduling queue as kube-scheduler 1.33+'s: with activeQ empty a pod backing off is
 # popped at once (SchedulerPopFromBackoffQ, activeQueue.unlockedPop → backoffQ.popBackoff): a pod
 # whose node appears 0.3 s after its failure is bound well before its 1 s backoff ends. A Node
-# deleted while its pods terminate is no longer counted in "0/N nodes are available".
+# deleted while its pods terminate is no longer counted in "0/N nodes are available". A node
+# event requeues an unschedulable pod only if it may help it (kube's QueueingHints of
+# NodeAffinity and NodeResourcesFit): a label it does not select or a node too small does not.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../../kube/lib-apiserver.sh"
 . "$(dirname "$0")/lib-preemptd.sh"
@@ -43,5 +45,23 @@ msg() { cond default huge PodScheduled message; }
 said() { [ -n "$(msg)" ]; }
 wait_for 10 said || bail "huge's failure is told"
 ok "a deleted node with a terminating pod is not counted: '$(msg | cut -c1-60)…'" eval '[[ "$(msg)" == "0/2 nodes are available: 2 Insufficient cpu."* ]]'
+
+# QueueingHints (isPodWorthRequeuing): a node event requeues an unschedulable pod only if the
+# rejecting plugin's hint says it may help — NodeAffinity: the node matches now and did not before;
+# NodeResourcesFit: the pod fits the node's allocatable (and, for an update, a requested resource
+# grew)
+attempts() { metric a scheduler_schedule_attempts_total '{"result":"unschedulable"}'; }
+kube_apply "$(kube_pending_pod_json default picky 0 100m 64Mi preemptd | jq -c '.spec.nodeSelector = {"disk": "ssd"}')" >/dev/null
+picky_failed() { [ -n "$(cond default picky PodScheduled message)" ]; }
+wait_for 10 picky_failed || bail "picky (nodeSelector disk=ssd) fails"
+sleep 1.2
+n0=$(attempts)
+kube_apply "$(kube_node_json small 1 | jq -c '.metadata.labels.irrelevant = "yes"')" >/dev/null
+node medium 8
+sleep 2.5
+ok "a label picky does not select and a node too small for huge requeue neither ($n0 → $(attempts) unschedulable attempts)" \
+	[ "$(attempts)" = "$n0" ]
+kube_apply "$(kube_node_json small 1 | jq -c '.metadata.labels.disk = "ssd"')" >/dev/null
+ok "the label it selects: picky is tried again and bound" wait_for 5 bound_to default picky small
 pd_stop a
 done_testing
