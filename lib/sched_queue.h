@@ -10,7 +10,8 @@
  *   backoffQ       failed and moved by an event, but still backing off: initial × 2^(n−1)
  *                  capped at max, n = number of failed attempts; ordered by expiry;
  *   unschedulable  failed in its last attempt; leaves when an event that may help arrives
- *                  (its mask intersects the pod's rejector mask), or after max_unschedulable.
+ *                  (its mask intersects the pod's rejector mask, or a hint judged it for
+ *                  this pod: pp__sq_move_on_hint), or after max_unschedulable.
  * A popped pod is "in flight" until pp__sq_done() or pp__sq_add_unschedulable(); events seen meanwhile
  * are remembered so that the failure is retried instead of parked (kube replays them too).
  *
