@@ -894,7 +894,10 @@ PP_EXPORT int64_t pp_sched_now(const pp_sched *s);
  * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. An
  * update that changes nothing the model keeps moves nothing (a kubelet's status report, a node's
  * heartbeat), nor does one that changes only a pod's lifecycle state (start, readiness, deletion
- * under way: nothing is freed until the pod is removed). */
+ * under way: nothing is freed until the pod is removed). A node added or changed moves only the
+ * unschedulable pods it may help, pod by pod as kube's QueueingHints judge it: one whose
+ * allocatable holds the pod (and, changed, a resource the pod requests grew), or that now
+ * tolerates it, matches its node affinity, is no longer cordoned. */
 PP_EXPORT int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err);
