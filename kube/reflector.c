@@ -13,6 +13,12 @@
 
 #define LIST_MAX_BYTES (64u << 20) /* one list page (limit= bounds it far below) */
 #define EVENT_TREE_MAX (16u << 20) /* one watch event's decoded tree; an object is far smaller */
+/* client-go's handleWatch: a watch that ended within a second without a single event (bookmarks
+ * count) is an error, backed off; one that lived longer or brought events is reopened at once. */
+#define SHORT_WATCH_USEC 1000000ULL
+/* client-go's reflector backoff manager (NewExponentialBackoffManager(..., 2*time.Minute, ...)):
+ * two quiet minutes since the last backoff start it over from the shortest delay. */
+#define BACKOFF_RESET_USEC (120ULL * 1000000ULL)
 
 typedef enum rf_state { RF_IDLE, RF_LISTING, RF_WATCHING, RF_BACKOFF } rf_state;
 
@@ -25,12 +31,20 @@ struct kube_reflector {
 	char *list_source, *watch_source;              /* names of the inputs in messages */
 	unsigned page_limit;
 	uint64_t watch_timeout_usec, retry_max_usec, backoff_usec;
+	uint64_t backoff_at;     /* when the last backoff started (CLOCK_MONOTONIC), 0: never */
+	uint64_t watch_started;  /* when the watch in progress was sent */
+	uint64_t watch_events;   /* events of the watch in progress, bookmarks included */
 	rf_state state;
 	kube_call *call;
 	sd_event_source *timer;
 	char rv[64];       /* resourceVersion to watch from; "" → list */
 	char cont[4096];   /* continue token of the list in progress */
 	char list_rv[64];
+	/* the resourceVersion the next list asks for (client-go's relistResourceVersion()): "0" at
+	 * first (the watch cache may answer), the last one seen after a 410 on the watch, "" (a
+	 * quorum read) when the API server said that one is too old too */
+	char list_from[64];
+	bool paginated; /* a list came back in pages: the server honours limit, keep asking for it */
 	bool synced;
 	/* the body of the call in progress (list page or watch), decoded as it arrives */
 	kstream *stream;
@@ -75,14 +89,26 @@ static int on_backoff(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static uint64_t now_usec(kube_reflector *r)
+{
+	uint64_t now = 0;
+
+	if (!r->event || sd_event_now(r->event, CLOCK_MONOTONIC, &now) < 0)
+		return 0;
+	return now;
+}
+
 static void retry_later(kube_reflector *r)
 {
-	uint64_t now, delay = backoff_next(&r->backoff_usec, r->retry_max_usec);
+	uint64_t now = now_usec(r), delay;
 
+	if (r->backoff_at && now > r->backoff_at + BACKOFF_RESET_USEC)
+		r->backoff_usec = 0;
+	r->backoff_at = now;
+	delay = backoff_next(&r->backoff_usec, r->retry_max_usec);
 	r->stats.failures++;
 	r->state = RF_BACKOFF;
-	if (sd_event_now(r->event, CLOCK_MONOTONIC, &now) < 0 ||
-	    sd_event_source_set_time(r->timer, now + delay) < 0 ||
+	if (!now || sd_event_source_set_time(r->timer, now + delay) < 0 ||
 	    sd_event_source_set_enabled(r->timer, SD_EVENT_ONESHOT) < 0)
 		note(r, LOG_ERR, NULL, 0, 0, "Cannot arm the retry timer; %ss are no longer followed", r->what);
 }
@@ -175,6 +201,17 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 		list_failed(r);
 		return;
 	}
+	if (error == 0 && status == 410 && r->list_from[0]) {
+		/* client-go: "Expired" or "too large resource version" on a list from the last
+		 * resourceVersion: list again from etcd (resourceVersion=""), without waiting */
+		note(r, LOG_INFO, NULL, 0, 0, "List from resourceVersion %s refused (410 Gone): listing from the "
+		     "API server's storage", r->list_from);
+		stream_done(r);
+		r->cont[0] = '\0';
+		r->list_from[0] = '\0';
+		start_list_page(r);
+		return;
+	}
 	if (error < 0 || status != 200) {
 		if (status == 403 && r->forbidden_hint && !r->warned_forbidden) {
 			note(r, LOG_ERR, "LIST", status, 0, "%s", r->forbidden_hint);
@@ -198,6 +235,9 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 	snprintf(r->cont, sizeof(r->cont), "%s", s && strlen(s) < sizeof(r->cont) ? s : "");
 	stream_done(r);
 	if (r->cont[0]) {
+		/* client-go's reflector: a paginated answer means the server honours limit (no watch
+		 * cache, or one that pages): later lists keep the pages */
+		r->paginated = true;
 		start_list_page(r);
 		return;
 	}
@@ -205,6 +245,7 @@ static void list_done(kube_call *call, int error, long status, const char *body,
 	r->stats.lists++;
 	r->synced = true;
 	snprintf(r->rv, sizeof(r->rv), "%s", r->list_rv);
+	snprintf(r->list_from, sizeof(r->list_from), "%s", r->list_rv);
 	r->backoff_usec = 0;
 	if (r->ops.list_done)
 		r->ops.list_done(r->userdata, r->list_rv);
@@ -223,8 +264,21 @@ static void start_list_page(kube_reflector *r)
 	}
 	if (!r->cont[0] && r->ops.list_begin)
 		r->ops.list_begin(r->userdata);
-	snprintf(path, sizeof(path), "%s?%s%s%slimit=%u%s%s", r->path, r->selector ? "fieldSelector=" : "",
-	         r->selector ? r->selector : "", r->selector ? "&" : "", r->page_limit, esc ? "&continue=" : "",
+	/*
+	 * As client-go's reflector and pager ask: the first list at resourceVersion=0 with limit (the
+	 * watch cache answers and may ignore limit; a server that pages is followed, and the pages
+	 * after the first carry continue and no resourceVersion). A relist from a known
+	 * resourceVersion asks for no limit, so that the watch cache can answer it, unless the
+	 * server paged before; one from "" (etcd) pages.
+	 */
+	bool from_rv = !r->cont[0] && r->list_from[0];
+	bool limited = r->cont[0] || !from_rv || strcmp(r->list_from, "0") == 0 || r->paginated;
+	char limit[32] = "";
+	if (limited)
+		snprintf(limit, sizeof(limit), "%slimit=%u", from_rv ? "&" : "", r->page_limit);
+	snprintf(path, sizeof(path), "%s?%s%s%s%s%s%s%s%s", r->path, r->selector ? "fieldSelector=" : "",
+	         r->selector ? r->selector : "", r->selector && (from_rv || limited) ? "&" : "",
+	         from_rv ? "resourceVersion=" : "", from_rv ? r->list_from : "", limit, esc ? "&continue=" : "",
 	         esc ? esc : "");
 	free(esc);
 	r->state = RF_LISTING;
@@ -279,6 +333,7 @@ static int watch_event(void *userdata, const kval *ev)
 		r->stats.events++;
 		ret = r->ops.object(r->userdata, et, obj, r->stream ? kstream_name(r->stream) : r->watch_source);
 	}
+	r->watch_events++;
 	/* BOOKMARK: only the resourceVersion moves */
 	if (ret >= 0 && kval_type_of(rv) == KVAL_STRING && kval_len(rv) < sizeof(r->rv))
 		snprintf(r->rv, sizeof(r->rv), "%s", kval_str(rv));
@@ -309,19 +364,35 @@ static void watch_done(kube_call *call, int error, long status, const char *body
 		if (!r->relist) /* the ERROR event told it otherwise */
 			note(r, LOG_INFO, NULL, 0, 0, "Watch resourceVersion %s expired (410 Gone): relisting", r->rv);
 		r->relist = false;
+		/* client-go relists from the last resourceVersion seen: the watch cache can answer
+		 * that; a 410 to the list sends it to etcd */
+		snprintf(r->list_from, sizeof(r->list_from), "%s", r->rv);
 		r->rv[0] = '\0';
 		r->backoff_usec = 0;
 		r->stats.relists_gone++;
 		start_list_page(r);
 		return;
 	}
-	if (error == 0 && status == 200) {
+	bool healthy = r->watch_events > 0 || now_usec(r) >= r->watch_started + SHORT_WATCH_USEC;
+	if (error == 0 && status == 200 && healthy) {
 		/* timeoutSeconds elapsed or the server closed: resume where we are */
-		r->backoff_usec = 0;
 		start_watch(r);
 		return;
 	}
-	note(r, LOG_WARNING, "WATCH", status, error, "%s", error ? msg : body);
+	if (status == 200 && healthy) {
+		/* a healthy stream cut (a proxy, a restarting API server): client-go's watch loop
+		 * reopens it at once, from the last resourceVersion; its backoff is for errors */
+		r->stats.failures++;
+		note(r, LOG_INFO, NULL, 0, 0, "Watch stream cut (%s): watching again from resourceVersion %s", msg,
+		     r->rv);
+		start_watch(r);
+		return;
+	}
+	if (status == 200)
+		note(r, LOG_WARNING, NULL, 0, 0, "Very short watch (no event within a second%s%s): watching again "
+		     "after a backoff", error ? ", " : "", error ? msg : "");
+	else
+		note(r, LOG_WARNING, "WATCH", status, error, "%s", error ? msg : body);
 	retry_later(r);
 }
 
@@ -336,23 +407,37 @@ static long watch_idle_timeout_s(uint64_t watch_timeout_usec)
 	return t + (t < 5 ? 5 : t > 30 ? 30 : t);
 }
 
+/* client-go's watch loop: timeoutSeconds = minWatchTimeout × (1 + rand), in [t, 2t), so that a
+ * fleet of clients restarted together does not reconnect in step every t. */
+static uint64_t watch_timeout_s(const kube_reflector *r)
+{
+	uint64_t t = r->watch_timeout_usec / 1000000;
+
+	if (t == 0)
+		t = 1;
+	return t + (uint64_t)random() % t;
+}
+
 static void start_watch(kube_reflector *r)
 {
 	char path[1024];
+	uint64_t timeout_s = watch_timeout_s(r);
 	int ret;
 
 	snprintf(path, sizeof(path),
 	         "%s?%s%s%swatch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%llu", r->path,
 	         r->selector ? "fieldSelector=" : "", r->selector ? r->selector : "", r->selector ? "&" : "", r->rv,
-	         (unsigned long long)(r->watch_timeout_usec / 1000000));
+	         (unsigned long long)timeout_s);
 	r->state = RF_WATCHING;
 	r->relist = false;
 	r->stats.watches++;
+	r->watch_started = now_usec(r);
+	r->watch_events = 0;
 	/* events are concatenated JSON values; a watch never ends, so no total bound */
 	ret = stream_start(r, r->watch_source, 0, EVENT_TREE_MAX, watch_event);
 	if (ret >= 0) {
 		kube_call_opts o = { .method = "GET", .path = path, .timeout_ms = -1,
-		                     .idle_timeout_s = watch_idle_timeout_s(r->watch_timeout_usec),
+		                     .idle_timeout_s = watch_idle_timeout_s(timeout_s * 1000000),
 		                     .data = stream_data, .done = watch_done, .userdata = r };
 		ret = kube_multi_start(r->multi, &o, &r->call);
 	}
@@ -380,6 +465,7 @@ int kube_reflector_new(sd_event *e, kube_multi *m, const kube_reflector_opts *o,
 	r->page_limit = o->page_limit ? o->page_limit : 500;
 	r->watch_timeout_usec = o->watch_timeout_usec ? o->watch_timeout_usec : 300000000ULL;
 	r->retry_max_usec = o->retry_max_usec ? o->retry_max_usec : 30000000ULL;
+	strcpy(r->list_from, "0");
 	if (!(r->path = strdup(o->path)) || !(r->what = strdup(o->what ? o->what : "object")) ||
 	    (o->field_selector && !(r->selector = kube_escape(o->field_selector))) ||
 	    (o->forbidden_hint && !(r->forbidden_hint = strdup(o->forbidden_hint))) ||

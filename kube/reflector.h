@@ -3,10 +3,12 @@
 
 /*
  * One resource of the API server kept in step, as client-go's reflector keeps an informer: list
- * (limit/continue, one page at a time) then watch from the list's resourceVersion with bookmarks;
- * a watch that ends is resumed from the last resourceVersion seen; 410 Gone (too old) relists;
- * any failure (connection, HTTP error, a body that is not JSON) retries after a jittered
- * exponential back-off. Objects are decoded as they arrive, one at a time (kstream): memory is
+ * (first at resourceVersion=0, limit/continue, one page at a time) then watch from the list's
+ * resourceVersion with bookmarks and a timeoutSeconds random in [t, 2t); a watch that ends, or is
+ * cut after it brought events or lived a second, is resumed at once from the last resourceVersion
+ * seen; 410 Gone (too old) relists from that resourceVersion (from etcd if it is too old too);
+ * any failure (connection, HTTP error, a body that is not JSON, a very short watch) retries after
+ * a jittered exponential back-off, which starts over after two quiet minutes. Objects are decoded as they arrive, one at a time (kstream): memory is
  * one object, not a page or a stream. Nothing blocks: every call runs on the kube_multi of the
  * event loop.
  *
@@ -60,7 +62,7 @@ typedef struct kube_reflector_opts {
 	const char *what;            /* names the objects in messages: "pod" */
 	const char *forbidden_hint;  /* said once with a 403 to the first list, or NULL */
 	unsigned page_limit;         /* 0: 500 */
-	uint64_t watch_timeout_usec; /* timeoutSeconds of each watch; 0: 300 s */
+	uint64_t watch_timeout_usec; /* shortest timeoutSeconds, each in [t, 2t); 0: 300 s */
 	uint64_t retry_max_usec;     /* back-off cap; 0: 30 s */
 } kube_reflector_opts;
 

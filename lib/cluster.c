@@ -132,6 +132,11 @@ static struct node *find_node(const pp_cluster *c, const char *name)
 	return name ? pp__strmap_get(&c->node_map, name) : NULL;
 }
 
+struct node *pp__cluster_find_node(const pp_cluster *c, const char *name)
+{
+	return find_node(c, name);
+}
+
 int pp_cluster_add_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 {
 	if (!c || !spec)
@@ -188,7 +193,11 @@ int pp__cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err
 		pp__arena_done(&tmp.arena);
 		return r;
 	}
-	*ret_changed = !pp__node_same(n, &tmp);
+	*ret_changed = n->absent || !pp__node_same(n, &tmp);
+	if (n->absent) { /* its Node object is back */
+		n->absent = false;
+		c->n_absent--;
+	}
 	if (!*ret_changed) {
 		/* a heartbeat: the node's cached preemption result still holds */
 		pp__arena_done(&tmp.arena);
@@ -212,6 +221,23 @@ int pp__cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err
 	return pp__strmap_put(&c->node_map, n->name, n);
 }
 
+int pp__cluster_set_node_absent(pp_cluster *c, const char *name, bool absent)
+{
+	struct node *n = c && name ? find_node(c, name) : NULL;
+
+	if (!n)
+		return -ENOENT;
+	if (n->absent == absent)
+		return 0;
+	n->absent = absent;
+	if (absent)
+		c->n_absent++;
+	else
+		c->n_absent--;
+	pp__node_changed(c, n);
+	return 0;
+}
+
 int pp_cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err)
 {
 	bool changed;
@@ -229,6 +255,8 @@ int pp_cluster_remove_node(pp_cluster *c, const char *name, pp_err *err)
 		return pp_fail(err, -EBUSY, "nodes/%.200s: %zu pod(s) are bound or nominated to it", name,
 		               n->n_pods + n->n_nominated);
 	pp__strmap_remove(&c->node_map, n->name);
+	if (n->absent)
+		c->n_absent--;
 	size_t i = n->idx;
 	memmove(c->nodes + i, c->nodes + i + 1, (c->n_nodes - i - 1) * sizeof(*c->nodes));
 	memmove(c->sum + i, c->sum + i + 1, (c->n_nodes - i - 1) * sizeof(*c->sum));
@@ -254,7 +282,7 @@ static void node_sum_update(const pp_cluster *c, const struct node *n)
 	*s = (struct nsum){ .max_pods = n->max_pods, .max_start = INT64_MIN, .slots = n->slots,
 		            .psum = (const i128(*)[N_CORE_RES])n->psum, .n_pods = n->n_pods,
 		            .min_prio = n->min_prio, .max_prio = n->max_prio };
-	bool general = n->unschedulable || n->n_nominated;
+	bool general = n->unschedulable || n->absent || n->n_nominated;
 	for (size_t i = 0; i < n->n_taints; i++)
 		general |= n->taints[i].effect != PP_EFFECT_PREFER_NO_SCHEDULE;
 	for (int k = 0; k < N_CORE_RES; k++) {

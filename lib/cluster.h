@@ -105,6 +105,10 @@ struct node {
 	size_t n_protected; /* bound pods that are never victims */
 	size_t n_nostart;  /* bound pods without a start time (their order depends on "now") */
 	bool unschedulable;
+	/* its Node object is gone (or not seen yet) while pods are still bound to it: kept for
+	 * their resources, but out of every filter and count, as kube's snapshot keeps only nodes
+	 * whose Node exists (cache.UpdateSnapshot skips a NodeInfo without Node) */
+	bool absent;
 	/* cold */
 	i128 nonzero_total[2]; /* Σ cpu, memory of bound pods with kube's non-zero defaults (scoring) */
 	size_t cap_pods, cap_nominated;
@@ -177,6 +181,7 @@ struct pdb {
 struct pp_cluster {
 	struct node **nodes; /* ascending name */
 	size_t n_nodes, cap_nodes;
+	size_t n_absent; /* nodes with absent set */
 	struct strmap node_map;
 	struct pod **pods;
 	size_t n_pods, cap_pods;
@@ -225,9 +230,16 @@ int32_t pp__pdb_disruptions_allowed(const pp_cluster *c, const struct pdb *pdb);
 /* cluster.c */
 void pp__pod_info_fill(const struct pod *p, pp_pod_info *ret);
 struct pod *pp__cluster_find_pod(const pp_cluster *c, const char *ns, const char *name);
+struct node *pp__cluster_find_node(const pp_cluster *c, const char *name);
 struct pdb *pp__cluster_find_pdb(const pp_cluster *c, const char *ns, const char *name);
 
 /* Importance order of two bound pods (MoreImportantPod + DESIGN §3), start of "no start" = now. */
 int pp__slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now);
+
+/* Nodes whose Node object exists: the N of "0/N nodes are available". */
+static inline size_t pp__cluster_present_nodes(const pp_cluster *c)
+{
+	return c->n_nodes - c->n_absent;
+}
 
 #endif

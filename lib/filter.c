@@ -356,6 +356,11 @@ void pp__filter_extra(const struct filter *x, const struct node *n, struct extra
 
 unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct fail *f)
 {
+	if (n->absent) {
+		f->mask = F_ABSENT;
+		f->unresolvable = true;
+		return f->mask;
+	}
 	if (n->unschedulable) {
 		static const pp_taint cordon = { .key = "node.kubernetes.io/unschedulable", .value = "",
 			                         .effect = PP_EFFECT_NO_SCHEDULE };

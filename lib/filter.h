@@ -26,6 +26,7 @@ enum {
 	F_EXISTING_ANTI_AFFINITY = 1 << 10,
 	F_NO_VICTIMS = 1 << 11, /* preemption dry run: nothing of lower priority */
 	F_PDB = 1 << 12,        /* strict dry run: the victims a budget allows are not enough (pdb) */
+	F_ABSENT = 1 << 13,     /* no Node object (struct node.absent): in no count, no reason given */
 	F_RESOURCES = F_PODS | F_CPU | F_MEMORY | F_EPHEMERAL | F_SCALAR,
 };
 

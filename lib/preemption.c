@@ -1069,13 +1069,14 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	/* Kubernetes' FitError text: the scheduling failure, then the preemption's (the PostFilter's
 	 * own FitError over the same nodes), sorted and worded as the scheduling cycle does. */
 	const pp_cluster *c = x->c;
-	struct sfit_reasons h = { .n_nodes = c->n_nodes }, unres = { .n_nodes = c->n_nodes };
+	size_t present = pp__cluster_present_nodes(c);
+	struct sfit_reasons h = { .n_nodes = present }, unres = { .n_nodes = present };
 	char *post = NULL, *msg = NULL, *unres_msg = NULL;
 	int r = 0;
 
 	/* No node at all: schedulePod returns ErrNoNodesAvailable, which is no FitError, so the
 	 * PostFilter (preemption) never runs and the message is that alone. */
-	if (c->n_nodes == 0) {
+	if (present == 0) {
 		/* nothing to explain */
 	} else if (not_eligible)
 		r = concat("preemption:", not_eligible, &post);
@@ -1085,6 +1086,8 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 			struct fail f;
 			struct pkey k;
 			size_t nl;
+			if (n->absent)
+				continue;
 			filter_now(x, n, &f);
 			if (f.unresolvable) {
 				pp__sfit_reasons_collect("Preemption is not helpful for scheduling", &h);
@@ -1106,8 +1109,8 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 		free(m);
 	}
 	pp__sfit_reasons_clear(&h);
-	h.n_nodes = c->n_nodes;
-	if (r >= 0 && c->n_nodes == 0)
+	h.n_nodes = present;
+	if (r >= 0 && present == 0)
 		r = concat(NULL, "no nodes available to schedule pods", &msg);
 	else if (r >= 0) {
 		for (size_t i = 0; i < c->n_nodes; i++) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "change.h"
+#include "filter.h"
 #include "internal.h"
 #include "sched_fit.h"
 #include "sched_queue.h"
@@ -355,6 +356,21 @@ void pp_sched_set_explain(pp_sched *s, bool explain)
 	s->explain = explain;
 }
 
+void pp_sched_set_pop_from_backoff(pp_sched *s, bool on)
+{
+	pp__sq_set_pop_from_backoff(s->q, on);
+}
+
+int pp_sched_set_node_absent(pp_sched *s, const char *name, bool absent)
+{
+	return pp__cluster_set_node_absent(s->c, name, absent);
+}
+
+bool pp_sched_has_poppable(const pp_sched *s)
+{
+	return pp__sq_poppable(s->q);
+}
+
 /* ---- nominations with a deadline ---------------------------------------------------------- */
 
 static bool nominations_expire(const pp_sched *s)
@@ -656,20 +672,150 @@ int64_t pp_sched_next_wakeup(const pp_sched *s)
 
 /* ---- cluster events ----------------------------------------------------------------------- */
 
+/*
+ * kube's QueueingHints for a Node added or updated, plugin by plugin, approximately:
+ * NodeResourcesFit.isSchedulableAfterNodeChange (the pod fits the node's allocatable alone —
+ * isFit() over an empty NodeInfo — and, for an update, a resource it requests grew:
+ * haveAnyRequestedResourcesIncreased), NodeUnschedulable, TaintToleration and NodeAffinity
+ * (the node passes the plugin now, and, for an update, did not before). InterPodAffinity's hint
+ * (topology labels) is not modelled: a node event may always help it, as an empty cluster's pod.
+ */
+enum { OFFERS_SCHEDULABLE = 1, OFFERS_TOLERATED = 2, OFFERS_AFFINITY = 4, OFFERS_ROOM = 8 };
+
+struct node_event {
+	pp_sched *s;
+	const struct node *n; /* as it is now */
+	bool update;
+	/* before an update: what NodeResourcesFit compares */
+	int64_t alloc[N_CORE_RES], max_pods;
+	struct sres *scalar;
+	size_t n_scalar;
+	bool oom; /* the snapshot could not be taken */
+};
+
+static const struct pod *spod_pod(const pp_sched *s, const struct spod *p)
+{
+	char ns[256];
+	const char *name;
+
+	spod_names(p, ns, sizeof(ns), &name);
+	return pp__cluster_find_pod(s->c, ns, name);
+}
+
+static uint32_t node_offers(const struct pod *p, const struct node *n)
+{
+	static const pp_taint cordon = { .key = "node.kubernetes.io/unschedulable", .value = "",
+		                         .effect = PP_EFFECT_NO_SCHEDULE };
+	uint32_t m = OFFERS_TOLERATED | OFFERS_ROOM;
+
+	if (n->absent)
+		return 0;
+	if (!n->unschedulable || pp__pod_tolerates(p, &cordon))
+		m |= OFFERS_SCHEDULABLE;
+	for (size_t i = 0; i < n->n_taints; i++)
+		if (n->taints[i].effect != PP_EFFECT_PREFER_NO_SCHEDULE && !pp__pod_tolerates(p, &n->taints[i]))
+			m &= ~(uint32_t)OFFERS_TOLERATED;
+	if ((!p->n_node_selector && !p->has_node_affinity) || pp__pod_matches_node_affinity(p, n))
+		m |= OFFERS_AFFINITY;
+	if (n->max_pods < 1)
+		m &= ~(uint32_t)OFFERS_ROOM;
+	for (int k = 0; k < N_CORE_RES && !p->zero_request; k++)
+		if (p->req[k] > n->alloc[k])
+			m &= ~(uint32_t)OFFERS_ROOM;
+	for (size_t i = 0; i < p->n_scalar && !p->zero_request; i++)
+		if (p->scalar[i].value > pp__node_alloc_scalar(n, p->scalar[i].id))
+			m &= ~(uint32_t)OFFERS_ROOM;
+	return m;
+}
+
+static int64_t old_scalar(const struct node_event *ev, uint32_t id)
+{
+	for (size_t i = 0; i < ev->n_scalar; i++)
+		if (ev->scalar[i].id == id)
+			return ev->scalar[i].value;
+	return 0;
+}
+
+/* haveAnyRequestedResourcesIncreased */
+static bool requested_grew(const struct pod *p, const struct node_event *ev)
+{
+	if (ev->n->max_pods > ev->max_pods)
+		return true;
+	for (int k = 0; k < N_CORE_RES; k++)
+		if (p->req[k] > 0 && ev->n->alloc[k] > ev->alloc[k])
+			return true;
+	for (size_t i = 0; i < p->n_scalar; i++)
+		if (p->scalar[i].value > 0 && pp__node_alloc_scalar(ev->n, p->scalar[i].id) > old_scalar(ev, p->scalar[i].id))
+			return true;
+	return false;
+}
+
+static uint32_t node_offers_before(void *pod, uint32_t before, void *ud)
+{
+	struct node_event *ev = ud;
+	const struct pod *p = spod_pod(ev->s, pod);
+
+	(void)before;
+	return p ? node_offers(p, ev->n) : 0;
+}
+
+static uint32_t node_hint(void *pod, uint32_t before, void *ud)
+{
+	struct node_event *ev = ud;
+	const struct pod *p = spod_pod(ev->s, pod);
+	uint32_t q = SCHED_REJ_POD_AFFINITY | SCHED_REJ_POD_ANTI | SCHED_REJ_NODES;
+
+	if (!p)
+		return SCHED_REJ_ALL;
+	uint32_t now = node_offers(p, ev->n), gained = ev->update ? now & ~before : now;
+	if (gained & OFFERS_SCHEDULABLE)
+		q |= SCHED_REJ_UNSCHEDULABLE;
+	if (gained & OFFERS_TOLERATED)
+		q |= SCHED_REJ_TAINT;
+	if (gained & OFFERS_AFFINITY)
+		q |= SCHED_REJ_NODE_AFFINITY;
+	if ((now & OFFERS_ROOM) && (!ev->update || requested_grew(p, ev)))
+		q |= SCHED_REJ_RESOURCES;
+	return q;
+}
+
 int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 {
 	int r = pp_cluster_add_node(s->c, node, err);
-	if (r >= 0)
-		pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
+	struct node_event ev = { .s = s };
+
+	if (r >= 0 && (ev.n = pp__cluster_find_node(s->c, node->name)))
+		pp__sq_move_on_hint(s->q, node_hint, &ev, s->now);
 	return r;
 }
 
 int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 {
 	bool changed = false;
-	int r = pp__cluster_update_node(s->c, node, err, &changed);
-	if (r >= 0 && changed)
-		pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now);
+	struct node_event ev = { .s = s, .update = true };
+	const struct node *n = pp__cluster_find_node(s->c, node ? node->name : NULL);
+	int r;
+
+	if (n) {
+		memcpy(ev.alloc, n->alloc, sizeof(ev.alloc));
+		ev.max_pods = n->max_pods;
+		if (n->n_alloc_scalar && (ev.scalar = malloc(n->n_alloc_scalar * sizeof(*ev.scalar)))) {
+			memcpy(ev.scalar, n->alloc_scalar, n->n_alloc_scalar * sizeof(*ev.scalar));
+			ev.n_scalar = n->n_alloc_scalar;
+		}
+		ev.oom = n->n_alloc_scalar && !ev.scalar;
+		ev.n = n;
+		pp__sq_hint_prepare(s->q, node_offers_before, &ev);
+	}
+	r = pp__cluster_update_node(s->c, node, err, &changed);
+	if (r >= 0 && changed) {
+		ev.n = pp__cluster_find_node(s->c, node->name);
+		if (!ev.n || ev.oom)
+			pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now); /* out of memory: as without hints */
+		else
+			pp__sq_move_on_hint(s->q, node_hint, &ev, s->now);
+	}
+	free(ev.scalar);
 	return r;
 }
 

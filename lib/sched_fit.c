@@ -226,8 +226,8 @@ static int select_node(const pp_cluster *c, const char *ns, const char *name, co
 		return -ENOENT;
 	if (reasons) {
 		pp__sfit_reasons_clear(reasons);
-		reasons->n_nodes = c->n_nodes;
-		if (c->n_nodes == 0)
+		reasons->n_nodes = pp__cluster_present_nodes(c);
+		if (reasons->n_nodes == 0)
 			reasons->rejectors = SCHED_REJ_NODES;
 	}
 	r = pp__filter_init(&x, c, p);

@@ -14,7 +14,8 @@
 #include "preempt.h"
 
 /* Rejector bits: which kind of filter failed, matched against the events that may resolve it
- * (kube's QueueingHints, coarsened to one bit per plugin). */
+ * (kube's QueueingHints, coarsened to one bit per plugin; a node event is judged pod by pod:
+ * node_hint() in sched_cycle.c). */
 #define SCHED_REJ_RESOURCES     0x01u /* NodeResourcesFit */
 #define SCHED_REJ_UNSCHEDULABLE 0x02u /* NodeUnschedulable */
 #define SCHED_REJ_TAINT         0x04u /* TaintToleration */

@@ -27,6 +27,8 @@ struct pp_sq_entry {
 	unsigned failures;       /* failed attempts (kube's UnschedulableCount) */
 	uint32_t rejectors;
 	uint32_t inflight_events; /* event masks seen while in flight */
+	bool error_backoff;       /* backing off after an error, not a rejection (kube's podErrorBackoffQ) */
+	uint32_t hint_before;     /* pp__sq_hint_prepare()'s answer for the event in progress */
 	size_t heap_idx;
 	struct pp_sq_entry *prev, *next; /* unschedulable list (by timestamp) or in-flight list */
 };
@@ -326,6 +328,11 @@ int pp__sq_new(const pp_sq_opts *opts, pp_sq_queue **ret)
 	return 0;
 }
 
+void pp__sq_set_pop_from_backoff(pp_sq_queue *q, bool on)
+{
+	q->opts.pop_from_backoff = on;
+}
+
 pp_sq_queue *pp__sq_free(pp_sq_queue *q)
 {
 	if (!q)
@@ -382,6 +389,7 @@ int pp__sq_add_backing_off(pp_sq_queue *q, void *pod, int32_t priority, int64_t 
 		return r;
 	e = map_get(q, pod);
 	e->failures = 1;
+	e->error_backoff = true;
 	e->backoff_expiry = pp__sat_add(q->now, pp__sq_backoff_duration(q, 1));
 	detach(q, e);
 	to_active_or_backoff(q, e);
@@ -422,14 +430,36 @@ void pp__sq_flush(pp_sq_queue *q, int64_t now)
 		to_active_or_backoff(q, q->unsched.head);
 }
 
+/* The pod kube's activeQueue.unlockedPop() takes from podBackoffQ when activeQ is empty: the one
+ * whose backoff expires first, never one backing off after an error (podErrorBackoffQ). */
+static struct pp_sq_entry *backoff_head(const pp_sq_queue *q)
+{
+	struct pp_sq_entry *best = NULL;
+
+	if (q->backoff.n == 0)
+		return NULL;
+	if (!q->backoff.v[0]->error_backoff)
+		return q->backoff.v[0];
+	for (size_t i = 1; i < q->backoff.n; i++)
+		if (!q->backoff.v[i]->error_backoff && (!best || backoff_less(q->backoff.v[i], best)))
+			best = q->backoff.v[i];
+	return best;
+}
+
+bool pp__sq_poppable(const pp_sq_queue *q)
+{
+	return q->active.n > 0 || (q->opts.pop_from_backoff && backoff_head(q));
+}
+
 int pp__sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts)
 {
 	struct pp_sq_entry *e;
 
 	pp__sq_flush(q, now);
-	if (q->active.n == 0)
+	if (q->active.n > 0)
+		e = q->active.v[0];
+	else if (!q->opts.pop_from_backoff || !(e = backoff_head(q)))
 		return -EAGAIN;
-	e = q->active.v[0];
 	detach(q, e);
 	e->state = PP_SQ_IN_FLIGHT;
 	e->inflight_events = 0;
@@ -470,6 +500,7 @@ int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int6
 		return -EINVAL;
 	set_now(q, now);
 	e->failures++;
+	e->error_backoff = false;
 	e->rejectors = rejectors;
 	e->timestamp = q->now;
 	e->seq = q->seq++;
@@ -497,6 +528,31 @@ size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, i
 	for (struct pp_sq_entry *e = q->unsched.head, *next; e; e = next) {
 		next = e->next;
 		if ((e->rejectors & mask) && e->pod != except) {
+			to_active_or_backoff(q, e);
+			moved++;
+		}
+	}
+	return moved;
+}
+
+void pp__sq_hint_prepare(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud)
+{
+	for (struct pp_sq_entry *e = q->inflight.head; e; e = e->next)
+		e->hint_before = fn(e->pod, 0, ud);
+	for (struct pp_sq_entry *e = q->unsched.head; e; e = e->next)
+		e->hint_before = fn(e->pod, 0, ud);
+}
+
+size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t now)
+{
+	size_t moved = 0;
+
+	set_now(q, now);
+	for (struct pp_sq_entry *e = q->inflight.head; e; e = e->next)
+		e->inflight_events |= fn(e->pod, e->hint_before, ud);
+	for (struct pp_sq_entry *e = q->unsched.head, *next; e; e = next) {
+		next = e->next;
+		if (e->rejectors & fn(e->pod, e->hint_before, ud)) {
 			to_active_or_backoff(q, e);
 			moved++;
 		}

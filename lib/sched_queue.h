@@ -10,7 +10,8 @@
  *   backoffQ       failed and moved by an event, but still backing off: initial × 2^(n−1)
  *                  capped at max, n = number of failed attempts; ordered by expiry;
  *   unschedulable  failed in its last attempt; leaves when an event that may help arrives
- *                  (its mask intersects the pod's rejector mask), or after max_unschedulable.
+ *                  (its mask intersects the pod's rejector mask, or a hint judged it for
+ *                  this pod: pp__sq_move_on_hint), or after max_unschedulable.
  * A popped pod is "in flight" until pp__sq_done() or pp__sq_add_unschedulable(); events seen meanwhile
  * are remembered so that the failure is retried instead of parked (kube replays them too).
  *
@@ -36,6 +37,10 @@ typedef struct pp_sq_opts {
 	int64_t initial_backoff; /* ns; 0 = default */
 	int64_t max_backoff;     /* ns; 0 = default */
 	int64_t max_unschedulable; /* ns; 0 = default */
+	/* SchedulerPopFromBackoffQ (kube 1.33+, on by default there): with activeQ empty, pop the
+	 * pod whose backoff expires first rather than wait for it (not one backing off after an
+	 * error). Off: kube before 1.33, which the simulations reproduce. */
+	bool pop_from_backoff;
 } pp_sq_opts;
 
 typedef enum pp_sq_state {
@@ -71,10 +76,14 @@ int pp__sq_update_priority(pp_sq_queue *q, void *pod, int32_t priority);
 
 /*
  * Moves expired backoff pods and unschedulable leftovers to activeQ, then pops the head of
- * activeQ, which becomes in flight. ret_attempts receives how many times it has been popped
+ * activeQ (or of backoffQ with pop_from_backoff), which becomes in flight. ret_attempts receives how many times it has been popped
  * (this one included). -EAGAIN when activeQ is empty.
  */
 int pp__sq_pop(pp_sq_queue *q, int64_t now, void **ret_pod, unsigned *ret_attempts);
+
+/* Whether pp__sq_pop() would pop something now (what is due not counted). */
+bool pp__sq_poppable(const pp_sq_queue *q);
+void pp__sq_set_pop_from_backoff(pp_sq_queue *q, bool on);
 
 /* Moves what is due (expired backoff, unschedulable leftovers) without popping. */
 void pp__sq_flush(pp_sq_queue *q, int64_t now);
@@ -93,6 +102,17 @@ int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int6
  * backoffQ (still backing off) or activeQ. except (may be NULL): a pod the event is not news to
  * (the one whose own cycle caused it). Returns how many moved. */
 size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now);
+
+/*
+ * kube's QueueingHints (isPodWorthRequeuing): an event judged pod by pod. fn(pod, before, ud)
+ * returns the rejector bits whose plugin says the event may help that pod (QueueingHint Queue);
+ * an unschedulable pod with one of them among its rejectors moves as with pp__sq_move_on_event,
+ * an in-flight pod remembers them. before: what fn answered for the pod in
+ * pp__sq_hint_prepare() (called with before 0, ahead of a change, to see the old state), else 0.
+ */
+typedef uint32_t (*pp_sq_hint_fn)(void *pod, uint32_t before, void *ud);
+void pp__sq_hint_prepare(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud);
+size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t now);
 
 /* Moves one unschedulable or backing-off pod to activeQ now (kube's Activate; used when a pod's
  * nomination is cleared). No-op for pods in activeQ or in flight; -ENOENT if unknown. */

@@ -20,7 +20,7 @@ typedef struct podwatch podwatch;
 typedef struct podwatch_opts {
 	const char *node_name;
 	unsigned page_limit;           /* list page size; 0: 500 */
-	uint64_t watch_timeout_usec;   /* timeoutSeconds of each watch */
+	uint64_t watch_timeout_usec;   /* shortest timeoutSeconds: each in [t, 2t) */
 	uint64_t retry_max_usec;       /* backoff cap */
 } podwatch_opts;
 

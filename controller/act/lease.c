@@ -13,7 +13,11 @@
 
 #define USEC 1000000ULL
 
-typedef enum lease_op { OP_NONE, OP_GET, OP_CREATE, OP_UPDATE, OP_RELEASE } lease_op;
+typedef enum lease_op { OP_NONE, OP_GET, OP_CREATE, OP_UPDATE, OP_RELEASE_GET, OP_RELEASE } lease_op;
+
+/* A release that meets a newer record (409: our own renewal, cancelled on the way, landed
+ * after all) reads it again and retries, this many times at most. */
+#define RELEASE_ATTEMPTS 3
 
 struct lease {
 	sd_event *event;
@@ -30,8 +34,9 @@ struct lease {
 	uint64_t sent_at;
 	sd_event_source *timer;    /* the next try */
 	sd_event_source *deadline; /* leader: renewed_at + renew deadline */
-	void (*release_done)(void *userdata);
+	void (*release_done)(void *userdata, int result);
 	void *release_userdata;
+	unsigned release_attempts;
 	bool stopped;
 	lease_stats stats;
 };
@@ -208,6 +213,10 @@ static void send_call(lease *l, lease_op op, const char *method, const char *pat
 	long timeout_ms = (long)(l->o.renew_deadline_usec / 2000);
 	int r;
 
+	/* client-go's release() gives each of its two calls the renew deadline */
+	if (op == OP_RELEASE_GET || op == OP_RELEASE)
+		timeout_ms = (long)(l->o.renew_deadline_usec / 1000);
+
 	if (l->leader && l->renewed_at + l->o.renew_deadline_usec > now) {
 		/* a renewal must not outlive the deadline it is trying to beat */
 		long left = (long)((l->renewed_at + l->o.renew_deadline_usec - now) / 1000);
@@ -312,6 +321,67 @@ static void after_write(lease *l, const transport_answer *a)
 	try_later(l, !l->leader);
 }
 
+static void release_finish(lease *l, int result)
+{
+	void (*done)(void *userdata, int result) = l->release_done;
+
+	l->release_done = NULL;
+	if (done)
+		done(l->release_userdata, result);
+}
+
+static int answer_errno(const transport_answer *a)
+{
+	return a->error ? a->error : a->status == 409 ? -ESTALE : -EIO;
+}
+
+/* client-go's LeaderElector.release(): read the Lease for its current resourceVersion, and only
+ * while it still names us, write it back with no holder and a 1 s duration. */
+static void after_release_get(lease *l, const transport_answer *a)
+{
+	lease_record rec;
+
+	if (!a->error && a->status == 404) {
+		release_finish(l, LEASE_NOT_HELD);
+		return;
+	}
+	if (a->error || a->status != 200) {
+		release_finish(l, answer_errno(a));
+		return;
+	}
+	if (lease_record_parse(a->body, a->len, &rec) < 0) {
+		release_finish(l, -EBADMSG);
+		return;
+	}
+	observe(l, &rec);
+	if (strcmp(rec.holder, l->identity) != 0) {
+		release_finish(l, LEASE_NOT_HELD);
+		return;
+	}
+	send_call(l, OP_RELEASE, "PUT", l->path, record_body(l, true));
+	if (!l->handle)
+		release_finish(l, -EIO);
+}
+
+static void after_release(lease *l, const transport_answer *a)
+{
+	lease_record rec;
+
+	if (!a->error && a->status == 200) {
+		if (lease_record_parse(a->body, a->len, &rec) == 0)
+			observe(l, &rec);
+		release_finish(l, LEASE_RELEASED);
+		return;
+	}
+	if (!a->error && a->status == 409 && ++l->release_attempts < RELEASE_ATTEMPTS) {
+		send_call(l, OP_RELEASE_GET, "GET", l->path, NULL);
+		if (!l->handle)
+			release_finish(l, -EIO);
+		return;
+	}
+	release_finish(l, answer_errno(a));
+}
+
 static void answered(void *userdata, const transport_answer *a)
 {
 	lease *l = userdata;
@@ -327,9 +397,11 @@ static void answered(void *userdata, const transport_answer *a)
 	case OP_UPDATE:
 		after_write(l, a);
 		break;
+	case OP_RELEASE_GET:
+		after_release_get(l, a);
+		break;
 	case OP_RELEASE:
-		if (l->release_done)
-			l->release_done(l->release_userdata);
+		after_release(l, a);
 		break;
 	case OP_NONE:
 		break;
@@ -441,27 +513,31 @@ const char *lease_holder(const lease *l)
 	return l->have_observed ? l->observed.holder : "";
 }
 
-void lease_release(lease *l, void (*done)(void *userdata), void *userdata)
+void lease_release(lease *l, void (*done)(void *userdata, int result), void *userdata)
 {
-	bool was_leader = l->leader;
+	/* the Lease may still name us although our renew deadline passed (a slow API server): it is
+	 * ours to release as long as the record says so */
+	bool maybe_ours = l->leader || (l->have_observed && strcmp(l->observed.holder, l->identity) == 0);
 
 	l->stopped = true;
 	(void)sd_event_source_set_enabled(l->timer, SD_EVENT_OFF);
+	/* a renewal in flight is cancelled (client-go cancels its context); if it lands anyway, the
+	 * read below sees the resourceVersion it made */
 	if (l->handle) {
 		l->t->cancel(l->t, l->handle);
 		l->handle = NULL;
 	}
 	set_leader(l, false);
-	if (!was_leader || !l->have_observed) {
-		if (done)
-			done(userdata);
-		return;
-	}
 	l->release_done = done;
 	l->release_userdata = userdata;
-	send_call(l, OP_RELEASE, "PUT", l->path, record_body(l, true));
-	if (!l->handle && done)
-		done(userdata);
+	l->release_attempts = 0;
+	if (!maybe_ours) {
+		release_finish(l, LEASE_NOT_HELD);
+		return;
+	}
+	send_call(l, OP_RELEASE_GET, "GET", l->path, NULL);
+	if (!l->handle)
+		release_finish(l, -EIO);
 }
 
 void lease_get_stats(const lease *l, lease_stats *ret)

@@ -65,8 +65,16 @@ bool lease_may_write(lease *l, long *ret_timeout_ms);
 /* The holder last seen ("" when none or not read yet). */
 const char *lease_holder(const lease *l);
 
-/* Gives the lease up (when leader) and calls done when the release was answered or failed. */
-void lease_release(lease *l, void (*done)(void *userdata), void *userdata);
+/*
+ * Gives the lease up, as client-go's LeaderElector.release() (ReleaseOnCancel) does: stops
+ * renewing, reads the Lease and, while it still names us, writes it with no holder and a 1 s
+ * duration (a 409 — a cancelled renewal that landed — reads and writes again). done is called
+ * once, with LEASE_RELEASED, LEASE_NOT_HELD (the Lease names someone else, or nobody, or never
+ * was ours) or -errno (-ESTALE: still 409 after retries; -EIO: an HTTP error; a transport's).
+ * Leadership ends at once (the changed callback says false).
+ */
+enum { LEASE_NOT_HELD = 0, LEASE_RELEASED = 1 };
+void lease_release(lease *l, void (*done)(void *userdata, int result), void *userdata);
 
 typedef struct lease_stats {
 	uint64_t acquired, lost, renewals, failures;

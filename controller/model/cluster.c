@@ -305,6 +305,8 @@ static int add_placeholder(cluster *c, const char *name)
 		free(objmap_remove(&c->nodes, name));
 		return r;
 	}
+	/* no Node object: out of kube's snapshot, so out of every count */
+	(void)pp_sched_set_node_absent(c->s, name, true);
 	o->placeholder = true;
 	o->gen = c->gen[CLUSTER_NODES];
 	return 0;
@@ -359,6 +361,8 @@ static void delete_node(cluster *c, const char *name)
 	 * resources, and nothing more goes there. */
 	pp_node_spec gone = { .name = name, .unschedulable = true };
 	(void)pp_sched_update_node(c->s, &gone, NULL);
+	/* kube's snapshot keeps only nodes whose Node exists: not in "0/N nodes are available" */
+	(void)pp_sched_set_node_absent(c->s, name, true);
 	o->deleted = true;
 }
 

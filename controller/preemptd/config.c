@@ -67,7 +67,7 @@ static const struct key keys[] = {
 	{ "min-runtime", K_DURATION_OFF, OFF(min_runtime_usec), "younger pods are victims only if nothing else fits (0: off)" },
 	{ "max-in-flight", K_UINT, OFF(max_in_flight), "API writes at once (32)" },
 	{ "retry-max", K_DURATION, OFF(retry_max_usec), "the longest wait before a failed write or watch is retried (30s)" },
-	{ "watch-timeout", K_DURATION, OFF(watch_timeout_usec), "timeoutSeconds of each watch (5m)" },
+	{ "watch-timeout", K_DURATION, OFF(watch_timeout_usec), "shortest timeoutSeconds of a watch, each random in [t, 2t) (5m)" },
 	{ "page-limit", K_UINT, OFF(page_limit), "objects per list page (500)" },
 	{ "shadow", K_BOOL, OFF(shadow), "yes|no: decide for another scheduler's pods, write nothing, count agreement (no)" },
 	{ "shadow-scheduler", K_NAME, OFF(shadow_scheduler), "the scheduler --shadow compares with (default-scheduler)" },

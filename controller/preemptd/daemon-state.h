@@ -45,6 +45,7 @@ struct preemptd {
 	httpd *httpd;
 	decision decision;
 	sd_event_source *sched, *post, *due, *token_timer, *stop_timer;
+	uint64_t stop_grace_usec; /* how long the Lease release may take */
 	bool synced, stopping;
 	/* metrics kept here (the stages keep their own counters) */
 	uint64_t attempts[RESULTS];

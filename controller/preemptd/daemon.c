@@ -15,7 +15,9 @@
 
 #define CYCLE_BUDGET 256            /* cycles per turn of the loop: watch events are not starved */
 #define TOKEN_REFRESH_USEC 60000000ULL
-#define STOP_GRACE_USEC 2000000ULL  /* the Lease release may take this long at most */
+/* The Lease release may take at most the lease duration (a standby takes over by then anyway),
+ * and never longer than this: systemd's TimeoutStopSec (20 s) must not kill us in the middle. */
+#define STOP_GRACE_MAX_USEC 15000000ULL
 
 /* kube-scheduler's buckets: ExponentialBuckets(0.001, 2, 15) and ExponentialBuckets(1, 2, 7). */
 static const double attempt_bounds[] = { 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128,
@@ -294,6 +296,8 @@ static void leadership(void *userdata, bool leader)
 	/* nothing of ours may land any more: drop every write, and what the model assumed of them */
 	writer_abandon_all(act_writer(d->act));
 	cluster_forget_assumptions(d->cluster);
+	if (d->stopping) /* we gave it up: released() says how that went */
+		return;
 	journal_entry_send(&e, "Lost Lease %s/%s%s%s: standing by", d->cfg->lease_namespace, d->cfg->lease_name,
 	                   *lease_holder(d->lease) && strcmp(lease_holder(d->lease), d->identity) ? " to " : "",
 	                   *lease_holder(d->lease) && strcmp(lease_holder(d->lease), d->identity) ? lease_holder(d->lease)
@@ -328,17 +332,35 @@ static int on_token(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static void released(void *userdata)
+static void released(void *userdata, int result)
 {
 	preemptd *d = userdata;
+	journal_entry e;
+
+	journal_entry_init(&e, result < 0 ? LOG_WARNING : LOG_NOTICE, MSGID_LEADER);
+	journal_entry_add(&e, FIELD_LEASE, "%s/%s", d->cfg->lease_namespace, d->cfg->lease_name);
+	journal_entry_add(&e, FIELD_IDENTITY, "%s", d->identity);
+	if (result == LEASE_RELEASED)
+		journal_entry_send(&e, "Released Lease %s/%s", d->cfg->lease_namespace, d->cfg->lease_name);
+	else if (result < 0)
+		journal_entry_send(&e, "Cannot release Lease %s/%s (%s): a standby takes over once it expires",
+		                   d->cfg->lease_namespace, d->cfg->lease_name,
+		                   result == -ESTALE ? "it kept changing under us" : strerror(-result));
 	(void)sd_event_exit(d->event, 0);
 }
 
 static int on_stop_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
+	preemptd *d = userdata;
+	journal_entry e;
+
 	(void)s;
 	(void)usec;
-	released(userdata);
+	journal_entry_init(&e, LOG_WARNING, MSGID_LEADER);
+	journal_entry_add(&e, FIELD_LEASE, "%s/%s", d->cfg->lease_namespace, d->cfg->lease_name);
+	journal_entry_send(&e, "Lease %s/%s not released within %llu ms: a standby takes over once it expires",
+	                   d->cfg->lease_namespace, d->cfg->lease_name, (unsigned long long)(d->stop_grace_usec / 1000));
+	(void)sd_event_exit(d->event, 0);
 	return 0;
 }
 
@@ -357,11 +379,16 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	 * second binding of a pod */
 	writer_abandon_all(act_writer(d->act));
 	if (!d->lease) {
-		released(d);
+		(void)sd_event_exit(d->event, 0);
 		return 0;
 	}
+	/* client-go's ReleaseOnCancel: the release is the last write, and it is waited for */
+	d->stop_grace_usec = d->cfg->lease_duration_usec && d->cfg->lease_duration_usec < STOP_GRACE_MAX_USEC
+	                             ? d->cfg->lease_duration_usec
+	                             : STOP_GRACE_MAX_USEC;
 	if (sd_event_now(d->event, CLOCK_MONOTONIC, &now) >= 0)
-		(void)sd_event_add_time(d->event, &d->stop_timer, CLOCK_MONOTONIC, now + STOP_GRACE_USEC, 0, on_stop_timer, d);
+		(void)sd_event_add_time(d->event, &d->stop_timer, CLOCK_MONOTONIC, now + d->stop_grace_usec, 0,
+		                        on_stop_timer, d);
 	lease_release(d->lease, released, d);
 	return 0;
 }
@@ -388,8 +415,10 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 		histogram_init(&d->sli[i], sli_bounds, sizeof(sli_bounds) / sizeof(sli_bounds[0]));
 	for (int i = 0; i < 2; i++)
 		histogram_init(&d->bind_duration[i], extension_bounds, sizeof(extension_bounds) / sizeof(extension_bounds[0]));
+	/* kube-scheduler 1.33+ pops from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ);
+	 * a shadow decides at the other scheduler's pace and never pops here */
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
-	                  (int64_t)cfg->max_unschedulable_usec * 1000 };
+	                  (int64_t)cfg->max_unschedulable_usec * 1000, .pop_from_backoff = !cfg->shadow };
 	/* --shadow: the other scheduler's pending pods are the ones decided for */
 	cluster_opts co = { .scheduler_name = cfg->shadow ? cfg->shadow_scheduler : cfg->scheduler_name,
 		            .pdb_policy = cfg->pdb_policy };

@@ -38,6 +38,8 @@ int queue_new(const queue_opts *o, int64_t now_ns, queue **ret)
 		r = pp_sched_new(c, &so, now_ns, forward, q, &q->sched, NULL);
 		if (r < 0)
 			pp_cluster_free(c);
+		else if (o && o->pop_from_backoff)
+			pp_sched_set_pop_from_backoff(q->sched, true);
 	}
 	if (r < 0) {
 		free(q);
@@ -101,8 +103,5 @@ void queue_get_counts(const queue *q, queue_counts *ret)
 
 bool queue_has_active(const queue *q)
 {
-	queue_counts c;
-
-	queue_get_counts(q, &c);
-	return c.active > 0;
+	return pp_sched_has_poppable(q->sched);
 }

@@ -23,6 +23,7 @@ typedef struct queue_opts {
 	int64_t initial_backoff_ns;   /* 0: 1 s */
 	int64_t max_backoff_ns;       /* 0: 10 s */
 	int64_t max_unschedulable_ns; /* 0: 5 min */
+	bool pop_from_backoff;        /* kube 1.33+'s SchedulerPopFromBackoffQ */
 } queue_opts;
 
 /* now_ns: the wall clock (pods without status.startTime count as started now). */
@@ -50,6 +51,7 @@ typedef struct queue_counts {
 	size_t postponed;
 } queue_counts;
 void queue_get_counts(const queue *q, queue_counts *ret);
+/* Whether a cycle has a pod to pop now: activeQ's, or with pop_from_backoff backoffQ's. */
 bool queue_has_active(const queue *q);
 
 #endif

@@ -27,7 +27,7 @@ typedef struct watch watch;
 
 typedef struct watch_opts {
 	unsigned page_limit;         /* list page size; 0: 500 */
-	uint64_t watch_timeout_usec; /* timeoutSeconds of each watch; 0: 300 s */
+	uint64_t watch_timeout_usec; /* shortest timeoutSeconds, each in [t, 2t); 0: 300 s */
 	uint64_t retry_max_usec;     /* back-off cap; 0: 30 s */
 } watch_opts;
 

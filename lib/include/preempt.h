@@ -837,6 +837,14 @@ PP_EXPORT pp_sched *pp_sched_free(pp_sched *s);
  * nominate and unschedulable events as pp_sched_event.preemption. Off by default. */
 PP_EXPORT void pp_sched_set_explain(pp_sched *s, bool explain);
 
+/* kube 1.33+'s SchedulerPopFromBackoffQ (on by default there; off by default here, as kube
+ * before it, which the simulations reproduce): with activeQ empty, pp_sched_schedule_one() pops
+ * the pod whose backoff expires first instead of waiting for it to expire (a pod backing off
+ * after an error — a pod whose binding was refused, pp_sched_update_pod — still waits). */
+PP_EXPORT void pp_sched_set_pop_from_backoff(pp_sched *s, bool on);
+/* Whether pp_sched_schedule_one() has a pod to pop now (activeQ, or backoffQ with the above). */
+PP_EXPORT bool pp_sched_has_poppable(const pp_sched *s);
+
 /*
  * Reservations that end (off by default: kube-scheduler keeps a nomination until its pod binds,
  * is deleted or preempts elsewhere, and a preemptor whose victims never terminate waits forever —
@@ -890,10 +898,19 @@ PP_EXPORT int64_t pp_sched_now(const pp_sched *s);
  * leaves the queue, and when it was bound (or nominated), pods it may have blocked move. An
  * update that changes nothing the model keeps moves nothing (a kubelet's status report, a node's
  * heartbeat), nor does one that changes only a pod's lifecycle state (start, readiness, deletion
- * under way: nothing is freed until the pod is removed). */
+ * under way: nothing is freed until the pod is removed). A node added or changed moves only the
+ * unschedulable pods it may help, pod by pod as kube's QueueingHints judge it: one whose
+ * allocatable holds the pod (and, changed, a resource the pod requests grew), or that now
+ * tolerates it, matches its node affinity, is no longer cordoned. */
 PP_EXPORT int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err);
 PP_EXPORT int pp_sched_remove_node(pp_sched *s, const char *name, pp_err *err);
+/* A node whose Node object was deleted (or is not known yet) while pods are still bound to it
+ * (pp_sched_remove_node refuses it, -EBUSY): kept for its pods' resources, but no pod is placed
+ * there and it is counted nowhere — not in the N of "0/N nodes are available", as kube's
+ * snapshot keeps only nodes whose Node exists. pp_sched_update_node (the Node back) clears it.
+ * -ENOENT unknown node. */
+PP_EXPORT int pp_sched_set_node_absent(pp_sched *s, const char *name, bool absent);
 PP_EXPORT int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_update_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err);
 PP_EXPORT int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, pp_err *err);

@@ -1031,6 +1031,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if f["kind"] == "forbidden":
                     raise ApiError(status(403, "Forbidden", f.get(
                         "message", "forbidden: injected fault")))
+                if f["kind"] == "gone" and not is_watch:
+                    # a list from a resourceVersion the watch cache no longer has
+                    raise err_expired("too old resource version: %s" %
+                                      self.q("resourceVersion", ""))
             code, obj, headers = self.route(user, is_watch, faults)
             if code is None:
                 return      # a watch: it logged and answered itself

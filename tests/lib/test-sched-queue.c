@@ -151,6 +151,48 @@ static void test_backoff_expiry_with_clock(void **state)
 	pp__sq_free(q);
 }
 
+/* SchedulerPopFromBackoffQ (kube 1.33+, activeQueue.unlockedPop → backoffQ.popBackoff): with
+ * activeQ empty the pod whose backoff expires first is popped at once; a pod in activeQ still
+ * goes first; a pod backing off after an error (podErrorBackoffQ) waits out its backoff. */
+static void test_pop_from_backoff(void **state)
+{
+	(void)state;
+	pp_sq_opts o = { .pop_from_backoff = true };
+	pp_sq_queue *q = NULL;
+	assert_int_equal(pp__sq_new(&o, &q), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pp__sq_add(q, P(i), 0, 0), 0);
+		assert_int_equal(pop(q, 0), i);
+		assert_int_equal(pp__sq_add_unschedulable(q, P(i), REJ_RESOURCES, (i + 1) * 100 * MS), 0);
+	}
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 300 * MS), 2);
+	assert_true(pp__sq_poppable(q));
+	/* a new pod in activeQ is popped before them */
+	assert_int_equal(pp__sq_add(q, P(2), 0, 300 * MS), 0);
+	assert_int_equal(pop(q, 300 * MS), 2);
+	assert_int_equal(pp__sq_done(q, P(2)), 0);
+	/* then the one whose backoff ends first (P0: 1.1 s), long before it ends */
+	assert_int_equal(pop(q, 300 * MS), 0);
+	assert_int_equal(pop(q, 300 * MS), 1);
+	/* an error's backoff is waited out */
+	assert_int_equal(pp__sq_add_backing_off(q, P(3), 0, 300 * MS), 0);
+	assert_false(pp__sq_poppable(q));
+	assert_int_equal(pop(q, 300 * MS), -1);
+	assert_int_equal(pop(q, 1300 * MS), 3);
+	pp__sq_free(q);
+
+	/* off (kube before 1.33, the simulations): the backoff is waited out */
+	assert_int_equal(pp__sq_new(NULL, &q), 0);
+	assert_int_equal(pp__sq_add(q, P(0), 0, 0), 0);
+	assert_int_equal(pop(q, 0), 0);
+	assert_int_equal(pp__sq_add_unschedulable(q, P(0), REJ_RESOURCES, 0), 0);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 300 * MS), 1);
+	assert_false(pp__sq_poppable(q));
+	assert_int_equal(pop(q, 300 * MS), -1);
+	assert_int_equal(pop(q, 1 * S), 0);
+	pp__sq_free(q);
+}
+
 /* An event after the backoff already expired sends the pod straight to activeQ. */
 static void test_event_after_backoff_goes_active(void **state)
 {
@@ -314,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_many_pods_heap_order),
 		cmocka_unit_test(test_backoff_durations),
 		cmocka_unit_test(test_backoff_expiry_with_clock),
+		cmocka_unit_test(test_pop_from_backoff),
 		cmocka_unit_test(test_event_after_backoff_goes_active),
 		cmocka_unit_test(test_move_only_matching_rejectors),
 		cmocka_unit_test(test_event_while_in_flight),

@@ -3,7 +3,8 @@
 # 0.5s): one leader, and only it writes; kill -9 of the leader: the standby takes over within the
 # lease duration and schedules what came meanwhile; no pod is ever bound twice; a leader that
 # cannot renew stops writing before its lease could expire, and nobody writes until a Lease is
-# held again. Each instance names itself in its User-Agent, which the stand-in logs.
+# held again; SIGTERM releases the Lease even while a renewal is in flight. Each instance names
+# itself in its User-Agent, which the stand-in logs.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../../kube/lib-apiserver.sh"
 . "$(dirname "$0")/lib-preemptd.sh"
@@ -77,7 +78,16 @@ kube_ctl DELETE /faults >/dev/null
 late_bound() { [ -n "$(node_of default late)" ]; }
 ok "the Lease renewable again: a leader again, the pod bound" wait_for 10 late_bound
 ok "still no pod bound twice" bound_once 21
+# SIGTERM on a loaded API server (each Lease write takes 1 s, so a renewal is most likely in
+# flight): the release is read-then-write as client-go's LeaderElector.release() and waited for
+# (ReleaseOnCancel) — a renewal that lands after all is a 409 that is read again and retried
+kube_fault '{"kind": "delay", "ms": 1000, "count": -1, "resource": "leases", "write": true}'
+sleep 1.2
+standing_before=$(logged_n "$S" "standing by")
 pd_stop "$S"
 released() { [ -z "$(holder)" ] && [ "$(lease | jq -r .spec.leaseDurationSeconds)" = 1 ]; }
-ok "SIGTERM: the leader releases the Lease (holder empty, duration 1)" released
+ok "SIGTERM: the leader releases the Lease (holder empty, duration 1) before it exits" released
+ok "...and says 'Released Lease'" logged "$S" "Released Lease kube-system/pd-lease"
+ok "...not 'Lost Lease ...: standing by'" [ "$(logged_n "$S" "standing by")" = "$standing_before" ]
+kube_ctl DELETE /faults >/dev/null
 done_testing
