@@ -131,4 +131,6 @@ typedef struct runtime_plan {
 	char imagefs[256];       /* the image filesystem's mount point */
 	runtime_signal_plan s[_SIGNAL_MAX];
 	const char *remove_names[8]; /* the first images that would go, for --once (valid until the next call) */
+	const char *kept_names[8];   /* the first unused images that may not go (yet), and why */
+	const char *kept_why[8];
 } runtime_plan;
