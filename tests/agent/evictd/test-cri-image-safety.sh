@@ -13,7 +13,8 @@
 #   3. the runtime refuses every removal: each image is asked once, then the writer is evicted;
 #   4. the only unused image is younger than image-minimum-gc-age: the writer is evicted and one
 #      line says which image was kept and why;
-#   5. a directory where node-reclaim.json belongs: moved aside once, said so, saved again.
+#   5. a directory where node-reclaim.json belongs (the run directory's): moved aside once, said
+#      so, the state saved in its place.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
 
@@ -203,5 +204,17 @@ ok "4: one line names the image kept and why" grep -Eq \
 	"Node-level reclaim for nodefs.available: 1 unused image may not be removed \(yet\): localhost/young:1 \(1.5Mi, younger than image-minimum-gc-age, first seen [0-9]+ s ago\); image-minimum-gc-age = 120 s" "$T/stderr"
 ok "4: ...once" test "$(grep -c 'may not be removed (yet)' "$T/stderr")" = 1
 ok "4: nothing removed" test "$(calls RemoveImage)" = 0
+
+# --- 5. a directory where the state file belongs ------------------------------------------------
+setup
+mkdir -p "$T/node-reclaim.json/something"
+state "$(img sha256:b-n1 localhost/n1:1)"
+standin
+start_daemon
+ok "5: the directory is moved aside once, said so" wait_for 8 grep -q \
+	"$T/node-reclaim.json was not node-level reclaim's state file (a directory or another kind of file): moved to $T/node-reclaim.json~unusable" "$T/stderr"
+ok "5: the state is saved in its place" wait_for 8 test -f "$T/node-reclaim.json"
+ok "5: ...and no save fails" bash -c "! grep -q 'Cannot save' '$T/stderr'"
+rm -rf "$T/node-reclaim.json~unusable"
 
 done_testing
