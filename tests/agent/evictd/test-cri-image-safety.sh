@@ -146,8 +146,8 @@ fill_to_4mi
 ok "1: two unused images removed for the 2 MiB needed" wait_for 8 grep -q \
 	"Node-level reclaim for nodefs.available: removed 2 unused images (3Mi: localhost/n1:1, localhost/n2:1)" "$T/stderr"
 sleep 1.5
-ok "1: ...never used first, in order, and nothing else ($(removed | tr '\n' ' '))" \
-	test "$(removed | tr '\n' ' ')" = "sha256:b-n1 sha256:b-n2 "
+ok "1: ...never used first, in order, and nothing else ($(removed | head -6 | tr '\n' ' '))" \
+	test "$(removed | head -6 | tr '\n' ' ')" = "sha256:b-n1 sha256:b-n2 "
 ok "1: the image of a container started after the last listing survives (listed again before removing)" \
 	kept a-late
 ok "1: ...a new listing came before the removal" test "$(listings)" -gt "$n_before"
@@ -172,7 +172,7 @@ ok "2: the refusal is journaled with the runtime's status" wait_for 8 grep -q \
 	"The container runtime did not remove image localhost/n1:1 (sha256:b-n1):.*image is in use by a container; not tried again for 300 s" "$T/stderr"
 ok "2: the next images are removed instead" wait_for 8 gone_both b-n2 b-n3
 sleep 2
-ok "2: the refused image was asked once ($(removed | tr '\n' ' '))" test "$(removed | grep -c b-n1)" = 1
+ok "2: the refused image was asked once ($(removed | head -6 | tr '\n' ' '))" test "$(removed | grep -c b-n1)" = 1
 ok "2: ...and journaled once" test "$(grep -c 'did not remove image localhost/n1:1' "$T/stderr")" = 1
 ok "2: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
 
@@ -187,8 +187,8 @@ start_daemon
 ok "3: no image can help: the writer is evicted" wait_for 8 evicted
 t1=$(date +%s%3N)
 sleep 2
-ok "3: ...each image asked once ($(removed | tr '\n' ' '); $((t1 - t0)) ms from start to eviction)" \
-	test "$(removed | tr '\n' ' ')" = "sha256:b-n1 sha256:b-n2 "
+ok "3: ...each image asked once ($(removed | head -6 | tr '\n' ' '); $((t1 - t0)) ms from start to eviction)" \
+	test "$(removed | head -6 | tr '\n' ' ')" = "sha256:b-n1 sha256:b-n2 "
 ok "3: ...each refusal journaled once" test "$(grep -c 'The container runtime did not remove image' "$T/stderr")" = 2
 ok "3: ...listings stay few ($(listings))" test "$(listings)" -le 6
 
