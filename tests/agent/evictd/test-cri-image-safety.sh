@@ -8,6 +8,8 @@
 #      pinned), one in use at start and unused since, two never used (1.5 MiB each), and one whose
 #      container starts after evictd's first listing: the two never-used ones are removed, in order,
 #      after a new listing; every other survives; the images kept are journaled with why;
+#  1b. the need is larger than every unused image: the one used only by an exited container stays
+#      all the same (and the writer is evicted);
 #   2. the runtime refuses one image: journaled once with its status, not asked again, the next
 #      images are removed instead, no pod evicted;
 #   3. the runtime refuses every removal: each image is asked once, then the writer is evicted;
@@ -108,7 +110,8 @@ standin() {
 	wait_for 10 test -S "$T/cri.sock"
 }
 start_daemon() {
-	"$EVICTD" --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target stderr >"$T/out" 2>"$T/stderr" &
+	: > "$T/stderr"	# there before the first look at it
+	"$EVICTD" --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target stderr >"$T/out" 2>>"$T/stderr" &
 	DPID=$!
 }
 calls() { grep -c "\"method\": \"$1\"" "$T/calls.jsonl" 2>/dev/null; }
@@ -159,6 +162,16 @@ ok "1: the images kept are journaled with why" grep -q \
 	"unused images may not be removed (yet): localhost/pinned:1 (1.5Mi, pinned by the runtime), localhost/sandbox:1 (1.5Mi, the runtime's sandbox image)" "$T/stderr"
 ok "1: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
 ok "1: the writer runs" alive "$WPID"
+
+# --- 1b. more needed than the unused images give: the exited container's image still stays ------
+setup
+state "$(img sha256:a-exited localhost/exited:1), $(img sha256:b-n1 localhost/n1:1 "$(layer n1)")" "$EXITED"
+standin
+fill_to_4mi
+start_daemon
+ok "1b: the one unused image is removed" wait_for 8 grep -q "removed 1 unused image (1.5Mi: localhost/n1:1)" "$T/stderr"
+ok "1b: still short: the writer is evicted" wait_for 8 evicted
+ok "1b: the image only an exited container uses survives ($(removed | head -6 | tr '\n' ' '))" kept a-exited
 
 # --- 2. the runtime refuses one image ----------------------------------------------------------
 setup
