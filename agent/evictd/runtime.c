@@ -521,7 +521,6 @@ static void on_image_failed(const char *id, const char *name, const char *why, v
 {
 	runtime_state *rt = userdata;
 	uint64_t now = 0;
-	char *copy = strdup(id);
 
 	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
 	log_entry e;
@@ -531,8 +530,6 @@ static void on_image_failed(const char *id, const char *name, const char *why, v
 	log_entry_send(&e, "The container runtime did not remove image %s (%s): %s; not tried again for %" PRIu64 " s, "
 	               "node-level reclaim goes on with the next unused image, else a pod is evicted",
 	               name, id, why, IMAGE_REMOVAL_BACKOFF_USEC / 1000000);
-	if (!copy)
-		return;
 	failed_prune(rt, now);
 	if (rt->n_failed == FAILED_IMAGES_MAX) {
 		free(rt->failed[0].id);
@@ -540,12 +537,13 @@ static void on_image_failed(const char *id, const char *name, const char *why, v
 		rt->n_failed--;
 	}
 	failed_image *n = realloc(rt->failed, (rt->n_failed + 1) * sizeof(*n));
-	if (!n) {
-		free(copy);
-		return;
-	}
+	if (!n)
+		return; /* not remembered: asked again at the next plan, as before */
 	rt->failed = n;
-	rt->failed[rt->n_failed++] = (failed_image){ copy, now + IMAGE_REMOVAL_BACKOFF_USEC };
+	n[rt->n_failed].id = strdup(id);
+	n[rt->n_failed].until_usec = now + IMAGE_REMOVAL_BACKOFF_USEC;
+	if (n[rt->n_failed].id)
+		rt->n_failed++;
 }
 
 static void on_removed(const image_removal_result *res, void *userdata)
