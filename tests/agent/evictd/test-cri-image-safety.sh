@@ -14,7 +14,7 @@
 #      images are removed instead, no pod evicted;
 #   3. the runtime refuses every removal: each image is asked once, then the writer is evicted;
 #   4. the only unused image is younger than image-minimum-gc-age: the writer is evicted and one
-#      line says which image was kept and why;
+#      line says which image was kept and why, as does --once;
 #   5. a directory where node-reclaim.json belongs (the run directory's): moved aside once, said
 #      so, the state saved in its place.
 . "$(dirname "$0")/../../lib.sh"
@@ -217,6 +217,8 @@ ok "4: one line names the image kept and why" grep -Eq \
 	"Node-level reclaim for nodefs.available: 1 unused image may not be removed \(yet\): localhost/young:1 \(1.5Mi, younger than image-minimum-gc-age, first seen [0-9]+ s ago\); image-minimum-gc-age = 120 s" "$T/stderr"
 ok "4: ...once" test "$(grep -c 'may not be removed (yet)' "$T/stderr")" = 1
 ok "4: nothing removed" test "$(calls RemoveImage)" = 0
+"$EVICTD" --once --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target stderr >"$T/once.txt" 2>/dev/null
+ok "4: --once says it too" grep -q "may not remove localhost/young:1: younger than image-minimum-gc-age" "$T/once.txt"
 
 # --- 5. a directory where the state file belongs ------------------------------------------------
 setup
