@@ -73,7 +73,8 @@ struct runtime_state {
 	/* the runtime's sandbox (pause) image, never removed: what Status says, else any ".../pause" */
 	char *sandbox_image;      /* NULL: not said */
 	bool sandbox_asking;      /* Status in flight: no removal before it answers */
-	bool sandbox_asked;       /* answered (or failed) once */
+	bool sandbox_failed;      /* the call failed: asked again after the next good listing */
+	bool sandbox_unknown_logged;
 	/* images the runtime refused to remove: not planned again before until_usec */
 	failed_image *failed;
 	size_t n_failed;
@@ -314,6 +315,8 @@ static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 	return changed;
 }
 
+static void ask_sandbox_image(runtime_state *rt);
+
 static void on_listing(int error, cri_listing *l, const char *why, void *userdata)
 {
 	runtime_state *rt = userdata;
@@ -339,6 +342,8 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 	} else {
 		if (rt->failure_logged)
 			log_msg(LOG_INFO, "The container runtime at %s answers again", rt->socket);
+		if (rt->sandbox_failed)
+			ask_sandbox_image(rt);
 		rt->failure_logged = false;
 		rt->failed_usec = 0;
 		rt->sync_error = 0;
@@ -428,7 +433,9 @@ static void on_runtime_config(int error, const char *config, const char *why, vo
 	if (error == -ECANCELED)
 		return;
 	rt->sandbox_asking = false;
-	rt->sandbox_asked = true;
+	rt->sandbox_failed = error < 0;
+	if (error < 0 && rt->sandbox_image)
+		goto done; /* what it said before still holds */
 	yajl_val root = error >= 0 && config ? yajl_tree_parse(config, err, sizeof(err)) : NULL;
 	if (root)
 		name = find_sandbox_image(root, 0);
@@ -438,10 +445,12 @@ static void on_runtime_config(int error, const char *config, const char *why, vo
 	if (rt->sandbox_image)
 		log_msg(LOG_INFO, "Container runtime's sandbox image: %s; never removed by node-level reclaim, whatever "
 		        "its pinned flag says", rt->sandbox_image);
-	else
+	else if (!rt->sandbox_unknown_logged)
 		log_msg(LOG_NOTICE, "The container runtime at %s did not name its sandbox image (%s); node-level reclaim "
 		        "never removes an image of a repository named pause instead", rt->socket,
 		        error < 0 ? why : !config ? "no config in its verbose Status" : "no sandboxImage or pause_image in its config");
+	rt->sandbox_unknown_logged = !rt->sandbox_image;
+done:
 	if (rt->changed)
 		rt->changed(rt->userdata);
 }
@@ -784,7 +793,7 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		} else if (sp->n_remove && (!rt->listing_for_removal || rt->sandbox_asking)) {
 			/* not from a listing older than the wish to remove: a container started since keeps its
 			 * image; nor before the runtime has said which is its sandbox image */
-			if (!rt->listing_for_removal) {
+			if (!rt->listing_for_removal && !failed_recently) {
 				rt->relist_wanted = true;
 				refresh(rt);
 			}
