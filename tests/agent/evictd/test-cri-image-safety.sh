@@ -120,8 +120,8 @@ removed() { "$PY" -c 'import json,sys
 for l in open(sys.argv[1]):
     c = json.loads(l)
     if c["method"] == "RemoveImage": print(c["request"]["image"]["image"])' "$T/calls.jsonl"; }
-kept() { ! removed | grep -q "$1"; }	# kept ID: RemoveImage never asked for it
-gone_both() { removed | grep -q "$1" && removed | grep -q "$2"; }
+kept() { [ "$(removed | grep -c "$1")" = 0 ]; }	# kept ID: RemoveImage never asked for it
+gone_both() { local r; r=$(removed); grep -q "$1" <<< "$r" && grep -q "$2" <<< "$r"; }
 evicted() { grep -q "Evicting default/writer (nodefs.available" "$T/stderr"; }
 listings() { calls ListContainers; }
 
