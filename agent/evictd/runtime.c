@@ -480,10 +480,11 @@ int runtime_list_now(runtime_state *rt, uint64_t now_usec)
 	if (!rt->client)
 		return -ENOTCONN;
 	rt->sync_done = false;
+	ask_sandbox_image(rt); /* what --once would remove leaves it out too */
 	refresh(rt);
 	if (!rt->refreshing)
 		return -EBUSY;
-	while (!rt->sync_done) {
+	while (!rt->sync_done || rt->sandbox_asking) {
 		int r = sd_event_run(rt->event, UINT64_MAX);
 		if (r < 0)
 			return r;

@@ -161,6 +161,8 @@ ok "1: the least recently used image (used at the first listing) survives: not n
 ok "1: the images kept are journaled with why" grep -q \
 	"unused images may not be removed (yet): localhost/pinned:1 (1.5Mi, pinned by the runtime), localhost/sandbox:1 (1.5Mi, the runtime's sandbox image)" "$T/stderr"
 ok "1: no pod evicted" bash -c "! grep -q 'Evicting' '$T/stderr'"
+"$EVICTD" --once --config "$T/evictd.conf" --cgroup-root "$ROOT" --log-target stderr >"$T/once.txt" 2>/dev/null
+ok "1: --once leaves the sandbox image out too" grep -q "may not remove localhost/sandbox:1: the runtime's sandbox image" "$T/once.txt"
 ok "1: the writer runs" alive "$WPID"
 
 # --- 1b. more needed than the unused images give: the exited container's image still stays ------
