@@ -53,6 +53,7 @@ struct call_ctx {
 	const char *method;
 	size_t container;      /* ContainerStatus: the index in the run's listing */
 	cri_text_fn text_done; /* Version, RemoveImage */
+	cri_info_fn info_done; /* Status */
 	void *userdata;
 };
 
@@ -239,6 +240,48 @@ int cri_client_remove_image(cri_client *c, const char *id, cri_text_fn done, voi
 	int r = cri_encode_remove_image(id, &req, &len);
 
 	return r < 0 ? r : text_call(c, "RemoveImage", IMAGE "RemoveImage", req, len, done, userdata);
+}
+
+static void info_done(int error, long status, const uint8_t *msg, size_t len, const char *why, void *userdata)
+{
+	call_ctx *ctx = userdata;
+	char text[512] = "", dwhy[256];
+	char *config = NULL;
+
+	(void)status;
+	if (ctx->c->closing) {
+		ctx->info_done(-ECANCELED, NULL, "cancelled", ctx->userdata);
+		free(ctx);
+		return;
+	}
+	if (error < 0)
+		snprintf(text, sizeof(text), "Status: %s", why);
+	else if ((error = cri_decode_status_info(msg, len, "config", &config, dwhy, sizeof(dwhy))) < 0)
+		snprintf(text, sizeof(text), "Status: %s", dwhy);
+	ctx->info_done(error, config, text, ctx->userdata);
+	free(config);
+	free(ctx);
+}
+
+int cri_client_runtime_config(cri_client *c, cri_info_fn done, void *userdata)
+{
+	uint8_t *req;
+	size_t len;
+	int r = cri_encode_runtime_status(true, &req, &len);
+	call_ctx *ctx;
+
+	if (r < 0)
+		return r;
+	if (!(ctx = calloc(1, sizeof(*ctx)))) {
+		free(req);
+		return -ENOMEM;
+	}
+	*ctx = (call_ctx){ .c = c, .method = "Status", .info_done = done, .userdata = userdata };
+	r = start(c, RUNTIME "Status", req, len, info_done, ctx, false);
+	free(req);
+	if (r < 0)
+		free(ctx);
+	return r;
 }
 
 /* --- a listing ------------------------------------------------------------------------------ */

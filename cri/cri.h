@@ -113,10 +113,14 @@ int cri_decode_stats(const uint8_t *msg, size_t len, cri_listing *l, char *why, 
 /* The log path of one ContainerStatus answer: *ret a new string ("" when the runtime has none). */
 int cri_decode_status_log_path(const uint8_t *msg, size_t len, char **ret, char *why, size_t why_size);
 
+/* info[key] of a verbose Status answer: *ret a new string, NULL when the runtime sent no such key. */
+int cri_decode_status_info(const uint8_t *msg, size_t len, const char *key, char **ret, char *why, size_t why_size);
+
 /* Requests, serialized: *ret malloc'd (free it), *len its size. 0 or -ENOMEM. */
 int cri_encode_version(uint8_t **ret, size_t *len);
 int cri_encode_status(const char *container_id, uint8_t **ret, size_t *len);
 int cri_encode_remove_image(const char *image, uint8_t **ret, size_t *len);
+int cri_encode_runtime_status(bool verbose, uint8_t **ret, size_t *len);
 
 /* --- the client: calls on an sd-event loop (client.c) --------------------------------------- */
 
@@ -163,5 +167,11 @@ int cri_client_version(cri_client *c, cri_text_fn done, void *userdata);
 int cri_client_list(cri_client *c, unsigned what, cri_list_fn done, void *userdata);
 bool cri_client_listing(const cri_client *c);
 int cri_client_remove_image(cri_client *c, const char *id, cri_text_fn done, void *userdata);
+/*
+ * Status with verbose: done gets info["config"] (containerd's and CRI-O's configuration as JSON:
+ * where the sandbox image is named) as text, NULL when the runtime sent none; or -errno and why.
+ */
+typedef void (*cri_info_fn)(int error, const char *config, const char *why, void *userdata);
+int cri_client_runtime_config(cri_client *c, cri_info_fn done, void *userdata);
 /* Calls made since the client was created (benchmarks, tests). */
 unsigned long cri_client_calls(const cri_client *c);

@@ -541,6 +541,22 @@ int cri_decode_status_log_path(const uint8_t *msg, size_t len, char **ret, char 
 	return r;
 }
 
+int cri_decode_status_info(const uint8_t *msg, size_t len, const char *key, char **ret, char *why, size_t why_size)
+{
+	UNPACK(Runtime__V1__StatusResponse, runtime__v1__status_response__unpack, msg, len, why, why_size);
+	int r = 0;
+
+	*ret = NULL;
+	for (size_t i = 0; i < m->n_info; i++)
+		if (m->info[i]->key && strcmp(m->info[i]->key, key) == 0 && m->info[i]->value) {
+			if (!(*ret = strdup(m->info[i]->value)))
+				r = -ENOMEM;
+			break;
+		}
+	FREE_UNPACKED(runtime__v1__status_response__free_unpacked, m);
+	return r;
+}
+
 /* --- requests ------------------------------------------------------------------------------ */
 
 static int pack(const ProtobufCMessage *m, uint8_t **ret, size_t *len)
@@ -566,6 +582,13 @@ int cri_encode_status(const char *container_id, uint8_t **ret, size_t *len)
 {
 	Runtime__V1__ContainerStatusRequest m = RUNTIME__V1__CONTAINER_STATUS_REQUEST__INIT;
 	m.container_id = (char *)container_id;
+	return pack(&m.base, ret, len);
+}
+
+int cri_encode_runtime_status(bool verbose, uint8_t **ret, size_t *len)
+{
+	Runtime__V1__StatusRequest m = RUNTIME__V1__STATUS_REQUEST__INIT;
+	m.verbose = verbose;
 	return pack(&m.base, ret, len);
 }
 

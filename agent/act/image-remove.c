@@ -14,6 +14,7 @@ struct image_removal {
 	bool cancelled, in_call;
 	image_removal_result result;
 	image_removal_done_fn done;
+	image_removal_failed_fn failed;
 	void *userdata;
 };
 
@@ -56,6 +57,8 @@ static void on_removed(int error, const char *text, void *userdata)
 		r->result.n_failed++;
 		if (!r->result.why[0])
 			snprintf(r->result.why, sizeof(r->result.why), "%s: %s", r->names[i], text);
+		if (r->failed)
+			r->failed(r->ids[i], r->names[i], text, r->userdata);
 	} else {
 		r->result.n_removed++;
 		r->result.bytes += r->sizes[i];
@@ -76,13 +79,16 @@ static void next_call(image_removal *r)
 		r->result.n_failed++;
 		if (!r->result.why[0])
 			snprintf(r->result.why, sizeof(r->result.why), "%s: %s", r->names[i], strerror(-e));
+		if (r->failed)
+			r->failed(r->ids[i], r->names[i], strerror(-e), r->userdata);
 	}
 	r->done(&r->result, r->userdata);
 	removal_free(r);
 }
 
 int image_removal_start(cri_client *c, const char *const *ids, const char *const *names, const int64_t *sizes,
-                        size_t n, evictd_signal s, image_removal_done_fn done, void *userdata, image_removal **ret)
+                        size_t n, evictd_signal s, image_removal_failed_fn failed, image_removal_done_fn done,
+                        void *userdata, image_removal **ret)
 {
 	image_removal *r = calloc(1, sizeof(*r));
 
@@ -90,6 +96,7 @@ int image_removal_start(cri_client *c, const char *const *ids, const char *const
 		return -ENOMEM;
 	r->client = c;
 	r->done = done;
+	r->failed = failed;
 	r->userdata = userdata;
 	r->result.signal = s;
 	r->ids = calloc(n ? n : 1, sizeof(char *));

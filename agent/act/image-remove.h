@@ -24,12 +24,18 @@ typedef struct image_removal_result {
 } image_removal_result;
 
 typedef void (*image_removal_done_fn)(const image_removal_result *r, void *userdata);
+/* One image the runtime did not remove (id, name as journaled, the runtime's status text), before done. */
+typedef void (*image_removal_failed_fn)(const char *id, const char *name, const char *why, void *userdata);
 
 /*
- * Starts removing images (ids, with names for the journal and sizes). done is called once, after
- * the last; the removal frees itself after it. -ENOMEM, or -errno of the first call's start.
+ * Starts removing images (ids, with names for the journal and sizes). failed (may be NULL) is
+ * called for each image refused, and the next one is tried all the same (a runtime that refuses
+ * one — CRI-O refuses an image a container holds — costs that image, not the rest); done is
+ * called once, after the last; the removal frees itself after it. -ENOMEM, or -errno of the first
+ * call's start.
  */
 int image_removal_start(cri_client *c, const char *const *ids, const char *const *names, const int64_t *sizes,
-                        size_t n, evictd_signal s, image_removal_done_fn done, void *userdata, image_removal **ret);
+                        size_t n, evictd_signal s, image_removal_failed_fn failed, image_removal_done_fn done,
+                        void *userdata, image_removal **ret);
 /* Ends it without calling done (shutdown, reload). */
 void image_removal_cancel(image_removal *r);

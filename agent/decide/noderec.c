@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "idindex.h"
 
 unsigned noderec_steps(disk_layout layout, evictd_signal s)
 {
@@ -24,43 +27,136 @@ unsigned noderec_steps(disk_layout layout, evictd_signal s)
 	}
 }
 
-static bool pod_alive(const cri_listing *l, const char *uid)
+const char *noderec_keep_name(noderec_keep k)
 {
-	for (size_t i = 0; uid[0] && i < l->n_sandboxes; i++)
-		if (l->sandboxes[i].ready && strcmp(l->sandboxes[i].uid, uid) == 0)
+	switch (k) {
+	case NODEREC_KEEP_PINNED:
+		return "pinned by the runtime";
+	case NODEREC_KEEP_SANDBOX:
+		return "the runtime's sandbox image";
+	case NODEREC_KEEP_BACKED_OFF:
+		return "its removal failed lately";
+	case NODEREC_KEEP_YOUNG:
+		return "younger than image-minimum-gc-age";
+	}
+	return "?";
+}
+
+/*
+ * A reference as the runtimes resolve it: "pause:3.6" is "docker.io/library/pause:3.6",
+ * "k8s/pause" is "docker.io/k8s/pause:latest"; a first part with a dot or a colon, or "localhost",
+ * is a registry. Returns false when it does not fit.
+ */
+static bool normalize_ref(const char *ref, char *buf, size_t size)
+{
+	const char *slash = strchr(ref, '/');
+	const char *prefix = "";
+	int n;
+
+	if (!slash)
+		prefix = "docker.io/library/";
+	else if (!memchr(ref, '.', (size_t)(slash - ref)) && !memchr(ref, ':', (size_t)(slash - ref)) &&
+	         strncmp(ref, "localhost/", 10) != 0)
+		prefix = "docker.io/";
+	const char *last = strrchr(ref, '/');
+	last = last ? last + 1 : ref;
+	bool tagged = strchr(last, ':') || strchr(ref, '@');
+	n = snprintf(buf, size, "%s%s%s", prefix, ref, tagged ? "" : ":latest");
+	return n > 0 && (size_t)n < size;
+}
+
+static bool repository_is_pause(const char *tag)
+{
+	const char *last = strrchr(tag, '/');
+	last = last ? last + 1 : tag;
+	return strncmp(last, "pause:", 6) == 0 || strcmp(last, "pause") == 0 || strncmp(last, "pause@", 6) == 0;
+}
+
+bool noderec_is_sandbox_image(const cri_image *im, const char *sandbox_image)
+{
+	char want[CRI_STRING_MAX + 32], tag[CRI_STRING_MAX + 32];
+
+	if (!sandbox_image || !sandbox_image[0]) {
+		for (size_t t = 0; t < im->n_tags; t++)
+			if (repository_is_pause(im->tags[t]))
+				return true;
+		return false;
+	}
+	if (strcmp(im->id, sandbox_image) == 0)
+		return true;
+	if (!normalize_ref(sandbox_image, want, sizeof(want)))
+		return false;
+	for (size_t t = 0; t < im->n_tags; t++)
+		if (normalize_ref(im->tags[t], tag, sizeof(tag)) && strcmp(tag, want) == 0)
 			return true;
 	return false;
+}
+
+/* An instance is newer than another: created later, ties by id (the kubelet's order, made total). */
+static bool newer(const cri_container *o, const cri_container *c)
+{
+	return o->created_at > c->created_at || (o->created_at == c->created_at && strcmp(o->id, c->id) > 0);
 }
 
 /*
  * The kubelet's evictableContainers with evictNonDeletedPods: every dead container of a pod that
  * is gone (no ready sandbox: terminated, evicted, deleted, or not the kubelet's), and of a live
- * pod all but the newest dead instance of each container name (MaxPerPodContainer 1).
+ * pod all but the newest dead instance of each container name (MaxPerPodContainer 1). Marks
+ * removable[i]; linear: ready pods and each (pod, name)'s newest dead instance are indexed first.
  */
-static bool dead_removable(const cri_listing *l, size_t i)
+static int dead_removable(const cri_listing *l, bool *removable)
 {
-	const cri_container *c = &l->containers[i];
+	id_index alive = { 0 }, newest = { 0 };
+	int r;
 
-	if (c->state == CRI_RUNNING)
-		return false;
-	if (!pod_alive(l, c->pod_uid))
-		return true;
-	for (size_t k = 0; k < l->n_containers; k++) {
-		const cri_container *o = &l->containers[k];
-		if (k != i && o->state != CRI_RUNNING && strcmp(o->pod_uid, c->pod_uid) == 0 &&
-		    strcmp(o->name, c->name) == 0 &&
-		    (o->created_at > c->created_at || (o->created_at == c->created_at && strcmp(o->id, c->id) > 0)))
-			return true; /* a newer dead instance is the one kept */
+	if ((r = id_index_init(&alive, l->n_sandboxes)) < 0 || (r = id_index_init(&newest, l->n_containers)) < 0) {
+		id_index_done(&alive);
+		return r;
 	}
-	return false;
+	for (size_t i = 0; i < l->n_sandboxes; i++)
+		if (l->sandboxes[i].ready && l->sandboxes[i].uid[0])
+			id_index_put(&alive, l->sandboxes[i].uid, NULL, i);
+	for (size_t i = 0; i < l->n_containers; i++) {
+		const cri_container *c = &l->containers[i];
+		bool found;
+		if (c->state == CRI_RUNNING)
+			continue;
+		id_index_slot *s = id_index_slot_of(&newest, c->pod_uid, c->name, &found);
+		if (!found || newer(c, &l->containers[s->value]))
+			*s = (id_index_slot){ c->pod_uid, c->name, i };
+	}
+	for (size_t i = 0; i < l->n_containers; i++) {
+		const cri_container *c = &l->containers[i];
+		size_t v, keep = i;
+		if (c->state == CRI_RUNNING)
+			continue;
+		if (!c->pod_uid[0] || !id_index_get(&alive, c->pod_uid, NULL, &v))
+			removable[i] = true;
+		else
+			removable[i] = id_index_get(&newest, c->pod_uid, c->name, &keep) && keep != i;
+	}
+	id_index_done(&alive);
+	id_index_done(&newest);
+	return 0;
 }
 
-static bool image_in_use(const cri_listing *l, const cri_image *im)
+/* in_use[i] for l->images[i]: a container, running or dead, names it (one pass over each). */
+static int images_in_use(const cri_listing *l, bool *in_use)
 {
-	for (size_t k = 0; k < l->n_containers; k++)
-		if (strcmp(l->containers[k].image_id, im->id) == 0)
-			return true;
-	return false;
+	id_index ids = { 0 };
+	int r = id_index_init(&ids, l->n_images);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < l->n_images; i++)
+		id_index_put(&ids, l->images[i].id, NULL, i);
+	for (size_t k = 0; k < l->n_containers; k++) {
+		size_t i;
+		if (l->containers[k].image_id && id_index_get(&ids, l->containers[k].image_id, NULL, &i))
+			in_use[i] = true;
+	}
+	id_index_done(&ids);
+	return 0;
 }
 
 /* Ordering of the image candidates: the kubelet's byLastUsedAndDetected. */
@@ -84,15 +180,37 @@ static int by_lru(const void *a, const void *b)
 int noderec_plan_build(const cri_listing *l, const image_history *history, uint64_t now_usec, uint64_t min_age_usec,
                        noderec_plan *ret)
 {
-	noderec_plan p = { 0 };
-	sort_ctx *c = calloc(l->n_images ? l->n_images : 1, sizeof(*c));
-	size_t n = 0;
+	noderec_rules rules = { .min_age_usec = min_age_usec };
+	return noderec_plan_build_rules(l, history, now_usec, &rules, ret);
+}
 
-	if (!c)
-		return -ENOMEM;
+static void keep(noderec_plan *p, size_t i, noderec_keep why)
+{
+	p->kept[p->n_kept] = i;
+	p->kept_why[p->n_kept++] = why;
+}
+
+int noderec_plan_build_rules(const cri_listing *l, const image_history *history, uint64_t now_usec,
+                             const noderec_rules *rules, noderec_plan *ret)
+{
+	noderec_plan p = { 0 };
+	size_t n_img = l->n_images ? l->n_images : 1;
+	sort_ctx *c = calloc(n_img, sizeof(*c));
+	bool *removable = calloc(l->n_containers ? l->n_containers : 1, sizeof(bool));
+	bool *in_use = calloc(n_img, sizeof(bool));
+	size_t n = 0;
+	int r = -ENOMEM;
+
+	p.kept = calloc(n_img, sizeof(*p.kept));
+	p.kept_why = calloc(n_img, sizeof(*p.kept_why));
+	p.images = calloc(n_img, sizeof(*p.images));
+	if (!c || !removable || !in_use || !p.kept || !p.kept_why || !p.images)
+		goto out;
+	if ((r = dead_removable(l, removable)) < 0 || (r = images_in_use(l, in_use)) < 0)
+		goto out;
 	for (size_t i = 0; i < l->n_containers; i++) {
 		const cri_container *k = &l->containers[i];
-		if (!dead_removable(l, i))
+		if (!removable[i])
 			continue;
 		p.n_dead++;
 		p.dead_bytes += (k->has_rootfs ? (int64_t)k->rootfs_bytes : 0) + (k->has_log ? k->log_bytes : 0);
@@ -100,39 +218,55 @@ int noderec_plan_build(const cri_listing *l, const image_history *history, uint6
 	}
 	for (size_t i = 0; i < l->n_images; i++) {
 		const cri_image *im = &l->images[i];
-		if (image_in_use(l, im)) {
+		if (in_use[i]) {
 			p.n_in_use++;
 			continue;
 		}
 		if (im->pinned) {
 			p.n_pinned++;
+			keep(&p, i, NODEREC_KEEP_PINNED);
 			continue;
 		}
-		if (now_usec < history[i].first_seen_usec + min_age_usec) {
+		if (noderec_is_sandbox_image(im, rules->sandbox_image)) {
+			p.n_sandbox++;
+			keep(&p, i, NODEREC_KEEP_SANDBOX);
+			continue;
+		}
+		if (rules->backed_off && rules->backed_off[i]) {
+			p.n_backed_off++;
+			keep(&p, i, NODEREC_KEEP_BACKED_OFF);
+			continue;
+		}
+		if (now_usec < history[i].first_seen_usec + rules->min_age_usec) {
 			p.n_young++;
+			keep(&p, i, NODEREC_KEEP_YOUNG);
 			continue;
 		}
 		c[n++] = (sort_ctx){ i, history[i].last_used_usec, history[i].first_seen_usec, im->id };
 	}
 	qsort(c, n, sizeof(*c), by_lru);
-	p.images = calloc(n ? n : 1, sizeof(*p.images));
-	if (!p.images) {
-		free(c);
-		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++) {
 		p.images[i] = c[i].index;
 		p.images_bytes += (int64_t)l->images[c[i].index].size;
 	}
 	p.n_images = n;
+	r = 0;
+out:
 	free(c);
-	*ret = p;
-	return 0;
+	free(removable);
+	free(in_use);
+	if (r < 0)
+		noderec_plan_done(&p);
+	else
+		*ret = p;
+	return r;
 }
 
 void noderec_plan_done(noderec_plan *p)
 {
 	free(p->images);
+	free(p->kept);
+	free(p->kept_why);
 	*p = (noderec_plan){ 0 };
 }
 

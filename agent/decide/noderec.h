@@ -11,10 +11,15 @@
  *   split               nodefs.*: dead containers; imagefs.*: unused images
  * Dead containers are the kubelet's to remove (its restart counts and `kubectl logs --previous`
  * need them): what its DeleteAllUnusedContainers would free counts as pending. Unused images — no
- * container, running or dead, uses them; not pinned; first seen at least image-minimum-gc-age ago —
- * are removed through the CRI, least recently used first (never used first, then the oldest
- * seen), until the need is covered; for inode signals all of them (an image's inode count is not
- * known, and the kubelet removes them all too).
+ * container, running or dead, uses them; not pinned; not the runtime's sandbox (pause) image,
+ * whatever pinned says (containerd before 1.6.22 does not pin it, and a node without it starts no
+ * pod without a registry); no removal of it failed lately; first seen at least
+ * image-minimum-gc-age ago — are removed through the CRI, least recently used first (never used
+ * first, then the oldest seen), until the need is covered; for inode signals all of them (an
+ * image's inode count is not known, and the kubelet removes them all too).
+ *
+ * Linear in the listing: containers, sandboxes and images are related through hash indexes
+ * (common/idindex.h), never by comparing every pair.
  */
 
 #include <stdbool.h>
@@ -40,6 +45,27 @@ typedef struct image_history {
 	uint64_t last_used_usec; /* 0: never seen in use */
 } image_history;
 
+/* Why an unused image is not a candidate (noderec_plan.kept). */
+typedef enum noderec_keep {
+	NODEREC_KEEP_PINNED,
+	NODEREC_KEEP_SANDBOX,
+	NODEREC_KEEP_BACKED_OFF,
+	NODEREC_KEEP_YOUNG,
+} noderec_keep;
+
+const char *noderec_keep_name(noderec_keep k);
+
+typedef struct noderec_rules {
+	uint64_t min_age_usec;       /* image-minimum-gc-age */
+	/* The runtime's sandbox image as it names it (containerd's sandboxImage, CRI-O's pause_image);
+	 * NULL when the runtime did not say: then every image of a repository named "pause" is kept. */
+	const char *sandbox_image;
+	const bool *backed_off;      /* per listing image: a removal of it failed lately (NULL: none) */
+} noderec_rules;
+
+/* im is the sandbox image (sandbox_image NULL: its repository's last part is "pause"). */
+bool noderec_is_sandbox_image(const cri_image *im, const char *sandbox_image);
+
 typedef struct noderec_plan {
 	/* DeleteAllUnusedContainers: what it would free (writable layers and logs) */
 	unsigned n_dead;
@@ -48,7 +74,11 @@ typedef struct noderec_plan {
 	size_t *images;
 	size_t n_images;
 	int64_t images_bytes;
-	size_t n_in_use, n_pinned, n_young;
+	size_t n_in_use, n_pinned, n_young, n_sandbox, n_backed_off;
+	/* unused images that may not go (yet): indexes into the listing's images, and why */
+	size_t *kept;
+	noderec_keep *kept_why;
+	size_t n_kept;
 } noderec_plan;
 
 /*
@@ -57,6 +87,8 @@ typedef struct noderec_plan {
  */
 int noderec_plan_build(const cri_listing *l, const image_history *history, uint64_t now_usec, uint64_t min_age_usec,
                        noderec_plan *ret);
+int noderec_plan_build_rules(const cri_listing *l, const image_history *history, uint64_t now_usec,
+                             const noderec_rules *rules, noderec_plan *ret);
 void noderec_plan_done(noderec_plan *p);
 
 /* What the dead containers would give back for s (bytes or inodes), 0 when the layout gives s no such step. */
@@ -99,4 +131,6 @@ typedef struct runtime_plan {
 	char imagefs[256];       /* the image filesystem's mount point */
 	runtime_signal_plan s[_SIGNAL_MAX];
 	const char *remove_names[8]; /* the first images that would go, for --once (valid until the next call) */
+	const char *kept_names[8];   /* the first unused images that may not go (yet), and why */
+	const char *kept_why[8];
 } runtime_plan;

@@ -45,6 +45,38 @@ static int state_path(const char *dir, char *buf, size_t size)
 	return snprintf(buf, size, "%s/%s", dir, NODEREC_STATE_FILE) >= (int)size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Something that is not a file where the state belongs (a directory someone made) would make
+ * every save fail for good: removed when empty, else renamed to NODEREC_STATE_FILE "~unusable"
+ * (not a name the temporaries' sweep takes for its own), once, and said so. 0 or -errno.
+ */
+static int move_aside(const char *path)
+{
+	char aside[PATH_MAX];
+
+	if (rmdir(path) == 0) {
+		log_msg(LOG_WARNING, "%s was an empty directory, not node-level reclaim's state file: removed", path);
+		return 0;
+	}
+	if (snprintf(aside, sizeof(aside), "%s~unusable", path) >= (int)sizeof(aside))
+		return -ENAMETOOLONG;
+	if (rename(path, aside) < 0) {
+		int r = -errno;
+		log_msg(LOG_WARNING, "%s is not node-level reclaim's state file and cannot be moved to %s: %s", path, aside,
+		        strerror(errno));
+		return r;
+	}
+	log_msg(LOG_WARNING, "%s was not node-level reclaim's state file (a directory or another kind of file): "
+	        "moved to %s, the state is saved in its place", path, aside);
+	return 0;
+}
+
+static bool is_other_than_file(const char *path)
+{
+	struct stat sb;
+	return lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
 int noderec_state_save(const char *dir, const noderec_state *st)
 {
 	char path[PATH_MAX], boot[40];
@@ -81,8 +113,11 @@ int noderec_state_save(const char *dir, const noderec_state *st)
 	jb_end_array(&j);
 	jb_end_object(&j);
 	r = jb_error(&j);
-	if (r == 0)
+	if (r == 0) {
 		r = atomic_write_file_in(dir, path, j.buf, j.len);
+		if (r < 0 && is_other_than_file(path) && move_aside(path) == 0)
+			r = atomic_write_file_in(dir, path, j.buf, j.len);
+	}
 	jb_free(&j);
 	return r;
 }
@@ -214,7 +249,10 @@ int noderec_state_load(const char *dir, uint64_t now_usec, noderec_state *st)
 	if (why) {
 		log_msg(LOG_WARNING, "Node-level reclaim state %s discarded: %s; node-level reclaim starts afresh (every "
 		        "image first seen now, the kubelet's container GC period counted from now)", path, why);
-		(void)unlink(path);
+		if (is_other_than_file(path) && !S_ISLNK(sb.st_mode))
+			(void)move_aside(path);
+		else
+			(void)unlink(path);
 	}
 	return 0;
 }

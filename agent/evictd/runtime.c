@@ -11,12 +11,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <yajl/yajl_tree.h>
+
 #include "cri.h"
+#include "idindex.h"
 #include "image-remove.h"
+#include "jsonread.h"
 #include "kubelet-watch.h"
 #include "log.h"
 #include "noderec-state.h"
 #include "runtime-disk.h"
+
+/* A refused image is skipped this long (the kubelet's image GC period): it costs one step, not
+ * every eviction after it. */
+#define IMAGE_REMOVAL_BACKOFF_USEC (5 * 60 * UINT64_C(1000000))
+/* Refusals remembered at most (the oldest make room): each costs a plan's hash slot. */
+#define FAILED_IMAGES_MAX 1024
+
+typedef struct failed_image {
+	char *id;
+	uint64_t until_usec;
+} failed_image;
 
 struct runtime_state {
 	sd_event *event;
@@ -62,6 +77,21 @@ struct runtime_state {
 	runtime_label_notes label_notes; /* containers labelled for another pod than their sandbox's */
 	bool sync_done;           /* runtime_list_now */
 	int sync_error;
+
+	/* the runtime's sandbox (pause) image, never removed: what Status says, else any ".../pause" */
+	char *sandbox_image;      /* NULL: not said */
+	bool sandbox_asking;      /* Status in flight: no removal before it answers */
+	bool sandbox_failed;      /* the call failed: asked again after the next good listing */
+	bool sandbox_unknown_logged;
+	/* images the runtime refused to remove: not planned again before until_usec */
+	failed_image *failed;
+	size_t n_failed;
+	/* a removal only from a listing asked after it was wanted: a container started since the
+	 * listing before keeps its image (the kubelet too lists right before it removes) */
+	bool relist_wanted;       /* a removal waits for a new listing */
+	bool refresh_for_removal; /* the listing in flight was asked for it */
+	bool listing_for_removal; /* the current listing was; consumed by the removal it allows */
+	bool kept_logged[_SIGNAL_MAX];
 };
 
 static void resolve_endpoint(runtime_state *rt)
@@ -262,6 +292,8 @@ static void client_close(runtime_state *rt)
 	rt->removal = NULL;
 	rt->client = cri_client_free(rt->client); /* calls in flight end here, silently */
 	rt->refreshing = false;
+	rt->sandbox_asking = false;
+	rt->refresh_for_removal = rt->listing_for_removal = rt->relist_wanted = false;
 }
 
 runtime_state *runtime_state_free(runtime_state *rt)
@@ -275,6 +307,10 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	listing_drop(rt);
 	images_forget(rt);
 	runtime_label_notes_done(&rt->label_notes);
+	for (size_t i = 0; i < rt->n_failed; i++)
+		free(rt->failed[i].id);
+	free(rt->failed);
+	free(rt->sandbox_image);
 	free(rt->state_dir);
 	sd_event_unref(rt->event);
 	free(rt);
@@ -321,21 +357,28 @@ static image_record *record_find(const runtime_state *rt, const char *id)
 static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 {
 	image_record *n = calloc(l->n_images ? l->n_images : 1, sizeof(*n));
-	size_t k = 0, kept = 0;
+	size_t k = 0, kept = 0, v;
+	id_index used = { 0 };
 
-	if (!n)
+	if (!n || id_index_init(&used, l->n_containers) < 0) {
+		free(n);
 		return false; /* kept as it was: ages only grow, so nothing becomes removable early */
+	}
+	/* the images the containers name, indexed once: linear, not images × containers */
+	for (size_t c = 0; c < l->n_containers; c++)
+		if (l->containers[c].image_id)
+			id_index_put(&used, l->containers[c].image_id, NULL, c);
 	for (size_t i = 0; i < l->n_images; i++) {
 		const image_record *old = record_find(rt, l->images[i].id);
 		if (!(n[k].id = strdup(l->images[i].id)))
 			continue;
 		n[k].h = old ? old->h : (image_history){ .first_seen_usec = now };
-		for (size_t c = 0; c < l->n_containers; c++)
-			if (strcmp(l->containers[c].image_id, l->images[i].id) == 0)
-				n[k].h.last_used_usec = now;
+		if (id_index_get(&used, l->images[i].id, NULL, &v))
+			n[k].h.last_used_usec = now;
 		kept += old && old->h.last_used_usec == n[k].h.last_used_usec;
 		k++;
 	}
+	id_index_done(&used);
 	qsort(n, k, sizeof(*n), by_record_id);
 	bool changed = kept != k || k != rt->n_images;
 	images_forget(rt);
@@ -344,6 +387,8 @@ static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 	return changed;
 }
 
+static void ask_sandbox_image(runtime_state *rt);
+
 static void on_listing(int error, cri_listing *l, const char *why, void *userdata)
 {
 	runtime_state *rt = userdata;
@@ -351,6 +396,8 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 
 	rt->refreshing = false;
 	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
+	if (error < 0)
+		rt->refresh_for_removal = false;
 	if (error < 0) {
 		rt->failed_usec = now ? now : 1;
 		rt->sync_error = error;
@@ -367,6 +414,8 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 	} else {
 		if (rt->failure_logged)
 			log_msg(LOG_INFO, "The container runtime at %s answers again", rt->socket);
+		if (rt->sandbox_failed)
+			ask_sandbox_image(rt);
 		rt->failure_logged = false;
 		rt->failed_usec = 0;
 		rt->sync_error = 0;
@@ -376,6 +425,7 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 		listing_drop(rt);
 		rt->listing = l;
 		rt->listing_usec = now ? now : 1;
+		rt->listing_for_removal = rt->refresh_for_removal;
 		disk_layout before = rt->layout;
 		rt->layout = runtime_layout(l, rt->cfg->kubelet_root_dir, rt->imagefs, sizeof(rt->imagefs));
 		if (rt->layout != before)
@@ -392,8 +442,11 @@ static void refresh(runtime_state *rt)
 {
 	if (!rt->client || rt->refreshing)
 		return;
-	if (cri_client_list(rt->client, CRI_LIST_ALL, on_listing, rt) >= 0)
+	if (cri_client_list(rt->client, CRI_LIST_ALL, on_listing, rt) >= 0) {
 		rt->refreshing = true;
+		rt->refresh_for_removal = rt->relist_wanted;
+		rt->relist_wanted = false;
+	}
 }
 
 static int on_ask_again(sd_event_source *s, uint64_t usec, void *userdata)
@@ -444,6 +497,64 @@ static void on_version(int error, const char *text, void *userdata)
 	                                                              : "off");
 }
 
+/* containerd: config.sandboxImage; CRI-O: pause_image (its configuration's key), at the top or one level down. */
+static const char *find_sandbox_image(yajl_val v, int depth)
+{
+	static const char *const keys[] = { "sandboxImage", "sandbox_image", "pause_image", "pauseImage", "PauseImage" };
+
+	if (!v || !YAJL_IS_OBJECT(v) || depth > 2)
+		return NULL;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		yajl_val x = json_member(v, keys[k]);
+		const char *str = x && YAJL_IS_STRING(x) ? YAJL_GET_STRING(x) : NULL;
+		if (str && str[0] && strlen(str) < CRI_STRING_MAX)
+			return str;
+	}
+	for (size_t i = 0; i < v->u.object.len; i++) {
+		const char *found = find_sandbox_image(v->u.object.values[i], depth + 1);
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+static void on_runtime_config(int error, const char *config, const char *why, void *userdata)
+{
+	runtime_state *rt = userdata;
+	const char *name = NULL;
+	char err[128];
+
+	if (error == -ECANCELED)
+		return;
+	rt->sandbox_asking = false;
+	rt->sandbox_failed = error < 0;
+	if (error < 0 && rt->sandbox_image)
+		goto done; /* what it said before still holds */
+	yajl_val root = error >= 0 && config ? yajl_tree_parse(config, err, sizeof(err)) : NULL;
+	if (root)
+		name = find_sandbox_image(root, 0);
+	free(rt->sandbox_image);
+	rt->sandbox_image = name ? strdup(name) : NULL;
+	yajl_tree_free(root);
+	if (rt->sandbox_image)
+		log_msg(LOG_INFO, "Container runtime's sandbox image: %s; never removed by node-level reclaim, whatever "
+		        "its pinned flag says", rt->sandbox_image);
+	else if (!rt->sandbox_unknown_logged)
+		log_msg(LOG_NOTICE, "The container runtime at %s did not name its sandbox image (%s); node-level reclaim "
+		        "never removes an image of a repository named pause instead", rt->socket,
+		        error < 0 ? why : !config ? "no config in its verbose Status" : "no sandboxImage or pause_image in its config");
+	rt->sandbox_unknown_logged = !rt->sandbox_image;
+done:
+	if (rt->changed)
+		rt->changed(rt->userdata);
+}
+
+static void ask_sandbox_image(runtime_state *rt)
+{
+	if (rt->client && !rt->sandbox_asking && cri_client_runtime_config(rt->client, on_runtime_config, rt) >= 0)
+		rt->sandbox_asking = true;
+}
+
 void runtime_start(runtime_state *rt, uint64_t now_usec)
 {
 	(void)now_usec;
@@ -452,6 +563,7 @@ void runtime_start(runtime_state *rt, uint64_t now_usec)
 		return;
 	}
 	(void)cri_client_version(rt->client, on_version, rt);
+	ask_sandbox_image(rt);
 	/* images' first sighting starts their minimum age: from evictd's start, as the kubelet's from its own */
 	refresh(rt);
 }
@@ -462,10 +574,11 @@ int runtime_list_now(runtime_state *rt, uint64_t now_usec)
 	if (!rt->client)
 		return -ENOTCONN;
 	rt->sync_done = false;
+	ask_sandbox_image(rt); /* what --once would remove leaves it out too */
 	refresh(rt);
 	if (!rt->refreshing)
 		return -EBUSY;
-	while (!rt->sync_done) {
+	while (!rt->sync_done || rt->sandbox_asking) {
 		int r = sd_event_run(rt->event, UINT64_MAX);
 		if (r < 0)
 			return r;
@@ -493,6 +606,50 @@ static const char *image_name(const cri_image *im)
 	return im->n_tags ? im->tags[0] : im->id;
 }
 
+/* Drops the refusals whose back-off is over. */
+static void failed_prune(runtime_state *rt, uint64_t now_usec)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < rt->n_failed; i++) {
+		if (now_usec >= rt->failed[i].until_usec)
+			free(rt->failed[i].id);
+		else
+			rt->failed[k++] = rt->failed[i];
+	}
+	rt->n_failed = k;
+}
+
+/* The runtime refused an image: journaled once, with its status, and skipped for the back-off. */
+static void on_image_failed(const char *id, const char *name, const char *why, void *userdata)
+{
+	runtime_state *rt = userdata;
+	uint64_t now = 0;
+
+	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
+	log_entry e;
+	log_entry_init(&e, LOG_WARNING, MSGID_NODE_RECLAIM_IMAGES);
+	log_entry_add(&e, FIELD_IMAGES, "%s", name);
+	log_entry_add(&e, FIELD_REASON, "%s", why);
+	log_entry_send(&e, "The container runtime did not remove image %s (%s): %s; not tried again for %" PRIu64 " s, "
+	               "node-level reclaim goes on with the next unused image, else a pod is evicted",
+	               name, id, why, IMAGE_REMOVAL_BACKOFF_USEC / 1000000);
+	failed_prune(rt, now);
+	if (rt->n_failed == FAILED_IMAGES_MAX) {
+		free(rt->failed[0].id);
+		memmove(rt->failed, rt->failed + 1, (rt->n_failed - 1) * sizeof(*rt->failed));
+		rt->n_failed--;
+	}
+	failed_image *n = realloc(rt->failed, (rt->n_failed + 1) * sizeof(*n));
+	if (!n)
+		return; /* not remembered: asked again at the next plan, as before */
+	rt->failed = n;
+	n[rt->n_failed].id = strdup(id);
+	n[rt->n_failed].until_usec = now + IMAGE_REMOVAL_BACKOFF_USEC;
+	if (n[rt->n_failed].id)
+		rt->n_failed++;
+}
+
 static void on_removed(const image_removal_result *res, void *userdata)
 {
 	runtime_state *rt = userdata;
@@ -502,7 +659,10 @@ static void on_removed(const image_removal_result *res, void *userdata)
 	rt->removal_done = true;
 	rt->images_removed += res->n_removed;
 	rt->bytes_removed += (uint64_t)res->bytes;
-	rt->listing_usec = 0; /* what is left must be listed again before more is removed */
+	/* what is left must be listed again before more is removed; when nothing went, the listing
+	 * still says what is there and the next plan, without the refused images, uses it at once */
+	if (res->n_removed)
+		rt->listing_usec = 0;
 	if (rt->changed)
 		rt->changed(rt->userdata);
 }
@@ -521,6 +681,43 @@ static void log_expired(runtime_state *rt, evictd_signal s, uint64_t now_usec, i
 	        (now_usec - rt->pending_since[s]) / 1000000, KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
 }
 
+/*
+ * Once per episode of a signal: the unused images node-level reclaim may not remove (yet) and why
+ * (the kubelet is as silent about them as evictd was: a pod evicted beside a 97 MiB image younger
+ * than image-minimum-gc-age deserves a word).
+ */
+static void log_kept(runtime_state *rt, evictd_signal s, const noderec_plan *p, uint64_t now_usec)
+{
+	char list[1024] = "", sz[32], age[48];
+	size_t len = 0;
+
+	if (rt->kept_logged[s] || !p->n_kept)
+		return;
+	rt->kept_logged[s] = true;
+	for (size_t i = 0; i < p->n_kept && len < sizeof(list) - 1; i++) {
+		const cri_image *im = &rt->listing->images[p->kept[i]];
+		const image_record *r = record_find(rt, im->id);
+		age[0] = '\0';
+		if (p->kept_why[i] == NODEREC_KEEP_YOUNG && r && now_usec >= r->h.first_seen_usec)
+			snprintf(age, sizeof(age), ", first seen %" PRIu64 " s ago", (now_usec - r->h.first_seen_usec) / 1000000);
+		int n = snprintf(list + len, sizeof(list) - len, "%s%s (%s, %s%s)", len ? ", " : "", image_name(im),
+		                 format_bytes((int64_t)im->size, sz, sizeof(sz)), noderec_keep_name(p->kept_why[i]), age);
+		if (n < 0 || (size_t)n >= sizeof(list) - len) {
+			snprintf(list + (len < sizeof(list) - 6 ? len : sizeof(list) - 6), 6, ", …");
+			break;
+		}
+		len += (size_t)n;
+	}
+	log_entry e;
+	log_entry_init(&e, LOG_NOTICE, MSGID_NODE_RECLAIM_IMAGES);
+	log_entry_add(&e, FIELD_SIGNAL, "%s", signal_name(s));
+	log_entry_add(&e, FIELD_IMAGES_COUNT, "%zu", p->n_kept);
+	log_entry_add(&e, FIELD_IMAGES, "%s", list);
+	log_entry_send(&e, "Node-level reclaim for %s: %zu unused image%s may not be removed (yet): %s; "
+	               "image-minimum-gc-age = %" PRIu64 " s", signal_name(s), p->n_kept, p->n_kept == 1 ? "" : "s", list,
+	               rt->cfg->image_min_gc_age_usec / 1000000);
+}
+
 static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, evictd_signal s, int64_t before)
 {
 	const char *ids[64], *names[64];
@@ -534,13 +731,14 @@ static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, ev
 		names[i] = image_name(im);
 		sizes[i] = (int64_t)im->size;
 	}
-	int r = image_removal_start(rt->client, ids, names, sizes, n, s, on_removed, rt, &rt->removal);
+	int r = image_removal_start(rt->client, ids, names, sizes, n, s, on_image_failed, on_removed, rt, &rt->removal);
 	if (r < 0) {
 		log_error_errno(r, "node-level reclaim: images not removed");
 		return;
 	}
 	rt->removal_signal = s;
 	rt->removal_before = before;
+	rt->listing_for_removal = false; /* the next removal lists again */
 }
 
 void runtime_settle(runtime_state *rt, const evaluation *ev)
@@ -552,7 +750,7 @@ void runtime_settle(runtime_state *rt, const evaluation *ev)
 		if (disk_signal(s) && acted_on(ev, s))
 			continue;
 		/* the next episode is logged anew */
-		rt->covered_logged[s] = rt->expired_logged[s] = false;
+		rt->covered_logged[s] = rt->expired_logged[s] = rt->kept_logged[s] = false;
 		ended |= rt->pending_since[s] != 0;
 		rt->pending_since[s] = 0;
 	}
@@ -577,6 +775,9 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		return;
 	for (int s = 0; s < _SIGNAL_MAX; s++)
 		any_disk |= disk_signal((evictd_signal)s) && acted_on(ev, (evictd_signal)s);
+	/* a memory or pid decision needs no listing, no plan: it pays nothing for the runtime */
+	if (!any_disk && plan == &local)
+		return;
 	bool usable = rt->listing && rt->listing_usec && now_usec - rt->listing_usec < RUNTIME_LISTING_TTL_USEC;
 	bool failed_recently = rt->failed_usec && now_usec - rt->failed_usec < RUNTIME_LISTING_TTL_USEC;
 	if (any_disk && !usable && !failed_recently)
@@ -588,17 +789,44 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		return;
 	}
 	runtime_attribute(snap, rt->listing, rt->layout, &rt->label_notes);
-	image_history *h = calloc(rt->listing->n_images ? rt->listing->n_images : 1, sizeof(*h));
-	if (!h)
+	size_t n_img = rt->listing->n_images ? rt->listing->n_images : 1;
+	image_history *h = calloc(n_img, sizeof(*h));
+	bool *refused = calloc(n_img, sizeof(*refused));
+	if (!h || !refused) {
+		free(h);
+		free(refused);
 		return;
+	}
+	failed_prune(rt, now_usec);
 	for (size_t i = 0; i < rt->listing->n_images; i++) {
 		const image_record *r = record_find(rt, rt->listing->images[i].id);
 		h[i] = r ? r->h : (image_history){ .first_seen_usec = now_usec };
 	}
-	int r = noderec_plan_build(rt->listing, h, now_usec, c->image_min_gc_age_usec, &p);
+	if (rt->n_failed) {
+		id_index ids = { 0 };
+		size_t v;
+		if (id_index_init(&ids, rt->n_failed) < 0) {
+			free(h);
+			free(refused);
+			return;
+		}
+		for (size_t i = 0; i < rt->n_failed; i++)
+			id_index_put(&ids, rt->failed[i].id, NULL, i);
+		for (size_t i = 0; i < rt->listing->n_images; i++)
+			refused[i] = id_index_get(&ids, rt->listing->images[i].id, NULL, &v);
+		id_index_done(&ids);
+	}
+	noderec_rules rules = { .min_age_usec = c->image_min_gc_age_usec, .sandbox_image = rt->sandbox_image,
+		                .backed_off = refused };
+	int r = noderec_plan_build_rules(rt->listing, h, now_usec, &rules, &p);
 	free(h);
+	free(refused);
 	if (r < 0)
 		return;
+	for (size_t i = 0; i < p.n_kept && i < 8; i++) {
+		plan->kept_names[i] = image_name(&rt->listing->images[p.kept[i]]);
+		plan->kept_why[i] = noderec_keep_name(p.kept_why[i]);
+	}
 	plan->valid = true;
 	plan->layout = rt->layout;
 	snprintf(plan->imagefs, sizeof(plan->imagefs), "%s", rt->imagefs);
@@ -649,12 +877,22 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 			sp->n_remove = noderec_images_for(&p, rt->listing, rt->layout, s, need, &sp->remove_bytes);
 		for (size_t i = 0; i < sp->n_remove && i < 8 && !plan->remove_names[i]; i++)
 			plan->remove_names[i] = image_name(&rt->listing->images[p.images[i]]);
+		if (te && (sp->steps & NODEREC_IMAGES))
+			log_kept(rt, s, &p, now_usec);
 		if (rt->removal && (sp->steps & NODEREC_IMAGES))
 			sp->hold = true;
 		else if (sp->n_remove && c->dry_run) {
 			/* a dry run removes nothing: what it would remove counts as if it were gone */
 			out->pending[s] += sp->remove_bytes;
 			sp->pending += sp->remove_bytes;
+		} else if (sp->n_remove && (!rt->listing_for_removal || rt->sandbox_asking)) {
+			/* not from a listing older than the wish to remove: a container started since keeps its
+			 * image; nor before the runtime has said which is its sandbox image */
+			if (!rt->listing_for_removal && !failed_recently) {
+				rt->relist_wanted = true;
+				refresh(rt);
+			}
+			sp->hold = rt->refreshing || rt->sandbox_asking;
 		} else if (sp->n_remove && !rt->removal) {
 			start_removal(rt, &p, sp->n_remove, s, o->available);
 			sp->hold = rt->removal != NULL;

@@ -224,6 +224,8 @@ static void text_node_reclaim(FILE *f, const evictd_config *c, const decision *d
 	}
 	for (int i = 0; i < 8 && plan->remove_names[i]; i++)
 		fprintf(f, "  %s %s\n", c->dry_run ? "would remove" : "removes", plan->remove_names[i]);
+	for (int i = 0; i < 8 && plan->kept_names[i]; i++)
+		fprintf(f, "  may not remove %s: %s\n", plan->kept_names[i], plan->kept_why[i]);
 }
 
 static void json_node_reclaim(FILE *f, const evictd_config *c, const decision *d, const runtime_plan *plan)
@@ -260,6 +262,14 @@ static void json_node_reclaim(FILE *f, const evictd_config *c, const decision *d
 	for (int i = 0; i < 8 && plan->remove_names[i]; i++) {
 		fputs(i ? "," : "", f);
 		json_string(f, plan->remove_names[i]);
+	}
+	fputs("],\"kept\":[", f);
+	for (int i = 0; i < 8 && plan->kept_names[i]; i++) {
+		fputs(i ? ",{\"image\":" : "{\"image\":", f);
+		json_string(f, plan->kept_names[i]);
+		fputs(",\"why\":", f);
+		json_string(f, plan->kept_why[i]);
+		fputs("}", f);
 	}
 	fputs("]}", f);
 }

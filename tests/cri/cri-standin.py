@@ -22,6 +22,13 @@ State file (every key optional):
                    "writable_bytes": 1, "writable_inodes": 1, "mountpoint": "/x", "labels": {...}}],
    "faults": {"METHOD or *": {"delay": SECONDS, "status": GRPC-CODE, "message": "...",
                               "garbage": N, "oversize": BYTES, "huge": BYTES, "huge_nested": BYTES}}}
+Image safety (node-level reclaim), kept apart from the other faults:
+  "sandbox_image": "registry.k8s.io/pause:3.6"   Status with verbose answers containerd 1.6's way:
+                                                  info["config"] = JSON {"sandboxImage": ...}
+  "status_info": {"key": "value"}                 Status's info map as given (wins over sandbox_image)
+  "remove_refused": {"ID or *": {"status": GRPC-CODE, "message": "..."}}
+                                                  RemoveImage of that image (any: "*") fails, the image stays
+Without either, Status answers with an empty info map.
 Sandbox and container labels default to the kubelet's (io.kubernetes.pod.uid/name/namespace,
 io.kubernetes.container.name) from the sandbox's fields.
 
@@ -98,6 +105,27 @@ class State:
             return None
 
 
+def status_info(state):
+    """Status's verbose info: as given, else containerd 1.6's config JSON naming the sandbox image."""
+    if "status_info" in state:
+        return state["status_info"]
+    if "sandbox_image" in state:
+        return {"config": json.dumps({"containerd": {"snapshotter": "overlayfs"},
+                                      "sandboxImage": state["sandbox_image"]})}
+    return {}
+
+
+def removal_refused(state, ref):
+    """The refusal configured for an image (by id or tag, or "*"), or None."""
+    refused = state.get("remove_refused", {})
+    if ref in refused:
+        return refused[ref]
+    for im in state.get("images", []):
+        if ref in im.get("tags", []) and im.get("id") in refused:
+            return refused[im["id"]]
+    return refused.get("*")
+
+
 def sandbox_of(state, sid):
     for s in state.get("sandboxes", []):
         if s.get("id") == sid:
@@ -147,6 +175,15 @@ class Standin:
                                   runtime_version=v.get("runtime_version", "0"),
                                   runtime_api_version=v.get("runtime_api_version", "v1"))
 
+    def Status(self, st, req):
+        out = pb.StatusResponse()
+        for t in ("RuntimeReady", "NetworkReady"):
+            out.status.conditions.add(type=t, status=True)
+        if req.verbose:
+            for k, v in status_info(st).items():
+                out.info[k] = v
+        return out
+
     def ImageFsInfo(self, st, req):
         return pb.ImageFsInfoResponse(image_filesystems=[fs_usage(d) for d in st.get("image_filesystems", [])],
                                       container_filesystems=[fs_usage(d) for d in st.get("container_filesystems", [])])
@@ -159,6 +196,10 @@ class Standin:
         return out
 
     def RemoveImage(self, st, req):
+        refused = removal_refused(st, req.image.image)
+        if refused:
+            raise Abort(grpc.StatusCode(next(c for c in grpc.StatusCode if c.value[0] == refused.get("status", 9))),
+                        refused.get("message", "stand-in refuses to remove %s" % req.image.image))
         im = self.state.remove_image(req.image.image)
         if im and im.get("file"):
             try:
@@ -336,7 +377,7 @@ def main():
     standin = Standin(State(a.state), a.log)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=16),
                          options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)])
-    services = {RUNTIME: ["Version", "ListPodSandbox", "ListContainers", "ContainerStatus", "ListContainerStats"],
+    services = {RUNTIME: ["Version", "Status", "ListPodSandbox", "ListContainers", "ContainerStatus", "ListContainerStats"],
                 IMAGE: ["ListImages", "RemoveImage", "ImageFsInfo"]}
     for service, methods in services.items():
         server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(

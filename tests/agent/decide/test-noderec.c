@@ -187,6 +187,61 @@ static void test_decide_hold_and_cover(void **state)
 	config_free(cfg);
 }
 
+static cri_image tagged(const char *id, char **tags, size_t n)
+{
+	return (cri_image){ .id = (char *)id, .tags = tags, .n_tags = n, .size = (uint64_t)MIB };
+}
+
+/* The runtime's sandbox image by the name it gives, as runtimes resolve references. */
+static void test_sandbox_image_names(void **state)
+{
+	char *pause[] = { (char *)"registry.k8s.io/pause:3.6" };
+	char *hub[] = { (char *)"docker.io/library/busybox:latest" };
+	char *local[] = { (char *)"localhost/sandbox:1" };
+	cri_image p = tagged("sha256:p", pause, 1), h = tagged("sha256:h", hub, 1), l = tagged("sha256:l", local, 1);
+
+	(void)state;
+	assert_true(noderec_is_sandbox_image(&p, "registry.k8s.io/pause:3.6"));
+	assert_false(noderec_is_sandbox_image(&p, "registry.k8s.io/pause:3.9"));
+	assert_true(noderec_is_sandbox_image(&h, "busybox"));            /* docker.io/library/, :latest */
+	assert_true(noderec_is_sandbox_image(&h, "library/busybox:latest"));
+	assert_true(noderec_is_sandbox_image(&l, "localhost/sandbox:1"));
+	assert_false(noderec_is_sandbox_image(&l, "sandbox:1"));        /* that is docker.io's */
+	assert_true(noderec_is_sandbox_image(&l, "sha256:l"));          /* by id */
+	/* not said by the runtime: any repository named pause */
+	assert_true(noderec_is_sandbox_image(&p, NULL));
+	assert_false(noderec_is_sandbox_image(&l, NULL));
+}
+
+/* Neither the sandbox image (unpinned, as containerd 1.6.20 lists it) nor a refused one is planned. */
+static void test_rules_keep(void **state)
+{
+	char *pause[] = { (char *)"registry.k8s.io/pause:3.6" };
+	char *a[] = { (char *)"localhost/a:1" }, *b[] = { (char *)"localhost/b:1" }, *y[] = { (char *)"localhost/y:1" };
+	cri_image im[] = { tagged("sha256:0-pause", pause, 1), tagged("sha256:1-a", a, 1), tagged("sha256:2-b", b, 1),
+		           tagged("sha256:3-young", y, 1) };
+	image_history h[] = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 590 * SEC, 0 } };
+	bool refused[] = { false, true, false, false };
+	cri_listing l = { .images = im, .n_images = 4 };
+	noderec_rules rules = { .min_age_usec = 120 * SEC, .sandbox_image = "registry.k8s.io/pause:3.6",
+		                .backed_off = refused };
+	noderec_plan p;
+
+	(void)state;
+	assert_int_equal(noderec_plan_build_rules(&l, h, 600 * SEC, &rules, &p), 0);
+	assert_int_equal(p.n_images, 1);
+	assert_int_equal(p.images[0], 2);
+	assert_int_equal(p.n_sandbox, 1);
+	assert_int_equal(p.n_backed_off, 1);
+	assert_int_equal(p.n_young, 1);
+	assert_int_equal(p.n_kept, 3);
+	assert_int_equal(p.kept[0], 0);
+	assert_int_equal(p.kept_why[0], NODEREC_KEEP_SANDBOX);
+	assert_int_equal(p.kept_why[1], NODEREC_KEEP_BACKED_OFF);
+	assert_int_equal(p.kept_why[2], NODEREC_KEEP_YOUNG);
+	noderec_plan_done(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +250,8 @@ int main(void)
 		cmocka_unit_test(test_unused_images),
 		cmocka_unit_test(test_kubelet_threshold),
 		cmocka_unit_test(test_decide_hold_and_cover),
+		cmocka_unit_test(test_sandbox_image_names),
+		cmocka_unit_test(test_rules_keep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,6 +96,38 @@ static void test_unusable_is_fresh_and_removed(void **state)
 	}
 }
 
+/* A directory in the file's place: moved aside once (an empty one removed), the state saved. */
+static void test_directory_in_place(void **state)
+{
+	char p[512], aside[600], inside[700];
+	struct stat sb;
+	noderec_state st = { 0 }, back;
+	(void)state;
+	snprintf(p, sizeof(p), "%s/%s", dir, NODEREC_STATE_FILE);
+	snprintf(aside, sizeof(aside), "%s~unusable", p);
+	unlink(p);
+	/* an empty one while running: removed, the save goes through */
+	assert_int_equal(mkdir(p, 0755), 0);
+	st.pending_since[SIGNAL_NODEFS_AVAILABLE] = 7;
+	assert_int_equal(noderec_state_save(dir, &st), 0);
+	assert_int_equal(lstat(p, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	/* one with something in it, found at start: moved aside, the next save goes through */
+	unlink(p);
+	assert_int_equal(mkdir(p, 0755), 0);
+	write_file(NODEREC_STATE_FILE "/kept", "x");
+	assert_int_equal(noderec_state_load(dir, NOW, &back), 0);
+	assert_int_equal(back.n_images, 0);
+	assert_int_equal(lstat(aside, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(noderec_state_save(dir, &st), 0);
+	assert_int_equal(lstat(p, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	snprintf(inside, sizeof(inside), "%s/kept", aside);
+	unlink(inside);
+	rmdir(aside);
+}
+
 static void test_replay(void **state)
 {
 	(void)state;
@@ -116,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_missing_is_fresh),
 		cmocka_unit_test(test_unusable_is_fresh_and_removed),
+		cmocka_unit_test(test_directory_in_place),
 		cmocka_unit_test(test_replay),
 	};
 	return cmocka_run_group_tests(tests, setup, replay_group_teardown);

@@ -9,12 +9,17 @@
 # fewest that cover the need, one journal entry per step), no pod evicted, nodefs.available back
 # above the threshold, the image in use kept. The kubelet stand-in serves throughout (relist,
 # container GC) with its own thresholds far below.
+# Issue 34: containerd 1.6.20 names its sandbox image only in its verbose Status
+# (info.config.sandboxImage), which evictd reads and logs; and a pod created after evictd's last
+# listing (late, running blob8, the smallest unused image until then) keeps its image: evictd
+# lists again before it removes, so blob8 survives and the next smallest goes instead.
 . ./lib.sh
 . ./lib-cri.sh
 
 FILL=48
 NEED=4
 WRITER=$(pod_uid 11 1)
+LATE=$(pod_uid 11 2)
 trap cri_cleanup EXIT
 cri_setup
 
@@ -36,6 +41,12 @@ note "nodefs.available $(mib "$avail") MiB; hard threshold ${thr} bytes ($(mib "
 cri_evictd cri-images nodefs.available "$thr" "a nodefs.available threshold ${NEED} MiB short of what a ${FILL} MiB fill leaves"
 note "runtime: $(j_select "$(j_id "$MSGID_RUNTIME_STATUS")" | head -n1 | jq -r .MESSAGE)"
 sleep 3   # the images are older than imageMinimumGCAge for evictd now
+sandbox='(.MESSAGE | startswith("Container runtime'"'"'s sandbox image: localhost/e2e/busybox:latest; never removed"))'
+ok "journal: containerd's sandbox image read from its verbose Status (info.config.sandboxImage)" j_wait 10 "$sandbox"
+# evictd has listed at its start and lists again only under disk pressure: this pod is not in its listing
+ok "pod e2e/late created after evictd's last listing, its container running blob8" \
+	cri_pod e2e/late "$LATE" --priority 2000 --container "main=exec sleep 100000" --image main=localhost/e2e/blob8:latest
+ok "late's container running" wait_until 30 ctr_running "$LATE" main
 
 # ---- the fill ---------------------------------------------------------------------------------------
 touch "$CTLDIR/go"
@@ -55,9 +66,12 @@ ok "EVICTD_OBSERVED $(f EVICTD_OBSERVED) was under the threshold" test "$(f EVIC
 ok "EVICTD_OBSERVED_AFTER $(f EVICTD_OBSERVED_AFTER) is over it" test "$(f EVICTD_OBSERVED_AFTER)" -gt "$thr"
 after=$(blob_images | tr '\n' ' ')
 note "unused images left: $after"
-ok "exactly one blob image is gone" test "$(wc -w <<< "$after")" = 2
+ok "exactly one blob image is gone (blob8 is listed, now in use)" test "$(wc -w <<< "$after")" = 2
 ok "it is the one the journal names" not grep -qF "$(f EVICTD_IMAGES)" <<< "$after"
-ok "busybox, in use, is still there" cri_has_image "$BUSYBOX"
+ok "busybox, in use (and the sandbox image), is still there" cri_has_image "$BUSYBOX"
+ok "blob8, used by a container created after evictd's last listing, is still there (listed again before removing)" \
+	cri_has_image localhost/e2e/blob8:latest
+ok "...and the journal does not name it" not grep -qF blob8 <<< "$(f EVICTD_IMAGES)"
 ok "nodefs.available is back above the threshold" wait_until 10 fs_above /var/lib/kubelet "$thr"
 note "nodefs.available now $(mib "$(fs_avail /var/lib/kubelet)") MiB"
 cleared="$(j_id "$MSGID_THRESHOLD_CLEARED") and .EVICTD_SIGNAL == \"nodefs.available\""
