@@ -119,7 +119,7 @@ class Demo:
 
     # -- the tables, as kubectl prints them ----------------------------------------------------
     def get_pods(self):
-        rows = [("NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE")]
+        rows = [("NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES")]
         now = time.time()
         for p in self.pods():
             st = p.get("status", {})
@@ -129,7 +129,7 @@ class Demo:
             ready = sum(1 for c in cs if c.get("ready"))
             rows.append((p["metadata"]["name"], f"{ready}/{len(p['spec'].get('containers', []))}", status,
                          "0", age(p["metadata"].get("creationTimestamp"), now), st.get("podIP") or "<none>",
-                         p["spec"].get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>"))
+                         p["spec"].get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>", "<none>"))
         table(rows)
 
     def get_events(self):
