@@ -38,6 +38,8 @@ ok "it reaches 'keeps running' (within 120 s)" wait_for 120 out_has '^preemptd k
 sed 's/^/# /' "$OUT"
 DIR=$(sed -n 's/^  API server: .* its state and logs in \(.*\)$/\1/p' "$OUT")
 ok "it names its directory" test -n "$DIR"
+ok "preemptd's start line names it once ('preemptd: Started: scheduling pods ...')" \
+	eval 'out_has "preemptd: Started: scheduling pods with schedulerName preemptd, API server https://127\.0\.0\.1:" && ! out_has "preemptd: preemptd started"'
 ok "preemptd binds report (its line)" out_has 'preemptd: Bound pod default/report to node node-a'
 ok "huge is unschedulable, in kube-scheduler's words" \
 	out_has '^huge: PodScheduled=False, Unschedulable: 0/2 nodes are available: 2 Insufficient cpu\.'
