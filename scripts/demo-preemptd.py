@@ -243,6 +243,8 @@ class Demo:
         say("")
         say("preemptd keeps running against the API server. Try it with kubectl (the stand-in serves what it needs):")
         say(f"  KUBECONFIG={kubeconfig} kubectl get pods -o wide")
+        say("  a second critical pod, for which preemptd has to break the budget (docs/preemptd.md):")
+        say(f"  sed 's/name: critical$/name: critical-2/' examples/preemptd/critical.yaml | KUBECONFIG={kubeconfig} kubectl apply -f -")
         say("Ctrl-C stops both and removes everything.")
         while all(p.poll() is None for p in self.procs.values()):
             time.sleep(0.2)

@@ -104,6 +104,31 @@ BY_KIND = {(r.api_version, r.kind): r for r in RESOURCES}
 # openapi". The schemas are minimal (an object with apiVersion, kind, metadata; the rest kept as
 # sent) but valid, named as kube-apiserver names them, so `kubectl explain` finds each kind.
 
+class RawBody(bytes):
+    """A response body that is not JSON (send_json sends it as is, with its content type)."""
+    ctype = "application/octet-stream"
+
+
+OPENAPI_V2_PB = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+def openapi_v2(accept):
+    """/openapi/v2, for a kubectl older than OpenAPI v3 (Debian 12's kubernetes-client, 1.20): the
+    smallest valid document, {swagger: "2.0", info}, no definitions — kubectl then validates no
+    kind client-side (it skips a kind it has no schema for) and builds its patches from its own
+    types. As protobuf (gnostic's openapi_v2.Document: swagger = 1, info = 2 {title = 1,
+    version = 2}) when asked for it, as kubectl does, else as JSON."""
+    title, version = "Kubernetes", VERSION["gitVersion"]
+    if OPENAPI_V2_PB in accept:
+        def field(num, data):
+            data = data.encode() if isinstance(data, str) else data
+            return bytes([num << 3 | 2, len(data)]) + data     # every length here is < 128
+        body = RawBody(field(1, "2.0") + field(2, field(1, title) + field(2, version)))
+        body.ctype = OPENAPI_V2_PB
+        return body
+    return {"swagger": "2.0", "info": {"title": title, "version": version}, "paths": {}}
+
+
 def openapi_gv_path(group, version):
     return "api/" + version if not group else "apis/%s/%s" % (group, version)
 
@@ -958,8 +983,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # --- plumbing -----------------------------------------------------------------------------
     def send_json(self, code, obj, headers=None, faults=()):
-        body = (json.dumps(obj) + "\n").encode()
-        ctype = "application/json"
+        if isinstance(obj, RawBody):
+            body, ctype = bytes(obj), obj.ctype
+        else:
+            body, ctype = (json.dumps(obj) + "\n").encode(), "application/json"
         for f in faults:
             if f["kind"] == "garbage":
                 body = f.get("body", "\x00\xffgarbage{[\"not json").encode("latin-1")
@@ -1114,6 +1141,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                              "serverAddress": S.address}]}, None
             if p == ["apis"]:
                 return 200, api_group_list(), None
+            if p == ["openapi", "v2"]:
+                return 200, openapi_v2(self.headers.get("Accept", "")), None
             if p == ["openapi", "v3"]:
                 return 200, openapi_v3_index(), None
             if p[:2] == ["openapi", "v3"]:

@@ -53,6 +53,20 @@ ok "...critical's FailedScheduling with the explanation" \
 ok "the summary" out_has '^  critical bound to node-b; preempted: batch-1; web-1 kept'
 ok "the servers are running" eval '! no_process > /dev/null'
 
+# What docs/preemptd.md suggests doing while it runs, with kubectl: a second critical pod, for which
+# preemptd breaks the budget (no other node helps), and says so.
+if command -v kubectl > /dev/null; then
+	kc=$(sed -n 's/^  KUBECONFIG=\([^ ]*\) kubectl get pods -o wide$/\1/p' "$OUT")
+	ok "kubectl apply, as docs/preemptd.md shows it (validation on)" eval '
+		sed "s/name: critical\$/name: critical-2/" examples/preemptd/critical.yaml |
+			KUBECONFIG="$kc" kubectl --cache-dir "$T/kcache" apply -f - > "$T/kubectl" 2>&1'
+	sed 's/^/# /' "$T/kubectl"
+	ok "...preemptd preempts web-1 on node-a, the budget violated, and says so" wait_for 20 out_has \
+		'preemptd: Preempting 1 pod on node node-a for pod default/critical-2 .*default/web-1 \(priority 1000 < 1000000; violates PodDisruptionBudget default/web \(0 disruptions allowed\)\)'
+else
+	skip "kubectl apply while it runs" "kubectl not installed"
+fi
+
 t0=$EPOCHREALTIME
 kill -INT -- "-$RPID"
 wait_for 30 bash -c "! kill -0 -- -$RPID 2> /dev/null"
