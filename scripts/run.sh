@@ -10,7 +10,7 @@ set -eu
 
 usage() {
 	cat << 'EOF'
-Usage: ./run [--demo | --monitor | --preemptd]   (make run RUN_ARGS=--demo, ...)
+Usage: ./run [--demo | --monitor | --preemptd]   (make run RUN_ARGS=--demo, RUN_ARGS=--preemptd, ...)
 Builds evictd and runs it in the foreground until Ctrl-C, in one of two modes:
   --monitor  evictd on this machine with the shipped configuration (conf/evictd.conf) and
              --dry-run: it decides and logs, and never signals anything. The default where
@@ -85,6 +85,8 @@ case $mode in
 --monitor)
 	echo "run: --monitor: monitoring this machine in dry-run" >&2
 	exec scripts/run-local.sh "$evictd" ;;
+--preemptd)	# preemptd beside evictd in the build directory (make run RUN_ARGS=--preemptd)
+	exec python3 scripts/demo-preemptd.py "$(dirname "$evictd")/preemptd" ;;
 "") ;;
 *) echo "run: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
 esac
