@@ -480,16 +480,19 @@ inner_pid() {	# the inside's pid 1, as this namespace sees it: unshare's child
 IPID= PIDNS= WDPID=
 # Ctrl-C at any moment stops the demonstration within 2 s: the inside is asked (SIGTERM: its
 # teardown says how evictd ended), and a watchdog takes the whole namespace down with SIGKILL
-# (unshare --kill-child: every process of it) should the inside not be done in STOP_GRACE
+# (its pid 1 killed, the kernel kills every process of the namespace) should the inside not be done in STOP_GRACE
 # seconds — still starting and without its handler, or slow on a loaded machine. What the
 # inside could not remove, the teardown below does, and checks.
-STOP_GRACE=1.3
+STOP_GRACE=1.0
 stop() {
 	[ -n "$IPID" ] || IPID=$(inner_pid)
 	[ -n "$IPID" ] && kill -TERM "$IPID" 2> /dev/null
 	[ $STOPPING = yes ] && [ -n "$WDPID" ] && return
 	STOPPING=yes
-	(trap 'kill "$s"; wait "$s"; exit' TERM; sleep "$STOP_GRACE" & s=$!; wait $s; kill -KILL "$UPID") 2> /dev/null < /dev/null &
+	# SIGKILL to the namespace's pid 1 (unshare, still alive, reaps it: no orphan is left for the
+	# host's init to reap), to unshare should pid 1 not be known.
+	(trap 'kill "$s"; wait "$s"; exit 3' TERM; sleep "$STOP_GRACE" & s=$!; wait $s
+	 kill -KILL "${IPID:-$UPID}") 2> /dev/null < /dev/null &
 	WDPID=$!
 }
 trap stop INT TERM HUP
@@ -511,7 +514,10 @@ trap - INT TERM HUP
 if [ -n "$WDPID" ]; then
 	kill "$WDPID" 2> /dev/null
 	wait "$WDPID" 2> /dev/null
-	if [ $rc = 137 ]; then
+	fired=$?
+	# Exit 3: stopped before it fired. Fired, the status is unshare's for a pid 1 killed by
+	# SIGKILL (137, or 1 where unshare fails to pass the signal on: "sigprocmask unblock failed").
+	if [ $fired != 3 ] && [ $rc != 0 ]; then
 		echo "stopping: the demonstration's namespace did not end within ${STOP_GRACE}s of Ctrl-C: killed"
 		rc=0
 	fi
@@ -526,10 +532,13 @@ for _ in $(seq 50); do   # the namespace's processes are killed with its pid 1; 
 done
 [ -d "$SB_CG" ] && left+=("cgroup $SB_CG")
 if [ -n "$PIDNS" ]; then
-	# One ls for all: a readlink per process takes seconds on a loaded machine.
+	# One ls for all: a readlink per process takes seconds on a loaded machine. The namespace's
+	# processes are killed with its pid 1; a loaded machine may take a moment to reap them.
+	ns_pids() { ls -l /proc/[0-9]*/ns/pid 2> /dev/null | grep -F -- "-> $PIDNS" | sed 's,.*/proc/\([0-9]*\)/ns/pid.*,\1,'; }
+	for _ in $(seq 10); do [ -z "$(ns_pids)" ] && break; sleep 0.05; done
 	while read -r f; do
 		left+=("process $f")
-	done < <(ls -l /proc/[0-9]*/ns/pid 2> /dev/null | grep -F -- "-> $PIDNS" | sed 's,.*/proc/\([0-9]*\)/ns/pid.*,\1,')
+	done < <(ns_pids)
 fi
 if awk -v w="$WORK" 'index($5, w) == 1 || $0 ~ /evictd-demo-nodefs/ { f = 1 } END { exit !f }' /proc/self/mountinfo; then
 	left+=("a mount under $WORK")

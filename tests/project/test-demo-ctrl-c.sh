@@ -64,7 +64,8 @@ one_stop() {
 	DPID=
 	tail -n 8 "$out" | sed 's/^/#   /'
 	ok "$name: Ctrl-C stops it within 2 s (took ${ms} ms)" test "$ms" -le 2000
-	ok "$name: exit status 0" test "$rc" = 0
+	ok "$name: exit status 0 (got $rc)" test "$rc" = 0
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$out"
 	ok "$name: it says it checked that nothing is left" grep -q '^teardown checked: no cgroup .* no mount, no process' "$out"
 	ok "$name: no sandbox cgroup is left" test -n "$sb" -a ! -e "$sb"
 	ok "$name: no mount of it is left" bash -c "! grep -qE 'evictd-demo' /proc/self/mountinfo"
