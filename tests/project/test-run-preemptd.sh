@@ -30,6 +30,7 @@ no_process() {	# nothing runs with the directory on its command line
 }
 out_has() { grep -qE -- "$1" "$OUT"; }
 
+ok "./run --help names --preemptd" eval './run --help 2>&1 | grep -q "^  --preemptd preemptd, not in dry-run, against a throwaway API server"'
 set -m
 ./run --preemptd > "$OUT" 2>&1 < /dev/null &
 RPID=$!
