@@ -384,7 +384,7 @@ image:
 	@scripts/build-image.sh build/image --debs build/deb
 
 # --- run and install --------------------------------------------------------------------------
-run: $(EVICTD)
+run: $(EVICTD) $(PREEMPTD)
 	@scripts/run.sh $(EVICTD) $(RUN_ARGS)
 
 PC_SED := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \

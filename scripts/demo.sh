@@ -255,6 +255,9 @@ EOF
 	# -- the ranking, as evictd sees it before the crossing
 	say ""
 	say "evictd --once (read-only) before the pressure: the nodefs signal and the ranking for disk pressure"
+	# Ctrl-C while the node is built: pid 1 leaving ends every process of the namespace and its
+	# mounts; the outside removes the cgroups and checks.
+	[ $STOP = no ] || exit 0
 	"${CONFINED[@]}" "$EVICTD" --once --dry-run --config "$CONF" --cgroup-root "$CG" > "$WORK/once.txt" 2> "$WORK/once.err" ||
 		{ echo "demo: evictd --once failed:" >&2; cat "$WORK/once.err" >&2; exit 1; }
 	grep -E '^(SIGNAL|nodefs\.available) ' "$WORK/once.txt" | sed 's/^/  /'
@@ -266,12 +269,16 @@ EOF
 	# --log-target stderr: evictd's own lines, as it prints them without a journal socket (with one,
 	# and stderr not a terminal, "auto" would send them to the journal instead of to this screen).
 	# Into a file, not a pipe: a reader gone at Ctrl-C must not take evictd down with SIGPIPE.
+	[ $STOP = no ] || exit 0
 	: > "$LOG"
 	"${CONFINED[@]}" "$EVICTD" --config "$CONF" --cgroup-root "$CG" --log-target stderr 2>> "$LOG" < /dev/null &
 	EPID=$!
 	follow() {
-		tail -n +1 -f --pid="$EPID" "$LOG" | while IFS= read -r line; do
+		tail -n +1 -f -s 0.1 --pid="$EPID" "$LOG" | while IFS= read -r line; do
 			[ $VERBOSE = yes ] || line=${line% \[EVICTD_*\]}
+			# evictd names its pid in this PID namespace: typed on the host, that kill would signal
+			# an unrelated process (SIGUSR1 terminates most). The demonstration's way is Ctrl-C.
+			[[ $line =~ ^(.*)", or on kill -USR1 "[0-9]+(.*)$ ]] && line=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
 			echo "  $(ts) $line"
 			echo "$EPOCHREALTIME $line" >> "$WORK/state/evictd.timed"
 		done
@@ -319,7 +326,7 @@ EOF
 		kill "${RPID:-}" 2> /dev/null
 		if kill -0 "$EPID" 2> /dev/null; then
 			kill -TERM "$EPID"
-			for i in $(seq 100); do kill -0 "$EPID" 2> /dev/null || break; sleep 0.1; done
+			for i in $(seq 20); do kill -0 "$EPID" 2> /dev/null || break; sleep 0.05; done
 			kill -KILL "$EPID" 2> /dev/null
 		fi
 		wait "$EPID" 2> /dev/null
@@ -346,7 +353,8 @@ EOF
 	}
 
 	# -- the pressure ramp, once evictd watches
-	for _ in $(seq 200); do grep -q ': monitoring ' "$LOG" && break; kill -0 "$EPID" 2> /dev/null || break; sleep 0.05; done
+	for _ in $(seq 200); do grep -q ': monitoring ' "$LOG" && break; kill -0 "$EPID" 2> /dev/null || break; [ $STOP = no ] || break; sleep 0.05; done
+	[ $STOP = no ] || { teardown; exit 0; }
 	if ! grep -q ': monitoring ' "$LOG"; then
 		say "demo: FAILED: evictd did not start monitoring the sandbox"
 		teardown; exit 1
@@ -469,26 +477,51 @@ inner_pid() {	# the inside's pid 1, as this namespace sees it: unshare's child
 	done
 	return 1
 }
-IPID= PIDNS=
+IPID= PIDNS= WDPID=
+# Ctrl-C at any moment stops the demonstration within 2 s: the inside is asked (SIGTERM: its
+# teardown says how evictd ended), and a watchdog takes the whole namespace down with SIGKILL
+# (its pid 1 killed, the kernel kills every process of the namespace) should the inside not be done in STOP_GRACE
+# seconds — still starting and without its handler, or slow on a loaded machine. What the
+# inside could not remove, the teardown below does, and checks.
+STOP_GRACE=1.0
 stop() {
-	STOPPING=yes
+	[ -n "$IPID" ] || IPID=$(inner_pid)
 	[ -n "$IPID" ] && kill -TERM "$IPID" 2> /dev/null
+	[ $STOPPING = yes ] && [ -n "$WDPID" ] && return
+	STOPPING=yes
+	# SIGKILL to the namespace's pid 1 (unshare, still alive, reaps it: no orphan is left for the
+	# host's init to reap), to unshare should pid 1 not be known.
+	(trap 'kill "$s"; wait "$s"; exit 3' TERM; sleep "$STOP_GRACE" & s=$!; wait $s
+	 kill -KILL "${IPID:-$UPID}") 2> /dev/null < /dev/null &
+	WDPID=$!
 }
 trap stop INT TERM HUP
-for _ in $(seq 100); do IPID=$(inner_pid) && break; sleep 0.02; done
+for _ in $(seq 100); do [ $STOPPING = no ] || break; IPID=$(inner_pid) && break; sleep 0.02; done
 [ -n "$IPID" ] && PIDNS=$(readlink "/proc/$IPID/ns/pid" 2> /dev/null)
 while :; do
 	# pid 1 of a namespace drops a signal it has no handler for yet: a stop asked for while the
-	# inside was still starting is asked again until it ends.
+	# inside was still starting is asked again (every 0.2 s) until it ends or the watchdog fires.
 	[ $STOPPING = yes ] && stop
-	wait "$UPID"; rc=$?
-	if [ $rc -gt 128 ] && kill -0 "$UPID" 2> /dev/null; then
-		[ $STOPPING = yes ] && sleep 0.5
-		continue
+	if [ $STOPPING = yes ]; then
+		sleep 0.2 & wait $!
+		kill -0 "$UPID" 2> /dev/null && continue
 	fi
+	wait "$UPID"; rc=$?
+	if [ $rc -gt 128 ] && kill -0 "$UPID" 2> /dev/null; then continue; fi
 	break
 done
 trap - INT TERM HUP
+if [ -n "$WDPID" ]; then
+	kill "$WDPID" 2> /dev/null
+	wait "$WDPID" 2> /dev/null
+	fired=$?
+	# Exit 3: stopped before it fired. Fired, the status is unshare's for a pid 1 killed by
+	# SIGKILL (137, or 1 where unshare fails to pass the signal on: "sigprocmask unblock failed").
+	if [ $fired != 3 ] && [ $rc != 0 ]; then
+		echo "stopping: the demonstration's namespace did not end within ${STOP_GRACE}s of Ctrl-C: killed"
+		rc=0
+	fi
+fi
 
 # ---- teardown outside, and the check that nothing is left --------------------------------------
 left=()
@@ -499,9 +532,13 @@ for _ in $(seq 50); do   # the namespace's processes are killed with its pid 1; 
 done
 [ -d "$SB_CG" ] && left+=("cgroup $SB_CG")
 if [ -n "$PIDNS" ]; then
-	for f in /proc/[0-9]*/ns/pid; do
-		[ "$(readlink "$f" 2> /dev/null)" = "$PIDNS" ] && left+=("process ${f//[!0-9]/}")
-	done
+	# One ls for all: a readlink per process takes seconds on a loaded machine. The namespace's
+	# processes are killed with its pid 1; a loaded machine may take a moment to reap them.
+	ns_pids() { ls -l /proc/[0-9]*/ns/pid 2> /dev/null | grep -F -- "-> $PIDNS" | sed 's,.*/proc/\([0-9]*\)/ns/pid.*,\1,'; }
+	for _ in $(seq 10); do [ -z "$(ns_pids)" ] && break; sleep 0.05; done
+	while read -r f; do
+		left+=("process $f")
+	done < <(ns_pids)
 fi
 if awk -v w="$WORK" 'index($5, w) == 1 || $0 ~ /evictd-demo-nodefs/ { f = 1 } END { exit !f }' /proc/self/mountinfo; then
 	left+=("a mount under $WORK")

@@ -12,6 +12,7 @@ Makes sure the Debian packages of each SET are installed: as root, installs the 
 apt-get; as another user, prints the apt-get command to run as root and exits 1.
 Sets:
   build   compile evictd, preemptctl, preemptd and libpreempt (make, gcc, libc6-dev, pkg-config, -dev libraries)
+  preemptd-demo  ./run --preemptd: the stand-in API server and its certificates (python3, python3-yaml, openssl)
   check   run the tests (cmocka, systemd, python3, jq, kubectl, man-db, ...)
   fuzz    libFuzzer targets (clang)
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
@@ -25,6 +26,7 @@ pkgs_for() {
 	case "$1" in
 	# gcc alone does not pull libc6-dev with --no-install-recommends.
 	build) echo "make gcc libc6-dev pkg-config libsystemd-dev libcgroup-dev libinih-dev libfyaml-dev libyajl-dev libcurl4-openssl-dev libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler" ;;
+	preemptd-demo) echo "python3 python3-yaml openssl" ;;
 	# Everything a test uses, so that none skips on a Debian 12 root machine for a missing package:
 	# python3-grpcio and python3-protobuf: the stand-in CRI runtime (tests/cri/cri-standin.py).
 	# kubectl for test-apiserver's client checks (any kubectl will do: A|B is satisfied by either

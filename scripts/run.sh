@@ -10,7 +10,7 @@ set -eu
 
 usage() {
 	cat << 'EOF'
-Usage: ./run [--demo | --monitor]        (make run RUN_ARGS=--demo, make run RUN_ARGS=--monitor)
+Usage: ./run [--demo | --monitor | --preemptd]   (make run RUN_ARGS=--demo, RUN_ARGS=--preemptd, ...)
 Builds evictd and runs it in the foreground until Ctrl-C, in one of two modes:
   --monitor  evictd on this machine with the shipped configuration (conf/evictd.conf) and
              --dry-run: it decides and logs, and never signals anything. The default where
@@ -23,6 +23,14 @@ Builds evictd and runs it in the foreground until Ctrl-C, in one of two modes:
              everything. Needs root, a writable cgroup v2 hierarchy and tmpfs. The default where
              evictd finds no pod cgroups; where the sandbox cannot be built, ./run says why in one
              line and monitors instead.
+Or, on any machine, without a cluster:
+  --preemptd preemptd, not in dry-run, against a throwaway API server (the test suite's stand-in,
+             with TLS) holding two nodes, priority classes, running pods and a
+             PodDisruptionBudget (examples/preemptd/): it binds a pod, reports one unschedulable
+             in kube-scheduler's words and preempts for a high-priority pod, the budget respected;
+             shown as `kubectl get pods -o wide` and `kubectl get events` show them. Then it keeps
+             running until Ctrl-C, which removes everything. Needs python3, python3-yaml, openssl
+             (installed as root with the build's packages).
 EOF
 }
 
@@ -77,6 +85,8 @@ case $mode in
 --monitor)
 	echo "run: --monitor: monitoring this machine in dry-run" >&2
 	exec scripts/run-local.sh "$evictd" ;;
+--preemptd)	# preemptd beside evictd in the build directory (make run RUN_ARGS=--preemptd)
+	exec python3 scripts/demo-preemptd.py "$(dirname "$evictd")/preemptd" ;;
 "") ;;
 *) echo "run: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
 esac

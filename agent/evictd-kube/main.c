@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	(void)sd_event_set_watchdog(e, true);
-	log_msg(LOG_INFO, "evictd-kube started: node %s, API server %s (context %s), descriptors in %s, spool %s, %s",
+	log_msg(LOG_INFO, "Started: node %s, API server %s (context %s), descriptors in %s, spool %s, %s",
 	        node, kc->server, kc->context, ddir, ro.spool_dir,
 	        cfg->kube.eviction_api ? "evictions through the Eviction API" : "evicted pods deleted with a UID precondition");
 	podwatch_start(pw);

@@ -32,7 +32,7 @@ void hint_rejected(FILE *out, unsigned nerrors, const struct model_input *in)
 			continue;
 		if (i == 0 && !in->kubeconfig)
 			fprintf(out, "preemptctl: nothing decided: the cluster snapshot %s cannot be read; "
-			        "`kubectl get priorityclasses,nodes,pods,pdb -A -o json > %s` writes one\n", f, f);
+			        "`kubectl get priorityclasses,nodes,pods,pdb,resourcequota -A -o json > %s` writes one\n", f, f);
 		else
 			fprintf(out, "preemptctl: nothing decided: %s cannot be read; give the path of a pod's manifest "
 			        "(YAML or JSON, as for kubectl apply -f)\n", f);

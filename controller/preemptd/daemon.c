@@ -523,11 +523,11 @@ preemptd *preemptd_free(preemptd *d)
 int preemptd_run(preemptd *d)
 {
 	if (d->shadow)
-		journal_msg(LOG_INFO, "preemptd started in shadow mode: deciding for the pods of %s, writing nothing "
+		journal_msg(LOG_INFO, "Started in shadow mode: deciding for the pods of %s, writing nothing "
 		            "(no Lease: leader-elect does not apply), API server %s", d->cfg->shadow_scheduler,
 		            kube_client_server(d->client));
 	else
-		journal_msg(LOG_INFO, "preemptd started: scheduling pods with schedulerName %s, API server %s, "
+		journal_msg(LOG_INFO, "Started: scheduling pods with schedulerName %s, API server %s, "
 		            "PodDisruptionBudgets %s, %s%s%s%s%s",
 	            d->cfg->scheduler_name, kube_client_server(d->client),
 	            d->cfg->pdb_policy == PP_PDB_STRICT ? "strict (victims evicted)" : "preferred (victims deleted)",

@@ -277,7 +277,7 @@ ok "preempt: no such pod among many pending: the closest three" expect 1 "" \
 	"$PCTL" preempt $F/cluster.json "$tmp/many.yaml" --pod batch/job-7
 ok "preempt: the CLUSTER file does not exist: how to make one, not 'preemptctl check'" expect 1 "" \
 "preemptctl: $tmp/nope.json: No such file or directory
-preemptctl: nothing decided: the cluster snapshot $tmp/nope.json cannot be read; \`kubectl get priorityclasses,nodes,pods,pdb -A -o json > $tmp/nope.json\` writes one" \
+preemptctl: nothing decided: the cluster snapshot $tmp/nope.json cannot be read; \`kubectl get priorityclasses,nodes,pods,pdb,resourcequota -A -o json > $tmp/nope.json\` writes one" \
 	"$PCTL" preempt "$tmp/nope.json" --pod default/x
 ok "preempt: the pod file does not exist: what it should be" expect 1 "" \
 "preemptctl: $tmp/nope.yaml: No such file or directory

@@ -40,7 +40,7 @@ if systemd-analyze security --help 2>/dev/null | grep -q -- --offline; then
 	score=$(rating "$tmp/preemptd.service")
 	echo "# preemptd.service: exposure ${score:-none} (stated: ${stated:-none})"
 	ok "the unit states its rating" test -n "$stated"
-	readme=$(sed -n 's/.*`systemd-analyze security` rates the unit \([0-9.]*[0-9]\)\..*/\1/p' README.md | head -n1)
+	readme=$(sed -n 's/.*`systemd-analyze security` rates the unit \([0-9.]*[0-9]\)\..*/\1/p' README.md docs/*.md | head -n1)
 	ok "README.md states the same rating ($readme)" test -n "$readme" -a "$readme" = "$stated"
 	ok "exposure exactly as stated ($stated)" test -n "$score" -a "$score" = "$stated"
 	ok "... and at most 2.0" awk -v s="${score:-9}" 'BEGIN { exit !(s <= 2.0) }'

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The doc test: every command README.md and the manual pages' EXAMPLES show, run as written.
+"""The doc test: every command README.md, docs/*.md and the manual pages' EXAMPLES show, run as written.
 
 What counts as a command (the convention README.md states under "Commands in this documentation"):
 
-  README.md   fenced ```sh blocks: every line is a command (a line ending in "\\" continues on
+  README.md, docs/*.md (the same rules)
+              fenced ```sh blocks: every line is a command (a line ending in "\\" continues on
               the next); its exit status must be 0.
               fenced ```console blocks: "$ " lines are commands; the lines after one, up to the
               next "$ " line, are what it prints (standard output and error, as a terminal shows
@@ -31,6 +32,7 @@ NEEDS = re.compile(r"(?:^|\s)#\s*needs:\s*(.+?)\s*$")
 # they are exercised by `make fresh` (tests/fresh/run.sh), not here. Keyed by the command.
 NOT_HERE = {
     "./run": "runs evictd until Ctrl-C (make fresh runs it; tests/project/test-run-words.sh checks its first line and its --help)",
+    "./run --preemptd": "runs preemptd until Ctrl-C (tests/project/test-run-preemptd.sh runs it as written)",
     "./check": "runs the test suite this test is part of (make fresh runs it)",
 }
 
@@ -192,10 +194,14 @@ def main():
     pages = sorted(os.path.join(top, "man", f) for f in os.listdir(os.path.join(top, "man"))
                    if re.search(r"\.[158]$", f))
     cases = readme_cases(os.path.join(top, "README.md"))
+    docs = os.path.join(top, "docs")
+    for f in sorted(os.listdir(docs)) if os.path.isdir(docs) else []:
+        if f.endswith(".md"):
+            cases += readme_cases(os.path.join(docs, f))
     for p in pages:
         cases += manpage_cases(p)
     if not cases:
-        print("not ok 1 - the README and manual pages show commands")
+        print("not ok 1 - the README, docs/ and manual pages show commands")
         print("1..1")
         return 1
 

@@ -5,16 +5,16 @@
 . "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# The README section "Reading decisions from the journal", up to the next "## ".
-awk '/^## Reading decisions from the journal/ { f = 1; next } /^## / { f = 0 } f' README.md >"$tmp/section"
-ok "README.md has the journal section" test -s "$tmp/section"
+# The docs/evictd.md section "Reading decisions from the journal", up to the next "## ".
+awk '/^## Reading decisions from the journal/ { f = 1; next } /^## / { f = 0 } f' docs/evictd.md >"$tmp/section"
+ok "docs/evictd.md has the journal section" test -s "$tmp/section"
 
 same() {	# same WHAT DOCUMENTED ACTUAL: the two sorted lists are equal; says what differs
 	local extra missing
 	missing=$(comm -13 "$2" "$3" | tr '\n' ' ') extra=$(comm -23 "$2" "$3" | tr '\n' ' ')
 	[ -z "$missing$extra" ] && return 0
-	[ -z "$missing" ] || echo "# $1 missing from README.md: $missing"
-	[ -z "$extra" ] || echo "# $1 in README.md but not in the code: $extra"
+	[ -z "$missing" ] || echo "# $1 missing from docs/evictd.md: $missing"
+	[ -z "$extra" ] || echo "# $1 in docs/evictd.md but not in the code: $extra"
 	return 1
 }
 

@@ -227,7 +227,7 @@ fell_back() {	# one line saying why there is no demonstration, then the monitori
 # Kubernetes cluster, systemd as PID 1, a preemptd running against a cluster, a node's container
 # runtime or a registry, the image build's tools, an install into /usr, or the run/test command
 # itself).
-EXPECTED_SKIPS_DOCS='needs (a cluster|kubectl and a cluster|evictd (running )?under systemd|preemptd (--shadow )?running|preemptd under systemd|kubectl, a cluster|containerd on (each|the) node|CRI-O or podman on the node|a registry the nodes pull from|root, mmdebstrap, umoci|root, and a kubeconfig|root on a systemd host|root on the node|make install|debhelper and lintian)|runs evictd until Ctrl-C|runs the test suite this test is part of'
+EXPECTED_SKIPS_DOCS='needs (a cluster|kubectl and a cluster|evictd (running )?under systemd|preemptd (--shadow )?running|preemptd under systemd|kubectl, a cluster|containerd on (each|the) node|CRI-O or podman on the node|a registry the nodes pull from|root, mmdebstrap, umoci|root, and a kubeconfig|root on a systemd host|root on the node|make install|debhelper and lintian)|runs (evictd|preemptd) until Ctrl-C|runs the test suite this test is part of'
 EXPECTED_SKIPS_ROOT=("$EXPECTED_SKIPS_DOCS")
 EXPECTED_SKIPS_USER=(
 	"$EXPECTED_SKIPS_DOCS"

@@ -95,6 +95,106 @@ BY_PATH = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_KIND = {(r.api_version, r.kind): r for r in RESOURCES}
 
 
+# ----------------------------------------------------------------------------------------------
+# OpenAPI v3, what kubectl reads before `kubectl apply` (validation on, its default): the index
+# (/openapi/v3) and one document per group-version. kubectl looks for the PATCH operation of the
+# object's kind (x-kubernetes-group-version-kind) and its fieldValidation query parameter: there,
+# it leaves the validation to the server (fieldValidation=Strict) and downloads nothing else;
+# without /openapi/v3 it fell back to /openapi/v2 (protobuf) and failed: "failed to download
+# openapi". The schemas are minimal (an object with apiVersion, kind, metadata; the rest kept as
+# sent) but valid, named as kube-apiserver names them, so `kubectl explain` finds each kind.
+
+class RawBody(bytes):
+    """A response body that is not JSON (send_json sends it as is, with its content type)."""
+    ctype = "application/octet-stream"
+
+
+OPENAPI_V2_PB = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+def openapi_v2(accept):
+    """/openapi/v2, for a kubectl older than OpenAPI v3 (Debian 12's kubernetes-client, 1.20): the
+    smallest valid document, {swagger: "2.0", info}, no definitions — kubectl then validates no
+    kind client-side (it skips a kind it has no schema for) and builds its patches from its own
+    types. As protobuf (gnostic's openapi_v2.Document: swagger = 1, info = 2 {title = 1,
+    version = 2}) when asked for it, as kubectl does, else as JSON."""
+    title, version = "Kubernetes", VERSION["gitVersion"]
+    if OPENAPI_V2_PB in accept:
+        def field(num, data):
+            data = data.encode() if isinstance(data, str) else data
+            return bytes([num << 3 | 2, len(data)]) + data     # every length here is < 128
+        body = RawBody(field(1, "2.0") + field(2, field(1, title) + field(2, version)))
+        body.ctype = OPENAPI_V2_PB
+        return body
+    return {"swagger": "2.0", "info": {"title": title, "version": version}, "paths": {}}
+
+
+def openapi_gv_path(group, version):
+    return "api/" + version if not group else "apis/%s/%s" % (group, version)
+
+
+def openapi_v3_index():
+    gvs = sorted({openapi_gv_path(r.group, r.version) for r in RESOURCES})
+    return {"paths": {gv: {"serverRelativeURL": "/openapi/v3/%s?hash=%s" % (
+        gv, hashlib.sha512(json.dumps(openapi_v3_document(gv), sort_keys=True).encode())
+        .hexdigest()[:64].upper())} for gv in gvs}}
+
+
+def openapi_schema_name(r):
+    group = {CORE: "core", "events.k8s.io": "events", "scheduling.k8s.io": "scheduling",
+             "coordination.k8s.io": "coordination", "rbac.authorization.k8s.io": "rbac"}.get(
+        r.group, r.group)
+    return "io.k8s.api.%s.%s.%s" % (group, r.version, r.kind)
+
+
+def openapi_v3_document(gv):
+    rs = [r for r in RESOURCES if openapi_gv_path(r.group, r.version) == gv]
+    if not rs:
+        return None
+    query = lambda name: {"name": name, "in": "query", "schema": {"type": "string"},
+                          "uniqueItems": True}
+    paths, schemas = {}, {}
+    for r in rs:
+        gvk = {"group": r.group, "version": r.version, "kind": r.kind}
+        ref = {"$ref": "#/components/schemas/" + openapi_schema_name(r)}
+        body = {"content": {"application/json": {"schema": ref}}}
+        ok = {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}}
+
+        def op(action, params, request=None):
+            o = {"operationId": action + r.kind, "x-kubernetes-action": action,
+                 "x-kubernetes-group-version-kind": gvk, "responses": ok,
+                 "parameters": [query(n) for n in params]}
+            if request:
+                o["requestBody"] = request
+            return o
+        base = "/" + gv + ("/namespaces/{namespace}" if r.namespaced else "") + "/" + r.name
+        ns_param = [{"name": "namespace", "in": "path", "required": True,
+                     "schema": {"type": "string"}}] if r.namespaced else []
+        write = ["dryRun", "fieldManager", "fieldValidation"]
+        paths[base] = {"parameters": ns_param,
+                       "get": op("list", ["labelSelector", "fieldSelector", "limit", "continue",
+                                          "resourceVersion", "watch"]),
+                       "post": op("post", write, body)}
+        # No requestBody on PATCH: kubectl then builds a strategic merge patch from its own types
+        # rather than from these minimal schemas.
+        paths[base + "/{name}"] = {
+            "parameters": ns_param + [{"name": "name", "in": "path", "required": True,
+                                       "schema": {"type": "string"}}],
+            "get": op("get", []), "put": op("put", write, body),
+            "patch": op("patch", write + ["force"]), "delete": op("delete", ["dryRun"])}
+        schemas[openapi_schema_name(r)] = {
+            "type": "object", "description": "%s (%s), as this stand-in stores it." % (
+                r.kind, r.api_version),
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                           "metadata": {"type": "object",
+                                        "x-kubernetes-preserve-unknown-fields": True}},
+            "x-kubernetes-preserve-unknown-fields": True,
+            "x-kubernetes-group-version-kind": [gvk]}
+    return {"openapi": "3.0.0",
+            "info": {"title": "Kubernetes", "version": VERSION["gitVersion"]},
+            "paths": paths, "components": {"schemas": schemas}}
+
+
 def res_key(r):
     return r.group + "/" + r.name
 
@@ -924,8 +1024,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # --- plumbing -----------------------------------------------------------------------------
     def send_json(self, code, obj, headers=None, faults=()):
-        body = (json.dumps(obj) + "\n").encode()
-        ctype = "application/json"
+        if isinstance(obj, RawBody):
+            body, ctype = bytes(obj), obj.ctype
+        else:
+            body, ctype = (json.dumps(obj) + "\n").encode(), "application/json"
         for f in faults:
             if f["kind"] == "garbage":
                 body = f.get("body", "\x00\xffgarbage{[\"not json").encode("latin-1")
@@ -1084,6 +1186,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                              "serverAddress": S.address}]}, None
             if p == ["apis"]:
                 return 200, api_group_list(), None
+            if p == ["openapi", "v2"]:
+                return 200, openapi_v2(self.headers.get("Accept", "")), None
+            if p == ["openapi", "v3"]:
+                return 200, openapi_v3_index(), None
+            if p[:2] == ["openapi", "v3"]:
+                doc = openapi_v3_document("/".join(p[2:]))
+                if doc is None:
+                    raise ApiError(status(404, "NotFound", "the server could not find the "
+                                          "requested resource"))
+                return 200, doc, None
             if p == ["api", "v1"]:
                 return 200, resource_list(CORE, "v1"), None
             if len(p) == 3 and p[0] == "apis":

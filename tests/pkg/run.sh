@@ -116,12 +116,12 @@ fi
 
 # ---- 1. exposure of the units as packaged ---------------------------------------------------
 t=$(date +%s)
-claim=$(sed -n 's/.*`systemd-analyze security` rates both units \([0-9.]*[0-9]\).*/\1/p' "$ROOT/README.md" | head -n1)
+claim=$(sed -n 's/.*`systemd-analyze security` rates both units \([0-9.]*[0-9]\).*/\1/p' "$ROOT/README.md" "$ROOT"/docs/*.md | head -n1)
 unpacked=$LOGS/unpacked
 dpkg-deb -x "$LOGS/new/evictd_${VERSION}_"*.deb "$unpacked"
 why=
 [ -n "$claim" ] || why="README.md states no rating (\"systemd-analyze security\` rates both units X\")"
-pd_claim=$(sed -n 's/.*`systemd-analyze security` rates the unit \([0-9.]*[0-9]\).*/\1/p' "$ROOT/README.md" | head -n1)
+pd_claim=$(sed -n 's/.*`systemd-analyze security` rates the unit \([0-9.]*[0-9]\).*/\1/p' "$ROOT/README.md" "$ROOT"/docs/*.md | head -n1)
 dpkg-deb -x "$LOGS/new/preemptd_${VERSION}_"*.deb "$unpacked"
 [ -n "$pd_claim" ] || why="$why; README.md states no rating of preemptd's unit (\"systemd-analyze security\` rates the unit X\")"
 for unit in evictd.service evictd-kube.service preemptd.service; do

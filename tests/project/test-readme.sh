@@ -1,5 +1,5 @@
 #!/bin/bash
-# The README's examples are what operators copy: its evictd.conf and pod descriptor must be
+# The documentation's examples (docs/evictd.md) are what operators copy: its evictd.conf and pod descriptor must be
 # accepted by evictd as written, and the descriptor must name the pod in the ranking.
 . "$(dirname "$0")/../lib.sh"
 EVICTD=$BUILD/evictd
@@ -8,7 +8,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 FX=$PWD/tests/fixtures/cgroup/systemd
 
 # The n-th ```ini block of the README.
-ini_block() { awk -v want="$1" '/^```ini$/ { n++; if (n == want) { f = 1; next } } /^```$/ { f = 0 } f' README.md; }
+ini_block() { awk -v want="$1" '/^```ini$/ { n++; if (n == want) { f = 1; next } } /^```$/ { f = 0 } f' docs/evictd.md; }
 
 ini_block 1 >"$tmp/evictd.conf"
 ini_block 2 >"$tmp/pod.conf"

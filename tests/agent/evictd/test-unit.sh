@@ -36,7 +36,7 @@ ok "systemd-analyze verify passes without procps and man on PATH" verify_minimal
 # both units N"): not "at most" a looser figure, so a hardening line removed is a failure. The
 # second check of each unit removes one scored line and expects the rating to change, so that
 # the pin is shown to see a removal at all.
-readme_rating=$(sed -n 's/.*`systemd-analyze security` rates both units \([0-9.]*\)\..*/\1/p' README.md | head -n1)
+readme_rating=$(sed -n 's/.*`systemd-analyze security` rates both units \([0-9.]*\)\..*/\1/p' README.md docs/*.md | head -n1)
 sed "s|@SBINDIR@|$sbindir|g" systemd/evictd-kube.service >"$tmp/evictd-kube.service"
 rating() {	# rating UNIT-FILE: the overall exposure of UNIT-FILE, offline
 	systemd-analyze security --offline=yes "$1" 2>/dev/null |
