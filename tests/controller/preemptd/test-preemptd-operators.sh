@@ -36,11 +36,13 @@ sli=$(metric a scheduler_pod_scheduling_sli_duration_seconds_sum '{"attempts": "
 ok "scheduler_pod_scheduling_sli_duration_seconds{attempts=1}: first attempt to binding ($sli >= 0.6)" \
 	"$PY" -c "import sys; sys.exit(0 if float('${sli:-0}') >= 0.6 else 1)"
 ok "leader_election_master_status{name=pd-lease} 1" [ "$(metric a leader_election_master_status '{"name": "pd-lease"}')" = 1 ]
+lease_uid=$(kube_ctl GET /objects/leases/kube-system/pd-lease | jq -r '.metadata.uid // ""')
 leader_event() {
 	[ "$(nevents kube-system 'select(.reason == "LeaderElection" and .type == "Normal" and .note == "pd-a became leader" and
-	      .regarding.kind == "Lease" and .regarding.name == "pd-lease" and .regarding.namespace == "kube-system")')" = 1 ]
+	      .regarding.kind == "Lease" and .regarding.name == "pd-lease" and .regarding.namespace == "kube-system" and
+	      .regarding.uid == "'"$lease_uid"'")')" = 1 ]
 }
-ok "Event Normal LeaderElection \"pd-a became leader\" regarding the Lease" wait_for 5 leader_event
+ok "Event Normal LeaderElection \"pd-a became leader\" regarding the Lease, by its uid ($lease_uid)" wait_for 5 leader_event
 host=$(hostname)
 ok "reportingInstance is <scheduler-name>-<hostname> (preemptd-$host)" \
 	[ "$(nevents default "select(.reason == \"Scheduled\" and .reportingInstance == \"preemptd-$host\")")" = 1 ]
