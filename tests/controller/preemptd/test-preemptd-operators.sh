@@ -3,9 +3,11 @@
 # an attempt ends with its binding (scheduler_schedule_attempts_total counts a binding refused
 # with 409 as "error", scheduler_scheduling_attempt_duration_seconds includes the binding's
 # answer), every PostFilter run is a preemption attempt, scheduler_pod_scheduling_attempts, the
-# SLI duration, the Bind extension point and leader_election_master_status exist; a FailedScheduling
-# repeated grows the first Event's series; a refused binding is a Warning FailedScheduling Event in
-# the API server's words; the Lease gets "<identity> became leader"; Events carry kube's
+# SLI duration, the Bind extension point and leader_election_master_status exist;
+# scheduler_queue_incoming_pods_total counts entries by queue and kube's event label; a
+# FailedScheduling repeated grows the first Event's series; a refused binding is a Warning
+# FailedScheduling Event in the API server's words; the Lease (by its uid) gets "<identity> became
+# leader"; Events carry kube's
 # reportingInstance and are read through /api/v1 as kubectl get events / describe pod read them;
 # /readyz?verbose lists its checks.
 . "$(dirname "$0")/../../lib.sh"
