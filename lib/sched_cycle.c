@@ -483,7 +483,7 @@ static int expire(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *er
 		free(stuck);
 		nom_drop(s, p);
 		if (p->queued)
-			(void)pp__sq_activate(s->q, p, s->now);
+			(void)pp__sq_activate(s->q, p, PP_SCHED_QE_NOMINATION_CLEARED, s->now);
 		return 0;
 	}
 	if (r >= 0)
@@ -500,9 +500,9 @@ static int expire(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *er
 	free(stuck);
 	free(node);
 	if (p->queued)
-		(void)pp__sq_activate(s->q, p, s->now);
+		(void)pp__sq_activate(s->q, p, PP_SCHED_QE_NOMINATION_CLEARED, s->now);
 	/* its room is everyone's again */
-	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, p, s->now);
+	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, p, PP_SCHED_QE_NOMINATION_CLEARED, s->now);
 	return 0;
 }
 
@@ -567,7 +567,7 @@ static void end_waits(pp_sched *s)
 		struct spod *p = SPOD_OF(e, wait);
 		pp__theap_remove(&s->waits, &p->wait);
 		if (p->queued)
-			(void)pp__sq_activate(s->q, p, s->now);
+			(void)pp__sq_activate(s->q, p, PP_SCHED_QE_FORCE_ACTIVATE, s->now);
 	}
 }
 
@@ -632,7 +632,7 @@ static int reap(pp_sched *s, pp_err *err)
 		pp__theap_remove(&s->dying, &p->gone);
 		if (r >= 0) {
 			emit_simple(s, PP_SCHED_VICTIM_GONE, ns, name, p->node, p->by_key);
-			pp__sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
+			pp__sq_move_on_event(s->q, EV_POD_GONE, NULL, PP_SCHED_QE_ASSIGNED_POD_DELETE, s->now);
 		}
 		spod_forget(s, p);
 	}
@@ -785,7 +785,7 @@ int pp_sched_add_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 	struct node_event ev = { .s = s };
 
 	if (r >= 0 && (ev.n = pp__cluster_find_node(s->c, node->name)))
-		pp__sq_move_on_hint(s->q, node_hint, &ev, s->now);
+		pp__sq_move_on_hint(s->q, node_hint, &ev, PP_SCHED_QE_NODE_ADD, s->now);
 	return r;
 }
 
@@ -811,9 +811,9 @@ int pp_sched_update_node(pp_sched *s, const pp_node_spec *node, pp_err *err)
 	if (r >= 0 && changed) {
 		ev.n = pp__cluster_find_node(s->c, node->name);
 		if (!ev.n || ev.oom)
-			pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, s->now); /* out of memory: as without hints */
+			pp__sq_move_on_event(s->q, SCHED_REJ_ALL, NULL, PP_SCHED_QE_NODE_UPDATE, s->now); /* out of memory: as without hints */
 		else
-			pp__sq_move_on_hint(s->q, node_hint, &ev, s->now);
+			pp__sq_move_on_hint(s->q, node_hint, &ev, PP_SCHED_QE_NODE_UPDATE, s->now);
 	}
 	free(ev.scalar);
 	return r;
@@ -852,7 +852,7 @@ int pp_sched_add_pod(pp_sched *s, const pp_pod_spec *pod, pp_err *err)
 		if (r < 0)
 			return pp_fail(err, r, "out of memory");
 	}
-	pp__sq_move_on_event(s->q, EV_POD_BOUND, NULL, s->now);
+	pp__sq_move_on_event(s->q, EV_POD_BOUND, NULL, PP_SCHED_QE_ASSIGNED_POD_ADD, s->now);
 	return 0;
 }
 
@@ -877,7 +877,7 @@ static int after_update(pp_sched *s, const char *ns, const char *name, const pp_
 			p->priority = pi.priority;
 			(void)pp__sq_update_priority(s->q, p, pi.priority);
 			if (change == PP_CHANGE_SPEC)
-				(void)pp__sq_activate(s->q, p, s->now);
+				(void)pp__sq_activate(s->q, p, PP_SCHED_QE_UNSCHEDULABLE_POD_UPDATE, s->now);
 			r = nom_sync(s, p, &pi);
 			return r < 0 ? pp_fail(err, r, "out of memory") : 0;
 		}
@@ -901,9 +901,11 @@ static int after_update(pp_sched *s, const char *ns, const char *name, const pp_
 		if (r < 0)
 			return pp_fail(err, r, "out of memory");
 	}
-	if (change == PP_CHANGE_SPEC)
-		pp__sq_move_on_event(s->q, old->node_name || old->nominated_node_name ? EV_POD_CHANGED : EV_POD_BOUND,
-		                     NULL, s->now);
+	if (change == PP_CHANGE_SPEC) {
+		bool was_placed = old->node_name || old->nominated_node_name;
+		pp__sq_move_on_event(s->q, was_placed ? EV_POD_CHANGED : EV_POD_BOUND, NULL,
+		                     was_placed ? PP_SCHED_QE_ASSIGNED_POD_UPDATE : PP_SCHED_QE_ASSIGNED_POD_ADD, s->now);
+	}
 	return 0;
 }
 
@@ -949,7 +951,8 @@ int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, p
 	if (p)
 		spod_forget(s, p);
 	if (bound || nominated)
-		pp__sq_move_on_event(s->q, EV_POD_GONE, NULL, s->now);
+		pp__sq_move_on_event(s->q, EV_POD_GONE, NULL,
+		                     bound ? PP_SCHED_QE_ASSIGNED_POD_DELETE : PP_SCHED_QE_UNSCHEDULABLE_POD_DELETE, s->now);
 	return 0;
 }
 
@@ -958,7 +961,7 @@ int pp_sched_remove_pod(pp_sched *s, const char *namespace_, const char *name, p
 static void budget_event(pp_sched *s)
 {
 	if (pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT)
-		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, s->now);
+		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, PP_SCHED_QE_DISRUPTION_BUDGET_CHANGE, s->now);
 }
 
 int pp_sched_add_pdb(pp_sched *s, const pp_pdb_spec *pdb, pp_err *err)
@@ -1000,7 +1003,7 @@ int pp_sched_set_pod_protected(pp_sched *s, const char *namespace_, const char *
 	int r = pp_cluster_set_pod_protected(s->c, namespace_, name, protected_, err);
 	/* a victim more to choose from may help a pod whose preemption failed */
 	if (r >= 0 && was && !protected_)
-		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, s->now);
+		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, PP_SCHED_QE_DISRUPTION_BUDGET_CHANGE, s->now);
 	return r;
 }
 
@@ -1009,7 +1012,7 @@ int pp_sched_set_pdb_policy(pp_sched *s, pp_pdb_policy policy)
 	pp_pdb_policy was = pp_cluster_pdb_policy(s->c);
 	int r = pp_cluster_set_pdb_policy(s->c, policy);
 	if (r >= 0 && was == PP_PDB_STRICT && policy != PP_PDB_STRICT)
-		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, s->now);
+		pp__sq_move_on_event(s->q, SCHED_REJ_BUDGET, NULL, PP_SCHED_QE_DISRUPTION_BUDGET_CHANGE, s->now);
 	return r;
 }
 
@@ -1031,7 +1034,7 @@ static int bind(pp_sched *s, struct spod *p, const pp_pod_info *pi, const char *
 	s->stats.binds++;
 	emit_simple(s, PP_SCHED_BIND, ns, name, node, NULL);
 	spod_forget(s, p);
-	pp__sq_move_on_event(s->q, EV_POD_BOUND | (released ? EV_NOMINATION_GONE : 0), NULL, s->now);
+	pp__sq_move_on_event(s->q, EV_POD_BOUND | (released ? EV_NOMINATION_GONE : 0), NULL, PP_SCHED_QE_ASSIGNED_POD_ADD, s->now);
 	return 0;
 }
 
@@ -1095,8 +1098,8 @@ static int clear_nomination(pp_sched *s, const char *ns, const char *name, const
 	if (q)
 		nom_drop(s, q);
 	if (q && q->queued)
-		(void)pp__sq_activate(s->q, q, s->now);
-	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, except, s->now);
+		(void)pp__sq_activate(s->q, q, PP_SCHED_QE_NOMINATION_CLEARED, s->now);
+	pp__sq_move_on_event(s->q, EV_NOMINATION_GONE, except, PP_SCHED_QE_NOMINATION_CLEARED, s->now);
 	return 0;
 }
 
@@ -1370,4 +1373,43 @@ void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret)
 	ret->backoff = qs.backoff;
 	ret->unschedulable = qs.unschedulable + qs.in_flight;
 	ret->terminating = s->dying.n;
+}
+
+static const char *const queue_names[PP_SCHED_QUEUE_COUNT] = {
+	[PP_SCHED_QUEUE_ACTIVE] = "active",
+	[PP_SCHED_QUEUE_BACKOFF] = "backoff",
+	[PP_SCHED_QUEUE_UNSCHEDULABLE] = "unschedulable",
+};
+
+/* kube-scheduler's labels (pkg/scheduler/framework/events.go) where it has the event */
+static const char *const queue_event_names[PP_SCHED_QE_COUNT] = {
+	[PP_SCHED_QE_POD_ADD] = "PodAdd",
+	[PP_SCHED_QE_SCHEDULE_ATTEMPT_FAILURE] = "ScheduleAttemptFailure",
+	[PP_SCHED_QE_BACKOFF_COMPLETE] = "BackoffComplete",
+	[PP_SCHED_QE_UNSCHEDULABLE_TIMEOUT] = "UnschedulableTimeout",
+	[PP_SCHED_QE_FORCE_ACTIVATE] = "ForceActivate",
+	[PP_SCHED_QE_UNSCHEDULABLE_POD_UPDATE] = "UnschedulablePodUpdate",
+	[PP_SCHED_QE_UNSCHEDULABLE_POD_DELETE] = "UnschedulablePodDelete",
+	[PP_SCHED_QE_ASSIGNED_POD_ADD] = "AssignedPodAdd",
+	[PP_SCHED_QE_ASSIGNED_POD_UPDATE] = "AssignedPodUpdate",
+	[PP_SCHED_QE_ASSIGNED_POD_DELETE] = "AssignedPodDelete",
+	[PP_SCHED_QE_NODE_ADD] = "NodeAdd",
+	[PP_SCHED_QE_NODE_UPDATE] = "NodeUpdate",
+	[PP_SCHED_QE_NOMINATION_CLEARED] = "NominationCleared",
+	[PP_SCHED_QE_DISRUPTION_BUDGET_CHANGE] = "DisruptionBudgetChange",
+};
+
+const char *pp_sched_queue_name(pp_sched_queue queue)
+{
+	return (unsigned)queue < PP_SCHED_QUEUE_COUNT ? queue_names[queue] : NULL;
+}
+
+const char *pp_sched_queue_event_name(pp_sched_queue_event event)
+{
+	return (unsigned)event < PP_SCHED_QE_COUNT ? queue_event_names[event] : NULL;
+}
+
+uint64_t pp_sched_incoming_pods(const pp_sched *s, pp_sched_queue queue, pp_sched_queue_event event)
+{
+	return pp__sq_incoming(s->q, queue, event);
 }

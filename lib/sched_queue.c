@@ -53,6 +53,7 @@ struct pp_sq_queue {
 	/* pointer -> entry, open addressing with linear probing and backward-shift deletion */
 	struct pp_sq_entry **slots;
 	size_t n_slots, n_used;
+	uint64_t incoming[PP_SCHED_QUEUE_COUNT][PP_SCHED_QE_COUNT];
 };
 
 /* ---- ordering ------------------------------------------------------------------------------ */
@@ -248,23 +249,30 @@ static void detach(pp_sq_queue *q, struct pp_sq_entry *e)
 	e->state = PP_SQ_NONE;
 }
 
+static void count_incoming(pp_sq_queue *q, pp_sched_queue queue, pp_sched_queue_event event)
+{
+	q->incoming[queue][event]++;
+}
+
 /* The heaps grow ahead of need (see reserve()), so pushes cannot fail here. */
-static void to_active(pp_sq_queue *q, struct pp_sq_entry *e)
+static void to_active(pp_sq_queue *q, struct pp_sq_entry *e, pp_sched_queue_event event)
 {
 	detach(q, e);
 	e->state = PP_SQ_ACTIVE;
 	(void)heap_push(&q->active, e);
+	count_incoming(q, PP_SCHED_QUEUE_ACTIVE, event);
 }
 
 /* kube's movePodsToActiveOrBackoffQueue: back off only while the backoff has not expired. */
-static void to_active_or_backoff(pp_sq_queue *q, struct pp_sq_entry *e)
+static void to_active_or_backoff(pp_sq_queue *q, struct pp_sq_entry *e, pp_sched_queue_event event)
 {
 	if (e->failures > 0 && e->backoff_expiry > q->now) {
 		detach(q, e);
 		e->state = PP_SQ_BACKOFF;
 		(void)heap_push(&q->backoff, e);
+		count_incoming(q, PP_SCHED_QUEUE_BACKOFF, event);
 	} else {
-		to_active(q, e);
+		to_active(q, e, event);
 	}
 }
 
@@ -346,7 +354,8 @@ pp_sq_queue *pp__sq_free(pp_sq_queue *q)
 	return NULL;
 }
 
-int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
+/* A new entry, in no queue yet. */
+static int new_entry(pp_sq_queue *q, void *pod, int32_t priority, int64_t now, struct pp_sq_entry **ret)
 {
 	struct pp_sq_entry **slot, *e;
 	int r;
@@ -376,23 +385,32 @@ int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
 	e->seq = q->seq++;
 	slot = map_slot(q, pod);
 	*slot = e;
-	to_active(q, e);
+	*ret = e;
+	return 0;
+}
+
+int pp__sq_add(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
+{
+	struct pp_sq_entry *e;
+	int r = new_entry(q, pod, priority, now, &e);
+
+	if (r < 0)
+		return r;
+	to_active(q, e, PP_SCHED_QE_POD_ADD);
 	return 0;
 }
 
 int pp__sq_add_backing_off(pp_sq_queue *q, void *pod, int32_t priority, int64_t now)
 {
-	int r = pp__sq_add(q, pod, priority, now);
 	struct pp_sq_entry *e;
+	int r = new_entry(q, pod, priority, now, &e);
 
 	if (r < 0)
 		return r;
-	e = map_get(q, pod);
 	e->failures = 1;
 	e->error_backoff = true;
 	e->backoff_expiry = pp__sat_add(q->now, pp__sq_backoff_duration(q, 1));
-	detach(q, e);
-	to_active_or_backoff(q, e);
+	to_active_or_backoff(q, e, PP_SCHED_QE_SCHEDULE_ATTEMPT_FAILURE);
 	return 0;
 }
 
@@ -424,10 +442,10 @@ void pp__sq_flush(pp_sq_queue *q, int64_t now)
 {
 	set_now(q, now);
 	while (q->backoff.n > 0 && q->backoff.v[0]->backoff_expiry <= q->now)
-		to_active(q, q->backoff.v[0]);
+		to_active(q, q->backoff.v[0], PP_SCHED_QE_BACKOFF_COMPLETE);
 	/* The list is in timestamp order (time never goes backwards), so only its head can be due. */
 	while (q->unsched.head && pp__sat_add(q->unsched.head->timestamp, q->opts.max_unschedulable) <= q->now)
-		to_active_or_backoff(q, q->unsched.head);
+		to_active_or_backoff(q, q->unsched.head, PP_SCHED_QE_UNSCHEDULABLE_TIMEOUT);
 }
 
 /* The pod kube's activeQueue.unlockedPop() takes from podBackoffQ when activeQ is empty: the one
@@ -506,16 +524,18 @@ int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int6
 	e->seq = q->seq++;
 	e->backoff_expiry = pp__sat_add(q->now, pp__sq_backoff_duration(q, e->failures));
 	if (e->inflight_events & rejectors) {
-		to_active_or_backoff(q, e);
+		to_active_or_backoff(q, e, PP_SCHED_QE_SCHEDULE_ATTEMPT_FAILURE);
 	} else {
 		detach(q, e);
 		e->state = PP_SQ_UNSCHEDULABLE;
 		list_append(&q->unsched, e);
+		count_incoming(q, PP_SCHED_QUEUE_UNSCHEDULABLE, PP_SCHED_QE_SCHEDULE_ATTEMPT_FAILURE);
 	}
 	return 0;
 }
 
-size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now)
+size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, pp_sched_queue_event event,
+                            int64_t now)
 {
 	size_t moved = 0;
 
@@ -528,7 +548,7 @@ size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, i
 	for (struct pp_sq_entry *e = q->unsched.head, *next; e; e = next) {
 		next = e->next;
 		if ((e->rejectors & mask) && e->pod != except) {
-			to_active_or_backoff(q, e);
+			to_active_or_backoff(q, e, event);
 			moved++;
 		}
 	}
@@ -543,7 +563,7 @@ void pp__sq_hint_prepare(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud)
 		e->hint_before = fn(e->pod, 0, ud);
 }
 
-size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t now)
+size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, pp_sched_queue_event event, int64_t now)
 {
 	size_t moved = 0;
 
@@ -553,21 +573,21 @@ size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t n
 	for (struct pp_sq_entry *e = q->unsched.head, *next; e; e = next) {
 		next = e->next;
 		if (e->rejectors & fn(e->pod, e->hint_before, ud)) {
-			to_active_or_backoff(q, e);
+			to_active_or_backoff(q, e, event);
 			moved++;
 		}
 	}
 	return moved;
 }
 
-int pp__sq_activate(pp_sq_queue *q, void *pod, int64_t now)
+int pp__sq_activate(pp_sq_queue *q, void *pod, pp_sched_queue_event event, int64_t now)
 {
 	struct pp_sq_entry *e = pod ? map_get(q, pod) : NULL;
 	if (!e)
 		return -ENOENT;
 	set_now(q, now);
 	if (e->state == PP_SQ_UNSCHEDULABLE || e->state == PP_SQ_BACKOFF)
-		to_active(q, e);
+		to_active(q, e, event);
 	return 0;
 }
 
@@ -593,4 +613,11 @@ void pp__sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret)
 	ret->backoff = q->backoff.n;
 	ret->unschedulable = q->unsched.n;
 	ret->in_flight = q->inflight.n;
+}
+
+uint64_t pp__sq_incoming(const pp_sq_queue *q, pp_sched_queue queue, pp_sched_queue_event event)
+{
+	if ((unsigned)queue >= PP_SCHED_QUEUE_COUNT || (unsigned)event >= PP_SCHED_QE_COUNT)
+		return 0;
+	return q->incoming[queue][event];
 }

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "preempt.h"
+
 #define PP_SQ_NSEC_PER_SEC 1000000000LL
 
 /* Defaults of KubeSchedulerConfiguration: podInitialBackoffSeconds, podMaxBackoffSeconds, and
@@ -99,9 +101,10 @@ int pp__sq_done(pp_sq_queue *q, void *pod);
 int pp__sq_add_unschedulable(pp_sq_queue *q, void *pod, uint32_t rejectors, int64_t now);
 
 /* A cluster event that may resolve failures in `mask`: matching unschedulable pods move to
- * backoffQ (still backing off) or activeQ. except (may be NULL): a pod the event is not news to
- * (the one whose own cycle caused it). Returns how many moved. */
-size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, int64_t now);
+ * backoffQ (still backing off) or activeQ, counted under `event`. except (may be NULL): a pod the
+ * event is not news to (the one whose own cycle caused it). Returns how many moved. */
+size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, pp_sched_queue_event event,
+                            int64_t now);
 
 /*
  * kube's QueueingHints (isPodWorthRequeuing): an event judged pod by pod. fn(pod, before, ud)
@@ -112,11 +115,11 @@ size_t pp__sq_move_on_event(pp_sq_queue *q, uint32_t mask, const void *except, i
  */
 typedef uint32_t (*pp_sq_hint_fn)(void *pod, uint32_t before, void *ud);
 void pp__sq_hint_prepare(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud);
-size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, int64_t now);
+size_t pp__sq_move_on_hint(pp_sq_queue *q, pp_sq_hint_fn fn, void *ud, pp_sched_queue_event event, int64_t now);
 
 /* Moves one unschedulable or backing-off pod to activeQ now (kube's Activate; used when a pod's
  * nomination is cleared). No-op for pods in activeQ or in flight; -ENOENT if unknown. */
-int pp__sq_activate(pp_sq_queue *q, void *pod, int64_t now);
+int pp__sq_activate(pp_sq_queue *q, void *pod, pp_sched_queue_event event, int64_t now);
 
 pp_sq_state pp__sq_state_of(const pp_sq_queue *q, const void *pod);
 
@@ -126,6 +129,12 @@ int64_t pp__sq_next_backoff_expiry(const pp_sq_queue *q);
 int64_t pp__sq_next_leftover_flush(const pp_sq_queue *q);
 
 void pp__sq_get_stats(const pp_sq_queue *q, pp_sq_stats *ret);
+
+/* scheduler_queue_incoming_pods_total: entries into activeQ, backoffQ and unschedulablePods
+ * (moves within one, such as a priority re-sort, are none), by the event that caused them.
+ * PodAdd for pp__sq_add, ScheduleAttemptFailure for pp__sq_add_backing_off and
+ * pp__sq_add_unschedulable, BackoffComplete and UnschedulableTimeout for what falls due. */
+uint64_t pp__sq_incoming(const pp_sq_queue *q, pp_sched_queue queue, pp_sched_queue_event event);
 
 /* The backoff a pod gets after its n-th failed attempt (n >= 1). */
 int64_t pp__sq_backoff_duration(const pp_sq_queue *q, unsigned failures);

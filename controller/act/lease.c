@@ -91,7 +91,7 @@ static void read_lease(void *userdata, const kval *obj)
 		return;
 	memset(p->rec, 0, sizeof(*p->rec));
 	if (copy_str(kval_get(meta, "resourceVersion"), p->rec->resource_version, sizeof(p->rec->resource_version)) < 0 ||
-	    !p->rec->resource_version[0] ||
+	    !p->rec->resource_version[0] || copy_str(kval_get(meta, "uid"), p->rec->uid, sizeof(p->rec->uid)) < 0 ||
 	    copy_str(kval_get(spec, "holderIdentity"), p->rec->holder, sizeof(p->rec->holder)) < 0 ||
 	    copy_int(kval_get(spec, "leaseDurationSeconds"), &p->rec->duration_s) < 0 ||
 	    copy_int(kval_get(spec, "leaseTransitions"), &p->rec->transitions) < 0 ||
@@ -511,6 +511,11 @@ bool lease_may_write(lease *l, long *ret_timeout_ms)
 const char *lease_holder(const lease *l)
 {
 	return l->have_observed ? l->observed.holder : "";
+}
+
+const char *lease_uid(const lease *l)
+{
+	return l->have_observed && l->observed.uid[0] ? l->observed.uid : NULL;
 }
 
 void lease_release(lease *l, void (*done)(void *userdata, int result), void *userdata)

@@ -40,6 +40,7 @@ typedef struct lease_opts {
 
 /* A Lease object as read back. */
 typedef struct lease_record {
+	char uid[64]; /* metadata.uid: what the LeaderElection Event's regarding names */
 	char resource_version[64];
 	char holder[256];
 	int32_t duration_s;
@@ -64,6 +65,8 @@ bool lease_is_leader(const lease *l);
 bool lease_may_write(lease *l, long *ret_timeout_ms);
 /* The holder last seen ("" when none or not read yet). */
 const char *lease_holder(const lease *l);
+/* The Lease's uid as the last answer gave it (NULL when none yet, or the answer had none). */
+const char *lease_uid(const lease *l);
 
 /*
  * Gives the lease up, as client-go's LeaderElector.release() (ReleaseOnCancel) does: stops

@@ -287,7 +287,7 @@ static void leadership(void *userdata, bool leader)
 		journal_entry_send(&e, "Acquired Lease %s/%s as %s: scheduling", d->cfg->lease_namespace, d->cfg->lease_name,
 		                   d->identity);
 		(void)sd_notify(0, "STATUS=Leader: scheduling");
-		act_leader_event(d->act, d->cfg->lease_namespace, d->cfg->lease_name, NULL, d->identity,
+		act_leader_event(d->act, d->cfg->lease_namespace, d->cfg->lease_name, lease_uid(d->lease), d->identity,
 		                 wall_ns());
 		writer_kick(act_writer(d->act));
 		poke(d);

@@ -74,6 +74,17 @@ static void pending(preemptd *d, FILE *f)
 	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "unschedulable", NULL),
 	               (double)qc.unschedulable);
 	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "gated", NULL), (double)cc.gated);
+	metrics_family(f, "scheduler_queue_incoming_pods_total", "counter",
+	               "Number of pods added to scheduling queues by event and queue type.");
+	for (int qi = 0; qi < PP_SCHED_QUEUE_COUNT; qi++)
+		for (int e = 0; e < PP_SCHED_QE_COUNT; e++) {
+			uint64_t n = queue_incoming(d->queue, (pp_sched_queue)qi, (pp_sched_queue_event)e);
+			if (n) /* kube's vector has a series per pair seen */
+				metrics_sample(f, "scheduler_queue_incoming_pods_total",
+				               metrics_labels(l, sizeof(l), "event", pp_sched_queue_event_name((pp_sched_queue_event)e),
+				                              "queue", pp_sched_queue_name((pp_sched_queue)qi), NULL),
+				               (double)n);
+		}
 	metrics_family(f, "preemptd_cluster_objects", "gauge", "Objects in preemptd's model of the cluster, by kind.");
 	const size_t n[] = { cc.classes, cc.nodes, cc.pdbs, cc.pods };
 	for (int k = 0; k < CLUSTER_KINDS; k++)

@@ -101,6 +101,11 @@ void queue_get_counts(const queue *q, queue_counts *ret)
 	*ret = (queue_counts){ st.active, st.backoff, st.unschedulable, pp_sched_postponed_count(q->sched) };
 }
 
+uint64_t queue_incoming(const queue *q, pp_sched_queue which, pp_sched_queue_event event)
+{
+	return pp_sched_incoming_pods(q->sched, which, event);
+}
+
 bool queue_has_active(const queue *q)
 {
 	return pp_sched_has_poppable(q->sched);

@@ -51,6 +51,9 @@ typedef struct queue_counts {
 	size_t postponed;
 } queue_counts;
 void queue_get_counts(const queue *q, queue_counts *ret);
+/* scheduler_queue_incoming_pods_total{queue, event}: entries into a queue by the event that moved
+ * the pod (pp_sched_incoming_pods). */
+uint64_t queue_incoming(const queue *q, pp_sched_queue which, pp_sched_queue_event event);
 /* Whether a cycle has a pod to pop now: activeQ's, or with pop_from_backoff backoffQ's. */
 bool queue_has_active(const queue *q);
 

@@ -979,6 +979,43 @@ typedef struct pp_sched_stats {
 
 PP_EXPORT void pp_sched_get_stats(const pp_sched *s, pp_sched_stats *ret);
 
+/*
+ * kube-scheduler's scheduler_queue_incoming_pods_total{queue, event}: how many times a pod
+ * entered one of the three queues, by the event that moved it, with kube's labels
+ * (pp_sched_queue_name, pp_sched_queue_event_name). A pod the scheduler pops and tries again is
+ * counted each time it comes back, as kube counts it.
+ */
+typedef enum pp_sched_queue {
+	PP_SCHED_QUEUE_ACTIVE = 0,        /* "active" */
+	PP_SCHED_QUEUE_BACKOFF = 1,       /* "backoff" */
+	PP_SCHED_QUEUE_UNSCHEDULABLE = 2, /* "unschedulable" */
+	PP_SCHED_QUEUE_COUNT
+} pp_sched_queue;
+
+typedef enum pp_sched_queue_event {
+	PP_SCHED_QE_POD_ADD = 0,                /* "PodAdd": a new pending pod */
+	PP_SCHED_QE_SCHEDULE_ATTEMPT_FAILURE,   /* "ScheduleAttemptFailure": back after a failed attempt */
+	PP_SCHED_QE_BACKOFF_COMPLETE,           /* "BackoffComplete": backoffQ to activeQ */
+	PP_SCHED_QE_UNSCHEDULABLE_TIMEOUT,      /* "UnschedulableTimeout": the periodic flush */
+	PP_SCHED_QE_FORCE_ACTIVATE,             /* "ForceActivate": kube's Activate */
+	PP_SCHED_QE_UNSCHEDULABLE_POD_UPDATE,   /* "UnschedulablePodUpdate": a queued pod's spec changed */
+	PP_SCHED_QE_UNSCHEDULABLE_POD_DELETE,   /* "UnschedulablePodDelete": a nominated pod went */
+	PP_SCHED_QE_ASSIGNED_POD_ADD,           /* "AssignedPodAdd": a pod bound */
+	PP_SCHED_QE_ASSIGNED_POD_UPDATE,        /* "AssignedPodUpdate" */
+	PP_SCHED_QE_ASSIGNED_POD_DELETE,        /* "AssignedPodDelete": a bound pod (or victim) went */
+	PP_SCHED_QE_NODE_ADD,                   /* "NodeAdd" */
+	PP_SCHED_QE_NODE_UPDATE,                /* "NodeUpdate": kube names the change, libpreempt does not */
+	PP_SCHED_QE_NOMINATION_CLEARED,         /* "NominationCleared" (libpreempt only): a nomination dropped */
+	PP_SCHED_QE_DISRUPTION_BUDGET_CHANGE,   /* "DisruptionBudgetChange" (libpreempt only): PDBs, strict policy */
+	PP_SCHED_QE_COUNT
+} pp_sched_queue_event;
+
+/* The labels above; NULL out of range. */
+PP_EXPORT const char *pp_sched_queue_name(pp_sched_queue queue);
+PP_EXPORT const char *pp_sched_queue_event_name(pp_sched_queue_event event);
+/* The count since pp_sched_new (0 out of range). */
+PP_EXPORT uint64_t pp_sched_incoming_pods(const pp_sched *s, pp_sched_queue queue, pp_sched_queue_event event);
+
 /* ---------------------------------------------------------------------------------------------
  * ResourceQuotas and the ResourceQuota admission plugin
  *

@@ -53,13 +53,16 @@ ok "... binds the pod that fits (a binding, then the Scheduled Event)" \
 ok "... preempts for the pod that does not: the victim's DELETE" \
 	waitfor 20 '.verb=="delete" and .resource=="pods" and .name=="low" and .status==200'
 ok "... and its Events" waitfor 20 '.resource=="events" and .api_group=="events.k8s.io" and .body.reason=="Preempted" and .status==201'
-# a pod that fits nowhere, tried again after a node changed: its FailedScheduling grows a series
+# a pod that fits nowhere, tried again after a bound pod went (which may free room; a node label
+# it does not select no longer requeues it, as with kube's queueing hints): its FailedScheduling
+# grows a series
 kube_apply "$(kube_pending_pod_json default huge 0 64 64Mi)" >/dev/null
 waitfor 20 '.resource=="events" and .body.reason=="FailedScheduling" and .body.regarding.name=="huge" and .status==201'
 series_patched() {
 	local i
 	for i in $(seq 20); do
-		kube_ctl POST /objects "$(kube_ctl GET /objects/nodes/node-2 | jq -c --arg i "$i" '.metadata.labels.touched = $i')" >/dev/null
+		kube_apply "$(kube_pod_json default "gone-$i" node-2 0 1Mi 1m)" >/dev/null
+		kube_curl admin -s -X DELETE "$KUBE_URL/api/v1/namespaces/default/pods/gone-$i" >/dev/null
 		logged '.resource=="events" and .verb=="patch" and .status==200' && return 0
 		sleep 1
 	done

@@ -133,10 +133,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				m.in_flight[i] = false;
 			break;
 		case 6:
-			(void)pp__sq_move_on_event(q, (uint32_t)a << (b % 25), (b & 0x80) ? pod : NULL, now);
+			(void)pp__sq_move_on_event(q, (uint32_t)a << (b % 25), (b & 0x80) ? pod : NULL, PP_SCHED_QE_NODE_UPDATE, now);
 			break;
 		case 7:
-			r = pp__sq_activate(q, pod, now);
+			r = pp__sq_activate(q, pod, PP_SCHED_QE_FORCE_ACTIVATE, now);
 			FUZZ_CHECK(m.queued[i] ? r == 0 : r == -ENOENT, "activate pod %d: %d", i, r);
 			break;
 		case 8: /* time passes, in steps from 1 ns to years; sometimes backwards */

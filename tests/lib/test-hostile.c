@@ -362,7 +362,7 @@ static void test_sched_queue_extremes(void **state)
 	assert_int_equal(pp__sq_pop(q, INT64_MAX - 5, &got, NULL), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, &pod, 1, INT64_MAX - 5), 0);
 	assert_true(pp__sq_next_leftover_flush(q) >= INT64_MAX - 5);
-	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, INT64_MAX - 4), 1);
+	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, PP_SCHED_QE_NODE_UPDATE, INT64_MAX - 4), 1);
 	assert_true(pp__sq_next_backoff_expiry(q) >= INT64_MAX - 5);
 	pp__sq_flush(q, INT64_MAX);
 	pp__sq_free(q);
@@ -372,7 +372,7 @@ static void test_sched_queue_extremes(void **state)
 	assert_int_equal(pp__sq_pop(q, INT64_MAX, &got, NULL), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, &pod, 1, INT64_MAX), 0);
 	(void)pp__sq_next_leftover_flush(q);
-	(void)pp__sq_move_on_event(q, 1, NULL, INT64_MAX);
+	(void)pp__sq_move_on_event(q, 1, NULL, PP_SCHED_QE_NODE_UPDATE, INT64_MAX);
 	pp__sq_flush(q, INT64_MAX);
 	pp__sq_free(q);
 }
@@ -475,7 +475,7 @@ static void test_sched_queue_negative_clock(void **state)
 	assert_int_equal(pp__sq_pop(q, t0, &got, NULL), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, &pod, 1, t0), 0);
 	assert_int_equal(pp__sq_next_leftover_flush(q), t0 + PP_SQ_DEFAULT_MAX_UNSCHEDULABLE);
-	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, t0), 1);
+	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, PP_SCHED_QE_NODE_UPDATE, t0), 1);
 	assert_int_equal(pp__sq_state_of(q, &pod), PP_SQ_BACKOFF);
 	assert_int_equal(pp__sq_next_backoff_expiry(q), t0 + PP_SQ_DEFAULT_INITIAL_BACKOFF);
 	assert_int_equal(pp__sq_pop(q, t0 + PP_SQ_DEFAULT_INITIAL_BACKOFF - 1, &got, NULL), -EAGAIN);

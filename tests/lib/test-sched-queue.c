@@ -140,7 +140,7 @@ static void test_backoff_expiry_with_clock(void **state)
 		assert_int_equal(pp__sq_add_unschedulable(q, P(0), REJ_RESOURCES, t), 0);
 		assert_int_equal(pp__sq_state_of(q, P(0)), PP_SQ_UNSCHEDULABLE);
 		/* A node frees resources 100 ms later: the pod moves, but only to backoffQ. */
-		assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, t + 100 * MS), 1);
+		assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_UPDATE, t + 100 * MS), 1);
 		assert_int_equal(pp__sq_state_of(q, P(0)), PP_SQ_BACKOFF);
 		assert_int_equal(pp__sq_next_backoff_expiry(q), t + expect[attempt]);
 		/* One nanosecond before expiry it is not poppable; at expiry it is. */
@@ -165,7 +165,7 @@ static void test_pop_from_backoff(void **state)
 		assert_int_equal(pop(q, 0), i);
 		assert_int_equal(pp__sq_add_unschedulable(q, P(i), REJ_RESOURCES, (i + 1) * 100 * MS), 0);
 	}
-	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 300 * MS), 2);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_UPDATE, 300 * MS), 2);
 	assert_true(pp__sq_poppable(q));
 	/* a new pod in activeQ is popped before them */
 	assert_int_equal(pp__sq_add(q, P(2), 0, 300 * MS), 0);
@@ -186,7 +186,7 @@ static void test_pop_from_backoff(void **state)
 	assert_int_equal(pp__sq_add(q, P(0), 0, 0), 0);
 	assert_int_equal(pop(q, 0), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(0), REJ_RESOURCES, 0), 0);
-	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 300 * MS), 1);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_UPDATE, 300 * MS), 1);
 	assert_false(pp__sq_poppable(q));
 	assert_int_equal(pop(q, 300 * MS), -1);
 	assert_int_equal(pop(q, 1 * S), 0);
@@ -201,7 +201,7 @@ static void test_event_after_backoff_goes_active(void **state)
 	assert_int_equal(pp__sq_add(q, P(1), 0, 0), 0);
 	assert_int_equal(pop(q, 0), 1);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(1), REJ_RESOURCES, 0), 0);
-	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 5 * S), 1);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_UPDATE, 5 * S), 1);
 	assert_int_equal(pp__sq_state_of(q, P(1)), PP_SQ_ACTIVE);
 	assert_int_equal(pop(q, 5 * S), 1);
 	pp__sq_free(q);
@@ -218,10 +218,10 @@ static void test_move_only_matching_rejectors(void **state)
 	assert_int_equal(pop(q, 0), 1);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(1), REJ_TAINT, 0), 0);
 	/* A taint change does not help a pod that lacked cpu. */
-	assert_int_equal(pp__sq_move_on_event(q, REJ_TAINT, NULL, 20 * S), 1);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_TAINT, NULL, PP_SCHED_QE_NODE_UPDATE, 20 * S), 1);
 	assert_int_equal(pp__sq_state_of(q, P(0)), PP_SQ_UNSCHEDULABLE);
 	assert_int_equal(pp__sq_state_of(q, P(1)), PP_SQ_ACTIVE);
-	assert_int_equal(pp__sq_move_on_event(q, 0, NULL, 20 * S), 0);
+	assert_int_equal(pp__sq_move_on_event(q, 0, NULL, PP_SCHED_QE_NODE_UPDATE, 20 * S), 0);
 	pp_sq_stats st;
 	pp__sq_get_stats(q, &st);
 	assert_int_equal(st.active, 1);
@@ -239,7 +239,7 @@ static void test_event_while_in_flight(void **state)
 	assert_int_equal(pp__sq_add(q, P(3), 0, 0), 0);
 	assert_int_equal(pop(q, 0), 3);
 	assert_int_equal(pp__sq_state_of(q, P(3)), PP_SQ_IN_FLIGHT);
-	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 0), 0);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_UPDATE, 0), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(3), REJ_RESOURCES | REJ_TAINT, 0), 0);
 	assert_int_equal(pp__sq_state_of(q, P(3)), PP_SQ_BACKOFF);
 	assert_int_equal(pop(q, 1 * S), 3);
@@ -279,7 +279,7 @@ static void test_requeued_pod_goes_behind_equal_priority(void **state)
 	assert_int_equal(pp__sq_add(q, P(1), 10, 1 * S), 0);
 	assert_int_equal(pp__sq_add(q, P(2), 5, 1 * S), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(0), REJ_RESOURCES, 2 * S), 0);
-	assert_int_equal(pp__sq_activate(q, P(0), 2 * S), 0);
+	assert_int_equal(pp__sq_activate(q, P(0), PP_SCHED_QE_FORCE_ACTIVATE, 2 * S), 0);
 	assert_int_equal(pop(q, 2 * S), 1);
 	assert_int_equal(pop(q, 2 * S), 0);
 	assert_int_equal(pop(q, 2 * S), 2);
@@ -296,7 +296,7 @@ static void test_never_pods_ordered_and_backed_off(void **state)
 	assert_int_equal(pp__sq_add(q, P(1), 100, 0), 0); /* Never */
 	assert_int_equal(pop(q, 0), 1);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(1), REJ_RESOURCES, 0), 0);
-	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, 0), 1);
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_UPDATE, 0), 1);
 	assert_int_equal(pop(q, 0), 0); /* the Never pod is backing off */
 	assert_int_equal(pop(q, 999 * MS), -1);
 	assert_int_equal(pop(q, 1 * S), 1);
@@ -343,8 +343,53 @@ static void test_clock_not_backwards(void **state)
 	assert_int_equal(pp__sq_add(q, P(0), 0, 10 * S), 0);
 	assert_int_equal(pop(q, 10 * S), 0);
 	assert_int_equal(pp__sq_add_unschedulable(q, P(0), 1, 3 * S), 0);
-	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, 3 * S), 1);
+	assert_int_equal(pp__sq_move_on_event(q, 1, NULL, PP_SCHED_QE_NODE_UPDATE, 3 * S), 1);
 	assert_int_equal(pp__sq_next_backoff_expiry(q), 11 * S);
+	pp__sq_free(q);
+}
+
+/* scheduler_queue_incoming_pods_total: each entry into a queue is counted once, under the queue it
+ * entered and the event that moved it, with kube-scheduler's labels. */
+static void test_incoming_pods_by_queue_and_event(void **state)
+{
+	(void)state;
+	pp_sq_queue *q = new_queue();
+#define IN(queue, ev) pp__sq_incoming(q, PP_SCHED_QUEUE_##queue, PP_SCHED_QE_##ev)
+	assert_int_equal(pp__sq_add(q, P(0), 0, 0), 0);
+	assert_int_equal(pp__sq_add(q, P(1), 0, 0), 0);
+	assert_int_equal(IN(ACTIVE, POD_ADD), 2);
+	assert_int_equal(pop(q, 0), 0);
+	assert_int_equal(pp__sq_add_unschedulable(q, P(0), REJ_RESOURCES, 0), 0);
+	assert_int_equal(IN(UNSCHEDULABLE, SCHEDULE_ATTEMPT_FAILURE), 1);
+	/* an event while it backs off (1 s): backoffQ, then activeQ once the backoff is over */
+	assert_int_equal(pp__sq_move_on_event(q, REJ_RESOURCES, NULL, PP_SCHED_QE_NODE_ADD, 500 * MS), 1);
+	assert_int_equal(IN(BACKOFF, NODE_ADD), 1);
+	assert_int_equal(IN(ACTIVE, NODE_ADD), 0);
+	pp__sq_flush(q, 1 * S);
+	assert_int_equal(IN(ACTIVE, BACKOFF_COMPLETE), 1);
+	/* a binding refused: straight to backoffQ, not a PodAdd */
+	assert_int_equal(pp__sq_add_backing_off(q, P(2), 0, 1 * S), 0);
+	assert_int_equal(IN(BACKOFF, SCHEDULE_ATTEMPT_FAILURE), 1);
+	assert_int_equal(IN(ACTIVE, POD_ADD), 2);
+	assert_int_equal(pp__sq_activate(q, P(2), PP_SCHED_QE_FORCE_ACTIVATE, 1 * S), 0);
+	assert_int_equal(IN(ACTIVE, FORCE_ACTIVATE), 1);
+	/* a re-sort is no entry */
+	assert_int_equal(pp__sq_update_priority(q, P(1), 5), 0);
+	/* the leftover flush after 5 minutes in unschedulablePods */
+	assert_int_equal(pop(q, 1 * S), 1);
+	assert_int_equal(pp__sq_add_unschedulable(q, P(1), REJ_TAINT, 1 * S), 0);
+	pp__sq_flush(q, 1 * S + PP_SQ_DEFAULT_MAX_UNSCHEDULABLE);
+	assert_int_equal(IN(ACTIVE, UNSCHEDULABLE_TIMEOUT), 1);
+	uint64_t total = 0;
+	for (int qi = 0; qi < PP_SCHED_QUEUE_COUNT; qi++)
+		for (int e = 0; e < PP_SCHED_QE_COUNT; e++)
+			total += pp__sq_incoming(q, (pp_sched_queue)qi, (pp_sched_queue_event)e);
+	assert_int_equal(total, 9);
+	assert_int_equal(pp__sq_incoming(q, PP_SCHED_QUEUE_COUNT, PP_SCHED_QE_POD_ADD), 0);
+	assert_string_equal(pp_sched_queue_name(PP_SCHED_QUEUE_UNSCHEDULABLE), "unschedulable");
+	assert_string_equal(pp_sched_queue_event_name(PP_SCHED_QE_SCHEDULE_ATTEMPT_FAILURE), "ScheduleAttemptFailure");
+	assert_null(pp_sched_queue_event_name(PP_SCHED_QE_COUNT));
+#undef IN
 	pp__sq_free(q);
 }
 
@@ -366,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_remove_and_errors),
 		cmocka_unit_test(test_update_priority_resorts),
 		cmocka_unit_test(test_clock_not_backwards),
+		cmocka_unit_test(test_incoming_pods_by_queue_and_event),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

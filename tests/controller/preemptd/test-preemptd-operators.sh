@@ -3,9 +3,11 @@
 # an attempt ends with its binding (scheduler_schedule_attempts_total counts a binding refused
 # with 409 as "error", scheduler_scheduling_attempt_duration_seconds includes the binding's
 # answer), every PostFilter run is a preemption attempt, scheduler_pod_scheduling_attempts, the
-# SLI duration, the Bind extension point and leader_election_master_status exist; a FailedScheduling
-# repeated grows the first Event's series; a refused binding is a Warning FailedScheduling Event in
-# the API server's words; the Lease gets "<identity> became leader"; Events carry kube's
+# SLI duration, the Bind extension point and leader_election_master_status exist;
+# scheduler_queue_incoming_pods_total counts entries by queue and kube's event label; a
+# FailedScheduling repeated grows the first Event's series; a refused binding is a Warning
+# FailedScheduling Event in the API server's words; the Lease (by its uid) gets "<identity> became
+# leader"; Events carry kube's
 # reportingInstance and are read through /api/v1 as kubectl get events / describe pod read them;
 # /readyz?verbose lists its checks.
 . "$(dirname "$0")/../../lib.sh"
@@ -35,12 +37,16 @@ ok "scheduler_pod_scheduling_attempts: one pod bound at its first attempt" \
 sli=$(metric a scheduler_pod_scheduling_sli_duration_seconds_sum '{"attempts": "1"}')
 ok "scheduler_pod_scheduling_sli_duration_seconds{attempts=1}: first attempt to binding ($sli >= 0.6)" \
 	"$PY" -c "import sys; sys.exit(0 if float('${sli:-0}') >= 0.6 else 1)"
+ok "scheduler_queue_incoming_pods_total{queue=active,event=PodAdd}: the pod entered activeQ once" \
+	[ "$(metric a scheduler_queue_incoming_pods_total '{"queue": "active", "event": "PodAdd"}')" = 1 ]
 ok "leader_election_master_status{name=pd-lease} 1" [ "$(metric a leader_election_master_status '{"name": "pd-lease"}')" = 1 ]
+lease_uid=$(kube_ctl GET /objects/leases/kube-system/pd-lease | jq -r '.metadata.uid // ""')
 leader_event() {
 	[ "$(nevents kube-system 'select(.reason == "LeaderElection" and .type == "Normal" and .note == "pd-a became leader" and
-	      .regarding.kind == "Lease" and .regarding.name == "pd-lease" and .regarding.namespace == "kube-system")')" = 1 ]
+	      .regarding.kind == "Lease" and .regarding.name == "pd-lease" and .regarding.namespace == "kube-system" and
+	      .regarding.uid == "'"$lease_uid"'")')" = 1 ]
 }
-ok "Event Normal LeaderElection \"pd-a became leader\" regarding the Lease" wait_for 5 leader_event
+ok "Event Normal LeaderElection \"pd-a became leader\" regarding the Lease, by its uid ($lease_uid)" wait_for 5 leader_event
 host=$(hostname)
 ok "reportingInstance is <scheduler-name>-<hostname> (preemptd-$host)" \
 	[ "$(nevents default "select(.reason == \"Scheduled\" and .reportingInstance == \"preemptd-$host\")")" = 1 ]
@@ -76,10 +82,21 @@ unsched() { [ "$(cond default big PodScheduled reason)" = Unschedulable ]; }
 ok "a pod that fits nowhere is unschedulable" wait_for 10 unsched
 preempt_counted() { [ "$(metric a scheduler_preemption_attempts_total)" -ge 1 ]; }
 ok "scheduler_preemption_attempts_total counts its PostFilter run" wait_for 5 preempt_counted
+parked() { [ "$(metric a scheduler_queue_incoming_pods_total '{"queue": "unschedulable", "event": "ScheduleAttemptFailure"}')" -ge 1 ]; }
+ok "scheduler_queue_incoming_pods_total{queue=unschedulable,event=ScheduleAttemptFailure} counts it parked" wait_for 5 parked
 
-# tried again (a node changed) and refused in the same words: the Event grows a series instead of
-# being repeated or kept quiet (client-go's events broadcaster: recordToSink, createPatchBytesForSeries)
-kube_ctl POST /objects "$(kube_ctl GET /objects/nodes/n1 | jq -c '.metadata.labels.touched = "1"')" >/dev/null
+# tried again (a bound pod went, which may free room: kube's AssignedPodDelete; a node label the
+# pod does not select no longer requeues it, as with kube's queueing hints) and refused in the
+# same words: the Event grows a series instead of being repeated or kept quiet (client-go's events
+# broadcaster: recordToSink, createPatchBytesForSeries)
+kube_curl admin -s -X DELETE "$KUBE_URL/api/v1/namespaces/default/pods/slow" >/dev/null
+requeued() {
+	local a b
+	a=$(metric a scheduler_queue_incoming_pods_total '{"queue": "active", "event": "AssignedPodDelete"}')
+	b=$(metric a scheduler_queue_incoming_pods_total '{"queue": "backoff", "event": "AssignedPodDelete"}')
+	[ $((${a:-0} + ${b:-0})) -ge 1 ]
+}
+ok "scheduler_queue_incoming_pods_total{event=AssignedPodDelete}: the bound pod's deletion requeued it" wait_for 10 requeued
 series_two() {
 	[ "$(nevents default 'select(.reason == "FailedScheduling" and .regarding.name == "big" and .series.count == 2 and
 	      (.series.lastObservedTime | test("\\.[0-9]{6}Z$")))')" = 1 ]
