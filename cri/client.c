@@ -333,6 +333,7 @@ static void run_fail(listing_run *run, int error, const char *fmt, const char *m
 }
 
 static void list_done(int error, long status, const uint8_t *msg, size_t len, const char *why, void *userdata);
+static void run_fail_deadline(cri_client *c);
 
 /* A failed listing ends now: what is still in flight could only be thrown away. */
 static void run_abort(cri_client *c)
@@ -465,6 +466,10 @@ static void list_done(int error, long status, const uint8_t *msg, size_t len, co
 		free(ctx);
 		return;
 	}
+	/* a call of the listing is given what is left of the listing's deadline: its timeout, which
+	 * may come a moment before the listing's timer, is the listing's deadline */
+	if (error == -ETIMEDOUT)
+		run_fail_deadline(c);
 	run_unlink(run, ctx);
 	if (error < 0) {
 		/* a container removed since it was listed has no status: not a failure of the runtime */
@@ -485,16 +490,13 @@ static void list_done(int error, long status, const uint8_t *msg, size_t len, co
 	run_finish_if_done(c);
 }
 
-/* The listing's deadline: whatever is still in flight is cancelled, the listing fails with it. */
-static int on_list_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+/* The listing's deadline passed: it fails with what was still waiting and what it kept. */
+static void run_fail_deadline(cri_client *c)
 {
-	cri_client *c = userdata;
 	listing_run *run = c->run;
 	size_t known = 0, o = 0;
 	char why[384], waiting[160] = "";
 
-	(void)s;
-	(void)usec;
 	for (size_t i = 0; i < run->l.n_containers; i++)
 		known += run->l.containers[i].log_path != NULL;
 	/* which calls were still waiting, each named once */
@@ -507,6 +509,16 @@ static int on_list_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %zu of %zu log paths known, kept for the next listing",
 		         known, run->l.n_containers);
 	run_fail(run, -ETIMEDOUT, "%s: %s", "listing", why);
+}
+
+/* The listing's deadline: whatever is still in flight is cancelled, the listing fails with it. */
+static int on_list_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	cri_client *c = userdata;
+
+	(void)s;
+	(void)usec;
+	run_fail_deadline(c);
 	run_finish_if_done(c);
 	return 0;
 }
