@@ -22,6 +22,7 @@ struct kube_client {
 	int64_t renew_not_before_ns; /* monotonic: after a failed run, not at every request */
 	int64_t obtained_ns; /* wall clock: when the plugin last answered */
 	bool async_renewal;  /* the plugin runs on the event loop (kmulti), never in kube_easy_setup */
+	unsigned cred_gen;   /* counts the plugin's credentials: which one a refused call carried */
 };
 
 
@@ -142,6 +143,18 @@ int kube_client_set_token(kube_client *c, const char *token)
 	return 0;
 }
 
+unsigned kube_client_credential_gen(const kube_client *c)
+{
+	return c->cred_gen;
+}
+
+void kube_client_credential_rejected_gen(kube_client *c, unsigned gen)
+{
+	/* a call that went out before the last renewal says nothing about the new credential */
+	if (gen == c->cred_gen)
+		kube_client_credential_rejected(c);
+}
+
 void kube_client_credential_rejected(kube_client *c)
 {
 	if (c->exec)
@@ -166,6 +179,7 @@ void kube_client_set_credential(kube_client *c, kube_exec_cred *cred)
 	c->expiry_ns = cred->expiry_ns;
 	c->stale = false;
 	c->renew_not_before_ns = 0;
+	c->cred_gen++;
 	*cred = (kube_exec_cred){ 0 };
 }
 

@@ -39,6 +39,10 @@ int kube_client_set_token(kube_client *c, const char *token);
 /* The API server answered 401: with an exec plugin, the next request runs it again for a new
  * credential (kube_request and kube_list do so themselves, and retry once). */
 void kube_client_credential_rejected(kube_client *c);
+/* The same for a call set up while kube_client_credential_gen said gen: a 401 to a call that went
+ * out with the credential before the last renewal does not run the plugin again. */
+unsigned kube_client_credential_gen(const kube_client *c);
+void kube_client_credential_rejected_gen(kube_client *c, unsigned gen);
 
 /* A failed plugin run is tried again after this long, not at every request. */
 #define KUBE_EXEC_RETRY_NS (INT64_C(10) * 1000000000)

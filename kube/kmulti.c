@@ -32,6 +32,7 @@ struct kube_call {
 	bool waiting;
 	char *method, *path, *body_copy, *content_type;
 	long timeout_ms, idle_timeout_s;
+	unsigned cred_gen; /* the client's credential it went out with */
 };
 
 struct kube_multi {
@@ -278,6 +279,7 @@ static int call_launch(kube_multi *m, kube_call *c)
 {
 	int r;
 
+	c->cred_gen = kube_client_credential_gen(m->client);
 	r = kube_easy_setup(m->client, c->h, c->method, c->path, c->body_copy, c->content_type, c->timeout_ms,
 	                    &c->headers);
 	if (r < 0)
@@ -465,7 +467,7 @@ static void check_done(kube_multi *m)
 		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
 		/* the caller retries as for any failure; an exec plugin's credential is renewed first */
 		if (status == 401)
-			kube_client_credential_rejected(m->client);
+			kube_client_credential_rejected_gen(m->client, c->cred_gen);
 		if (c->error < 0)
 			error = c->error;
 		else if (cc == CURLE_WRITE_ERROR && c->body.overflow)
