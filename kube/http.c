@@ -20,13 +20,23 @@ struct kube_client {
 	int64_t expiry_ns; /* wall clock; 0: never */
 	bool stale;        /* the API server refused the credential (401): run the plugin again */
 	int64_t renew_not_before_ns; /* monotonic: after a failed run, not at every request */
+	int64_t obtained_ns; /* wall clock: when the plugin last answered */
+	bool async_renewal;  /* the plugin runs on the event loop (kmulti), never in kube_easy_setup */
+	unsigned cred_gen;   /* counts the plugin's credentials: which one a refused call carried */
 };
 
-#define EXEC_RETRY_NS (INT64_C(10) * 1000000000)
 
 /* A plugin's credential is renewed this long before its expirationTimestamp (client-go renews at
  * expiry; a request started just before would be refused). */
 #define EXEC_RENEW_MARGIN_NS (INT64_C(10) * 1000000000)
+
+static int64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int dup_blob(const kube_blob *in, char **path, struct curl_blob *b)
 {
@@ -71,6 +81,7 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
 	}
 	c->exec = kube_exec_ref(cfg->exec);
 	c->expiry_ns = cfg->expiry_ns;
+	c->obtained_ns = clock_ns(CLOCK_REALTIME); /* the kubeconfig ran the plugin just now */
 	if (c->exec) {
 		c->cert.flags = CURL_BLOB_COPY;
 		c->key.flags = CURL_BLOB_COPY;
@@ -132,10 +143,49 @@ int kube_client_set_token(kube_client *c, const char *token)
 	return 0;
 }
 
+unsigned kube_client_credential_gen(const kube_client *c)
+{
+	return c->cred_gen;
+}
+
+void kube_client_credential_rejected_gen(kube_client *c, unsigned gen)
+{
+	/* a call that went out before the last renewal says nothing about the new credential */
+	if (gen == c->cred_gen)
+		kube_client_credential_rejected(c);
+}
+
 void kube_client_credential_rejected(kube_client *c)
 {
 	if (c->exec)
 		c->stale = true;
+}
+
+void kube_client_set_credential(kube_client *c, kube_exec_cred *cred)
+{
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
+	free(c->token);
+	c->token = cred->token;
+	if (cred->cert) {
+		wipe_blob(&c->cert);
+		wipe_blob(&c->key);
+		/* curl copies a blob set with CURL_BLOB_COPY: a renewal cannot pull it from under a
+		 * transfer in flight */
+		c->cert = (struct curl_blob){ .data = cred->cert, .len = cred->cert_len, .flags = CURL_BLOB_COPY };
+		c->key = (struct curl_blob){ .data = cred->key, .len = cred->key_len, .flags = CURL_BLOB_COPY };
+	}
+	c->obtained_ns = clock_ns(CLOCK_REALTIME);
+	c->expiry_ns = cred->expiry_ns;
+	c->stale = false;
+	c->renew_not_before_ns = 0;
+	c->cred_gen++;
+	*cred = (kube_exec_cred){ 0 };
+}
+
+void kube_client_renewal_failed(kube_client *c, int64_t retry_ns)
+{
+	c->renew_not_before_ns = clock_ns(CLOCK_MONOTONIC) + retry_ns;
 }
 
 /* Runs the plugin again; on failure the old credential stays (the server will say 401 again,
@@ -145,46 +195,77 @@ static void exec_renew(kube_client *c)
 	kube_exec_cred cred;
 	char err[600];
 
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	if (now < c->renew_not_before_ns)
+	if (clock_ns(CLOCK_MONOTONIC) < c->renew_not_before_ns)
 		return;
 	if (kube_exec_run(c->exec, &cred, err, sizeof(err)) < 0) {
 		/* said on stderr (the journal under systemd): the requests fail with 401 meanwhile */
-		fprintf(stderr, "%s (tried again in %d s)\n", err, (int)(EXEC_RETRY_NS / 1000000000));
-		c->renew_not_before_ns = now + EXEC_RETRY_NS;
+		fprintf(stderr, "%s (tried again in %d s)\n", err, (int)(KUBE_EXEC_RETRY_NS / 1000000000));
+		kube_client_renewal_failed(c, KUBE_EXEC_RETRY_NS);
 		return;
 	}
-	if (c->token)
-		explicit_bzero(c->token, strlen(c->token));
-	free(c->token);
-	c->token = cred.token;
-	if (cred.cert) {
-		wipe_blob(&c->cert);
-		wipe_blob(&c->key);
-		/* curl copies a blob set with CURL_BLOB_COPY: a renewal cannot pull it from under a
-		 * transfer in flight */
-		c->cert = (struct curl_blob){ .data = cred.cert, .len = cred.cert_len, .flags = CURL_BLOB_COPY };
-		c->key = (struct curl_blob){ .data = cred.key, .len = cred.key_len, .flags = CURL_BLOB_COPY };
-	}
-	c->expiry_ns = cred.expiry_ns;
-	c->stale = false;
+	kube_client_set_credential(c, &cred);
 }
 
 static bool exec_due(const kube_client *c)
 {
-	struct timespec ts;
-
 	if (!c->exec)
 		return false;
 	if (c->stale)
 		return true;
 	if (!c->expiry_ns)
 		return false;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
+	return clock_ns(CLOCK_REALTIME) + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
+}
+
+kube_exec *kube_client_exec(const kube_client *c)
+{
+	return c->exec;
+}
+
+void kube_client_set_async_renewal(kube_client *c, bool async)
+{
+	c->async_renewal = async;
+}
+
+/*
+ * Asynchronous renewal starts early: at 80% of the credential's lifetime, or sooner when less than
+ * the plugin's deadline and two retry delays would be left then, so that a plugin that hangs
+ * until it is killed still leaves time to run it again before the credential lapses. Never before a tenth
+ * of the lifetime has passed: a credential shorter than that margin is not renewed in a loop.
+ */
+bool kube_client_renewal_due(const kube_client *c)
+{
+	int64_t now, life, at, late;
+
+	if (!c->exec)
+		return false;
+	if (clock_ns(CLOCK_MONOTONIC) < c->renew_not_before_ns)
+		return false;
+	if (c->stale)
+		return true;
+	if (!c->expiry_ns)
+		return false;
+	now = clock_ns(CLOCK_REALTIME);
+	life = c->expiry_ns - c->obtained_ns;
+	at = c->obtained_ns + life / 10 * 8;
+	late = c->expiry_ns - 2 * KUBE_EXEC_RETRY_NS - (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
+	if (late < at)
+		at = late;
+	if (at < c->obtained_ns + life / 10)
+		at = c->obtained_ns + life / 10;
+	return now >= at;
+}
+
+int64_t kube_client_expiry_ns(const kube_client *c)
+{
+	return c->expiry_ns;
+}
+
+bool kube_client_credential_valid(const kube_client *c)
+{
+	if (!c->exec)
+		return true;
+	return !c->stale && (!c->expiry_ns || clock_ns(CLOCK_REALTIME) < c->expiry_ns);
 }
 
 int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,
@@ -196,7 +277,8 @@ int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *pat
 	CURLcode cc = CURLE_OK;
 
 	*headers = NULL;
-	if (exec_due(c))
+	/* with an event loop, kmulti runs the plugin without blocking it (kexec-async.h) */
+	if (!c->async_renewal && exec_due(c))
 		exec_renew(c);
 	if (asprintf(&url, "%s%s", c->server, path) < 0)
 		return -ENOMEM;

@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kubeconfig.h"
 
@@ -38,6 +39,31 @@ int kube_client_set_token(kube_client *c, const char *token);
 /* The API server answered 401: with an exec plugin, the next request runs it again for a new
  * credential (kube_request and kube_list do so themselves, and retry once). */
 void kube_client_credential_rejected(kube_client *c);
+/* The same for a call set up while kube_client_credential_gen said gen: a 401 to a call that went
+ * out with the credential before the last renewal does not run the plugin again. */
+unsigned kube_client_credential_gen(const kube_client *c);
+void kube_client_credential_rejected_gen(kube_client *c, unsigned gen);
+
+/* A failed plugin run is tried again after this long, not at every request. */
+#define KUBE_EXEC_RETRY_NS (INT64_C(10) * 1000000000)
+
+/* The exec plugin the credential comes from, NULL when none. */
+struct kube_exec *kube_client_exec(const kube_client *c);
+/* true: requests never run the plugin themselves; the event loop's owner (kmulti) renews the
+ * credential when kube_client_renewal_due says so and hands it over with
+ * kube_client_set_credential. */
+void kube_client_set_async_renewal(kube_client *c, bool async);
+bool kube_client_renewal_due(const kube_client *c);
+/* false while the credential was refused (401) or has expired: requests should wait for the
+ * renewal rather than be refused. Always true without an exec plugin. */
+bool kube_client_credential_valid(const kube_client *c);
+/* Takes the plugin's answer (*cred is emptied). */
+struct kube_exec_cred;
+void kube_client_set_credential(kube_client *c, struct kube_exec_cred *cred);
+/* The credential's expirationTimestamp (wall clock, ns); 0: it does not expire. */
+int64_t kube_client_expiry_ns(const kube_client *c);
+/* The next renewal not before retry_ns from now. */
+void kube_client_renewal_failed(kube_client *c, int64_t retry_ns);
 
 /*
  * Prepares an easy handle for METHOD server+path with an optional body (copied by curl) and

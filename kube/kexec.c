@@ -114,21 +114,50 @@ static char **plugin_env(const kube_exec *x)
 	return env;
 }
 
+int kube_exec_output_read(kube_exec_output *o, int fd, char *why, size_t why_size)
+{
+	if (o->len + 1 >= o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4096;
+		if (o->cap >= KUBE_EXEC_OUTPUT_MAX) {
+			snprintf(why, why_size, "printed more than %d bytes", KUBE_EXEC_OUTPUT_MAX);
+			return -EFBIG;
+		}
+		char *nb = realloc(o->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		o->buf = nb;
+		o->cap = cap;
+	}
+	ssize_t r = read(fd, o->buf + o->len, o->cap - o->len - 1);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return -EAGAIN;
+	if (r < 0) {
+		snprintf(why, why_size, "cannot read its output: %s", strerror(errno));
+		return -EIO;
+	}
+	o->len += (size_t)r;
+	o->buf[o->len] = '\0';
+	return r > 0;
+}
+
+void kube_exec_output_done(kube_exec_output *o)
+{
+	if (o->buf)
+		explicit_bzero(o->buf, o->len);
+	free(o->buf);
+	*o = (kube_exec_output){ 0 };
+}
+
 /* Reads the plugin's standard output to its end, within the deadline and the bound. */
-static int read_output(int fd, char **ret, size_t *ret_len, char *why, size_t why_size)
+static int read_output(int fd, kube_exec_output *o, char *why, size_t why_size)
 {
 	int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
 
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
 		int64_t left = deadline - now_ns(CLOCK_MONOTONIC);
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (left <= 0) {
 			snprintf(why, why_size, "gave no answer within %d s", KUBE_EXEC_DEADLINE_MS / 1000);
-			free(buf);
 			return -ETIMEDOUT;
 		}
 		int n = poll(&p, 1, (int)(left / 1000000) + 1);
@@ -136,41 +165,15 @@ static int read_output(int fd, char **ret, size_t *ret_len, char *why, size_t wh
 			continue;
 		if (n < 0) {
 			snprintf(why, why_size, "cannot read its output: %s", strerror(errno));
-			free(buf);
 			return -errno;
 		}
 		if (n == 0)
 			continue;
-		if (len + 1 >= cap) {
-			if (cap >= KUBE_EXEC_OUTPUT_MAX) {
-				snprintf(why, why_size, "printed more than %d bytes", KUBE_EXEC_OUTPUT_MAX);
-				free(buf);
-				return -EFBIG;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		int r = kube_exec_output_read(o, fd, why, why_size);
+		if (r == -EAGAIN || r > 0)
 			continue;
-		if (r < 0) {
-			snprintf(why, why_size, "cannot read its output: %s", strerror(errno));
-			free(buf);
-			return -EIO;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
+		return r;
 	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
 }
 
 static const char *str_at(yajl_val root, const char **path)
@@ -234,22 +237,24 @@ out:
 	return r;
 }
 
-int kube_exec_run(const kube_exec *x, kube_exec_cred *ret, char *err, size_t err_size)
+int kube_exec_spawn(const kube_exec *x, pid_t *ret_pid, int *ret_fd, char *err, size_t err_size)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none;
-	char **env = NULL, *out = NULL, why[300] = "";
-	size_t out_len = 0;
-	int pipefd[2] = { -1, -1 }, r, status;
+	char **env = NULL;
+	int pipefd[2] = { -1, -1 }, r;
 	pid_t pid = -1;
 
-	*ret = (kube_exec_cred){ 0 };
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		r = errno;
+		snprintf(err, err_size, "%s: cannot run exec plugin \"%s\": %s", x->where, x->argv[0], strerror(r));
+		return -r;
+	}
 	if (!(env = plugin_env(x))) {
 		close(pipefd[0]);
 		close(pipefd[1]);
+		snprintf(err, err_size, "%s: out of memory", x->where);
 		return -ENOMEM;
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -279,16 +284,18 @@ int kube_exec_run(const kube_exec *x, kube_exec_cred *ret, char *err, size_t err
 			*p = ' ';
 		return -r;
 	}
-	r = read_output(pipefd[0], &out, &out_len, why, sizeof(why));
-	close(pipefd[0]);
-	if (r < 0)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			status = 0;
-			break;
-		}
-	}
+	*ret_pid = pid;
+	*ret_fd = pipefd[0];
+	return 0;
+}
+
+int kube_exec_finish(const kube_exec *x, int r, const char *why_in, int status, kube_exec_output *o,
+                     kube_exec_cred *ret, char *err, size_t err_size)
+{
+	char why[300];
+
+	snprintf(why, sizeof(why), "%s", why_in);
+	*ret = (kube_exec_cred){ 0 };
 	if (r == 0 && WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "was killed by signal %d", WTERMSIG(status));
 		r = -EIO;
@@ -297,14 +304,35 @@ int kube_exec_run(const kube_exec *x, kube_exec_cred *ret, char *err, size_t err
 		r = -EIO;
 	}
 	if (r == 0)
-		r = decode(x, out, ret, why, sizeof(why));
-	if (out) {
-		explicit_bzero(out, out_len);
-		free(out);
-	}
+		r = decode(x, o->buf ? o->buf : "", ret, why, sizeof(why));
+	kube_exec_output_done(o);
 	if (r < 0 && r != -ENOMEM)
 		snprintf(err, err_size, "%s: exec plugin \"%s\" %s", x->where, x->argv[0], why);
 	else if (r == -ENOMEM)
 		snprintf(err, err_size, "%s: out of memory", x->where);
 	return r;
+}
+
+int kube_exec_run(const kube_exec *x, kube_exec_cred *ret, char *err, size_t err_size)
+{
+	kube_exec_output out = { 0 };
+	char why[300] = "";
+	int fd = -1, r, status = 0;
+	pid_t pid = -1;
+
+	*ret = (kube_exec_cred){ 0 };
+	r = kube_exec_spawn(x, &pid, &fd, err, err_size);
+	if (r < 0)
+		return r;
+	r = read_output(fd, &out, why, sizeof(why));
+	close(fd);
+	if (r < 0)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = 0;
+			break;
+		}
+	}
+	return kube_exec_finish(x, r, why, status, &out, ret, err, err_size);
 }

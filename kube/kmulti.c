@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+#include "kexec-async.h"
 
 #define DEFAULT_MAX_BODY (16u * 1024 * 1024)
 
@@ -25,6 +28,11 @@ struct kube_call {
 	sd_event_source *idle_timer; /* idle_timeout_s: no body byte for idle_usec ends the call */
 	uint64_t idle_usec, last_data_usec;
 	char cerr[CURL_ERROR_SIZE];
+	/* started while the credential was being renewed and unusable: set up once it is in */
+	bool waiting;
+	char *method, *path, *body_copy, *content_type;
+	long timeout_ms, idle_timeout_s;
+	unsigned cred_gen; /* the client's credential it went out with */
 };
 
 struct kube_multi {
@@ -35,6 +43,7 @@ struct kube_multi {
 	kube_call *calls;
 	unsigned n_calls;
 	bool in_check;
+	kube_exec_job *renewal; /* the exec plugin, running; one at a time */
 };
 
 static void check_done(kube_multi *m);
@@ -122,6 +131,8 @@ int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret)
 		return -ENOMEM;
 	m->event = sd_event_ref(e);
 	m->client = c;
+	if (kube_client_exec(c))
+		kube_client_set_async_renewal(c, true);
 	m->multi = curl_multi_init();
 	if (!m->multi) {
 		kube_multi_free(m);
@@ -157,6 +168,10 @@ static void call_free(kube_multi *m, kube_call *c)
 	curl_easy_cleanup(c->h);
 	curl_slist_free_all(c->headers);
 	kube_body_free(&c->body);
+	free(c->method);
+	free(c->path);
+	free(c->body_copy);
+	free(c->content_type);
 	free(c);
 }
 
@@ -169,6 +184,7 @@ kube_multi *kube_multi_free(kube_multi *m)
 {
 	if (!m)
 		return NULL;
+	m->renewal = kube_exec_job_free(m->renewal);
 	while (m->calls)
 		call_free(m, m->calls);
 	if (m->multi)
@@ -256,6 +272,38 @@ static int idle_timer_start(kube_multi *m, kube_call *c, uint64_t idle_usec)
 	return 0;
 }
 
+static void renewal_start(kube_multi *m);
+
+/* Sets the call up with the client's credential of now and hands it to curl. */
+static int call_launch(kube_multi *m, kube_call *c)
+{
+	int r;
+
+	c->cred_gen = kube_client_credential_gen(m->client);
+	r = kube_easy_setup(m->client, c->h, c->method, c->path, c->body_copy, c->content_type, c->timeout_ms,
+	                    &c->headers);
+	if (r < 0)
+		return r;
+	if (c->idle_timeout_s > 0 && (r = idle_timer_start(m, c, (uint64_t)c->idle_timeout_s * 1000000)) < 0)
+		return r;
+	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, call_write);
+	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, call_header);
+	curl_easy_setopt(c->h, CURLOPT_HEADERDATA, c);
+	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->cerr);
+	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
+	if (curl_multi_add_handle(m->multi, c->h) != CURLM_OK)
+		return -ENOMEM;
+	return 0;
+}
+
+static int dup_opt(const char *in, char **out)
+{
+	if (in && !(*out = strdup(in)))
+		return -ENOMEM;
+	return 0;
+}
+
 int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
 {
 	kube_call *c = calloc(1, sizeof(*c));
@@ -265,48 +313,96 @@ int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
 		return -ENOMEM;
 	c->m = m;
 	c->h = curl_easy_init();
-	if (!c->h) {
-		free(c);
-		return -ENOMEM;
-	}
 	c->data = o->data;
 	c->retry_after_s = -1;
 	c->done = o->done;
 	c->userdata = o->userdata;
 	c->body.max = o->data ? 64 * 1024 : o->max_body ? o->max_body : DEFAULT_MAX_BODY;
-	r = kube_easy_setup(m->client, c->h, o->method, o->path, o->body, o->content_type, o->timeout_ms, &c->headers);
-	if (r < 0) {
-		curl_easy_cleanup(c->h);
-		free(c);
-		return r;
-	}
-	if (o->idle_timeout_s > 0 && (r = idle_timer_start(m, c, (uint64_t)o->idle_timeout_s * 1000000)) < 0) {
-		curl_slist_free_all(c->headers);
-		curl_easy_cleanup(c->h);
-		free(c);
-		return r;
-	}
-	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, call_write);
-	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, call_header);
-	curl_easy_setopt(c->h, CURLOPT_HEADERDATA, c);
-	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->cerr);
-	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
-	if (curl_multi_add_handle(m->multi, c->h) != CURLM_OK) {
-		sd_event_source_disable_unref(c->idle_timer);
-		curl_slist_free_all(c->headers);
-		curl_easy_cleanup(c->h);
-		free(c);
-		return -ENOMEM;
-	}
+	c->timeout_ms = o->timeout_ms;
+	c->idle_timeout_s = o->idle_timeout_s;
+	/* the list links it (call_free unlinks it on every path below) */
 	c->next = m->calls;
 	if (m->calls)
 		m->calls->prev = c;
 	m->calls = c;
 	m->n_calls++;
+	if (!c->h || dup_opt(o->method, &c->method) < 0 || dup_opt(o->path, &c->path) < 0 ||
+	    dup_opt(o->body, &c->body_copy) < 0 || dup_opt(o->content_type, &c->content_type) < 0) {
+		call_free(m, c);
+		return -ENOMEM;
+	}
+	renewal_start(m);
+	if (m->renewal && !kube_client_credential_valid(m->client))
+		c->waiting = true; /* one plugin run for all, not a refused request each */
+	else if ((r = call_launch(m, c)) < 0) {
+		call_free(m, c);
+		return r;
+	}
 	if (ret)
 		*ret = c;
 	return 0;
+}
+
+/* The calls that waited for the credential go now, with it (or, when the plugin failed, with
+ * the old one: the server's answer says what is wrong). A done callback may start or cancel
+ * calls: the list is walked again from its head after each. */
+static void waiting_launch(kube_multi *m)
+{
+	for (;;) {
+		kube_call *c = m->calls;
+		int r;
+
+		while (c && !c->waiting)
+			c = c->next;
+		if (!c || m->renewal)
+			return;
+		c->waiting = false;
+		r = call_launch(m, c);
+		if (r < 0)
+			call_finish(m, c, r, 0, "cannot start the request");
+	}
+}
+
+static void renewal_done(int r, kube_exec_cred *cred, const char *err, void *userdata)
+{
+	kube_multi *m = userdata;
+	kube_client *client = m->client;
+
+	m->renewal = NULL; /* the job frees itself after this returns */
+	if (r == 0)
+		kube_client_set_credential(client, cred);
+	else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - ts.tv_sec;
+
+		kube_client_renewal_failed(client, KUBE_EXEC_RETRY_NS);
+		/* one line; the journal under systemd */
+		if (!kube_client_expiry_ns(client))
+			fprintf(stderr, "%s (tried again in %d s)\n", err, (int)(KUBE_EXEC_RETRY_NS / 1000000000));
+		else if (kube_client_credential_valid(client))
+			fprintf(stderr, "%s (tried again in %d s; the credential in use is valid for %" PRId64 " s more)\n",
+			        err, (int)(KUBE_EXEC_RETRY_NS / 1000000000), left_s);
+		else
+			fprintf(stderr, "%s (tried again in %d s; the credential in use has expired: requests are refused meanwhile)\n",
+			        err, (int)(KUBE_EXEC_RETRY_NS / 1000000000));
+	}
+	waiting_launch(m);
+}
+
+/* Runs the plugin when the credential is due for renewal, unless it runs already. */
+static void renewal_start(kube_multi *m)
+{
+	char err[600];
+	int r;
+
+	if (m->renewal || !kube_client_renewal_due(m->client))
+		return;
+	r = kube_exec_start(m->event, kube_client_exec(m->client), renewal_done, m, &m->renewal, err, sizeof(err));
+	if (r < 0) {
+		kube_client_renewal_failed(m->client, KUBE_EXEC_RETRY_NS);
+		fprintf(stderr, "%s (tried again in %d s)\n", err, (int)(KUBE_EXEC_RETRY_NS / 1000000000));
+	}
 }
 
 void kube_call_cancel(kube_multi *m, kube_call *call)
@@ -371,7 +467,7 @@ static void check_done(kube_multi *m)
 		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
 		/* the caller retries as for any failure; an exec plugin's credential is renewed first */
 		if (status == 401)
-			kube_client_credential_rejected(m->client);
+			kube_client_credential_rejected_gen(m->client, c->cred_gen);
 		if (c->error < 0)
 			error = c->error;
 		else if (cc == CURLE_WRITE_ERROR && c->body.overflow)

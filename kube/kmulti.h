@@ -5,6 +5,11 @@
  * Asynchronous API calls on an sd-event loop: libcurl's multi interface driven by sd-event io
  * and timer sources (CURLMOPT_SOCKETFUNCTION / CURLMOPT_TIMERFUNCTION), no threads. A slow or
  * absent API server never blocks the loop; every call ends exactly once in its done callback.
+ *
+ * A client whose credential comes from an exec plugin has it renewed here, on the loop
+ * (kexec-async.h), never inside a call: one plugin run at a time, started by the first call after
+ * kube_client_renewal_due; calls keep the credential in use while it is valid, and those started
+ * while it is not (refused, expired) wait for the run to end. One kube_multi per such client.
  */
 
 #include <stdbool.h>

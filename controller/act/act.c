@@ -11,6 +11,7 @@
 #include "journal.h"
 #include "objmap.h"
 #include "pod-write.h"
+#include "repeat.h"
 #include "requests.h"
 
 #define EVENT_REPEAT_NS (600LL * 1000000000LL) /* a FailedScheduling repeated at most every 10 min */
@@ -54,6 +55,8 @@ struct act {
 	int64_t last_event_ns;
 	act_stats stats;
 	bool forbidden_told[CLUSTER_WRITE_LEASE_EVENT + 1];
+	/* the same failure for every pod alike (a 5xx, a webhook refusing): one line, then one a minute */
+	repeat write_failing[CLUSTER_WRITE_LEASE_EVENT + 1];
 	evictor *ev; /* --pdb strict: victims evicted one at a time (evict.c); NULL: deleted */
 };
 
@@ -133,6 +136,10 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 		return;
 	}
 	if (r == WRITE_OK) {
+		unsigned untold = repeat_end(&a->write_failing[st->kind]);
+		if (untold)
+			journal_msg(LOG_NOTICE, "%s %s: answering again (%u more failures like the last line since it)",
+			            st->verb, st->path, untold);
 		if (st->kind == CLUSTER_WRITE_BIND) {
 			a->stats.bound++;
 			journal_entry_init(&e, LOG_INFO, MSGID_POD_BOUND);
@@ -171,9 +178,15 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 	if (r == WRITE_CONFLICT && st->kind == CLUSTER_WRITE_BIND)
 		journal_entry_send(&e, "Binding of pod %s/%s refused (HTTP 409): someone else decided; not sent again: %s",
 		                   ns, name, msg);
-	else
-		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s", st->verb, st->path, status, write_result_name(r),
-		                   *msg ? ": " : "", msg);
+	else {
+		char key[160], suffix[96];
+		/* the same whatever the pod: its name is in the path and often in the message */
+		snprintf(key, sizeof(key), "%s %ld %d", st->verb, status, (int)r);
+		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)mono_now_ns() / 1000, suffix, sizeof(suffix)))
+			return;
+		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s%s", st->verb, st->path, status, write_result_name(r),
+		                   *msg ? ": " : "", msg, suffix);
+	}
 }
 
 static bool gate(void *userdata, long *ret_timeout_ms)

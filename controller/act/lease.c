@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "answer.h"
+#include "repeat.h"
 #include "requests.h"
 
 #define USEC 1000000ULL
@@ -39,6 +40,7 @@ struct lease {
 	unsigned release_attempts;
 	bool stopped;
 	lease_stats stats;
+	repeat failing; /* the same failure at every retry: one line, then one a minute */
 };
 
 static void try_now(lease *l);
@@ -139,6 +141,30 @@ static void note(lease *l, int prio, const char *text)
 {
 	if (l->o.note)
 		l->o.note(l->o.userdata, prio, text);
+}
+
+/* A failed call, told as repeat.h says. */
+static void note_failure(lease *l, int prio, const char *text)
+{
+	char key[160], suffix[96], line[700];
+
+	snprintf(key, sizeof(key), "%d %.150s", prio, text);
+	if (!repeat_tell(&l->failing, key, now_mono(l), suffix, sizeof(suffix)))
+		return;
+	snprintf(line, sizeof(line), "%s%s", text, suffix);
+	note(l, prio, line);
+}
+
+static void note_success(lease *l)
+{
+	char text[256];
+	unsigned untold = repeat_end(&l->failing);
+
+	if (untold) {
+		snprintf(text, sizeof(text), "Lease %s/%s: answering again (%u more failures since the last line)", l->ns,
+		         l->name, untold);
+		note(l, LOG_NOTICE, text);
+	}
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -277,11 +303,16 @@ static void after_get(lease *l, const transport_answer *a)
 		if (!a->error && a->status == 403) {
 			snprintf(text, sizeof(text), "GET %s: HTTP 403: preemptd's Role must allow get, create and update on "
 			         "leases in %s (deploy/preemptd.yaml)", l->path, l->ns);
-			note(l, LOG_ERR, text);
+			note_failure(l, LOG_ERR, text);
+		}
+		else if (!a->error && a->status >= 400) {
+			snprintf(text, sizeof(text), "GET %s: HTTP %ld: %.300s", l->path, a->status, a->body ? a->body : "");
+			note_failure(l, LOG_ERR, text);
 		}
 		try_later(l, !l->leader);
 		return;
 	}
+	note_success(l);
 	observe(l, &rec);
 	bool free_ = !rec.holder[0] || strcmp(rec.holder, l->identity) == 0 ||
 	             now_mono(l) >= l->observed_at + l->o.lease_duration_usec;
@@ -297,11 +328,12 @@ static void after_get(lease *l, const transport_answer *a)
 	update(l);
 }
 
-static void after_write(lease *l, const transport_answer *a)
+static void after_write(lease *l, lease_op op, const transport_answer *a)
 {
 	lease_record rec;
 
 	if (!a->error && (a->status == 200 || a->status == 201) && lease_record_parse(a->body, a->len, &rec) == 0) {
+		note_success(l);
 		observe(l, &rec);
 		l->renewed_at = l->sent_at;
 		l->stats.renewals++;
@@ -317,6 +349,12 @@ static void after_write(lease *l, const transport_answer *a)
 		l->have_observed = l->have_observed && a->status == 409;
 		send_call(l, OP_GET, "GET", l->path, NULL);
 		return;
+	}
+	if (!a->error && a->status >= 400) {
+		char text[512];
+		snprintf(text, sizeof(text), "%s %s: HTTP %ld: %.300s", op == OP_CREATE ? "POST" : "PUT",
+		         op == OP_CREATE ? l->collection : l->path, a->status, a->body ? a->body : "");
+		note_failure(l, LOG_ERR, text);
 	}
 	try_later(l, !l->leader);
 }
@@ -395,7 +433,7 @@ static void answered(void *userdata, const transport_answer *a)
 		break;
 	case OP_CREATE:
 	case OP_UPDATE:
-		after_write(l, a);
+		after_write(l, op, a);
 		break;
 	case OP_RELEASE_GET:
 		after_release_get(l, a);

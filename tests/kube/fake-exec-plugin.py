@@ -9,12 +9,14 @@ gke-gcloud-auth-plugin or kubelogin. Behaviour from its environment (the kubecon
   FAKE_EXIT=N          exit with status N after printing nothing
   FAKE_WANT_CLUSTER=1  fail unless KUBERNETES_EXEC_INFO holds spec.cluster.server
   FAKE_API=V           answer apiVersion V instead of the one KUBERNETES_EXEC_INFO asked for
+  FAKE_HANG_RUN=N      run N prints nothing and never ends (a plugin stuck on a browser login)
 It checks what kubectl guarantees: KUBERNETES_EXEC_INFO is set, spec.interactive is false (no
 terminal), standard input is not a terminal."""
 import datetime
 import json
 import os
 import sys
+import time
 
 env = os.environ
 if env.get("FAKE_STDERR"):
@@ -25,6 +27,9 @@ if env.get("FAKE_COUNT"):
         f.write("run\n")
     with open(env["FAKE_COUNT"], encoding="utf-8") as f:
         n = len(f.readlines())
+if env.get("FAKE_HANG_RUN") and n == int(env["FAKE_HANG_RUN"]):
+    while True:
+        time.sleep(3600)
 if env.get("FAKE_EXIT"):
     sys.exit(int(env["FAKE_EXIT"]))
 info = json.loads(env["KUBERNETES_EXEC_INFO"])
