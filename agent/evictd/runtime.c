@@ -566,7 +566,7 @@ static void on_version(int error, const char *text, void *userdata)
 	snprintf(rt->runtime, sizeof(rt->runtime), "%s", text);
 	log_entry_add(&e, FIELD_RUNTIME, "%s", text);
 	log_entry_send(&e, "Container runtime %s at %s%s: node-level reclaim before disk evictions (%s), pods ranked by "
-	               "writable layers and logs; asked only while a disk threshold is met", text, rt->socket,
+	               "writable layers and logs; listed while a disk threshold is met, images' use asked in between", text, rt->socket,
 	               appeared ? " (its socket appeared: node-level reclaim turns on)" : "",
 	               rt->cfg->node_reclaim == NODE_RECLAIM_IMAGES    ? "unused images removed"
 	               : rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? "unused images counted, left to the kubelet"
