@@ -501,12 +501,15 @@ static int on_usage_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	/* a full listing in flight updates the images itself; none while the runtime is not there */
-	if (!rt->client || rt->refreshing || rt->usage_refreshing ||
-	    cri_client_list(rt->client, CRI_LIST_IMAGES | CRI_LIST_CONTAINERS, on_usage_listing, rt) < 0) {
+	if (!rt->client || rt->refreshing || rt->usage_refreshing) {
 		usage_arm(rt, usec);
 		return 0;
 	}
-	rt->usage_refreshing = true;
+	rt->usage_refreshing = true; /* before the call: its end may be heard from within it */
+	if (cri_client_list(rt->client, CRI_LIST_IMAGES | CRI_LIST_CONTAINERS, on_usage_listing, rt) < 0) {
+		rt->usage_refreshing = false;
+		usage_arm(rt, usec);
+	}
 	return 0;
 }
 
