@@ -567,6 +567,12 @@ static void on_version(int error, const char *text, void *userdata)
 		return;
 	}
 	snprintf(rt->runtime, sizeof(rt->runtime), "%s", text);
+	if (appeared && rt->failed_usec && !rt->refreshing) {
+		/* the listing asked when the socket appeared may have met it between bind() and listen():
+		 * refused then says nothing of the runtime that answers now */
+		rt->failed_usec = 0;
+		refresh(rt);
+	}
 	log_entry_add(&e, FIELD_RUNTIME, "%s", text);
 	log_entry_send(&e, "Container runtime %s at %s%s: node-level reclaim before disk evictions (%s), pods ranked by "
 	               "writable layers and logs; listed while a disk threshold is met, images' use asked in between", text, rt->socket,
@@ -638,7 +644,7 @@ static void ask_sandbox_image(runtime_state *rt)
 static void usage_start(runtime_state *rt, uint64_t now_usec)
 {
 	if (!rt->usage_timer && rt->cfg->image_usage_refresh_usec &&
-	    sd_event_add_time(rt->event, &rt->usage_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_usage_timer, rt) < 0) {
+	    sd_event_add_time(rt->event, &rt->usage_timer, CLOCK_MONOTONIC, UINT64_MAX, 1000000, on_usage_timer, rt) < 0) {
 		log_msg(LOG_WARNING, "Cannot arm image-usage-refresh: images' use is refreshed only at disk pressure");
 		rt->usage_timer = NULL;
 		return;
