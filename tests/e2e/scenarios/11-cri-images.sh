@@ -13,7 +13,7 @@
 # (info.config.sandboxImage), which evictd reads and logs; and a pod created after evictd's last
 # listing (late, running blob8, the smallest unused image until then) keeps its image: evictd
 # lists again before it removes, so blob8 survives and the next smallest goes instead.
-# Then a second fill (from the node's side) takes the last unused blob image: containerd's sandbox
+# Then a second fill (from the node's side) takes the last unused blob image; containerd's sandbox
 # image (localhost/e2e/pause, no container's image, not pinned by containerd 1.6.20) is then the
 # only unused image left, journaled as kept; it is still in the store and a new pod sandbox starts.
 . ./lib.sh
@@ -45,6 +45,8 @@ ok "writer's container running" wait_until 30 ctr_running "$WRITER" main
 avail=$(fs_avail /var/lib/kubelet)
 thr=$((avail - (FILL - NEED) * MIB))
 note "nodefs.available $(mib "$avail") MiB; hard threshold ${thr} bytes ($(mib "$thr") MiB): a ${FILL} MiB fill goes ${NEED} MiB past it"
+# a removal's entry (the images kept, the sandbox image among them, share its MESSAGE_ID)
+removal="$(j_id "$MSGID_NODE_RECLAIM_IMAGES") and has(\"EVICTD_FREED_BYTES\")"
 cri_evictd cri-images nodefs.available "$thr" "a nodefs.available threshold ${NEED} MiB short of what a ${FILL} MiB fill leaves"
 note "runtime: $(j_select "$(j_id "$MSGID_RUNTIME_STATUS")" | head -n1 | jq -r .MESSAGE)"
 sleep 3   # the images are older than imageMinimumGCAge for evictd now
@@ -58,9 +60,8 @@ ok "late's container running" wait_until 30 ctr_running "$LATE" main
 # ---- the fill ---------------------------------------------------------------------------------------
 touch "$CTLDIR/go"
 ok "writer wrote ${FILL} MiB into its root filesystem" wait_until 60 test -e "$CTLDIR/done"
-ok "journal: node-level reclaim removed images for nodefs.available" \
-	j_wait 60 "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")"
-rec=$(j_select "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")")
+ok "journal: node-level reclaim removed images for nodefs.available" j_wait 60 "$removal"
+rec=$(j_select "$removal")
 note "$(jq -r .MESSAGE <<< "$rec" | head -n3)"
 first=$(head -n1 <<< "$rec")
 f() { jq -r --arg f "$1" '.[$f] // empty' <<< "$first"; }
@@ -89,18 +90,20 @@ ok "no pod was chosen for eviction" not j_has "$(j_id "$MSGID_POD_CHOSEN") or $(
 ok "writer still running" ctr_running "$WRITER" main
 
 # ---- a reclaim that takes every other unused image: the sandbox image stays ------------------------
-# blob24 is the last unused blob image (blob8 runs late's container, busybox writer's); a fill from
-# the node's side NEED MiB past the threshold, which blob24 covers
+# one blob image is left unused (blob8 runs late's container, busybox writer's); a fill from the
+# node's side NEED MiB past the threshold, which it covers
+last=$(blob_images | grep -vxF localhost/e2e/blob8:latest)
+note "the last unused blob image: $last"
 j_mark
 avail=$(fs_avail /var/lib/kubelet)
 fill=$(( (avail - thr + MIB - 1) / MIB + NEED ))
 note "second fill: ${fill} MiB from the node's side (nodefs.available $(mib "$avail") MiB)"
 ok "the node's own ${fill} MiB written" dd if=/dev/zero of="$FILL2" bs=1M count="$fill" conv=fsync status=none
-ok "journal: node-level reclaim removed images again" j_wait 60 "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")"
-rec=$(j_select "$(j_id "$MSGID_NODE_RECLAIM_IMAGES")")
+ok "journal: node-level reclaim removed images again" j_wait 60 "$removal"
+rec=$(j_select "$removal")
 note "$(jq -r .MESSAGE <<< "$rec" | head -n3)"
-ok "the removal names blob24 ($(jq -r '.EVICTD_IMAGES // empty' <<< "$rec" | tr '\n' ' '))" \
-	grep -qF localhost/e2e/blob24 <<< "$(jq -r '.EVICTD_IMAGES // empty' <<< "$rec")"
+ok "the removal names the last unused blob image, $last" \
+	test "$(jq -r '.EVICTD_IMAGES // empty' <<< "$rec")" = "$last"
 ok "...and not the sandbox image" not grep -qF "$PAUSE" <<< "$(jq -r '.EVICTD_IMAGES // empty' <<< "$rec")"
 ok "no unused blob image is left (blob8 still runs late's container)" \
 	test "$(blob_images | tr '\n' ' ')" = "localhost/e2e/blob8:latest "
