@@ -149,6 +149,8 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		return c->node_reclaim == NODE_RECLAIM_IMAGES ? "images" : c->node_reclaim == NODE_RECLAIM_ACCOUNT ? "account" : "off";
 	if (K("eviction", "image-minimum-gc-age"))
 		return duration(c->image_min_gc_age_usec, buf, size);
+	if (K("eviction", "image-usage-refresh"))
+		return duration(c->image_usage_refresh_usec, buf, size);
 	if (K("eviction", "kubelet-margin")) {
 		if (!c->kubelet_margin.set)
 			return "0";

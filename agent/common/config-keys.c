@@ -52,6 +52,7 @@ static const config_key keys[] = {
 	{ "eviction", "kubelet-margin" },
 	{ "eviction", "node-reclaim" },
 	{ "eviction", "image-minimum-gc-age" },
+	{ "eviction", "image-usage-refresh" },
 	{ "kubernetes", "enable" },
 	{ "kubernetes", "kubelet-config" },
 	{ "kubernetes", "kubeconfig" },

@@ -376,6 +376,16 @@ int config_handle_eviction(parse_state *p, const char *name, const char *v)
 		c->image_min_gc_age_usec = u;
 		return 1;
 	}
+	if (strcmp(name, "image-usage-refresh") == 0) {
+		uint64_t u = 0;
+		if (!config_parse_duration_usec(p, name, v, &u))
+			return 0;
+		/* below a second it would be a poll of the runtime, not a refresh */
+		if (u != 0 && (u < USEC_PER_SEC || u > 24 * 3600 * USEC_PER_SEC))
+			return config_fail(p, "%s \"%s\" out of range (0 for off, or 1s-24h)", name, v);
+		c->image_usage_refresh_usec = u;
+		return 1;
+	}
 	if (strcmp(name, "kubelet-margin") == 0) {
 		/* A percentage of the kubelet's threshold, or a quantity added to it; 0 or 0% for none. */
 		if (strcmp(v, "0%") == 0 || strcmp(v, "0") == 0) {
@@ -596,6 +606,7 @@ int config_new_default(evictd_config **ret)
 	c->reclaim_timeout_usec = 30 * USEC_PER_SEC; /* the kubelet's podCleanupTimeout */
 	c->node_reclaim = NODE_RECLAIM_IMAGES;
 	c->image_min_gc_age_usec = 120 * USEC_PER_SEC; /* the kubelet's imageMinimumGCAge default */
+	c->image_usage_refresh_usec = 300 * USEC_PER_SEC; /* the kubelet's image manager's detectImages period */
 	c->runtime_timeout_usec = 2 * USEC_PER_SEC;
 	*ret = c;
 	return 0;

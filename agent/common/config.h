@@ -138,6 +138,7 @@ typedef struct evictd_config {
 	uint64_t reclaim_timeout_usec;        /* an evicted pod reclaims until its cgroup is gone or this passes; 0: no wait */
 	node_reclaim_mode node_reclaim;       /* before a disk eviction: remove unused images, count them, or neither */
 	uint64_t image_min_gc_age_usec;       /* the kubelet's imageMinimumGCAge: younger images are kept */
+	uint64_t image_usage_refresh_usec;    /* images' last use refreshed this often between disk episodes; 0: not */
 
 	/* [kubernetes]: shared by evictd (spool, descriptor dir) and evictd-kube (the rest) */
 	struct {

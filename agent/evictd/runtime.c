@@ -92,6 +92,11 @@ struct runtime_state {
 	bool refresh_for_removal; /* the listing in flight was asked for it */
 	bool listing_for_removal; /* the current listing was; consumed by the removal it allows */
 	bool kept_logged[_SIGNAL_MAX];
+	/* images' use asked between disk episodes (ListImages + ListContainers only, as the kubelet's
+	 * image manager does): a container that comes and goes between two listings marks its image */
+	sd_event_source *usage_timer; /* NULL: image-usage-refresh = 0, or --once */
+	bool usage_refreshing;        /* that light listing in flight */
+	bool full_waits;              /* a full listing asked meanwhile: started when it ends */
 };
 
 static void resolve_endpoint(runtime_state *rt)
@@ -294,6 +299,7 @@ static void client_close(runtime_state *rt)
 	rt->refreshing = false;
 	rt->sandbox_asking = false;
 	rt->refresh_for_removal = rt->listing_for_removal = rt->relist_wanted = false;
+	rt->usage_refreshing = rt->full_waits = false;
 }
 
 runtime_state *runtime_state_free(runtime_state *rt)
@@ -304,6 +310,7 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	for (int i = 0; i < 2; i++)
 		rt->socket_watch[i] = kubelet_watch_free(rt->socket_watch[i]);
 	rt->ask_again = sd_event_source_disable_unref(rt->ask_again);
+	rt->usage_timer = sd_event_source_disable_unref(rt->usage_timer);
 	listing_drop(rt);
 	images_forget(rt);
 	runtime_label_notes_done(&rt->label_notes);
@@ -388,6 +395,7 @@ static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 }
 
 static void ask_sandbox_image(runtime_state *rt);
+static void usage_arm(runtime_state *rt, uint64_t now);
 
 static void on_listing(int error, cri_listing *l, const char *why, void *userdata)
 {
@@ -422,6 +430,7 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 		runtime_measure_logs(l);
 		if (images_update(rt, l, now))
 			state_save(rt);
+		usage_arm(rt, now); /* this listing told as much: the light one waits a whole period again */
 		listing_drop(rt);
 		rt->listing = l;
 		rt->listing_usec = now ? now : 1;
@@ -442,11 +451,81 @@ static void refresh(runtime_state *rt)
 {
 	if (!rt->client || rt->refreshing)
 		return;
-	if (cri_client_list(rt->client, CRI_LIST_ALL, on_listing, rt) >= 0) {
+	/* the client runs one listing at a time: after the light one (a deadline away at most), and
+	 * counted as refreshing meanwhile, so disk evictions are held for it as for any listing */
+	if (rt->usage_refreshing || cri_client_list(rt->client, CRI_LIST_ALL, on_listing, rt) >= 0) {
+		rt->full_waits = rt->usage_refreshing;
 		rt->refreshing = true;
 		rt->refresh_for_removal = rt->relist_wanted;
 		rt->relist_wanted = false;
 	}
+}
+
+static void on_usage_listing(int error, cri_listing *l, const char *why, void *userdata)
+{
+	runtime_state *rt = userdata;
+	uint64_t now = 0;
+
+	if (error == -ECANCELED)
+		return;
+	rt->usage_refreshing = false;
+	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
+	if (error >= 0) {
+		if (images_update(rt, l, now))
+			state_save(rt);
+		cri_listing_free(l);
+		free(l);
+	} else
+		/* said by the next full listing if it lasts; ages only grow meanwhile, nothing removed early */
+		log_msg(LOG_DEBUG, "Images' use not refreshed from %s: %s", rt->socket, why);
+	usage_arm(rt, now);
+	if (rt->full_waits) {
+		rt->full_waits = false;
+		int r = rt->client ? cri_client_list(rt->client, CRI_LIST_ALL, on_listing, rt) : -ENOTCONN;
+		if (r < 0) {
+			/* asked again at the next decision, as when a listing cannot start */
+			rt->refreshing = false;
+			rt->relist_wanted |= rt->refresh_for_removal;
+			rt->refresh_for_removal = false;
+			rt->sync_done = true;
+			rt->sync_error = r;
+			if (rt->changed)
+				rt->changed(rt->userdata);
+		}
+	}
+}
+
+static int on_usage_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	runtime_state *rt = userdata;
+
+	(void)s;
+	/* a full listing in flight updates the images itself; none while the runtime is not there */
+	if (!rt->client || rt->refreshing || rt->usage_refreshing) {
+		usage_arm(rt, usec);
+		return 0;
+	}
+	rt->usage_refreshing = true; /* before the call: its end may be heard from within it */
+	if (cri_client_list(rt->client, CRI_LIST_IMAGES | CRI_LIST_CONTAINERS, on_usage_listing, rt) < 0) {
+		rt->usage_refreshing = false;
+		usage_arm(rt, usec);
+	}
+	return 0;
+}
+
+/* The next light refresh, a period after now (the last listing); none when the period is 0. */
+static void usage_arm(runtime_state *rt, uint64_t now)
+{
+	uint64_t period = rt->cfg->image_usage_refresh_usec;
+
+	if (!rt->usage_timer)
+		return;
+	if (!period) {
+		(void)sd_event_source_set_enabled(rt->usage_timer, SD_EVENT_OFF);
+		return;
+	}
+	(void)sd_event_source_set_time(rt->usage_timer, now + period);
+	(void)sd_event_source_set_enabled(rt->usage_timer, SD_EVENT_ONESHOT);
 }
 
 static int on_ask_again(sd_event_source *s, uint64_t usec, void *userdata)
@@ -488,9 +567,15 @@ static void on_version(int error, const char *text, void *userdata)
 		return;
 	}
 	snprintf(rt->runtime, sizeof(rt->runtime), "%s", text);
+	if (appeared && rt->failed_usec && !rt->refreshing) {
+		/* the listing asked when the socket appeared may have met it between bind() and listen():
+		 * refused then says nothing of the runtime that answers now */
+		rt->failed_usec = 0;
+		refresh(rt);
+	}
 	log_entry_add(&e, FIELD_RUNTIME, "%s", text);
 	log_entry_send(&e, "Container runtime %s at %s%s: node-level reclaim before disk evictions (%s), pods ranked by "
-	               "writable layers and logs; asked only while a disk threshold is met", text, rt->socket,
+	               "writable layers and logs; listed while a disk threshold is met, images' use asked in between", text, rt->socket,
 	               appeared ? " (its socket appeared: node-level reclaim turns on)" : "",
 	               rt->cfg->node_reclaim == NODE_RECLAIM_IMAGES    ? "unused images removed"
 	               : rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? "unused images counted, left to the kubelet"
@@ -555,9 +640,21 @@ static void ask_sandbox_image(runtime_state *rt)
 		rt->sandbox_asking = true;
 }
 
+/* The daemon's light refresh of images' use (never --once's: it lists once and exits). */
+static void usage_start(runtime_state *rt, uint64_t now_usec)
+{
+	if (!rt->usage_timer && rt->cfg->image_usage_refresh_usec &&
+	    sd_event_add_time(rt->event, &rt->usage_timer, CLOCK_MONOTONIC, UINT64_MAX, 1000000, on_usage_timer, rt) < 0) {
+		log_msg(LOG_WARNING, "Cannot arm image-usage-refresh: images' use is refreshed only at disk pressure");
+		rt->usage_timer = NULL;
+		return;
+	}
+	usage_arm(rt, now_usec);
+}
+
 void runtime_start(runtime_state *rt, uint64_t now_usec)
 {
-	(void)now_usec;
+	usage_start(rt, now_usec); /* idle without a runtime: one that appears later is refreshed too */
 	if (!rt->client) {
 		log_off(rt);
 		return;
@@ -989,6 +1086,11 @@ void runtime_reconfigure(runtime_state *rt, const evictd_config *cfg)
 	snprintf(before, sizeof(before), "%s", rt->socket);
 	rt->cfg = cfg;
 	resolve_endpoint(rt);
+	if (rt->usage_timer || cfg->image_usage_refresh_usec) {
+		uint64_t now = 0;
+		(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
+		usage_start(rt, now); /* a changed period counts from the reload */
+	}
 	if (strcmp(before, rt->socket) == 0 && (rt->client || !rt->socket[0])) {
 		follow_sockets(rt); /* none any more, when the endpoint became "none" */
 		return;

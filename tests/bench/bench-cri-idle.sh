@@ -4,8 +4,9 @@
 # threshold with plenty of headroom), one with container-runtime-endpoint = none, one with the
 # stand-in runtime's socket (tests/cri/cri-standin.py: a test double, not containerd). Per window:
 # CPU ms/min (schedstat), wake-ups/min (voluntary context switches), and the CRI calls the second
-# one made in the window — none is expected: the runtime is asked at start and then only while a
-# disk threshold is met.
+# one made in the window: the runtime is listed at start and then only while a disk threshold is
+# met; in between, ListImages + ListContainers every image-usage-refresh (IMAGE_USAGE_REFRESH,
+# default the shipped 5m: a window of 30 s mostly sees none, one of 300 s one).
 #   tests/bench/bench-cri-idle.sh [BUILD_DIR]     WINDOWS (default 2) of SECONDS (default 30); about 70 s
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,8 +34,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo '{"image_filesystems": [{"mountpoint": "/dev/shm", "used_bytes": 1}], "images": [{"id": "sha256:a", "size": 1}]}' \
-	>"$tmp/cri.json"
+# 110 pods × 3 containers over 50 images, as bench-cri lists: what a refresh of images' use decodes
+"$PY" - "$tmp/cri.json" <<'PY'
+import json, sys
+images = [{"id": "sha256:%064x" % i, "tags": ["localhost/app%d:1" % i], "size": 1 << 20} for i in range(50)]
+sandboxes = [{"id": "s%d" % p, "uid": "u%d" % p, "name": "p%d" % p, "namespace": "default", "created_at": 1}
+             for p in range(110)]
+containers = [{"id": "c%d-%d" % (p, k), "sandbox": "s%d" % p, "name": "c%d" % k,
+               "image_ref": images[(p * 3 + k) % 50]["id"], "created_at": 2} for p in range(110) for k in range(3)]
+json.dump({"image_filesystems": [{"mountpoint": "/dev/shm", "used_bytes": 1}], "images": images,
+           "sandboxes": sandboxes, "containers": containers}, open(sys.argv[1], "w"))
+PY
 "$PY" tests/cri/cri-standin.py --socket "$tmp/cri.sock" --state "$tmp/cri.json" --log "$tmp/calls.jsonl" &
 pids+=($!)
 for i in $(seq 100); do [ -S "$tmp/cri.sock" ] && break; sleep 0.1; done
@@ -50,6 +60,8 @@ status-file = $tmp/$1/status.json
 run-directory = $tmp/$1
 pod-metadata-dir = $tmp/$1
 container-runtime-endpoint = $2
+[eviction]
+image-usage-refresh = ${IMAGE_USAGE_REFRESH:-5m}
 [eviction-hard]
 nodefs.available = 64Mi
 memory.available = 0%
@@ -81,4 +93,4 @@ for ((w = 1; w <= WINDOWS; w++)); do
 	printf '%-8s %-28s %-28s %s\n' "$w" "$(per_min "$n0" "$n1" $dt) ($(wake_min "$nw0" "$nw1" $dt))" \
 		"$(per_min "$c0" "$c1" $dt) ($(wake_min "$cw0" "$cw1" $dt))" "$((k1 - k0))"
 done
-echo "CRI calls in all: $(calls) (at start: Version and one listing)"
+echo "CRI calls in all: $(calls) (at start: Version, Status and one listing; then ListImages + ListContainers every ${IMAGE_USAGE_REFRESH:-5m})"

@@ -390,6 +390,39 @@ static void test_max_rate_keys(void **state)
 	}
 }
 
+/* image-usage-refresh: the kubelet's 5 minutes by default, 0 turns it off, a typo names file:line. */
+static void test_image_usage_refresh(void **state)
+{
+	(void)state;
+	evictd_config *c = config_from("");
+	assert_int_equal(c->image_usage_refresh_usec, 300 * USEC_PER_SEC);
+	config_free(c);
+	c = config_from("[eviction]\nimage-usage-refresh = 0\n");
+	assert_int_equal(c->image_usage_refresh_usec, 0);
+	config_free(c);
+	c = config_from("[eviction]\nimage-usage-refresh = 90s\n");
+	assert_int_equal(c->image_usage_refresh_usec, 90 * USEC_PER_SEC);
+	config_free(c);
+
+	static const struct {
+		const char *text, *expect;
+	} bad[] = {
+		{ "[eviction]\n\nimage-usage-refresh = 10ms\n", "test.conf:3: image-usage-refresh \"10ms\" out of range (0 for off, or 1s-24h)" },
+		{ "[eviction]\nimage-usage-refresh = 25h\n", "test.conf:2: image-usage-refresh \"25h\" out of range" },
+		{ "[eviction]\nimage-usage-refresh = often\n", "test.conf:2: image-usage-refresh" },
+		{ "[agent]\nimage-usage-refresh = 5m\n", "unknown key \"image-usage-refresh\" in section [agent]" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_error err;
+		c = NULL;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(config_load_string(bad[i].text, "test.conf", &c, &err), -EINVAL);
+		assert_null(c);
+		if (!strstr(err.text, bad[i].expect))
+			fail_msg("\"%s\" does not contain \"%s\"", err.text, bad[i].expect);
+	}
+}
+
 /*
  * The key table (`evictd --dump-config-keys`, checked against the man page) and the parser agree:
  * every listed key reaches its handler (a bad value is an error about the value, never "unknown
@@ -445,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_psi_alias_conflicts_loudly),
 		cmocka_unit_test(test_missing_main_file),
 		cmocka_unit_test(test_max_rate_keys),
+		cmocka_unit_test(test_image_usage_refresh),
 		cmocka_unit_test(test_key_table_matches_parser),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

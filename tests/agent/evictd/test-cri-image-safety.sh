@@ -16,7 +16,11 @@
 #   4. the only unused image is younger than image-minimum-gc-age: the writer is evicted and one
 #      line says which image was kept and why, as does --once;
 #   5. a directory where node-reclaim.json belongs (the run directory's): moved aside once, said
-#      so, the state saved in its place.
+#      so, the state saved in its place;
+#   6. image-usage-refresh = 1s: a container using image X comes and goes between evictd's start
+#      and the disk pressure (no full listing in between), image Y was used at the start only: at
+#      the pressure X counts as used more recently, Y is removed first (LRU), the refresh asked
+#      ListImages and ListContainers only, and X's use is saved in node-reclaim.json.
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"
 
@@ -233,5 +237,35 @@ ok "5: the directory is moved aside once, said so" wait_for 8 grep -q \
 ok "5: the state is saved in its place" wait_for 8 test -f "$T/node-reclaim.json"
 ok "5: ...and no save fails" bash -c "! grep -q 'Cannot save' '$T/stderr'"
 rm -rf "$T/node-reclaim.json~unusable"
+
+# --- 6. images' use refreshed between disk episodes ----------------------------------------------
+setup "image-usage-refresh = 1s"
+IMAGES="$(img sha256:b-x localhost/x:1 "$(layer x)"), $(img sha256:b-y localhost/y:1 "$(layer y)")"
+CY="{\"id\": \"c-y\", \"sandbox\": \"s1\", \"name\": \"y\", \"image_ref\": \"sha256:b-y\", \"created_at\": 6}"
+CX="{\"id\": \"c-x\", \"sandbox\": \"s1\", \"name\": \"x\", \"image_ref\": \"sha256:b-x\", \"state\": \"EXITED\", \"created_at\": 40}"
+state "$IMAGES" "$CY"
+standin
+start_daemon
+ok "6: evictd's first listing (Y in use)" wait_for 8 bash -c "[ \$(grep -c '\"method\": \"ListContainers\"' '$T/calls.jsonl') -ge 1 ]"
+sleep 0.3
+n_status=$(calls ContainerStatus); n_stats=$(calls ListContainerStats); n_sb=$(calls ListPodSandbox)
+n_before=$(listings)
+# a job's container with image X runs (and exits) between listings; Y's container is gone
+state "$IMAGES" "$CX"
+listed_again() { [ "$(listings)" -gt "$n_before" ]; }
+ok "6: the image usage is refreshed while no disk threshold is met" wait_for 5 listed_again
+x_used() { "$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if any(i["id"] == "sha256:b-x" and i["last_used_monotonic_usec"] for i in d["images"]) else 1)' \
+	"$T/node-reclaim.json" 2>/dev/null; }
+ok "6: X's use is saved with the images' history" wait_for 3 x_used
+ok "6: ...the refresh asks no ContainerStatus, ListContainerStats or ListPodSandbox" \
+	test "$(calls ContainerStatus) $(calls ListContainerStats) $(calls ListPodSandbox)" = "$n_status $n_stats $n_sb"
+state "$IMAGES"
+fill_to_4mi
+ok "6: both unused images removed for the 2 MiB needed" wait_for 8 grep -q \
+	"Node-level reclaim for nodefs.available: removed 2 unused images" "$T/stderr"
+ok "6: ...the one unused for longer first: Y, then X ($(removed | head -4 | tr '\n' ' '))" \
+	test "$(removed | head -4 | tr '\n' ' ')" = "sha256:b-y sha256:b-x "
 
 done_testing

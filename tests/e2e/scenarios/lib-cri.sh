@@ -13,6 +13,8 @@ KUBELET_LOG=$STATE/kubelet.log
 KUBELET_CONFIG=/var/lib/kubelet/config.yaml
 # shellcheck disable=SC2034   # the scenarios' image
 BUSYBOX=localhost/e2e/busybox:latest
+# shellcheck disable=SC2034   # containerd's sandbox_image (image/guest/containerd.toml)
+PAUSE=localhost/e2e/pause:latest
 KUBELET_PID=
 CRI_VERSION=        # what Version answered (cri_setup)
 
@@ -22,11 +24,12 @@ kubelet() { python3 "$CRI_SRC/kubelet.py" "$@"; }
 runtime_up() { [ -S "$CRI_SOCK" ] && ctr version >/dev/null 2>&1; }
 ctr_images() { ctr -n k8s.io images ls -q 2>/dev/null | grep -v '^sha256:'; }   # the tags
 
-# cri_setup: containerd running and answering the CRI, the busybox image (sandbox and containers)
-# imported, nothing left of an earlier scenario. Skips when the image lacks the runtime.
+# cri_setup: containerd running and answering the CRI, the busybox (containers) and pause
+# (sandboxes) images imported, nothing left of an earlier scenario. Skips when the image lacks the runtime.
 cri_setup() {
 	[ -n "$CRI_SRC" ] && [ -f "$CRI_SRC/kubelet.py" ] || skip_all "tests/e2e/cri not shipped to the guest"
-	command -v containerd >/dev/null && command -v ctr >/dev/null && [ -f "$CRI_IMAGES/busybox.tar" ] ||
+	command -v containerd >/dev/null && command -v ctr >/dev/null && [ -f "$CRI_IMAGES/busybox.tar" ] &&
+		[ -f "$CRI_IMAGES/pause.tar" ] ||
 		skip_all "containerd, ctr and the local images are needed (image/packages, image/guest/mkcriimages)"
 	systemctl start containerd.service || bail "containerd did not start"
 	wait_until 60 runtime_up || bail "containerd does not answer on $CRI_SOCK"
@@ -34,7 +37,7 @@ cri_setup() {
 	if [ -n "$(ctr -n k8s.io containers ls -q)" ]; then
 		kubelet teardown || bail "cannot clear the runtime of earlier pods"
 	fi
-	cri_import busybox || bail "cannot import the busybox image"
+	cri_import busybox pause || bail "cannot import the busybox and pause images"
 }
 
 # cri_import NAME...: the image localhost/e2e/NAME:latest from CRI_IMAGES/NAME.tar, unless present.
