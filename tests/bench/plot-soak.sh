@@ -9,7 +9,7 @@ command -v gnuplot >/dev/null || { echo "plot-soak.sh: gnuplot missing (apt-get 
 gnuplot <<GP
 set terminal png size 900,450
 set output "$2"
-set title "${3:-preemptd soak: RSS and the model's size over time}"
+set title "${3:-preemptd soak: RSS and the model size over time}"
 set xlabel "seconds"
 set ylabel "RSS (MiB)"
 set y2label "pods in the model / open fds"

@@ -8,7 +8,7 @@
 #   tests/bench/soak-evictd-kube.sh [SECONDS]    default 600; BUILD=build-rel to pick the binary
 # Not part of `make check`: it takes minutes. Results go in BENCHMARKS.md.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 DURATION=${1:-600}
 BUILD=${BUILD:-build}
 PODS=${SOAK_PODS:-110}
@@ -68,7 +68,7 @@ while :; do
 	rss=$(awk '/^VmRSS:/ {print $2}' /proc/$daemon/status)
 	fds=$(ls /proc/$daemon/fd | wc -l)
 	RSS[n]=$rss; FDS[n]=$fds
-	echo "$t $rss $fds $(ls "$T/desc" | grep -c '\.conf$')" | tee -a "$OUT"
+	echo "$t $rss $fds $(find "$T/desc" -name '*.conf' | wc -l)" | tee -a "$OUT"
 	n=$((n + 1))
 	[ $t -ge "$DURATION" ] && break
 	sleep "$SAMPLE"

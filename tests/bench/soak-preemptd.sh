@@ -11,7 +11,7 @@
 #   SOAK_RATE=10 SOAK_PODS=300 SOAK_NODES=40 SOAK_SEED=1 SOAK_OUT=/tmp/soak.samples tests/bench/soak-preemptd.sh 1800
 # Not part of `make check`: it takes minutes. Results go in BENCHMARKS.md.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 DURATION=${1:-600}
 BUILD=${BUILD:-build}
 RATE=${SOAK_RATE:-10}

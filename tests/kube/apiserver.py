@@ -1906,9 +1906,11 @@ class KubeletSim:
             return
         key = (md.get("namespace", ""), md["name"], md["uid"])
         was_bound = prev is not None and (prev.get("spec") or {}).get("nodeName")
-        if not was_bound and S.store.get(BY_KIND[("v1", "Node")], "", node) is None:
-            # bound to a Node that does not exist (deleted while a scheduler decided): the pod
-            # GC's sweep of orphaned pods collects it after its quarantine, as for a deleted Node
+        if prev is not None and not was_bound and S.store.get(BY_KIND[("v1", "Node")], "", node) is None:
+            # a pending pod bound to a Node that does not exist (deleted while a scheduler
+            # decided): the pod GC's sweep of orphaned pods collects it after its quarantine, as
+            # for a deleted Node. Pods created bound (tests' fixtures on a node with no Node
+            # object) stay.
             self.later(None, self.podgc_delay, self.podgc, node, None)
         if not was_bound and not md.get("deletionTimestamp") and \
                 (obj.get("status") or {}).get("phase", "Pending") == "Pending":
