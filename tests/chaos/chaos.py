@@ -22,6 +22,9 @@ node. Then the faults stop and the cluster settles, and the whole request log is
                      available: ..." message
   refused            no request refused 403 or 422
 
+--split-brain gives each replica a Lease of its own (two leaders at once): the checks' own test,
+which must report lease-term violations (and usually bound-twice ones).
+
 The seed is printed first; the same seed replays the same stream of pods and faults at the same
 moments (the processes' timing still varies). Exit 0 with no violation, 1 otherwise.
 
@@ -99,7 +102,7 @@ class Replica:
         self.log = open(os.path.join(self.args.dir, self.name + ".log"), "a")
         cmd = [self.args.preemptd, "--kubeconfig", self.args.kubeconfig, "--config", "/dev/null",
                "--log-target", "stderr", "--listen", "127.0.0.1:0", "--retry-max", "2s", "--watch-timeout", "20s",
-               "--leader-elect", "yes", "--lease", LEASE, "--leader-elect-lease-duration", "3s",
+               "--leader-elect", "yes", "--lease", LEASE + ("-" + self.name if self.args.split_brain else ""), "--leader-elect-lease-duration", "3s",
                "--leader-elect-renew-deadline", "2s", "--leader-elect-retry-period", "500ms",
                "--nomination-timeout", "grace+5s", "--identity", self.name]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, preexec_fn=die_with_parent)
@@ -182,7 +185,7 @@ class Run:
 
     # --- the faults ---------------------------------------------------------------------------
     def leader(self):
-        lease = self.ctl.call("GET", "/objects/leases/" + LEASE)
+        lease = self.ctl.call("GET", "/objects/leases/" + LEASE + ("-pd-a" if self.args.split_brain else ""))
         return (lease.get("spec") or {}).get("holderIdentity") or "" if isinstance(lease, dict) else ""
 
     def chaos_step(self):
@@ -380,7 +383,8 @@ class Run:
         # lease-term: holder changes in the order the Lease's successful writes were answered
         terms = []
         for r in log:
-            if r.get("resource") == "leases" and r.get("verb") in ("create", "update", "patch") and \
+            if r.get("resource") == "leases" and r.get("name", "").startswith(LEASE.split("/")[1]) and \
+                    r.get("verb") in ("create", "update", "patch") and \
                     r.get("status") in (200, 201) and isinstance(r.get("body"), dict):
                 terms.append((ts(r["ts"]), (r["body"].get("spec") or {}).get("holderIdentity") or ""))
 
@@ -459,6 +463,8 @@ def main():
     ap.add_argument("--chaos-interval", type=float, default=3.0, help="longest pause between two faults")
     ap.add_argument("--sample", type=float, default=1.0)
     ap.add_argument("--settle", type=float, default=30.0)
+    ap.add_argument("--split-brain", action="store_true",
+                    help="each replica its own Lease (two leaders): the checks' own test, it must find violations")
     args = ap.parse_args()
     print("chaos: seed %d (replay: CHAOS_SEED=%d)" % (args.seed, args.seed), flush=True)
     run = Run(args)
