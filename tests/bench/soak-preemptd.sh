@@ -47,13 +47,13 @@ sample() {	# RSS_KiB FDS MODEL_PODS MODEL_NODES BINDINGS
 echo "soak: preemptd pid $daemon, seed $SEED, ~$PODS pods on $NODES nodes, $RATE changes/s, ${DURATION}s, samples in $OUT"
 echo "# t_sec rss_kib fds model_pods model_nodes bindings" | tee "$OUT"
 start=$SECONDS; n=0
-declare -a RSS FDS MOD
+declare -a RSS FDS MOD NOD
 while :; do
 	t=$((SECONDS - start))
 	kill -0 "$daemon" 2>/dev/null || { echo "soak: FAIL preemptd died after ${t}s"; tail -n 20 "$T/a.log"; exit 1; }
 	kill -0 "$churner" 2>/dev/null || { echo "soak: FAIL the churn stopped after ${t}s"; tail "$T/churn.log"; exit 1; }
 	read -r rss fds mpods mnodes binds < <(sample)
-	RSS[n]=$rss; FDS[n]=$fds; MOD[n]=$mpods
+	RSS[n]=$rss; FDS[n]=$fds; MOD[n]=$mpods; NOD[n]=$mnodes
 	echo "$t $rss $fds $mpods $mnodes $binds" | tee -a "$OUT"
 	n=$((n + 1))
 	kube_ctl DELETE /requests >/dev/null	# the stand-in's log, not preemptd's, would fill the disk
@@ -66,22 +66,23 @@ pd_stop a; rc=$?
 
 # After warm-up (the first quarter), "flat": the last quarter's maximum is not above the second
 # quarter's maximum by more than 10% (RSS, model) or by more than 4 fds.
-q=$((n / 4)); m1=0; m2=0; f1=0; f2=0; o1=0; o2=0
+q=$((n / 4)); m1=0; m2=0; f1=0; f2=0; o1=0; o2=0; d1=0; d2=0
 for ((i = q; i < n; i++)); do
 	if [ $i -lt $((2 * q)) ]; then
-		[ "${RSS[i]}" -gt $m1 ] && m1=${RSS[i]}; [ "${FDS[i]}" -gt $f1 ] && f1=${FDS[i]}; [ "${MOD[i]}" -gt $o1 ] && o1=${MOD[i]}
+		[ "${RSS[i]}" -gt $m1 ] && m1=${RSS[i]}; [ "${FDS[i]}" -gt $f1 ] && f1=${FDS[i]}; [ "${MOD[i]}" -gt $o1 ] && o1=${MOD[i]}; [ "${NOD[i]}" -gt $d1 ] && d1=${NOD[i]}
 	elif [ $i -ge $((3 * q)) ]; then
-		[ "${RSS[i]}" -gt $m2 ] && m2=${RSS[i]}; [ "${FDS[i]}" -gt $f2 ] && f2=${FDS[i]}; [ "${MOD[i]}" -gt $o2 ] && o2=${MOD[i]}
+		[ "${RSS[i]}" -gt $m2 ] && m2=${RSS[i]}; [ "${FDS[i]}" -gt $f2 ] && f2=${FDS[i]}; [ "${MOD[i]}" -gt $o2 ] && o2=${MOD[i]}; [ "${NOD[i]}" -gt $d2 ] && d2=${NOD[i]}
 	fi
 done
 echo "soak: ${DURATION}s, $n samples, seed $SEED; RSS KiB start ${RSS[0]} end ${RSS[n-1]} (2nd quarter max $m1, last quarter max $m2);" \
-	"fds start ${FDS[0]} end ${FDS[n-1]} (max $f1 / $f2); model pods ${MOD[0]} -> ${MOD[n-1]} (max $o1 / $o2);" \
+	"fds start ${FDS[0]} end ${FDS[n-1]} (max $f1 / $f2); model pods ${MOD[0]} -> ${MOD[n-1]} (max $o1 / $o2), nodes ${NOD[0]} -> ${NOD[n-1]} (max $d1 / $d2; $NODES in the cluster);" \
 	"$errors assertion lines; exit $rc on SIGTERM"
 verdict=0
 if [ $n -ge 8 ]; then
 	[ $m2 -gt $((m1 + m1 / 10)) ] && { echo "soak: FAIL RSS still growing"; verdict=1; }
 	[ $f2 -gt $((f1 + 4)) ] && { echo "soak: FAIL fd count still growing"; verdict=1; }
-	[ $o2 -gt $((o1 + o1 / 10 + 10)) ] && { echo "soak: FAIL the model still growing"; verdict=1; }
+	[ $o2 -gt $((o1 + o1 / 10 + 10)) ] && { echo "soak: FAIL the model's pods still growing"; verdict=1; }
+	[ $d2 -gt $((NODES + 3)) ] && { echo "soak: FAIL the model holds $d2 nodes, the cluster $NODES"; verdict=1; }
 fi
 [ "$errors" -ne 0 ] && verdict=1
 [ $rc -ne 0 ] && { echo "soak: FAIL preemptd exited $rc on SIGTERM"; verdict=1; }
