@@ -13,8 +13,9 @@ node. Then the faults stop and the cluster settles, and the whole request log is
                      end) ask for more than its allocatable cpu, memory or pods; no pod refused by
                      the kubelet's admission (OutOfcpu, ...)
   victim-order       every victim's DELETE by preemptd was preceded by its DisruptionTarget patch,
-                     and followed by a nomination to (or a binding on) the victim's node, or an
-                     Event saying a nomination expired
+                     and went with a nomination to (or a binding on) the victim's node sent since
+                     the decision (a second before that patch) or later, or an Event saying a
+                     nomination expired
   lease-term         no write (but the Lease's) sent by a replica while the Lease named another
                      holder: one writer per lease term
   unresolved         every pod of schedulerName preemptd finally bound, nominated, or
@@ -423,14 +424,20 @@ class Run:
             if not (name in marked_at and marked_at[name] < i):
                 self.violation("victim-order", "%s deleted at %s without its DisruptionTarget patch first" % (name, r["ts"]))
             node = node_of.get(name)
-            # a node deleted since is no place for a nomination any more
+            # The preemptor's nomination is sent with the decision, beside the victims' writes
+            # (the requests run at once, so it may be answered before this DELETE): any sent
+            # since the decision began — a second before the victim's DisruptionTarget patch —
+            # counts. A node deleted since is no place for a nomination any more.
+            since = ts(log[marked_at[name]].get("received") or log[marked_at[name]]["ts"]) - 1 \
+                if name in marked_at else t
             followed = node is None or node in self.node_deleted and self.node_deleted[node] >= t - 1 or any(
-                (q.get("subresource") == "status" and q.get("status") == 200 and
-                 ((q.get("body") or {}).get("status") or {}).get("nominatedNodeName") == node) or
-                (q.get("subresource") == "binding" and q.get("status") == 201 and
-                 ((q.get("body") or {}).get("target") or {}).get("name") == node) or
-                (q.get("resource") == "events" and "NominationExpired" in json.dumps(q.get("body")))
-                for q in log[i + 1:])
+                ts(q.get("received") or q["ts"]) >= since and (
+                    (q.get("subresource") == "status" and q.get("status") == 200 and
+                     ((q.get("body") or {}).get("status") or {}).get("nominatedNodeName") == node) or
+                    (q.get("subresource") == "binding" and q.get("status") == 201 and
+                     ((q.get("body") or {}).get("target") or {}).get("name") == node) or
+                    (q.get("resource") == "events" and "NominationExpired" in json.dumps(q.get("body"))))
+                for q in log[max(0, marked_at.get(name, i) - 200):])
             if not followed:
                 self.violation("victim-order", "%s (on %s) deleted at %s, and no pod was nominated to or bound on %s "
                                "afterwards, nor a nomination's expiry reported" % (name, node, r["ts"], node))
