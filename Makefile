@@ -7,7 +7,7 @@
 #   make run             evictd in the foreground: monitoring (dry-run), or the demonstration on a machine
 #                        without pods (RUN_ARGS=--demo / --monitor force one; ./run --help)
 #   make install DESTDIR=... PREFIX=...
-#   make bench | fuzz | e2e | fresh | deb | image | lint
+#   make bench | chaos | fuzz | e2e | fresh | deb | image | lint
 #   make help            every target, one line each
 #
 # Sources are picked up by directory, so adding a file needs no Makefile edit:
@@ -357,6 +357,11 @@ bench: all $(BENCHES) $(BENCH_TOOLS)
 	@set -e; for b in $(BENCH_PLAIN); do echo "== $$b"; ./$$b; done; \
 	for s in tests/bench/bench-*.sh; do echo "== $$s"; BUILD=$(B) $$s; done
 
+# Two preemptd replicas under kills and API faults at random moments, the request log checked
+# (tests/chaos/chaos.sh): CHAOS_RUNS seeds of CHAOS_SECONDS each, a seed replayed with CHAOS_SEED.
+chaos: all
+	@BUILD=$(B) CHAOS_RUNS=$${CHAOS_RUNS:-3} CHAOS_SECONDS=$${CHAOS_SECONDS:-60} tests/chaos/chaos.sh
+
 fuzz:
 	@scripts/fuzz.sh
 
@@ -456,6 +461,7 @@ help:
 	@echo 'make tests        build the test programs without running them'
 	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
 	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'
+	@echo 'make chaos        preemptd under kills and API faults, seeded (CHAOS_SEED replays one)'
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
 	@echo 'make fresh        the two README commands on a bare Debian 12 chroot, as root and a user'
 	@echo 'make e2e          a Debian 12 VM with systemd: make install and the operator scenarios'
@@ -467,6 +473,6 @@ help:
 	@echo 'make help         this list'
 	@echo 'Variables: SANITIZE=1 (ASan+UBSan+LSan build in build-san/), PREFIX=, DESTDIR=, CC=, CFLAGS='
 
-.PHONY: all tests check lint bench fuzz e2e fresh deb image run install install-lib clean help
+.PHONY: all tests check lint bench chaos fuzz e2e fresh deb image run install install-lib clean help
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -790,10 +790,18 @@ void cluster_assume_nominated(cluster *c, const char *ns, const char *name, cons
 {
 	struct mpod *m = find_pod(c, ns, name);
 
-	if (!m || set_str(&m->nom_node, node) < 0)
+	if (!m)
 		return;
-	m->nom_set = true;
-	m->nom_rv = 0;
+	/* the scheduler has moved the nomination already: a deleted node the pod was nominated to
+	 * may go now (no API event will say the nomination left it: ours is the one that moved it) */
+	char *old = m->nom_set ? m->nom_node : m->api_nominated;
+	old = old && !str_eq(old, node) ? strdup(old) : NULL;
+	if (set_str(&m->nom_node, node) >= 0) {
+		m->nom_set = true;
+		m->nom_rv = 0;
+	}
+	drop_node_if_empty(c, old);
+	free(old);
 }
 
 void cluster_assume_deleting(cluster *c, const char *ns, const char *name)

@@ -2,7 +2,7 @@
 """Writes a `kubectl get priorityclasses,nodes,pods,pdb -A -o json`-shaped List for benchmarks.
 
 Shape: scheduler_perf "PreemptionBasic" — NODES nodes of 4 cpu / 32Gi / 110 pods, each running
-PODS_PER_NODE priority-0 pods of 900m / 500Mi, plus one pending pod default/preemptor of priority
+PODS_PER_NODE priority-0 pods of 3600m / PODS_PER_NODE (900m at the default 4) / 500Mi, plus one pending pod default/preemptor of priority
 10 asking 3000m / 500Mi. Objects carry the common fields kubectl prints (less managedFields,
 volumes, tolerations, pod conditions, nodeInfo), indented as kubectl does, so file size and parser
 cost are realistic: 5000 nodes / 20,000 pods ≈ 47 MB of JSON.
@@ -108,6 +108,18 @@ def ours(p, i):
     return p
 
 
+def bound_cpu(a):
+    """Every node as full as scheduler_perf's (3600m of its 4 cpu asked) whatever the pods a node:
+    900m at 4 a node, 120m at 30 (Kubernetes' 150,000 pods on 5000 nodes)."""
+    return "%dm" % (3600 // a.pods_per_node)
+
+
+def victims_needed(a):
+    """Victims a 3000m preemptor needs on a node whose 400m free are not enough."""
+    per = 3600 // a.pods_per_node
+    return -(-(3000 - (4000 - per * a.pods_per_node)) // per)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
@@ -116,11 +128,15 @@ def main():
     ap.add_argument("--watch-dir", help="write watch streams into this directory (see above)")
     ap.add_argument("--fit", type=int, default=10000, help="--watch-dir: pending pods that fit")
     ap.add_argument("--preemptors", type=int, default=2000, help="--watch-dir: pending pods that preempt")
+    ap.add_argument("--victims-needed", action="store_true", help="print how many victims a preemptor needs and exit")
     a = ap.parse_args()
+    if a.victims_needed:
+        print(victims_needed(a))
+        return
     if a.watch_dir:
         watch_stream(a.watch_dir + "/priorityclasses", [pclass("bench-high", 10)])
         watch_stream(a.watch_dir + "/nodes", (node(i) for i in range(a.nodes)))
-        watch_stream(a.watch_dir + "/pods", (pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, "900m", "500Mi",
+        watch_stream(a.watch_dir + "/pods", (pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, bound_cpu(a), "500Mi",
                                                  budget_of(i))
                                              for i in range(a.nodes) for k in range(a.pods_per_node)))
         watch_stream(a.watch_dir + "/pdbs", (pdb(k) for k in range(BUDGETS)))
@@ -134,7 +150,7 @@ def main():
         items.append(node(i))
     for i in range(a.nodes):
         for k in range(a.pods_per_node):
-            items.append(pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, "900m", "500Mi"))
+            items.append(pod("bench-%05d-%d" % (i, k), "node-%05d" % i, 0, None, bound_cpu(a), "500Mi"))
     items.append(pod("preemptor", None, 10, "bench-high", "3000m", "500Mi"))
     doc = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
     if a.yaml:

@@ -1060,6 +1060,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                "status": code}
         if getattr(self, "attrs", None):
             rec.update(self.attrs)
+        if getattr(self, "received", None):
+            rec["received"] = self.received
         if self.raw_body:
             try:
                 rec["body"] = json.loads(self.raw_body)
@@ -1096,6 +1098,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.rfile.read(n) if n else b""
 
     def dispatch(self):
+        # when the request arrived (before any delay fault): "received" in the request log, so
+        # that a check can tell when a write was sent, not only when it was answered
+        self.received = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
         self.url = urllib.parse.urlsplit(self.path)
         self.qs = urllib.parse.parse_qs(self.url.query, keep_blank_values=True)
         self.raw_body = self.read_body()
@@ -2070,6 +2075,12 @@ class KubeletSim:
             return
         key = (md.get("namespace", ""), md["name"], md["uid"])
         was_bound = prev is not None and (prev.get("spec") or {}).get("nodeName")
+        if prev is not None and not was_bound and S.store.get(BY_KIND[("v1", "Node")], "", node) is None:
+            # a pending pod bound to a Node that does not exist (deleted while a scheduler
+            # decided): the pod GC's sweep of orphaned pods collects it after its quarantine, as
+            # for a deleted Node. Pods created bound (tests' fixtures on a node with no Node
+            # object) stay.
+            self.later(None, self.podgc_delay, self.podgc, node, None)
         if not was_bound and not md.get("deletionTimestamp") and \
                 (obj.get("status") or {}).get("phase", "Pending") == "Pending":
             self.later(node, self.start_delay, self.start, r, key)

@@ -151,6 +151,9 @@ ok "a Node removed at run time: the pod GC deletes its pods" eventually 10 gone 
 ok "... after marking them DisruptionTarget DeletionByPodGC" eval '
 	kube_requests >/dev/null; kube_curl admin "$api/pods?watch=1&resourceVersion=$rv0&timeoutSeconds=1" |
 	jq -se "any(.[]; .type==\"MODIFIED\" and .object.metadata.name==\"g1\" and any(.object.status.conditions[]; .reason==\"DeletionByPodGC\"))" >/dev/null'
+req POST "$ns/pods" "$(kube_pending_pod_json default g2)" >/dev/null
+req POST "$ns/pods/g2/binding" "$(binding g2 node-gone)" >/dev/null
+ok "a pod bound to a Node that does not exist (deleted while a scheduler decided): the pod GC deletes it" eventually 10 gone g2
 
 # ---- watches of nodes, PriorityClasses, PDBs ----------------------------------------------------
 rvn=$(kube_ctl GET /rv | jq -r .resourceVersion)
