@@ -13,6 +13,7 @@ void diag_init(diag *d, FILE *out)
 	d->max_shown = DIAG_SHOWN_MAX;
 	d->shown = d->hidden = 0;
 	d->bare = false;
+	d->unusable = false;
 	d->buf = NULL;
 	d->size = 0;
 }
