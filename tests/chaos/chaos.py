@@ -384,7 +384,10 @@ class Run:
         # lease-term: holder changes in the order the Lease's successful writes were answered
         terms = []
         for r in log:
-            if r.get("resource") == "leases" and r.get("name", "").startswith(LEASE.split("/")[1]) and \
+            # a create names its Lease in the body, not in the path
+            name = r.get("name") or ((r.get("body") or {}).get("metadata") or {}).get("name", "") \
+                if isinstance(r.get("body"), dict) else r.get("name") or ""
+            if r.get("resource") == "leases" and name.startswith(LEASE.split("/")[1]) and \
                     r.get("verb") in ("create", "update", "patch") and \
                     r.get("status") in (200, 201) and isinstance(r.get("body"), dict):
                 terms.append((ts(r["ts"]), (r["body"].get("spec") or {}).get("holderIdentity") or ""))
