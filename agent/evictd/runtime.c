@@ -73,6 +73,11 @@ struct runtime_state {
 	bool expired_logged[_SIGNAL_MAX];
 	uint64_t images_removed, bytes_removed;
 	int64_t last_pending[_SIGNAL_MAX]; /* what the last decision counted */
+	/* dead containers' bytes counted at the last decision, and what vanished from the listing
+	 * since (the kubelet removed them) but is not back in the signal yet: the runtime frees a
+	 * removed container's snapshot moments after it is gone from ListContainers */
+	int64_t last_dead[_SIGNAL_MAX], vanished[_SIGNAL_MAX], vanished_base[_SIGNAL_MAX];
+	uint64_t vanished_until[_SIGNAL_MAX];
 	unsigned last_n_dead[_SIGNAL_MAX]; /* the dead containers behind it */
 	runtime_label_notes label_notes; /* containers labelled for another pod than their sandbox's */
 	bool sync_done;           /* runtime_list_now */
@@ -855,6 +860,36 @@ void runtime_settle(runtime_state *rt, const evaluation *ev)
 		state_save(rt);
 }
 
+/*
+ * Dead containers counted at the last decision and gone from this listing: the kubelet removed
+ * them, and their writable layers come back as the runtime frees the snapshots, a moment later
+ * (containerd's garbage collector). Until the signal shows them back, for VANISHED_USEC at most,
+ * they still count: else the moment between the two would evict a pod for space on its way back.
+ */
+#define VANISHED_USEC (10 * UINT64_C(1000000))
+static int64_t vanished_still(runtime_state *rt, evictd_signal s, const signal_obs *o, int64_t dead_now,
+                              uint64_t now_usec)
+{
+	if (!o) {
+		rt->vanished[s] = rt->last_dead[s] = 0;
+		return 0;
+	}
+	if (rt->last_dead[s] > dead_now) {
+		rt->vanished[s] = rt->last_dead[s] - dead_now;
+		rt->vanished_base[s] = o->available;
+		rt->vanished_until[s] = now_usec + VANISHED_USEC;
+	}
+	rt->last_dead[s] = dead_now;
+	if (!rt->vanished[s])
+		return 0;
+	int64_t back = o->available - rt->vanished_base[s];
+	if (now_usec >= rt->vanished_until[s] || back >= rt->vanished[s]) {
+		rt->vanished[s] = 0;
+		return 0;
+	}
+	return rt->vanished[s] - (back > 0 ? back : 0);
+}
+
 void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
                      uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan)
 {
@@ -944,6 +979,8 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 		bool inodes = strcmp(signal_unit(s), "inodes") == 0;
 		int64_t counted = (sp->steps & NODEREC_CONTAINERS ? sp->dead : 0) +
 		                  (c->node_reclaim == NODE_RECLAIM_ACCOUNT && !inodes ? sp->images_bytes : 0);
+		counted += vanished_still(rt, s, te && o->known ? o : NULL, sp->steps & NODEREC_CONTAINERS ? sp->dead : 0,
+		                          now_usec);
 		int64_t kt = noderec_kubelet_threshold(c->kubelet.hard, c->kubelet.path[0] != '\0', s, o->capacity);
 		sp->kubelet_reached = o->known && kt >= 0 && o->available < kt;
 		if (!te || counted <= 0 || sp->kubelet_reached) {
