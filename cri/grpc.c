@@ -149,6 +149,13 @@ int grpc_answer_finish(const grpc_answer *a, const uint8_t **msg, size_t *len, c
 		snprintf(why, why_size, a->bad_header ? "malformed grpc-status" : "no grpc-status in the answer");
 		return -EPROTO;
 	}
+	if (a->grpc_status == GRPC_DEADLINE_EXCEEDED) {
+		/* the runtime kept the grpc-timeout the call sent (containerd and grpc servers do): the
+		 * call's own deadline, whichever side noticed it first */
+		snprintf(why, why_size, "deadline exceeded: the runtime answered DEADLINE_EXCEEDED (4): %s",
+		         a->grpc_message[0] ? a->grpc_message : "no message");
+		return -ETIMEDOUT;
+	}
 	if (a->grpc_status != GRPC_OK) {
 		snprintf(why, why_size, "%s (%ld): %s", grpc_status_name(a->grpc_status), a->grpc_status,
 		         a->grpc_message[0] ? a->grpc_message : "no message");

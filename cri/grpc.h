@@ -55,7 +55,8 @@ void grpc_answer_header(grpc_answer *a, const char *line, size_t len);
 int grpc_answer_body(grpc_answer *a, const void *data, size_t len);
 /*
  * After the exchange: 0 with *msg and *len the single message (pointing into a->body), or
- * -EPROTO (not a gRPC answer, no grpc-status), -EREMOTEIO (grpc-status not OK), -EBADMSG (the
+ * -EPROTO (not a gRPC answer, no grpc-status), -ETIMEDOUT (grpc-status DEADLINE_EXCEEDED: the
+ * grpc-timeout sent ran out on the runtime's side), -EREMOTEIO (any other grpc-status not OK), -EBADMSG (the
  * framing: no message, two, compressed, a length that disagrees with the body), -EFBIG (over the
  * bound). why (may be NULL) says what, for the log.
  */

@@ -86,6 +86,20 @@ static void test_trailers_only_error(void **state)
 	assert_string_equal(why, "UNIMPLEMENTED (12): unknown method X for service runtime.v1.ImageService?%");
 }
 
+/* The runtime ran out the grpc-timeout the call sent: the call's deadline, not a refusal. */
+static void test_runtime_deadline(void **state)
+{
+	const char *lines[] = { "HTTP/2 200\r\n", "content-type: application/grpc\r\n", "grpc-status: 4\r\n",
+		                "grpc-message: Deadline Exceeded\r\n", "\r\n", NULL };
+	const uint8_t *msg;
+	size_t len;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(run(lines, NULL, 0, 1024, &msg, &len, why, sizeof(why)), -ETIMEDOUT);
+	assert_string_equal(why, "deadline exceeded: the runtime answered DEADLINE_EXCEEDED (4): Deadline Exceeded");
+}
+
 static void test_no_status(void **state)
 {
 	const char *lines[] = { "HTTP/2 200\r\n", "content-type: application/grpc\r\n", "\r\n", NULL };
@@ -194,7 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ok_with_trailers), cmocka_unit_test(test_content_type_suffix),
-		cmocka_unit_test(test_trailers_only_error), cmocka_unit_test(test_no_status),
+		cmocka_unit_test(test_trailers_only_error), cmocka_unit_test(test_runtime_deadline), cmocka_unit_test(test_no_status),
 		cmocka_unit_test(test_bad_status), cmocka_unit_test(test_not_grpc),
 		cmocka_unit_test(test_framing), cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_timeout_format),
