@@ -317,10 +317,12 @@ char *k8s_body_node_conditions_patch(const k8s_body_node_condition *conds, size_
 	return body_close(&b);
 }
 
-/* The DeleteOptions object's members, inside a map already open. */
-static void body_delete_options(body *b, const char *uid, int64_t grace_period_s)
+/* The DeleteOptions object's members, inside a map already open. Inside an Eviction the field
+ * says what it is: no TypeMeta there, as kubectl drain sends it. */
+static void body_delete_options(body *b, bool type_meta, const char *uid, int64_t grace_period_s)
 {
-	body_type_meta(b, "v1", "DeleteOptions");
+	if (type_meta)
+		body_type_meta(b, "v1", "DeleteOptions");
 	if (grace_period_s >= 0)
 		body_int(b, "gracePeriodSeconds", grace_period_s);
 	body_map_open(b, "preconditions");
@@ -332,7 +334,7 @@ char *k8s_body_delete_options(const char *uid, int64_t grace_period_s)
 {
 	body b = body_open();
 
-	body_delete_options(&b, uid, grace_period_s);
+	body_delete_options(&b, true, uid, grace_period_s);
 	return body_close(&b);
 }
 
@@ -346,7 +348,7 @@ char *k8s_body_eviction(const char *ns, const char *name, const char *uid, int64
 	body_kv(&b, "name", name);
 	body_map_close(&b);
 	body_map_open(&b, "deleteOptions");
-	body_delete_options(&b, uid, grace_period_s);
+	body_delete_options(&b, false, uid, grace_period_s);
 	body_map_close(&b);
 	return body_close(&b);
 }

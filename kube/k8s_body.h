@@ -50,7 +50,8 @@ char *k8s_body_node_conditions_patch(const k8s_body_node_condition *conds, size_
 /* v1 DeleteOptions with preconditions.uid; grace_period_s < 0 leaves gracePeriodSeconds out (the
  * pod's own applies). 0 is a forced deletion: callers that mean "now" send 1, as the kubelet does. */
 char *k8s_body_delete_options(const char *uid, int64_t grace_period_s);
-/* policy/v1 Eviction for POST pods/NAME/eviction, its deleteOptions as k8s_body_delete_options. */
+/* policy/v1 Eviction for POST pods/NAME/eviction; its deleteOptions as k8s_body_delete_options
+ * without apiVersion/kind (the field names its type). */
 char *k8s_body_eviction(const char *ns, const char *name, const char *uid, int64_t grace_period_s);
 
 /* events.k8s.io/v1 Event, as kube-scheduler's recorder writes it. */
