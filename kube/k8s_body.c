@@ -110,6 +110,17 @@ static char *body_utf8_repaired(const char *s, size_t n, bool *oom)
 	return out;
 }
 
+/* What s takes once yajl has quoted and escaped it (yajl_string_encode's rules). */
+static size_t body_quoted_len(const char *s, size_t n)
+{
+	size_t len = 2;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		len += strchr("\"\\\b\f\n\r\t", c) && c ? 2 : c < 0x20 ? 6 : 1;
+	}
+	return len;
+}
+
 static void body_str(body *b, const char *s)
 {
 	char *fixed;
@@ -123,8 +134,7 @@ static void body_str(body *b, const char *s)
 		return;
 	}
 	n = strlen(s);
-	/* the worst escaping is six bytes a byte ("\u001f"); checked before the buffer grows */
-	if (n > K8S_BODY_MAX || body_size(b) + n * 6 + 2 > K8S_BODY_MAX) {
+	if (n > K8S_BODY_MAX) { /* before the copy below grows it threefold */
 		body_fail(b, -E2BIG);
 		return;
 	}
@@ -133,10 +143,13 @@ static void body_str(body *b, const char *s)
 		body_fail(b, -ENOMEM);
 		return;
 	}
-	if (fixed && body_size(b) + strlen(fixed) * 6 + 2 > K8S_BODY_MAX)
+	if (fixed) {
+		s = fixed;
+		n = strlen(fixed);
+	}
+	/* checked before the generator's buffer grows; +1 for the separator before it */
+	if (body_size(b) + body_quoted_len(s, n) + 1 > K8S_BODY_MAX)
 		body_fail(b, -E2BIG);
-	else if (fixed)
-		body_check(b, yajl_gen_string(b->g, (const unsigned char *)fixed, strlen(fixed)));
 	else
 		body_check(b, yajl_gen_string(b->g, (const unsigned char *)s, n));
 	free(fixed);
