@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * yajl's generator is the writer: a maintained library both programs already link for parsing,
- * which escapes quotes, backslashes and control bytes and checks UTF-8. What it does not do is
- * done here: a bound on the body's size (checked before each string grows it) and U+FFFD for a
- * byte that is not UTF-8 (yajl would refuse the whole body).
+ * The Kubernetes write bodies of both programs (k8s_body.h). yajl's generator is the writer: a
+ * maintained library both programs already link for parsing, which escapes quotes, backslashes
+ * and control bytes and checks UTF-8. The two things the node service's own hand-written writer
+ * had and yajl lacks are done here, so that nothing needs that writer for these bodies: a bound
+ * on the body's size (checked before each string grows it), and no body lost to a byte that is
+ * not UTF-8 (it becomes U+FFFD; yajl alone would refuse the whole body).
  */
 #include "k8s_body.h"
 
