@@ -9,7 +9,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "backoff.h"
-#include "jsonbuf.h"
+#include "k8s_body.h"
 #include "k8s.h"
 #include "kagent-log.h"
 #include "ktime.h"
@@ -17,7 +17,6 @@
 #include "spool.h"
 
 #define NODE_MAX_BYTES (4u << 20) /* a Node object (images lists make it large) */
-#define PATCH_MAX_BYTES (16u << 10)
 /* evictd-kube's own reasons: what it infers from evictd's liveness, never evictd's word */
 #define REASON_NOT_RUNNING "EvictdNotRunning"
 #define REASON_NOT_RESPONDING "EvictdNotResponding"
@@ -331,24 +330,6 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 	sync_conditions(n);
 }
 
-static void write_condition(jsonbuf *j, const char *type, const cond *c, const char *heartbeat)
-{
-	jb_begin_object(j);
-	jb_key(j, "type");
-	jb_string(j, type);
-	jb_key(j, "status");
-	jb_string(j, c->status);
-	jb_key(j, "reason");
-	jb_string(j, c->reason);
-	jb_key(j, "message");
-	jb_string(j, c->message);
-	jb_key(j, "lastHeartbeatTime");
-	jb_string(j, heartbeat);
-	jb_key(j, "lastTransitionTime");
-	jb_string(j, c->time);
-	jb_end_object(j);
-}
-
 /*
  * A strategic merge patch of the Node's status: conditions merge by type, so only evictd's are
  * touched (node-problem-detector's way; the kubelet's types are the kubelet's). Every kept
@@ -356,8 +337,9 @@ static void write_condition(jsonbuf *j, const char *type, const cond *c, const c
  */
 static void post(nodecond *n)
 {
-	char path[512], now[40], *name = kube_escape(n->node_name);
-	jsonbuf j;
+	char path[512], now[40], *body, *name = kube_escape(n->node_name);
+	k8s_body_node_condition conds[N_TYPES];
+	size_t nc = 0;
 
 	if (!name) {
 		back_off(n);
@@ -366,23 +348,18 @@ static void post(nodecond *n)
 	snprintf(path, sizeof(path), "/api/v1/nodes/%s/status", name);
 	free(name);
 	ktime_rfc3339(time(NULL), now, sizeof(now));
-	jb_init(&j, PATCH_MAX_BYTES);
-	jb_begin_object(&j);
-	jb_key(&j, "status");
-	jb_begin_object(&j);
-	jb_key(&j, "conditions");
-	jb_begin_array(&j);
 	for (int i = 0; i < N_TYPES; i++)
-		if (n->posting_src[i] != SRC_NONE)
-			write_condition(&j, condparse_type_name(i), &n->posting[i], now);
-	jb_end_array(&j);
-	jb_end_object(&j);
-	jb_end_object(&j);
-	kube_call_opts o = { .method = "PATCH", .path = path, .body = j.buf,
+		if (n->posting_src[i] != SRC_NONE) {
+			const cond *c = &n->posting[i];
+			conds[nc++] = (k8s_body_node_condition){ condparse_type_name(i), c->status, c->reason, c->message,
+			                                         now, c->time };
+		}
+	body = k8s_body_node_conditions_patch(conds, nc);
+	kube_call_opts o = { .method = "PATCH", .path = path, .body = body,
 	                     .content_type = "application/strategic-merge-patch+json", .done = posted, .userdata = n };
-	if (jb_error(&j) < 0 || !j.buf || kube_multi_start(n->multi, &o, &n->call) < 0)
+	if (!body || kube_multi_start(n->multi, &o, &n->call) < 0)
 		back_off(n);
-	jb_free(&j);
+	free(body);
 }
 
 /* Posts what changed, the word waiting, or the heartbeat when due; else sleeps until it is due. */

@@ -19,9 +19,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "backoff.h"
-#include "jsonbuf.h"
+#include "k8s_body.h"
 #include "kagent-log.h"
-#include "ktime.h"
 #include "outcome.h"
 #include "spool.h"
 
@@ -189,178 +188,85 @@ static void finish_record(reporter *r, const char *why)
 	r->backoff_usec = 0;
 }
 
-/* --- request bodies ------------------------------------------------------------------------- */
+/* --- request bodies (kube/k8s_body) ---------------------------------------------------------- */
 
-static void now_rfc3339(char *buf, size_t size)
+static int64_t now_ns(void)
 {
-	ktime_rfc3339(time(NULL), buf, size);
+	return (int64_t)time(NULL) * 1000000000LL;
 }
 
-/* A stable event name: "<object>.<start usec in hex>" as client-go's "%v.%x" of a timestamp. */
+/* A stable event name: the record's start (its file name, in usec) makes it, so that a report
+ * retried after a restart meets its own Event (409) instead of making a second one. */
 static void event_name(const reporter *r, const char *obj, char *buf, size_t size)
 {
 	const char *ts = strrchr(r->name, '/') ? strrchr(r->name, '/') + 1 : r->name;
 	unsigned long long usec = strtoull(ts, NULL, 10);
-	snprintf(buf, size, "%.200s.%llx", obj, usec * 1000ULL);
+	k8s_body_event_name(obj, (int64_t)(usec * 1000ULL), buf, size);
 }
 
-static void body_event(reporter *r, jsonbuf *j, bool node)
+/* The kubelet's annotations on its Evicted event: the containers over their request, and usage. */
+static void offenders(const reporter *r, char *names, size_t names_size, char *usage, size_t usage_size)
 {
-	char name[300], now[40];
-	const char *ns = node ? "default" : rstr(r, "namespace");
+	yajl_val cs = ytree_get(r->rec, "containers", NULL, NULL);
+	size_t ln = 0, lu = 0;
+	char q[32];
+
+	names[0] = usage[0] = '\0';
+	for (size_t i = 0; YAJL_IS_ARRAY(cs) && i < cs->u.array.len; i++) {
+		yajl_val c = cs->u.array.values[i];
+		yajl_val u = ytree_get(c, "usage", NULL, NULL), rq = ytree_get(c, "request", NULL, NULL);
+		const char *cn = ytree_str(c, "name", NULL, NULL);
+		int64_t uv = YAJL_IS_INTEGER(u) ? YAJL_GET_INTEGER(u) : -1;
+		int64_t rv = YAJL_IS_INTEGER(rq) && YAJL_GET_INTEGER(rq) > 0 ? YAJL_GET_INTEGER(rq) : 0;
+		if (!cn || uv < 0 || uv <= rv || ln >= names_size || lu >= usage_size)
+			continue;
+		ln += (size_t)snprintf(names + ln, names_size - ln, "%s%s", ln ? "," : "", cn);
+		spool_quantity(uv, q, sizeof(q));
+		lu += (size_t)snprintf(usage + lu, usage_size - lu, "%s%s", lu ? "," : "", q);
+	}
+}
+
+static char *body_event(reporter *r, bool node)
+{
+	char name[300], now[40], names[1024], usage[1024];
 	const char *when = rstr(r, "startedAt");
+	const char *annotations[] = { "offending_containers", names, "offending_containers_usage", usage,
+		                      "starved_resource", rstr(r, "resource"), NULL };
 
-	now_rfc3339(now, sizeof(now));
+	k8s_body_time(now_ns(), now, sizeof(now));
 	event_name(r, node ? r->node : rstr(r, "name"), name, sizeof(name));
-	jb_begin_object(j);
-	jb_key(j, "apiVersion");
-	jb_string(j, "v1");
-	jb_key(j, "kind");
-	jb_string(j, "Event");
-	jb_key(j, "metadata");
-	jb_begin_object(j);
-	jb_key(j, "name");
-	jb_string(j, name);
-	jb_key(j, "namespace");
-	jb_string(j, ns);
-	if (!node) {
-		/* the kubelet's annotations on its Evicted event */
-		yajl_val cs = ytree_get(r->rec, "containers", NULL, NULL);
-		char names[1024] = "", usage[1024] = "", q[32];
-		size_t ln = 0, lu = 0;
-		for (size_t i = 0; YAJL_IS_ARRAY(cs) && i < cs->u.array.len; i++) {
-			yajl_val c = cs->u.array.values[i];
-			yajl_val u = ytree_get(c, "usage", NULL, NULL), rq = ytree_get(c, "request", NULL, NULL);
-			const char *cn = ytree_str(c, "name", NULL, NULL);
-			int64_t uv = YAJL_IS_INTEGER(u) ? YAJL_GET_INTEGER(u) : -1;
-			int64_t rv = YAJL_IS_INTEGER(rq) && YAJL_GET_INTEGER(rq) > 0 ? YAJL_GET_INTEGER(rq) : 0;
-			if (!cn || uv < 0 || uv <= rv || ln >= sizeof(names) || lu >= sizeof(usage))
-				continue;
-			ln += (size_t)snprintf(names + ln, sizeof(names) - ln, "%s%s", ln ? "," : "", cn);
-			spool_quantity(uv, q, sizeof(q));
-			lu += (size_t)snprintf(usage + lu, sizeof(usage) - lu, "%s%s", lu ? "," : "", q);
-		}
-		jb_key(j, "annotations");
-		jb_begin_object(j);
-		jb_key(j, "offending_containers");
-		jb_string(j, names);
-		jb_key(j, "offending_containers_usage");
-		jb_string(j, usage);
-		jb_key(j, "starved_resource");
-		jb_string(j, rstr(r, "resource"));
-		jb_end_object(j);
-	}
-	jb_end_object(j);
-	jb_key(j, "involvedObject");
-	jb_begin_object(j);
-	jb_key(j, "apiVersion");
-	jb_string(j, "v1");
-	jb_key(j, "kind");
-	jb_string(j, node ? "Node" : "Pod");
-	jb_key(j, "name");
-	jb_string(j, node ? r->node : rstr(r, "name"));
-	if (!node) {
-		jb_key(j, "namespace");
-		jb_string(j, ns);
-	}
-	jb_key(j, "uid");
-	jb_string(j, node ? r->node : rstr(r, "uid")); /* the kubelet's node reference uses the name */
-	jb_end_object(j);
-	jb_key(j, "reason");
-	jb_string(j, node ? "EvictionThresholdMet" : "Evicted");
-	jb_key(j, "message");
-	jb_string(j, rstr(r, "message"));
-	jb_key(j, "type");
-	jb_string(j, "Warning");
-	jb_key(j, "source");
-	jb_begin_object(j);
-	jb_key(j, "component");
-	jb_string(j, "evictd");
-	jb_key(j, "host");
-	jb_string(j, r->node);
-	jb_end_object(j);
-	jb_key(j, "reportingComponent");
-	jb_string(j, "evictd");
-	jb_key(j, "reportingInstance");
-	jb_string(j, r->node);
-	jb_key(j, "firstTimestamp");
-	jb_string(j, *when ? when : now);
-	jb_key(j, "lastTimestamp");
-	jb_string(j, *when ? when : now);
-	jb_key(j, "count");
-	jb_int(j, 1);
-	jb_end_object(j);
+	if (!node)
+		offenders(r, names, sizeof(names), usage, sizeof(usage));
+	k8s_body_core_event e = {
+		.ns = node ? "default" : rstr(r, "namespace"),
+		.name = name,
+		.object_kind = node ? "Node" : "Pod",
+		.object_name = node ? r->node : rstr(r, "name"),
+		.object_ns = node ? NULL : rstr(r, "namespace"),
+		.object_uid = node ? r->node : rstr(r, "uid"), /* the kubelet's node reference uses the name */
+		.type = "Warning",
+		.reason = node ? "EvictionThresholdMet" : "Evicted",
+		.message = rstr(r, "message"),
+		.component = "evictd",
+		.host = r->node,
+		.first_time = *when ? when : now,
+		.last_time = *when ? when : now,
+		.annotations = node ? NULL : annotations,
+	};
+	return k8s_body_core_event_v1(&e);
 }
 
-static void body_condition(reporter *r, jsonbuf *j)
+static char *body_condition(reporter *r)
 {
-	char now[40];
-
-	now_rfc3339(now, sizeof(now));
-	jb_begin_object(j);
-	jb_key(j, "metadata"); /* metadata.uid in a patch is a precondition: 409 for another pod */
-	jb_begin_object(j);
-	jb_key(j, "uid");
-	jb_string(j, rstr(r, "uid"));
-	jb_end_object(j);
-	jb_key(j, "status");
-	jb_begin_object(j);
-	jb_key(j, "conditions");
-	jb_begin_array(j);
-	jb_begin_object(j);
-	jb_key(j, "type");
-	jb_string(j, "DisruptionTarget");
-	jb_key(j, "status");
-	jb_string(j, "True");
-	jb_key(j, "reason");
-	jb_string(j, "TerminationByKubelet");
-	jb_key(j, "message");
-	jb_string(j, rstr(r, "message"));
-	jb_key(j, "lastTransitionTime");
-	jb_string(j, now);
-	jb_end_object(j);
-	jb_end_array(j);
-	jb_end_object(j);
-	jb_end_object(j);
+	k8s_body_condition c = { "DisruptionTarget", "True", "TerminationByKubelet", rstr(r, "message"), now_ns() };
+	return k8s_body_pod_status_patch(rstr(r, "uid"), &c, false, NULL);
 }
 
-static void delete_options(reporter *r, jsonbuf *j)
+/* 0 would be a forced deletion; the kubelet's immediate eviction uses 1 s as well */
+static int64_t grace_period(const reporter *r)
 {
 	int64_t g = rint64(r, "gracePeriodSeconds");
-
-	jb_begin_object(j);
-	jb_key(j, "apiVersion");
-	jb_string(j, "v1");
-	jb_key(j, "kind");
-	jb_string(j, "DeleteOptions");
-	/* 0 would be a forced deletion; the kubelet's immediate eviction uses 1 s as well */
-	jb_key(j, "gracePeriodSeconds");
-	jb_int(j, g < 1 ? 1 : g);
-	jb_key(j, "preconditions");
-	jb_begin_object(j);
-	jb_key(j, "uid");
-	jb_string(j, rstr(r, "uid"));
-	jb_end_object(j);
-	jb_end_object(j);
-}
-
-static void body_eviction(reporter *r, jsonbuf *j)
-{
-	jb_begin_object(j);
-	jb_key(j, "apiVersion");
-	jb_string(j, "policy/v1");
-	jb_key(j, "kind");
-	jb_string(j, "Eviction");
-	jb_key(j, "metadata");
-	jb_begin_object(j);
-	jb_key(j, "name");
-	jb_string(j, rstr(r, "name"));
-	jb_key(j, "namespace");
-	jb_string(j, rstr(r, "namespace"));
-	jb_end_object(j);
-	jb_key(j, "deleteOptions");
-	delete_options(r, j);
-	jb_end_object(j);
+	return g < 1 ? 1 : g;
 }
 
 /* --- steps ---------------------------------------------------------------------------------- */
@@ -503,56 +409,55 @@ static void start_step(reporter *r)
 {
 	char path[1024], *ns = NULL, *nm = NULL;
 	const char *method = "POST", *ctype = "application/json";
-	jsonbuf j;
+	char *body = NULL;
 	int q;
 
-	jb_init(&j, 2 * RECORD_MAX);
 	if (r->step == STEP_NODE_EVENT) {
 		snprintf(path, sizeof(path), "/api/v1/namespaces/default/events");
-		body_event(r, &j, true);
+		body = body_event(r, true);
 	} else {
 		ns = kube_escape(rstr(r, "namespace"));
 		nm = kube_escape(rstr(r, "name"));
 		if (!ns || !nm) {
 			free(ns);
 			free(nm);
-			jb_free(&j);
 			return;
 		}
 		switch (r->step) {
 		case STEP_EVENT:
 			snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", ns);
-			body_event(r, &j, false);
+			body = body_event(r, false);
 			break;
 		case STEP_CONDITION:
 			snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/status", ns, nm);
 			method = "PATCH";
 			ctype = "application/strategic-merge-patch+json";
-			body_condition(r, &j);
+			body = body_condition(r);
 			break;
 		default:
 			if (r->eviction_api) {
 				snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/eviction", ns, nm);
-				body_eviction(r, &j);
+				body = k8s_body_eviction(rstr(r, "namespace"), rstr(r, "name"), rstr(r, "uid"), grace_period(r));
 			} else {
 				snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, nm);
 				method = "DELETE";
-				delete_options(r, &j);
+				body = k8s_body_delete_options(rstr(r, "uid"), grace_period(r));
 			}
 			break;
 		}
 		free(ns);
 		free(nm);
 	}
-	if (jb_error(&j) < 0 || !j.buf) { /* jsonbuf keeps buf NUL-terminated */
-		jb_free(&j);
-		finish_record(r, "dropped: the request could not be built");
+	if (!body) {
+		char why[128];
+		snprintf(why, sizeof(why), "dropped: the request could not be built: %s", strerror(errno));
+		finish_record(r, why);
 		return;
 	}
-	kube_call_opts o = { .method = method, .path = path, .body = j.buf, .content_type = ctype,
+	kube_call_opts o = { .method = method, .path = path, .body = body, .content_type = ctype,
 	                     .max_body = 256 * 1024, .done = step_done, .userdata = r };
 	q = kube_multi_start(r->multi, &o, &r->call);
-	jb_free(&j);
+	free(body);
 	if (q < 0) {
 		log_msg(LOG_ERR, "Cannot start an API call: %s", strerror(-q));
 		r->waiting = true;

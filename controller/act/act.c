@@ -12,7 +12,7 @@
 #include "objmap.h"
 #include "pod-write.h"
 #include "repeat.h"
-#include "requests.h"
+#include "k8s_body.h"
 
 #define EVENT_REPEAT_NS (600LL * 1000000000LL) /* a FailedScheduling repeated at most every 10 min */
 #define JSON "application/json"
@@ -357,30 +357,28 @@ static bool event_is_news(act *a, const char *uid, const char *message, int64_t 
  * API server one write a minute, and kubectl get events shows how often it happened. */
 static void send_series(act *a, const decision_pod *pod, struct event_memo *m, int64_t now)
 {
-	char t[48], *path = NULL, *body = NULL;
+	char *path = NULL, *body = NULL;
 
 	if (!m->name[0] || (m->count > 2 && m->patched && now - m->patched < SERIES_PATCH_NS)) {
 		a->stats.events_skipped++;
 		return;
 	}
 	m->patched = now;
-	req_micro_time(now, t, sizeof(t));
 	write_chain *ch = pod_write_chain(pod);
 	if (!ch)
 		return;
 	if (asprintf(&path, "/apis/events.k8s.io/v1/namespaces/%s/events/%s", m->ns, m->name) < 0)
 		path = NULL;
-	if (asprintf(&body, "{\"series\":{\"count\":%d,\"lastObservedTime\":\"%s\"}}", (int)m->count, t) < 0)
-		body = NULL;
+	body = k8s_body_event_series_patch((int32_t)m->count, now);
 	if (!body) {
 		free(path);
-		submit(a, ch, -ENOMEM);
+		submit(a, ch, -errno);
 		return;
 	}
 	submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_EVENT, "PATCH", path, SMP, body));
 }
 
-/* *ret_at: the Event's time, which its name is made of (req_event_name) */
+/* *ret_at: the Event's time, which its name is made of (k8s_body_event_name) */
 static int add_event_at(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
                         const char *reason, const char *action, const char *note, int64_t now, int64_t *ret_at)
 {
@@ -389,7 +387,7 @@ static int add_event_at(act *a, write_chain *ch, const decision_pod *pod, const 
 	a->last_event_ns = now;
 	if (ret_at)
 		*ret_at = now;
-	req_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
+	k8s_body_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
 	                 .action = action, .note = note, .controller = a->scheduler, .instance = a->identity,
 	                 .now_ns = now };
 	if (related) {
@@ -397,7 +395,7 @@ static int add_event_at(act *a, write_chain *ch, const decision_pod *pod, const 
 		ev.related_name = related->name;
 		ev.related_uid = related->uid;
 	}
-	return write_chain_add(ch, CLUSTER_WRITE_EVENT, "POST", events_path(pod->namespace_), JSON, req_event_body(&ev));
+	return write_chain_add(ch, CLUSTER_WRITE_EVENT, "POST", events_path(pod->namespace_), JSON, k8s_body_event_v1(&ev));
 }
 
 static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
@@ -418,11 +416,11 @@ void act_leader_event(act *a, const char *lease_ns, const char *lease_name, cons
 		now_ns = a->last_event_ns + 1;
 	a->last_event_ns = now_ns;
 	snprintf(note, sizeof(note), "%s became leader", identity);
-	req_event ev = { .ns = lease_ns, .name = lease_name, .uid = lease_uid,
+	k8s_body_event ev = { .ns = lease_ns, .name = lease_name, .uid = lease_uid,
 		         .regarding_api_version = "coordination.k8s.io/v1", .regarding_kind = "Lease",
 		         .type = "Normal", .reason = "LeaderElection", .action = "LeaderElection", .note = note,
 		         .controller = a->scheduler, .instance = a->identity, .now_ns = now_ns };
-	submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_LEASE_EVENT, "POST", events_path(lease_ns), JSON, req_event_body(&ev)));
+	submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_LEASE_EVENT, "POST", events_path(lease_ns), JSON, k8s_body_event_v1(&ev)));
 }
 
 /* --- decisions --------------------------------------------------------------------------------- */
@@ -450,7 +448,7 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 	r = write_chain_set_node(ch, d->node);
 	if (r >= 0)
 		r = write_chain_add(ch, CLUSTER_WRITE_BIND, "POST", pod_write_path(d->pod.namespace_, d->pod.name, "binding"), JSON,
-		                    req_binding(d->pod.namespace_, d->pod.name, d->pod.uid, d->node));
+		                    k8s_body_binding(d->pod.namespace_, d->pod.name, d->pod.uid, d->node));
 	if (r >= 0)
 		r = add_event(a, ch, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
 	if (r >= 0 && d->pod.uid) {
@@ -478,11 +476,13 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 	int r;
 
 	if (changed || set_nomination) {
+		/* lastTransitionTime only when the condition turns: a new message keeps the old time */
+		k8s_body_condition unschedulable = { "PodScheduled", "False", "Unschedulable", d->message, current ? 0 : now };
 		write_chain *ch = pod_write_chain(&d->pod);
 		if (!ch)
 			return;
 		r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_write_path(d->pod.namespace_, d->pod.name, "status"), SMP,
-		                    req_unschedulable_patch(d->pod.uid, d->message, current ? 0 : now, set_nomination, node));
+		                    k8s_body_pod_status_patch(d->pod.uid, &unschedulable, set_nomination, node));
 		cluster_assume_condition(a->c, d->pod.namespace_, d->pod.name, d->message);
 		submit(a, ch, r);
 	} else {
@@ -507,7 +507,7 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 	r = add_event_at(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now, &at);
 	if (series) {
 		snprintf(series->ns, sizeof(series->ns), "%s", d->pod.namespace_);
-		req_event_name(d->pod.name, at, series->name, sizeof(series->name));
+		k8s_body_event_name(d->pod.name, at, series->name, sizeof(series->name));
 	}
 	submit(a, ev, r);
 }
@@ -555,7 +555,7 @@ static void withdraw(act *a, const decision_pod *p, const decision_pod *related,
 	if (!ch)
 		return;
 	r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_write_path(p->namespace_, p->name, "status"), SMP,
-	                    req_clear_nomination_patch(p->uid));
+	                    k8s_body_pod_status_patch(p->uid, NULL, true, NULL));
 	if (r >= 0)
 		r = add_event(a, ch, p, related, type, reason, "Scheduling", why, now);
 	submit(a, ch, r);
@@ -563,7 +563,8 @@ static void withdraw(act *a, const decision_pod *p, const decision_pod *related,
 
 static void preempt(act *a, const decision *d, int64_t now)
 {
-	char note[1200];
+	char note[1200], why[512];
+	k8s_body_condition disruption = { "DisruptionTarget", "True", "PreemptionByScheduler", why, now };
 	int r;
 
 	log_preemption(d);
@@ -572,6 +573,7 @@ static void preempt(act *a, const decision *d, int64_t now)
 		evict_preempt(a->ev, d, now);
 		return;
 	}
+	snprintf(why, sizeof(why), "%s: preempting to accommodate a higher priority pod", a->scheduler);
 	for (size_t i = 0; i < d->n_victims; i++) {
 		const decision_pod *v = &d->victims[i].pod;
 		if (d->victims[i].terminating)
@@ -586,10 +588,10 @@ static void preempt(act *a, const decision *d, int64_t now)
 		r = write_chain_set_node(ch, d->node);
 		if (r >= 0)
 			r = write_chain_add(ch, CLUSTER_WRITE_CONDITION, "PATCH", pod_write_path(v->namespace_, v->name, "status"), SMP,
-			                    req_disruption_patch(v->uid, a->scheduler, now));
+			                    k8s_body_pod_status_patch(v->uid, &disruption, false, NULL));
 		if (r >= 0)
 			r = write_chain_add(ch, CLUSTER_WRITE_DELETE, "DELETE", pod_write_path(v->namespace_, v->name, NULL), JSON,
-			                    req_delete_options(v->uid));
+			                    k8s_body_delete_options(v->uid, -1)); /* the pod's own grace period */
 		if (r >= 0)
 			r = add_event(a, ch, v, &d->pod, "Normal", "Preempted", "Preempting", note, now);
 		submit(a, ch, r);

@@ -8,7 +8,7 @@
 
 #include "journal.h"
 #include "pod-write.h"
-#include "requests.h"
+#include "k8s_body.h"
 
 #define JSON "application/json"
 #define SMP "application/strategic-merge-patch+json"
@@ -184,7 +184,7 @@ static void unassume(struct seq *s, size_t from, bool clear_in_api)
 		ev->ops.submit(ev->ops.userdata, ch,
 		               write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH",
 		                               pod_write_path(s->d.pod.namespace_, s->d.pod.name, "status"), SMP,
-		                               req_clear_nomination_patch(s->d.pod.uid)));
+		                               k8s_body_pod_status_patch(s->d.pod.uid, NULL, true, NULL)));
 }
 
 static void completed(struct seq *s)
@@ -340,7 +340,7 @@ static void evict_next(struct seq *s)
 	r = write_chain_set_node(ch, s->d.node);
 	if (r >= 0)
 		r = write_chain_add(ch, CLUSTER_WRITE_EVICT, "POST", pod_write_path(v->namespace_, v->name, "eviction"), JSON,
-		                    req_eviction(v->namespace_, v->name, v->uid));
+		                    k8s_body_eviction(v->namespace_, v->name, v->uid, -1));
 	ev->ops.submit(ev->ops.userdata, ch, r); /* a failure ends the chain: on_eviction_end sees it abandoned */
 }
 

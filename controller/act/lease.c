@@ -10,7 +10,7 @@
 
 #include "answer.h"
 #include "repeat.h"
-#include "requests.h"
+#include "k8s_body.h"
 
 #define USEC 1000000ULL
 
@@ -268,8 +268,8 @@ static char *record_body(lease *l, bool release)
 	const lease_record *o = l->have_observed ? &l->observed : NULL;
 	bool ours = o && strcmp(o->holder, l->identity) == 0;
 
-	req_micro_time(now_wall_ns(), now, sizeof(now));
-	req_lease lr = {
+	k8s_body_micro_time(now_wall_ns(), now, sizeof(now));
+	k8s_body_lease lr = {
 		.ns = l->ns,
 		.name = l->name,
 		.resource_version = o ? o->resource_version : NULL,
@@ -280,7 +280,7 @@ static char *record_body(lease *l, bool release)
 		/* a change of holder is a transition; renewing (or releasing) ours is not */
 		.transitions = o ? o->transitions + (!release && !ours ? 1 : 0) : 0,
 	};
-	return req_lease_body(&lr);
+	return k8s_body_lease_v1(&lr);
 }
 
 static void update(lease *l)

@@ -73,10 +73,14 @@ write_chain *write_chain_new(const char *ns, const char *name, const char *uid)
 int write_chain_add(write_chain *ch, cluster_write kind, const char *verb, char *path, const char *content_type,
                     char *body)
 {
-	if (!path || ch->n == WRITER_STEPS_MAX) {
+	/* every write here has a body: one that could not be built (NULL, errno set by kube/k8s_body)
+	 * ends the chain, rather than go out as an empty request */
+	int error = !body && errno == E2BIG ? -E2BIG : -ENOMEM;
+
+	if (!path || !body || ch->n == WRITER_STEPS_MAX) {
 		free(path);
 		free(body);
-		return path ? -E2BIG : -ENOMEM;
+		return path && body ? -E2BIG : error;
 	}
 	ch->steps[ch->n++] = (write_step){ kind, verb, path, content_type, body };
 	return 0;

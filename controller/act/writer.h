@@ -76,7 +76,8 @@ writer *writer_free(writer *w);
 
 /* A chain about pod ns/name (uid). NULL when out of memory. */
 write_chain *write_chain_new(const char *ns, const char *name, const char *uid);
-/* Adds a step (path and body are taken, even on failure). 0 or -ENOMEM / -E2BIG. */
+/* Adds a step (path and body are taken, even on failure). 0 or -ENOMEM / -E2BIG; a NULL path or
+ * body (not built) is refused with -ENOMEM, or -E2BIG when errno says the body was too big. */
 int write_chain_add(write_chain *ch, cluster_write kind, const char *verb, char *path, const char *content_type,
                     char *body);
 /* The node the chain is about (for what the hooks tell). 0 or -ENOMEM. */

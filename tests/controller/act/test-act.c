@@ -413,6 +413,24 @@ static void test_closed_gate(void **state)
 	teardown(&w);
 }
 
+/* A body that could not be built (too big, out of memory) ends the chain: no empty request goes
+ * out in its place. */
+static void test_step_without_body(void **state)
+{
+	(void)state;
+	write_chain *ch = write_chain_new("default", "web-0", "uid-w");
+	assert_non_null(ch);
+	errno = E2BIG;
+	assert_int_equal(write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", strdup("/api/v1/namespaces/default/pods/web-0/status"),
+	                                 "application/strategic-merge-patch+json", NULL),
+	                 -E2BIG);
+	errno = ENOMEM;
+	assert_int_equal(write_chain_add(ch, CLUSTER_WRITE_DELETE, "DELETE", strdup("/api/v1/namespaces/default/pods/web-0"),
+	                                 "application/json", NULL),
+	                 -ENOMEM);
+	write_chain_free(ch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_unschedulable_not_repeated),
 		cmocka_unit_test(test_series_event_gone),
 		cmocka_unit_test(test_closed_gate),
+		cmocka_unit_test(test_step_without_body),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
