@@ -7,9 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "cluster.h"
 #include "filter.h"
+#include "pcache.h"
+#include "pdb.h"
+#include "select.h"
 #include "spec_copy.h"
-#include "change.h"
+#include "strmap.h"
 
 /* ----------------------------------------------------------------------------------------- */
 

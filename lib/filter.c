@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "filter.h"
+#include "select.h"
+#include "strmap.h"
 
 /* ---- inter-pod affinity counts -------------------------------------------------------------- */
 

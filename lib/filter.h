@@ -9,7 +9,7 @@
 #ifndef PP_FILTER_H
 #define PP_FILTER_H
 
-#include "cluster.h"
+#include "model.h"
 
 /* Filter failures, in the order Kubernetes' default Filter plugins run. */
 enum {

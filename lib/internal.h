@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "preempt.h"
 
@@ -31,6 +32,17 @@ static inline int64_t pp__sat_add(int64_t a, int64_t b)
 	if (__builtin_add_overflow(a, b, &r))
 		return b > 0 ? INT64_MAX : INT64_MIN;
 	return r;
+}
+
+static inline bool pp__has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* qsort()'s comparison for an array of C strings: strcmp order. */
+static inline int pp__strptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Exact quantity in 10^-9 units (rounded up away from zero, as the API server does). */

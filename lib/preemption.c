@@ -18,9 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "cluster.h"
 #include "filter.h"
 #include "pcache.h"
+#include "pdb.h"
+#include "preemption.h"
 #include "sched_fit.h"
+#include "select.h"
 
 /* ----------------------------------------------------------------------------------------- */
 /* The decision context */

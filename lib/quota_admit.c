@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+#include "qty.h"
 #include "quota.h"
+#include "quota_pod.h"
 
 struct pp_admission {
 	pp_refusal refusal;
@@ -56,17 +59,12 @@ static int names_add(struct names *s, const char *x)
 	return 0;
 }
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* sorted and joined by sep; malloc'd */
 static char *names_join(struct names *s, const char *sep)
 {
 	size_t len = 1, at = 0;
 	char *out;
-	qsort(s->v, s->n, sizeof(*s->v), by_string);
+	qsort(s->v, s->n, sizeof(*s->v), pp__strptr_cmp);
 	for (size_t i = 0; i < s->n; i++)
 		len += strlen(s->v[i]) + strlen(sep);
 	if (!(out = malloc(len)))
@@ -220,7 +218,7 @@ static int check(pp_quotas *q, const struct pp_qpod *p, unsigned flags, pp_admis
 				goto out;
 		for (size_t k = 0; k < x->hard.n; k++)
 			limits_pods |= pp__quota_pod_resource(x->hard.v[k].name);
-		if (!limits_pods || !pp__quota_scopes_match(x, p))
+		if (!limits_pods || !pp__qpod_matches_scopes(p, x->sel, x->n_sel))
 			continue;
 		if (!coverage_only) {
 			if ((r = pp__qpod_constraints(p, &x->hard, &text)) < 0)

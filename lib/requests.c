@@ -10,11 +10,6 @@
 #include "internal.h"
 #include "strmap.h"
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 static bool is_alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -50,11 +45,11 @@ bool pp__is_qualified_name(const char *s)
 
 static bool is_scalar_resource(const char *name)
 {
-	if (strstr(name, "kubernetes.io/") || has_prefix(name, "hugepages-") || has_prefix(name, "attachable-volumes-"))
+	if (strstr(name, "kubernetes.io/") || pp__has_prefix(name, "hugepages-") || pp__has_prefix(name, "attachable-volumes-"))
 		return true;
 	/* v1helper.IsExtendedResourceName: not native (has a '/'), not "requests."-prefixed, and
 	 * "requests.<name>" a valid qualified name (the quota form must be expressible). */
-	if (!strchr(name, '/') || has_prefix(name, "requests."))
+	if (!strchr(name, '/') || pp__has_prefix(name, "requests."))
 		return false;
 	size_t len = strlen(name);
 	if (len > 512)
@@ -222,7 +217,7 @@ int pp_pod_requests(const pp_container_requests *containers, size_t n_containers
 		if (r < 0)
 			goto out;
 		const char *nm = pod_level[j].name;
-		if (strcmp(nm, "cpu") != 0 && strcmp(nm, "memory") != 0 && !has_prefix(nm, "hugepages-"))
+		if (strcmp(nm, "cpu") != 0 && strcmp(nm, "memory") != 0 && !pp__has_prefix(nm, "hugepages-"))
 			continue;
 		if (v > NANO_LIMIT) {
 			r = pp_fail(err, -ERANGE, "resources.requests.%.100s: quantity is too large", nm);

@@ -22,11 +22,14 @@
 #include <string.h>
 
 #include "change.h"
+#include "cluster.h"
 #include "filter.h"
 #include "internal.h"
+#include "preemption.h"
 #include "sched_fit.h"
 #include "sched_queue.h"
 #include "sched_reserve.h"
+#include "select.h"
 #include "strmap.h"
 #include "theap.h"
 

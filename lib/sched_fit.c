@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "filter.h"
 #include "sched_fit.h"
+#include "strmap.h"
 
 /* ---- reasons ------------------------------------------------------------------------------ */
 
