@@ -560,18 +560,18 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	char *key = pp__arena_alloc(&p->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
 	if (!key) {
 		r = -ENOMEM;
-		goto fail;
+		goto free_pod;
 	}
 	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
 	p->key = key;
 	if (!pp__copy_str(&p->arena, spec->namespace_, &p->ns) || !pp__copy_str(&p->arena, spec->name, &p->name)) {
 		r = -ENOMEM;
-		goto fail;
+		goto free_pod;
 	}
 	snprintf(what, sizeof(what), "%s: metadata.labels", id);
 	r = pp__copy_labels(&p->arena, spec->labels, spec->n_labels, &p->labels, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_labels = spec->n_labels;
 	p->priority = spec->priority;
 	p->policy = spec->preemption_policy;
@@ -579,7 +579,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	r = pp__copy_resources(c, &p->arena, spec->requests, spec->n_requests, p->req, NULL, &p->scalar, &p->n_scalar, what,
 	                   err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->zero_request = p->req[RES_CPU] == 0 && p->req[RES_MEMORY] == 0 && p->req[RES_EPHEMERAL] == 0 &&
 	                  p->n_scalar == 0;
 	p->has_start = spec->has_start_time;
@@ -591,30 +591,30 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	p->grace = spec->termination_grace_period_s;
 	if (spec->n_tolerations && !spec->tolerations) {
 		r = pp_fail(err, -EINVAL, "%s: spec.tolerations: NULL array", id);
-		goto fail;
+		goto free_pod;
 	}
 	if (spec->n_tolerations) {
 		p->tolerations = pp__arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
 		if (!p->tolerations) {
 			r = -ENOMEM;
-			goto fail;
+			goto free_pod;
 		}
 	}
 	for (size_t i = 0; i < spec->n_tolerations; i++) {
 		const pp_toleration *t = &spec->tolerations[i];
 		if (t->op != PP_TOLERATION_EQUAL && t->op != PP_TOLERATION_EXISTS) {
 			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].operator: Unsupported value", id, i);
-			goto fail;
+			goto free_pod;
 		}
 		if (t->effect > PP_EFFECT_NO_EXECUTE) {
 			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].effect: Unsupported value", id, i);
-			goto fail;
+			goto free_pod;
 		}
 		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
 		if (!pp__copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
 		    !pp__copy_str(&p->arena, t->value, &p->tolerations[i].value)) {
 			r = -ENOMEM;
-			goto fail;
+			goto free_pod;
 		}
 	}
 	p->n_tolerations = spec->n_tolerations;
@@ -624,18 +624,18 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		snprintf(what, sizeof(what), "%s: spec.nodeSelector", id);
 	r = pp__copy_labels(&p->arena, spec->node_selector, spec->n_node_selector, &p->node_selector, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_node_selector = spec->n_node_selector;
 	p->has_node_affinity = spec->has_node_affinity;
 	if (spec->n_node_affinity && !spec->node_affinity) {
 		r = pp_fail(err, -EINVAL, "%s: nodeSelectorTerms: NULL array", id);
-		goto fail;
+		goto free_pod;
 	}
 	if (spec->has_node_affinity && spec->n_node_affinity) {
 		p->node_affinity = pp__arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
 		if (!p->node_affinity) {
 			r = -ENOMEM;
-			goto fail;
+			goto free_pod;
 		}
 		for (size_t i = 0; i < spec->n_node_affinity; i++) {
 			const pp_node_selector_term *t = &spec->node_affinity[i];
@@ -645,7 +645,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 			r = pp__copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
 			                      &p->node_affinity[i].match_expressions, what, err);
 			if (r < 0)
-				goto fail;
+				goto free_pod;
 			p->node_affinity[i].n_match_expressions = t->n_match_expressions;
 			snprintf(what, sizeof(what),
 			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
@@ -653,7 +653,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 			r = pp__copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
 			                      &p->node_affinity[i].match_fields, what, err);
 			if (r < 0)
-				goto fail;
+				goto free_pod;
 			p->node_affinity[i].n_match_fields = t->n_match_fields;
 		}
 		p->n_node_affinity = spec->n_node_affinity;
@@ -663,18 +663,18 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		         id);
 	r = pp__copy_affinity_terms(&p->arena, spec->affinity, spec->n_affinity, &p->affinity, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_affinity = spec->n_affinity;
 	if (spec->n_anti_affinity)
 		snprintf(what, sizeof(what), "%s: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
 		         id);
 	r = pp__copy_affinity_terms(&p->arena, spec->anti_affinity, spec->n_anti_affinity, &p->anti_affinity, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_anti_affinity = spec->n_anti_affinity;
 	*ret = p;
 	return 0;
-fail:
+free_pod:
 	pod_free(p);
 	return r;
 }
@@ -959,14 +959,14 @@ static int pdb_build(const pp_pdb_spec *spec, struct pdb **ret, pp_err *err)
 	char *key = pp__arena_alloc(&b->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
 	if (!key || !pp__copy_str(&b->arena, spec->namespace_, &b->ns) || !pp__copy_str(&b->arena, spec->name, &b->name)) {
 		r = -ENOMEM;
-		goto fail;
+		goto free_pdb;
 	}
 	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
 	b->key = key;
 	snprintf(what, sizeof(what), "%s: spec.selector", id);
 	r = pp__copy_label_selector(&b->arena, &spec->selector, &b->selector, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pdb;
 	b->preempt_selectable = b->selector.present && (b->selector.n_match_labels || b->selector.n_match_expressions);
 	b->min_available = spec->min_available;
 	b->max_unavailable = spec->max_unavailable;
@@ -976,18 +976,18 @@ static int pdb_build(const pp_pdb_spec *spec, struct pdb **ret, pp_err *err)
 		b->disrupted = pp__arena_alloc(&b->arena, spec->n_disrupted_pods * sizeof(*b->disrupted));
 		if (!b->disrupted) {
 			r = -ENOMEM;
-			goto fail;
+			goto free_pdb;
 		}
 		for (size_t i = 0; i < spec->n_disrupted_pods; i++)
 			if (!pp__copy_str(&b->arena, spec->disrupted_pods[i], &b->disrupted[i])) {
 				r = -ENOMEM;
-				goto fail;
+				goto free_pdb;
 			}
 		b->n_disrupted = spec->n_disrupted_pods;
 	}
 	*ret = b;
 	return 0;
-fail:
+free_pdb:
 	pdb_free(b);
 	return r;
 }

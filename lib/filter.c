@@ -123,7 +123,7 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 	a->aff = calloc(pre->n_affinity + 1, sizeof(*a->aff));
 	a->anti = calloc(pre->n_anti_affinity + 1, sizeof(*a->anti));
 	if (!a->aff || !a->anti)
-		goto fail;
+		goto out_of_memory;
 	for (size_t t = 0; t < pre->n_affinity; t++)
 		a->aff[t].key = pre->affinity[t].topology_key;
 	for (size_t t = 0; t < pre->n_anti_affinity; t++)
@@ -139,7 +139,7 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 		for (size_t j = 0; j < n->n_pods; j++) {
 			const struct pod *p = n->slots[j].pod;
 			if ((all || p->n_anti_affinity) && aff_count(a, pre, n, p) < 0)
-				goto fail;
+				goto out_of_memory;
 		}
 	}
 	/* Nominated pods join the counts per node under test (first pass): their keys must exist. */
@@ -150,12 +150,12 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 			for (size_t t = 0; t < p->n_anti_affinity; t++)
 				if (pp__affinity_term_matches(&p->anti_affinity[t], p->ns, pre) &&
 				    !ex_map(a, p->anti_affinity[t].topology_key))
-					goto fail;
+					goto out_of_memory;
 		}
 	}
 	*ret = a;
 	return 0;
-fail:
+out_of_memory:
 	aff_free(a);
 	return -ENOMEM;
 }

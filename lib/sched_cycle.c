@@ -1126,7 +1126,7 @@ static int postpone(pp_sched *s, struct spod *p, const pp_sched_event *plan, con
 }
 
 /* DefaultPreemption's decision; with a minimum runtime, first without the young pods. */
-static int decide(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_err *err)
+static int decide_preemption(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_err *err)
 {
 	pp_preempt_options po = { .now_ns = s->now, .explain = s->explain };
 	if (s->min_runtime > 0) {
@@ -1145,13 +1145,13 @@ static int decide(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_er
 	return pp_cluster_preempt(s->c, pi->namespace_, pi->name, &po, ret, err);
 }
 
-static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
 {
 	pp_preemption *pr = NULL;
 	const char *node, *reason;
 	int r;
 
-	r = decide(s, pi, &pr, err);
+	r = decide_preemption(s, pi, &pr, err);
 	if (r < 0)
 		return r;
 	switch (pp_preemption_outcome(pr)) {
@@ -1334,7 +1334,7 @@ static int schedule_one(pp_sched *s, pp_err *err)
 	/* pp_cluster_preempt's scan ends at the first feasible node, so it answers "fits
 	 * somewhere?" cheaply; only then are all nodes filtered and scored. Its first pass counts
 	 * the same nominated pods, so "fits nowhere" there means the same here. */
-	r = preempt(s, p, &pi, err);
+	r = post_filter(s, p, &pi, err);
 	if (r < 0)
 		return r == -ENOMEM ? pp_fail(err, r, "out of memory") : r;
 	return 1;
