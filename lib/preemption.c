@@ -478,6 +478,7 @@ static void rank_add(struct ranking *rk, const struct node *n, const struct pkey
 struct pp_preemption {
 	struct arena arena;
 	pp_outcome outcome;
+	pp_eligibility eligibility;
 	const char *node;
 	const char *reason;
 	pp_victim *victims;
@@ -496,6 +497,19 @@ struct pp_preemption {
 	} *victim_pdbs; /* per victim of the chosen node; NULL when no victim has a PDB */
 	const char *unresolvable;
 };
+
+const char *pp_eligibility_reason(pp_eligibility e)
+{
+	switch (e) {
+	case PP_NOT_ELIGIBLE_NEVER:
+		return "not eligible due to preemptionPolicy=Never.";
+	case PP_NOT_ELIGIBLE_TERMINATING:
+		return "not eligible due to a terminating pod on the nominated node.";
+	case PP_ELIGIBLE:
+	default:
+		return "";
+	}
+}
 
 const char *pp_criterion_name(pp_criterion c)
 {
@@ -629,11 +643,12 @@ static int cmp_pod_info(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
-static const char *eligibility(struct ctx *x)
+/* PodEligibleToPreemptOthers (§7.1). */
+static pp_eligibility eligibility(struct ctx *x)
 {
 	const struct pod *pre = x->pre;
 	if (pre->policy == PP_PREEMPT_NEVER)
-		return "not eligible due to preemptionPolicy=Never.";
+		return PP_NOT_ELIGIBLE_NEVER;
 	if (pre->nominated) {
 		struct fail f;
 		filter_now(x, pre->nominated, &f);
@@ -642,13 +657,13 @@ static const char *eligibility(struct ctx *x)
 				const struct slot *s = &pre->nominated->slots[i];
 				if (s->prio < pre->priority && s->pod->terminating && s->pod->preempted_by_scheduler &&
 				    !s->pod->stuck)
-					return "not eligible due to a terminating pod on the nominated node.";
+					return PP_NOT_ELIGIBLE_TERMINATING;
 			}
 	}
-	return NULL;
+	return PP_ELIGIBLE;
 }
 
-static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom);
+static int finish_none(struct ctx *x, pp_preemption *res, pp_eligibility elig, bool *oom);
 static int finish_preempt(struct ctx *x, pp_preemption *res, const struct ranking *rk, bool *oom);
 
 /* ----------------------------------------------------------------------------------------- */
@@ -833,7 +848,8 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 {
 	const pp_cluster *c = x->c;
 	const struct pod *pre = x->pre;
-	const char *not_eligible = eligibility(x);
+	pp_eligibility elig = eligibility(x);
+	bool not_eligible = elig != PP_ELIGIBLE;
 	struct ranking rk = { 0 };
 	struct pcache *pc = c->pcache;
 	/* a cached result knows nothing of protected pods: the protecting pass evaluates every node */
@@ -853,7 +869,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 				state = 0; /* the bound no longer suffices: evaluate */
 		}
 		if (!state) {
-			state = evaluate_node(x, n, not_eligible != NULL, &rk, &k);
+			state = evaluate_node(x, n, not_eligible, &rk, &k);
 			if (state < 0) {
 				r = state;
 				break;
@@ -880,7 +896,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	if (r < 0)
 		return r;
 	if (!rk.best)
-		return finish_none(x, res, not_eligible, oom);
+		return finish_none(x, res, elig, oom);
 	return finish_preempt(x, res, &rk, oom);
 }
 
@@ -983,11 +999,11 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 	}
 
 	/* Eligibility (§7.1). */
-	const char *not_eligible = eligibility(&x);
+	pp_eligibility elig = eligibility(&x);
 
 	/* Pass 2: candidates and the best of them. */
 	struct ranking rk = { 0 };
-	if (!not_eligible && n_resolvable > 0)
+	if (elig == PP_ELIGIBLE && n_resolvable > 0)
 		for (size_t i = 0; i < c->n_nodes; i++) {
 			const struct node *n = c->nodes[i];
 			pp_node_explain *e = &res->explain[i];
@@ -1017,7 +1033,7 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 			rank_add(&rk, n, &k);
 		}
 	if (!rk.best)
-		r = finish_none(&x, res, not_eligible, &oom);
+		r = finish_none(&x, res, elig, &oom);
 	else
 		r = finish_preempt(&x, res, &rk, &oom);
 	if (r >= 0 && rk.best)
@@ -1069,7 +1085,7 @@ static int concat(const char *a, const char *b, char **ret)
 	return 0;
 }
 
-static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom)
+static int finish_none(struct ctx *x, pp_preemption *res, pp_eligibility elig, bool *oom)
 {
 	/* Kubernetes' FitError text: the scheduling failure, then the preemption's (the PostFilter's
 	 * own FitError over the same nodes), sorted and worded as the scheduling cycle does. */
@@ -1083,8 +1099,10 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	 * PostFilter (preemption) never runs and the message is that alone. */
 	if (present == 0) {
 		/* nothing to explain */
-	} else if (not_eligible)
-		r = concat("preemption:", not_eligible, &post);
+	} else if (elig != PP_ELIGIBLE) {
+		res->eligibility = elig;
+		r = concat("preemption:", pp_eligibility_reason(elig), &post);
+	}
 	else {
 		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
 			const struct node *n = c->nodes[i];
@@ -1251,6 +1269,11 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct rankin
 pp_outcome pp_preemption_outcome(const pp_preemption *p)
 {
 	return p ? p->outcome : PP_OUTCOME_NONE;
+}
+
+pp_eligibility pp_preemption_eligibility(const pp_preemption *p)
+{
+	return p ? p->eligibility : PP_ELIGIBLE;
 }
 
 const char *pp_preemption_node(const pp_preemption *p)

@@ -1135,8 +1135,8 @@ static int decide_preemption(pp_sched *s, const pp_pod_info *pi, pp_preemption *
 		int r = pp__cluster_preempt(s->c, pi->namespace_, pi->name, &po, &after, &pr, err);
 		if (r < 0)
 			return r;
-		/* "not eligible" does not depend on the victims: the second search would say it again */
-		if (pp_preemption_outcome(pr) != PP_OUTCOME_NONE || strstr(pp_preemption_reason(pr), "not eligible")) {
+		/* eligibility does not depend on the victims: the second search would say it again */
+		if (pp_preemption_outcome(pr) != PP_OUTCOME_NONE || pp_preemption_eligibility(pr) != PP_ELIGIBLE) {
 			*ret = pr;
 			return 0;
 		}
@@ -1171,7 +1171,7 @@ static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_er
 		reason = pp_preemption_reason(pr);
 		/* Not eligible keeps the nomination (the earlier preemption is still under way); any
 		 * other failure clears it, as a PostFilter result with an empty node does. */
-		bool eligible = strncmp(reason, "not eligible", 12) != 0 && !strstr(reason, "preemption: not eligible");
+		bool eligible = pp_preemption_eligibility(pr) == PP_ELIGIBLE;
 		if (pi->nominated_node_name && eligible) {
 			char *node_copy = strdup(pi->nominated_node_name);
 			if (!node_copy) {
@@ -1187,10 +1187,8 @@ static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_er
 		}
 		{
 			/* pp_preemption_reason holds the whole FitError; keep only what follows the
-			 * filter part, which sfit already counted. */
+			 * filter part, which sfit already counted (none when there was no node). */
 			const char *post = strstr(reason, "preemption:");
-			if (!post)
-				post = strstr(reason, "not eligible");
 			/* strict: budgets, or pods protected, may be why no victims were found: a budget's
 			 * change tries again */
 			r = fail_attempt(s, p, post ? post : "", true, pr,
