@@ -900,6 +900,142 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	return finish_preempt(x, res, &rk, oom);
 }
 
+/* The decision's context for preemptor pre: flags, filter state and scratch. On failure the
+ * caller still calls ctx_done(). */
+static int ctx_init(struct ctx *x, const pp_cluster *c, const struct pod *pre, const pp_preempt_options *opts,
+                    const int64_t *protect_after)
+{
+	int r;
+
+	x->c = c;
+	x->pre = pre;
+	x->now = opts->now_ns;
+	x->strict = c->pdb_policy == PP_PDB_STRICT;
+	if (protect_after) {
+		x->protect = true;
+		x->protect_after = *protect_after;
+	}
+	x->order_ok = !c->any_start || opts->now_ns > c->max_start;
+	for (size_t i = 0; i < pre->n_scalar; i++)
+		x->need_scalar |= pre->scalar[i].value > 0;
+	x->lane = !x->need_scalar && !pre->n_node_selector && !pre->has_node_affinity && !x->protect;
+	x->sslack = calloc(pre->n_scalar + 1, sizeof(*x->sslack));
+	if (!x->sslack)
+		return -ENOMEM;
+	r = pp__filter_init(&x->f, c, pre);
+	if (r < 0)
+		return r;
+	x->lane &= !x->f.aff;
+	if (c->n_pdbs) {
+		x->pdb_allowed = calloc(c->n_pdbs, sizeof(*x->pdb_allowed));
+		x->pdb_known = calloc(c->n_pdbs, sizeof(*x->pdb_known));
+		x->budget = calloc(c->n_pdbs, sizeof(*x->budget));
+		x->stamp = calloc(c->n_pdbs, sizeof(*x->stamp));
+		if (!x->pdb_allowed || !x->pdb_known || !x->budget || !x->stamp)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The decision with a record per node (opts->explain): every node is filtered (pass 1), and when
+ * none fits, every node where preemption may help is simulated (pass 2), so each record tells
+ * why its node lost. Same result as decide_fast(), which skips what no record needs.
+ */
+static int decide_explained(struct ctx *x, pp_preemption *res, bool *oom)
+{
+	const pp_cluster *c = x->c;
+	const struct pod *pre = x->pre;
+	int r = 0;
+
+	res->explain = pp__arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
+	if (!res->explain)
+		return -ENOMEM;
+	res->n_explain = c->n_nodes;
+
+	/* Pass 1: the scheduling attempt. The first feasible node in name order wins. */
+	const struct node *fit = NULL;
+	size_t n_resolvable = 0;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = c->nodes[i];
+		struct fail f;
+		unsigned m = filter_now(x, n, &f);
+		if (!m && !fit)
+			fit = n;
+		if (m && !f.unresolvable)
+			n_resolvable++;
+		struct buf b = { 0 };
+		pp__filter_reasons(c, &f, join_reason, &b);
+		res->explain[i] = (pp_node_explain){
+			.node = arena_copy(&res->arena, n->name, oom),
+			.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
+			.reason = arena_copy(&res->arena, b.s ? b.s : "", oom),
+			.score = !m ? pp__score_least_allocated(pre, n) : -1,
+		};
+		*oom |= b.oom;
+		free(b.s);
+	}
+	if (fit) {
+		res->outcome = PP_OUTCOME_FITS;
+		res->node = arena_copy(&res->arena, fit->name, oom);
+		res->reason = "";
+		return 0;
+	}
+
+	/* Eligibility (§7.1). */
+	pp_eligibility elig = eligibility(x);
+
+	/* Pass 2: candidates and the best of them. */
+	struct ranking rk = { 0 };
+	if (elig == PP_ELIGIBLE && n_resolvable > 0)
+		for (size_t i = 0; i < c->n_nodes; i++) {
+			const struct node *n = c->nodes[i];
+			pp_node_explain *e = &res->explain[i];
+			struct fail f;
+			if (e->verdict != PP_NODE_NOT_HELPFUL)
+				continue;
+			struct pkey k;
+			size_t nl = 0;
+			r = select_victims(x, n, &f, &k, &nl);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				struct buf b = { 0 };
+				pp__filter_reasons(c, &f, join_reason, &b);
+				e->reason = arena_copy(&res->arena, b.s ? b.s : "", oom);
+				*oom |= b.oom;
+				free(b.s);
+				continue;
+			}
+			e->verdict = PP_NODE_CANDIDATE;
+			e->reason = "";
+			e->num_pdb_violations = (size_t)k.f[0];
+			e->priority_sum = k.f[2];
+			r = fill_victims(x, res, nl, (pp_victim **)&e->victims, &e->n_victims, oom);
+			if (r < 0)
+				return r;
+			rank_add(&rk, n, &k);
+		}
+	if (!rk.best)
+		return finish_none(x, res, elig, oom);
+	r = finish_preempt(x, res, &rk, oom);
+	for (size_t i = 0; r >= 0 && i < res->n_explain; i++) {
+		pp_node_explain *e = &res->explain[i];
+		if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == rk.best)
+			continue;
+		/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
+		struct fail f;
+		struct pkey k;
+		size_t nl;
+		r = select_victims(x, c->nodes[i], &f, &k, &nl);
+		if (r < 0)
+			break;
+		e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &rk.best_key));
+		r = 0;
+	}
+	return r;
+}
+
 int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
                         const int64_t *protect_after, pp_preemption **ret, pp_err *err)
 {
@@ -919,141 +1055,14 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 	if (pre->node)
 		return pp_fail(err, -EINVAL, "pods/%s/%s: already bound to %s", pre->ns, pre->name, pre->node->name);
 
-	x.c = c;
-	x.pre = pre;
-	x.now = opts->now_ns;
-	x.strict = c->pdb_policy == PP_PDB_STRICT;
-	if (protect_after) {
-		x.protect = true;
-		x.protect_after = *protect_after;
-	}
-	x.order_ok = !c->any_start || opts->now_ns > c->max_start;
-	for (size_t i = 0; i < pre->n_scalar; i++)
-		x.need_scalar |= pre->scalar[i].value > 0;
-	x.lane = !x.need_scalar && !pre->n_node_selector && !pre->has_node_affinity && !x.protect;
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return -ENOMEM;
-	r = -ENOMEM;
-	x.sslack = calloc(pre->n_scalar + 1, sizeof(*x.sslack));
-	if (!x.sslack)
-		goto out;
-	r = pp__filter_init(&x.f, c, pre);
-	if (r < 0)
-		goto out;
-	x.lane &= !x.f.aff;
-	r = -ENOMEM;
-	if (c->n_pdbs) {
-		x.pdb_allowed = calloc(c->n_pdbs, sizeof(*x.pdb_allowed));
-		x.pdb_known = calloc(c->n_pdbs, sizeof(*x.pdb_known));
-		x.budget = calloc(c->n_pdbs, sizeof(*x.budget));
-		x.stamp = calloc(c->n_pdbs, sizeof(*x.stamp));
-		if (!x.pdb_allowed || !x.pdb_known || !x.budget || !x.stamp)
-			goto out;
-	}
-	if (opts->explain) {
-		res->explain = pp__arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
-		if (!res->explain)
-			goto out;
-		res->n_explain = c->n_nodes;
-	}
-
-	if (!opts->explain) {
-		r = decide_fast(&x, res, &oom);
-		if (r >= 0 && oom)
-			r = -ENOMEM;
-		goto out;
-	}
-
-	/* Pass 1: the scheduling attempt. The first feasible node in name order wins. */
-	const struct node *fit = NULL;
-	size_t n_resolvable = 0;
-	for (size_t i = 0; i < c->n_nodes; i++) {
-		const struct node *n = c->nodes[i];
-		struct fail f;
-		unsigned m = filter_now(&x, n, &f);
-		if (!m && !fit)
-			fit = n;
-		if (m && !f.unresolvable)
-			n_resolvable++;
-		if (opts->explain) {
-			struct buf b = { 0 };
-			pp__filter_reasons(c, &f, join_reason, &b);
-			res->explain[i] = (pp_node_explain){
-				.node = arena_copy(&res->arena, n->name, &oom),
-				.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
-				.reason = arena_copy(&res->arena, b.s ? b.s : "", &oom),
-				.score = !m ? pp__score_least_allocated(pre, n) : -1,
-			};
-			oom |= b.oom;
-			free(b.s);
-		} else if (fit)
-			break;
-	}
-	if (fit) {
-		res->outcome = PP_OUTCOME_FITS;
-		res->node = arena_copy(&res->arena, fit->name, &oom);
-		res->reason = "";
-		r = oom ? -ENOMEM : 0;
-		goto out;
-	}
-
-	/* Eligibility (§7.1). */
-	pp_eligibility elig = eligibility(&x);
-
-	/* Pass 2: candidates and the best of them. */
-	struct ranking rk = { 0 };
-	if (elig == PP_ELIGIBLE && n_resolvable > 0)
-		for (size_t i = 0; i < c->n_nodes; i++) {
-			const struct node *n = c->nodes[i];
-			pp_node_explain *e = &res->explain[i];
-			struct fail f;
-			if (e->verdict != PP_NODE_NOT_HELPFUL)
-				continue;
-			struct pkey k;
-			size_t nl = 0;
-			r = select_victims(&x, n, &f, &k, &nl);
-			if (r < 0)
-				goto out;
-			if (r == 0) {
-				struct buf b = { 0 };
-				pp__filter_reasons(c, &f, join_reason, &b);
-				e->reason = arena_copy(&res->arena, b.s ? b.s : "", &oom);
-				oom |= b.oom;
-				free(b.s);
-				continue;
-			}
-			e->verdict = PP_NODE_CANDIDATE;
-			e->reason = "";
-			e->num_pdb_violations = (size_t)k.f[0];
-			e->priority_sum = k.f[2];
-			r = fill_victims(&x, res, nl, (pp_victim **)&e->victims, &e->n_victims, &oom);
-			if (r < 0)
-				goto out;
-			rank_add(&rk, n, &k);
-		}
-	if (!rk.best)
-		r = finish_none(&x, res, elig, &oom);
-	else
-		r = finish_preempt(&x, res, &rk, &oom);
-	if (r >= 0 && rk.best)
-		for (size_t i = 0; i < res->n_explain; i++) {
-			pp_node_explain *e = &res->explain[i];
-			if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == rk.best)
-				continue;
-			/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
-			struct fail f;
-			struct pkey k;
-			size_t nl;
-			r = select_victims(&x, c->nodes[i], &f, &k, &nl);
-			if (r < 0)
-				break;
-			e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &rk.best_key));
-			r = 0;
-		}
+	r = ctx_init(&x, c, pre, opts, protect_after);
 	if (r >= 0)
-		r = oom ? -ENOMEM : 0;
-out:
+		r = opts->explain ? decide_explained(&x, res, &oom) : decide_fast(&x, res, &oom);
+	if (r >= 0 && oom)
+		r = -ENOMEM;
 	ctx_done(&x);
 	if (r < 0) {
 		pp_preemption_free(res);

@@ -1145,58 +1145,66 @@ static int decide_preemption(pp_sched *s, const pp_pod_info *pi, pp_preemption *
 	return pp_cluster_preempt(s->c, pi->namespace_, pi->name, &po, ret, err);
 }
 
-static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+/* PP_OUTCOME_NONE: no victims help, or the pod may not preempt. pr stays the caller's. */
+static int preemption_failed(pp_sched *s, struct spod *p, const pp_pod_info *pi, const pp_preemption *pr,
+                             pp_err *err)
 {
-	pp_preemption *pr = NULL;
-	const char *node, *reason;
+	/* Not eligible keeps the nomination (the earlier preemption is still under way); any other
+	 * failure clears it, as a PostFilter result with an empty node does. */
+	bool eligible = pp_preemption_eligibility(pr) == PP_ELIGIBLE;
 	int r;
 
-	r = decide_preemption(s, pi, &pr, err);
-	if (r < 0)
-		return r;
-	switch (pp_preemption_outcome(pr)) {
-	case PP_OUTCOME_PREEMPT:
-		break;
-	case PP_OUTCOME_FITS:
-		pp_preemption_free(pr);
-		r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
+	if (pi->nominated_node_name && eligible) {
+		char *node_copy = strdup(pi->nominated_node_name);
+		if (!node_copy)
+			return -ENOMEM;
+		r = clear_nomination(s, pi->namespace_, pi->name, node_copy, NULL, p, err);
+		free(node_copy);
 		if (r < 0)
-			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", pi->namespace_, pi->name, strerror(-r));
-		if (node)
-			return bind(s, p, pi, node, err);
-		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
-		return fail_attempt(s, p, "", true, NULL, 0);
-	case PP_OUTCOME_NONE:
-	default:
-		reason = pp_preemption_reason(pr);
-		/* Not eligible keeps the nomination (the earlier preemption is still under way); any
-		 * other failure clears it, as a PostFilter result with an empty node does. */
-		bool eligible = pp_preemption_eligibility(pr) == PP_ELIGIBLE;
-		if (pi->nominated_node_name && eligible) {
-			char *node_copy = strdup(pi->nominated_node_name);
-			if (!node_copy) {
-				pp_preemption_free(pr);
-				return -ENOMEM;
-			}
-			r = clear_nomination(s, pi->namespace_, pi->name, node_copy, NULL, p, err);
-			free(node_copy);
-			if (r < 0) {
-				pp_preemption_free(pr);
-				return r;
-			}
-		}
-		{
-			/* pp_preemption_reason holds the whole FitError; keep only what follows the
-			 * filter part, which sfit already counted (none when there was no node). */
-			const char *post = strstr(reason, "preemption:");
-			/* strict: budgets, or pods protected, may be why no victims were found: a budget's
-			 * change tries again */
-			r = fail_attempt(s, p, post ? post : "", true, pr,
-			                 eligible && pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT ? SCHED_REJ_BUDGET : 0);
-		}
-		pp_preemption_free(pr);
-		return r;
+			return r;
 	}
+	/* pp_preemption_reason holds the whole FitError; keep only what follows the filter part,
+	 * which sfit already counted (none when there was no node). */
+	const char *post = strstr(pp_preemption_reason(pr), "preemption:");
+	/* strict: budgets, or pods protected, may be why no victims were found: a budget's change
+	 * tries again */
+	return fail_attempt(s, p, post ? post : "", true, pr,
+	                    eligible && pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT ? SCHED_REJ_BUDGET : 0);
+}
+
+/* Lower-priority pods nominated to node keep their nomination only while they still fit beside
+ * the preemptor p once the terminating pods are gone (kube clears them unchecked). */
+static int recheck_lower_nominations(pp_sched *s, struct spod *p, const pp_preemption *pr, const char *node,
+                                     pp_err *err)
+{
+	size_t nc = pp_preemption_cleared_nomination_count(pr);
+	int r = 0;
+	char **lower = nc ? calloc(nc, sizeof(*lower)) : NULL;
+	if (nc && !lower)
+		r = -ENOMEM;
+	for (size_t i = 0; i < nc && r >= 0; i++) {
+		const pp_pod_info *ci = pp_preemption_cleared_nomination(pr, i);
+		r = make_key(ci->namespace_, ci->name, &lower[i]);
+	}
+	for (size_t i = 0; i < nc && r >= 0; i++) {
+		char *slash = strchr(lower[i], '/');
+		bool fits = false;
+		*slash = '\0';
+		r = pp__sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
+		if (r >= 0 && !fits)
+			r = clear_nomination(s, lower[i], slash + 1, node, p->key, p, err);
+	}
+	for (size_t i = 0; i < nc; i++)
+		free(lower ? lower[i] : NULL);
+	free(lower);
+	return r;
+}
+
+/* PP_OUTCOME_PREEMPT: unless the gate postpones it, the preemptor is nominated to the chosen
+ * node and its victims start terminating. pr stays the caller's. */
+static int nominate(pp_sched *s, struct spod *p, const pp_pod_info *pi, const pp_preemption *pr, pp_err *err)
+{
+	int r;
 
 	/* The preemptor stays unschedulable in this cycle: its condition carries the FitError of
 	 * the filter pass, before its victims start terminating ("0/3 nodes are available: 3
@@ -1206,16 +1214,13 @@ static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_er
 	r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &ignored, &s->reasons);
 	if (r >= 0)
 		r = pp__sfit_reasons_format(&s->reasons, "", &fit_msg);
-	if (r < 0) {
-		pp_preemption_free(pr);
+	if (r < 0)
 		return r;
-	}
-	node = pp_preemption_node(pr);
+	const char *node = pp_preemption_node(pr);
 	size_t nv = pp_preemption_victim_count(pr);
 	pp_victim *victims = calloc(nv ? nv : 1, sizeof(*victims));
 	if (!victims) {
 		free(fit_msg);
-		pp_preemption_free(pr);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nv; i++)
@@ -1231,7 +1236,6 @@ static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_er
 		r = postpone(s, p, &plan, why, until);
 		free(victims);
 		free(fit_msg);
-		pp_preemption_free(pr);
 		return r;
 	}
 
@@ -1259,36 +1263,49 @@ static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_er
 		if (nominations_expire(s))
 			r = nom_set(s, p, node, false, own_deadline(s, victims, nv));
 	}
-	/* Lower-priority pods nominated to the node keep their nomination only while they still fit
-	 * beside the preemptor once the terminating pods are gone (kube clears them unchecked). */
-	size_t nc = r >= 0 ? pp_preemption_cleared_nomination_count(pr) : 0;
-	char **lower = nc ? calloc(nc, sizeof(*lower)) : NULL;
-	if (nc && !lower)
-		r = -ENOMEM;
-	for (size_t i = 0; i < nc && r >= 0; i++) {
-		const pp_pod_info *ci = pp_preemption_cleared_nomination(pr, i);
-		r = make_key(ci->namespace_, ci->name, &lower[i]);
-	}
-	for (size_t i = 0; i < nc && r >= 0; i++) {
-		char *slash = strchr(lower[i], '/');
-		bool fits = false;
-		*slash = '\0';
-		r = pp__sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
-		if (r >= 0 && !fits)
-			r = clear_nomination(s, lower[i], slash + 1, node, p->key, p, err);
-	}
-	for (size_t i = 0; i < nc; i++)
-		free(lower ? lower[i] : NULL);
-	free(lower);
+	if (r >= 0)
+		r = recheck_lower_nominations(s, p, pr, node, err);
 	free(victims);
 	free(fit_msg);
-	pp_preemption_free(pr);
 	if (r < 0)
 		return r;
 	/* The preemptor itself is unschedulable in this cycle; its victims' deletion requeues it. */
 	s->stats.unschedulable_attempts++;
 	(void)pp__sq_add_unschedulable(s->q, p, SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI, s->now);
 	return 0;
+}
+
+/* kube's PostFilter for a pod that fits nowhere as things are: DefaultPreemption's decision,
+ * acted on (bind, fail the attempt, or nominate and start the victims' termination). */
+static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+{
+	pp_preemption *pr = NULL;
+	const char *node;
+	int r;
+
+	r = decide_preemption(s, pi, &pr, err);
+	if (r < 0)
+		return r;
+	switch (pp_preemption_outcome(pr)) {
+	case PP_OUTCOME_PREEMPT:
+		r = nominate(s, p, pi, pr, err);
+		break;
+	case PP_OUTCOME_FITS:
+		pp_preemption_free(pr);
+		r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
+		if (r < 0)
+			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", pi->namespace_, pi->name, strerror(-r));
+		if (node)
+			return bind(s, p, pi, node, err);
+		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
+		return fail_attempt(s, p, "", true, NULL, 0);
+	case PP_OUTCOME_NONE:
+	default:
+		r = preemption_failed(s, p, pi, pr, err);
+		break;
+	}
+	pp_preemption_free(pr);
+	return r;
 }
 
 static int schedule_one(pp_sched *s, pp_err *err)
