@@ -542,6 +542,67 @@ static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *nam
 	return find_namespaced(&c->pod_map, ns, name);
 }
 
+/* spec.tolerations into p's arena, validated. */
+static int pod_copy_tolerations(struct pod *p, const pp_pod_spec *spec, const char *id, pp_err *err)
+{
+	if (spec->n_tolerations && !spec->tolerations)
+		return pp_fail(err, -EINVAL, "%s: spec.tolerations: NULL array", id);
+	if (spec->n_tolerations) {
+		p->tolerations = pp__arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
+		if (!p->tolerations)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < spec->n_tolerations; i++) {
+		const pp_toleration *t = &spec->tolerations[i];
+		if (t->op != PP_TOLERATION_EQUAL && t->op != PP_TOLERATION_EXISTS)
+			return pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].operator: Unsupported value", id, i);
+		if (t->effect > PP_EFFECT_NO_EXECUTE)
+			return pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].effect: Unsupported value", id, i);
+		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
+		if (!pp__copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
+		    !pp__copy_str(&p->arena, t->value, &p->tolerations[i].value))
+			return -ENOMEM;
+	}
+	p->n_tolerations = spec->n_tolerations;
+	return 0;
+}
+
+/* The required node affinity's terms into p's arena, validated. */
+static int pod_copy_node_affinity(struct pod *p, const pp_pod_spec *spec, const char *id, pp_err *err)
+{
+	char what[1200];
+	int r;
+
+	if (spec->n_node_affinity && !spec->node_affinity)
+		return pp_fail(err, -EINVAL, "%s: nodeSelectorTerms: NULL array", id);
+	if (spec->has_node_affinity && spec->n_node_affinity) {
+		p->node_affinity = pp__arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
+		if (!p->node_affinity)
+			return -ENOMEM;
+		for (size_t i = 0; i < spec->n_node_affinity; i++) {
+			const pp_node_selector_term *t = &spec->node_affinity[i];
+			snprintf(what, sizeof(what),
+			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+			         "nodeSelectorTerms[%zu].matchExpressions", id, i);
+			r = pp__copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
+			                      &p->node_affinity[i].match_expressions, what, err);
+			if (r < 0)
+				return r;
+			p->node_affinity[i].n_match_expressions = t->n_match_expressions;
+			snprintf(what, sizeof(what),
+			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+			         "nodeSelectorTerms[%zu].matchFields", id, i);
+			r = pp__copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
+			                      &p->node_affinity[i].match_fields, what, err);
+			if (r < 0)
+				return r;
+			p->node_affinity[i].n_match_fields = t->n_match_fields;
+		}
+		p->n_node_affinity = spec->n_node_affinity;
+	}
+	return 0;
+}
+
 static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, pp_err *err)
 {
 	char what[1200], id[600];
@@ -589,35 +650,9 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	p->preempted_by_scheduler = spec->preempted_by_scheduler;
 	p->not_ready = spec->not_ready;
 	p->grace = spec->termination_grace_period_s;
-	if (spec->n_tolerations && !spec->tolerations) {
-		r = pp_fail(err, -EINVAL, "%s: spec.tolerations: NULL array", id);
+	r = pod_copy_tolerations(p, spec, id, err);
+	if (r < 0)
 		goto free_pod;
-	}
-	if (spec->n_tolerations) {
-		p->tolerations = pp__arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
-		if (!p->tolerations) {
-			r = -ENOMEM;
-			goto free_pod;
-		}
-	}
-	for (size_t i = 0; i < spec->n_tolerations; i++) {
-		const pp_toleration *t = &spec->tolerations[i];
-		if (t->op != PP_TOLERATION_EQUAL && t->op != PP_TOLERATION_EXISTS) {
-			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].operator: Unsupported value", id, i);
-			goto free_pod;
-		}
-		if (t->effect > PP_EFFECT_NO_EXECUTE) {
-			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].effect: Unsupported value", id, i);
-			goto free_pod;
-		}
-		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
-		if (!pp__copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
-		    !pp__copy_str(&p->arena, t->value, &p->tolerations[i].value)) {
-			r = -ENOMEM;
-			goto free_pod;
-		}
-	}
-	p->n_tolerations = spec->n_tolerations;
 	/* the messages' prefixes cost a printf each: only for fields that are there (most pods have
 	 * no selector or affinity, and a snapshot has tens of thousands of pods) */
 	if (spec->n_node_selector)
@@ -627,37 +662,9 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 		goto free_pod;
 	p->n_node_selector = spec->n_node_selector;
 	p->has_node_affinity = spec->has_node_affinity;
-	if (spec->n_node_affinity && !spec->node_affinity) {
-		r = pp_fail(err, -EINVAL, "%s: nodeSelectorTerms: NULL array", id);
+	r = pod_copy_node_affinity(p, spec, id, err);
+	if (r < 0)
 		goto free_pod;
-	}
-	if (spec->has_node_affinity && spec->n_node_affinity) {
-		p->node_affinity = pp__arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
-		if (!p->node_affinity) {
-			r = -ENOMEM;
-			goto free_pod;
-		}
-		for (size_t i = 0; i < spec->n_node_affinity; i++) {
-			const pp_node_selector_term *t = &spec->node_affinity[i];
-			snprintf(what, sizeof(what),
-			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-			         "nodeSelectorTerms[%zu].matchExpressions", id, i);
-			r = pp__copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
-			                      &p->node_affinity[i].match_expressions, what, err);
-			if (r < 0)
-				goto free_pod;
-			p->node_affinity[i].n_match_expressions = t->n_match_expressions;
-			snprintf(what, sizeof(what),
-			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-			         "nodeSelectorTerms[%zu].matchFields", id, i);
-			r = pp__copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
-			                      &p->node_affinity[i].match_fields, what, err);
-			if (r < 0)
-				goto free_pod;
-			p->node_affinity[i].n_match_fields = t->n_match_fields;
-		}
-		p->n_node_affinity = spec->n_node_affinity;
-	}
 	if (spec->n_affinity)
 		snprintf(what, sizeof(what), "%s: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
 		         id);
