@@ -2,6 +2,14 @@
 /*
  * The cluster model: nodes, pods and PDBs with per-node aggregates (pods in importance order,
  * prefix sums of their requests, scalar sums, nominated pods) kept current on every mutation.
+ *
+ * Why one file of over 700 lines: every mutation (a node, a pod, a PDB added, updated, bound,
+ * nominated, removed) must leave all of these aggregates, the PDB membership of pods, the node
+ * summaries (struct nsum) and the preemption cache's notice consistent with each other, and those
+ * invariants are kept by the static helpers of this file alone. Split by object kind, the helpers
+ * that keep them (slot order, prefix sums, summary refresh) would have to be exported to each
+ * part, and a mutation could then change an aggregate without the rest. What does not touch them
+ * lives below: change.c (what an update changes), spec_copy.c (copies of specs), select.c.
  */
 #include <errno.h>
 #include <stdlib.h>

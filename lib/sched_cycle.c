@@ -14,6 +14,13 @@
  *   PDB added, changed, removed or     prefer: nothing; strict: the pods whose preemption failed
  *   observed, a protection lifted      (a budget may decide whether preemption can help; a
  *                                      preemptor waiting for its victims has nothing to gain)
+ *
+ * Why one file of over 700 lines: pp_sched is one object whose state (tracked pods, nominations
+ * with deadlines, victims' countdowns, the queue's moves above) changes together on every
+ * cluster event and cycle, and the table above holds only while each event handler and the cycle
+ * see the same private state. The parts that need none of it are apart: the queue
+ * (sched_queue.c), the filters and scoring (sched_fit.c), reservations (sched_reserve.c) and the
+ * timer heap (theap.c).
  */
 #include <errno.h>
 #include <stddef.h>
