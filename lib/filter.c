@@ -356,7 +356,7 @@ void pp__filter_extra(const struct filter *x, const struct node *n, struct extra
 	}
 }
 
-unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct fail *f)
+unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct filter_failures *f)
 {
 	if (n->absent) {
 		f->mask = F_ABSENT;
@@ -390,7 +390,7 @@ unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct f
 }
 
 unsigned pp__filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
-                          bool skip_terminating, struct fail *f)
+                          bool skip_terminating, struct filter_failures *f)
 {
 	const struct pod *pre = x->pre;
 	static const i128 none[N_CORE_RES];
@@ -451,10 +451,10 @@ unsigned pp__filter_resources(const struct filter *x, const struct node *n, size
 	return m;
 }
 
-unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f)
+unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct filter_failures *f)
 {
 	struct extra e;
-	*f = (struct fail){ 0 };
+	*f = (struct filter_failures){ 0 };
 	if (pp__filter_static(x->pre, n, f))
 		return f->mask;
 	/* Resources: the first pass, with the nominated pods, is the stricter one. */
@@ -468,7 +468,8 @@ unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_termi
 	return f->mask;
 }
 
-void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud)
+void pp__filter_reasons(const pp_cluster *c, const struct filter_failures *f, void (*fn)(const char *, void *),
+                        void *ud)
 {
 	char tmp[600];
 	if (f->mask & F_UNSCHEDULABLE)

@@ -67,7 +67,7 @@ struct ctx {
 };
 
 /* First pass: the node as it is. Returns 0 when the pod fits. */
-static unsigned filter_now(struct ctx *x, const struct node *n, struct fail *f)
+static unsigned filter_now(struct ctx *x, const struct node *n, struct filter_failures *f)
 {
 	return pp__filter_node(&x->f, n, false, f);
 }
@@ -134,7 +134,7 @@ static void delta_without_lower(struct ctx *x, const struct node *n, size_t h, s
  * ones. Returns 1 with the key filled, 0 when the preemptor does not fit even so (f says why).
  */
 static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, const struct extra *e, bool any_pdb,
-                    size_t n_kept, struct fail *f, struct pkey *key)
+                    size_t n_kept, struct filter_failures *f, struct pkey *key)
 {
 	const struct pod *pre = x->pre;
 
@@ -169,7 +169,7 @@ static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, co
 			for (size_t s = 0; s < ns; s++)
 				sslack[s] -= pp__pod_scalar(x->lower[i]->pod, pre->scalar[s].id);
 		}
-		*f = (struct fail){ 0 };
+		*f = (struct filter_failures){ 0 };
 		if (pods_slack < 0)
 			f->mask |= F_PODS;
 		for (int k = 0; k < N_CORE_RES; k++)
@@ -234,7 +234,7 @@ static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, co
 		}
 	}
 	if (count == 0) { /* cannot happen when the first pass failed; kube needs >= 1 victim */
-		*f = (struct fail){ .mask = F_NO_VICTIMS };
+		*f = (struct filter_failures){ .mask = F_NO_VICTIMS };
 		return 0;
 	}
 	key->f[0] = x->strict ? 0 : (int64_t)viol; /* strict: no victim is beyond a budget */
@@ -314,15 +314,19 @@ static int ensure_scratch(struct ctx *x, size_t nl)
 /*
  * SelectVictimsOnNode for a node whose first pass failed with a resolvable status.
  * Returns 1 with the key filled (x->lower/x->flags describe the victims), 0 when the node is not
- * a candidate (f says why), or a negative errno.
+ * a candidate (f says why), or a negative errno. About 120 lines, kept whole: its steps follow
+ * kube's SelectVictimsOnNode one for one (remove the lower-priority pods, check the node,
+ * split them by PDB, reprieve in importance order, the key), which is how it is read against
+ * the reference.
  */
-static int select_victims(struct ctx *x, const struct node *n, struct fail *f, struct pkey *key, size_t *ret_nlower)
+static int select_victims(struct ctx *x, const struct node *n, struct filter_failures *f, struct pkey *key,
+                          size_t *ret_nlower)
 {
 	const struct pod *pre = x->pre;
 	size_t h = first_lower(n, pre->priority), nl = n->n_pods - h;
 	struct extra e;
 
-	*f = (struct fail){ 0 };
+	*f = (struct filter_failures){ 0 };
 	if (nl == 0) {
 		f->mask = F_NO_VICTIMS;
 		return 0;
@@ -412,7 +416,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 		int r = reprieve(x, n, h, nl, &e, any_pdb, n_kept, f, key);
 		if (r == 0 && kept_by) {
 			/* what is short is what the budget keeps */
-			*f = (struct fail){ .mask = F_PDB, .pdb = kept_by };
+			*f = (struct filter_failures){ .mask = F_PDB, .pdb = kept_by };
 		}
 		if (r == 0)
 			return 0;
@@ -657,7 +661,7 @@ static pp_eligibility eligibility(struct ctx *x)
 	if (pre->policy == PP_PREEMPT_NEVER)
 		return PP_NOT_ELIGIBLE_NEVER;
 	if (pre->nominated) {
-		struct fail f;
+		struct filter_failures f;
 		filter_now(x, pre->nominated, &f);
 		if (!f.unresolvable)
 			for (size_t i = 0; i < pre->nominated->n_pods; i++) {
@@ -821,7 +825,7 @@ static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
 static int evaluate_node(struct ctx *x, const struct node *n, bool not_eligible, const struct ranking *rk,
                          struct pkey *k)
 {
-	struct fail f;
+	struct filter_failures f;
 	size_t nl;
 	if (x->lane) {
 		const struct nsum *s = &x->c->sum[n->idx];
@@ -965,7 +969,7 @@ static int decide_explained(struct ctx *x, pp_preemption *res, bool *oom)
 	size_t n_resolvable = 0;
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = c->nodes[i];
-		struct fail f;
+		struct filter_failures f;
 		unsigned m = filter_now(x, n, &f);
 		if (!m && !fit)
 			fit = n;
@@ -998,7 +1002,7 @@ static int decide_explained(struct ctx *x, pp_preemption *res, bool *oom)
 		for (size_t i = 0; i < c->n_nodes; i++) {
 			const struct node *n = c->nodes[i];
 			pp_node_explain *e = &res->explain[i];
-			struct fail f;
+			struct filter_failures f;
 			if (e->verdict != PP_NODE_NOT_HELPFUL)
 				continue;
 			struct pkey k;
@@ -1031,7 +1035,7 @@ static int decide_explained(struct ctx *x, pp_preemption *res, bool *oom)
 		if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == rk.best)
 			continue;
 		/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
-		struct fail f;
+		struct filter_failures f;
 		struct pkey k;
 		size_t nl;
 		r = select_victims(x, c->nodes[i], &f, &k, &nl);
@@ -1122,7 +1126,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, pp_eligibility elig, b
 	else {
 		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
 			const struct node *n = c->nodes[i];
-			struct fail f;
+			struct filter_failures f;
 			struct pkey k;
 			size_t nl;
 			if (n->absent)
@@ -1153,7 +1157,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, pp_eligibility elig, b
 		r = concat(NULL, "no nodes available to schedule pods", &msg);
 	else if (r >= 0) {
 		for (size_t i = 0; i < c->n_nodes; i++) {
-			struct fail f;
+			struct filter_failures f;
 			filter_now(x, c->nodes[i], &f);
 			pp__filter_reasons(c, &f, pp__sfit_reasons_collect, &h);
 		}
@@ -1235,7 +1239,7 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct rankin
 {
 	const struct pod *pre = x->pre;
 	const struct node *best = rk->best;
-	struct fail f;
+	struct filter_failures f;
 	struct pkey k;
 	size_t nl = 0;
 	int r;

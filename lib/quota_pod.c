@@ -18,7 +18,8 @@
  * resources"). */
 static bool is_native(const char *name)
 {
-	return !strchr(name, '/') || (strstr(name, "kubernetes.io/") && !pp__has_prefix(name, "deviceclass.resource.kubernetes.io/"));
+	return !strchr(name, '/') ||
+	       (strstr(name, "kubernetes.io/") && !pp__has_prefix(name, "deviceclass.resource.kubernetes.io/"));
 }
 
 bool pp__is_extended_resource_name(const char *name)

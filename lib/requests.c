@@ -45,7 +45,8 @@ bool pp__is_qualified_name(const char *s)
 
 static bool is_scalar_resource(const char *name)
 {
-	if (strstr(name, "kubernetes.io/") || pp__has_prefix(name, "hugepages-") || pp__has_prefix(name, "attachable-volumes-"))
+	if (strstr(name, "kubernetes.io/") || pp__has_prefix(name, "hugepages-") ||
+	    pp__has_prefix(name, "attachable-volumes-"))
 		return true;
 	/* v1helper.IsExtendedResourceName: not native (has a '/'), not "requests."-prefixed, and
 	 * "requests.<name>" a valid qualified name (the quota form must be expressible). */
