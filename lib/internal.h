@@ -45,10 +45,4 @@ static inline int pp__strptr_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Exact quantity in 10^-9 units (rounded up away from zero, as the API server does). */
-int pp__quantity_parse_nano(const char *s, __int128 *ret, pp_err *err);
-
-/* validation.IsQualifiedName: [DNS-subdomain prefix/]name (requests.c). */
-bool pp__is_qualified_name(const char *s);
-
 #endif

@@ -13,6 +13,7 @@
 #include "qty.h"
 #include "quota.h"
 #include "quota_pod.h"
+#include "requests.h"
 
 int pp_quotas_new(pp_quotas **ret)
 {

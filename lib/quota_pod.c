@@ -10,7 +10,9 @@
 
 #include "internal.h"
 #include "qty.h"
+#include "quantity.h"
 #include "quota_pod.h"
+#include "requests.h"
 
 /* IsNativeResource: unqualified, or in the kubernetes.io/ domain — except DRA's implicit
  * extended resources "deviceclass.resource.kubernetes.io/<class>", which the quota evaluator

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "quantity.h"
+#include "requests.h"
 #include "strmap.h"
 
 static bool is_alnum(char c)
