@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "arena.h"
 
 struct arena_block {
 	struct arena_block *next;

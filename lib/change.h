@@ -3,7 +3,7 @@
 #ifndef PP_CHANGE_H
 #define PP_CHANGE_H
 
-#include "cluster.h"
+#include "model.h"
 
 enum pp__change {
 	PP_CHANGE_NONE = 0,  /* nothing the model keeps */
@@ -19,13 +19,5 @@ bool pp__node_same(const struct node *a, const struct node *b);
  * nominated the update's spec.nodeName and status.nominatedNodeName (NULL or "": none). */
 enum pp__change pp__pod_compare(const struct pod *old, const struct pod *fresh, const char *node,
                                 const char *nominated);
-
-/* cluster.c: the updates, telling what changed (pp_sched moves queued pods only on a change). */
-int pp__cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err, bool *ret_changed);
-/* struct node.absent (cluster.h); an update of the node clears it. -ENOENT unknown node. */
-int pp__cluster_set_node_absent(pp_cluster *c, const char *name, bool absent);
-int pp__cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err, enum pp__change *ret_change);
-int pp__cluster_set_pod_state(pp_cluster *c, const char *ns, const char *name, const pp_pod_state *st, pp_err *err,
-                              enum pp__change *ret_change);
 
 #endif

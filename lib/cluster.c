@@ -2,14 +2,27 @@
 /*
  * The cluster model: nodes, pods and PDBs with per-node aggregates (pods in importance order,
  * prefix sums of their requests, scalar sums, nominated pods) kept current on every mutation.
+ *
+ * Why one file of over 700 lines: every mutation (a node, a pod, a PDB added, updated, bound,
+ * nominated, removed) must leave all of these aggregates, the PDB membership of pods, the node
+ * summaries (struct nsum) and the preemption cache's notice consistent with each other, and those
+ * invariants are kept by the static helpers of this file alone. Split by object kind, the helpers
+ * that keep them (slot order, prefix sums, summary refresh) would have to be exported to each
+ * part, and a mutation could then change an aggregate without the rest. What does not touch them
+ * lives below: change.c (what an update changes), spec_copy.c (copies of specs), select.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "cluster.h"
 #include "filter.h"
+#include "pcache.h"
+#include "pdb.h"
+#include "select.h"
 #include "spec_copy.h"
-#include "change.h"
+#include "strmap.h"
 
 /* ----------------------------------------------------------------------------------------- */
 
@@ -537,6 +550,67 @@ static struct pod *find_pod(const pp_cluster *c, const char *ns, const char *nam
 	return find_namespaced(&c->pod_map, ns, name);
 }
 
+/* spec.tolerations into p's arena, validated. */
+static int pod_copy_tolerations(struct pod *p, const pp_pod_spec *spec, const char *id, pp_err *err)
+{
+	if (spec->n_tolerations && !spec->tolerations)
+		return pp_fail(err, -EINVAL, "%s: spec.tolerations: NULL array", id);
+	if (spec->n_tolerations) {
+		p->tolerations = pp__arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
+		if (!p->tolerations)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < spec->n_tolerations; i++) {
+		const pp_toleration *t = &spec->tolerations[i];
+		if (t->op != PP_TOLERATION_EQUAL && t->op != PP_TOLERATION_EXISTS)
+			return pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].operator: Unsupported value", id, i);
+		if (t->effect > PP_EFFECT_NO_EXECUTE)
+			return pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].effect: Unsupported value", id, i);
+		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
+		if (!pp__copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
+		    !pp__copy_str(&p->arena, t->value, &p->tolerations[i].value))
+			return -ENOMEM;
+	}
+	p->n_tolerations = spec->n_tolerations;
+	return 0;
+}
+
+/* The required node affinity's terms into p's arena, validated. */
+static int pod_copy_node_affinity(struct pod *p, const pp_pod_spec *spec, const char *id, pp_err *err)
+{
+	char what[1200];
+	int r;
+
+	if (spec->n_node_affinity && !spec->node_affinity)
+		return pp_fail(err, -EINVAL, "%s: nodeSelectorTerms: NULL array", id);
+	if (spec->has_node_affinity && spec->n_node_affinity) {
+		p->node_affinity = pp__arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
+		if (!p->node_affinity)
+			return -ENOMEM;
+		for (size_t i = 0; i < spec->n_node_affinity; i++) {
+			const pp_node_selector_term *t = &spec->node_affinity[i];
+			snprintf(what, sizeof(what),
+			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+			         "nodeSelectorTerms[%zu].matchExpressions", id, i);
+			r = pp__copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
+			                      &p->node_affinity[i].match_expressions, what, err);
+			if (r < 0)
+				return r;
+			p->node_affinity[i].n_match_expressions = t->n_match_expressions;
+			snprintf(what, sizeof(what),
+			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+			         "nodeSelectorTerms[%zu].matchFields", id, i);
+			r = pp__copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
+			                      &p->node_affinity[i].match_fields, what, err);
+			if (r < 0)
+				return r;
+			p->node_affinity[i].n_match_fields = t->n_match_fields;
+		}
+		p->n_node_affinity = spec->n_node_affinity;
+	}
+	return 0;
+}
+
 static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, pp_err *err)
 {
 	char what[1200], id[600];
@@ -555,18 +629,18 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	char *key = pp__arena_alloc(&p->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
 	if (!key) {
 		r = -ENOMEM;
-		goto fail;
+		goto free_pod;
 	}
 	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
 	p->key = key;
 	if (!pp__copy_str(&p->arena, spec->namespace_, &p->ns) || !pp__copy_str(&p->arena, spec->name, &p->name)) {
 		r = -ENOMEM;
-		goto fail;
+		goto free_pod;
 	}
 	snprintf(what, sizeof(what), "%s: metadata.labels", id);
 	r = pp__copy_labels(&p->arena, spec->labels, spec->n_labels, &p->labels, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_labels = spec->n_labels;
 	p->priority = spec->priority;
 	p->policy = spec->preemption_policy;
@@ -574,7 +648,7 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	r = pp__copy_resources(c, &p->arena, spec->requests, spec->n_requests, p->req, NULL, &p->scalar, &p->n_scalar, what,
 	                   err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->zero_request = p->req[RES_CPU] == 0 && p->req[RES_MEMORY] == 0 && p->req[RES_EPHEMERAL] == 0 &&
 	                  p->n_scalar == 0;
 	p->has_start = spec->has_start_time;
@@ -584,92 +658,38 @@ static int pod_build(pp_cluster *c, const pp_pod_spec *spec, struct pod **ret, p
 	p->preempted_by_scheduler = spec->preempted_by_scheduler;
 	p->not_ready = spec->not_ready;
 	p->grace = spec->termination_grace_period_s;
-	if (spec->n_tolerations && !spec->tolerations) {
-		r = pp_fail(err, -EINVAL, "%s: spec.tolerations: NULL array", id);
-		goto fail;
-	}
-	if (spec->n_tolerations) {
-		p->tolerations = pp__arena_alloc(&p->arena, spec->n_tolerations * sizeof(*p->tolerations));
-		if (!p->tolerations) {
-			r = -ENOMEM;
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < spec->n_tolerations; i++) {
-		const pp_toleration *t = &spec->tolerations[i];
-		if (t->op != PP_TOLERATION_EQUAL && t->op != PP_TOLERATION_EXISTS) {
-			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].operator: Unsupported value", id, i);
-			goto fail;
-		}
-		if (t->effect > PP_EFFECT_NO_EXECUTE) {
-			r = pp_fail(err, -EINVAL, "%s: spec.tolerations[%zu].effect: Unsupported value", id, i);
-			goto fail;
-		}
-		p->tolerations[i] = (pp_toleration){ .op = t->op, .effect = t->effect };
-		if (!pp__copy_str(&p->arena, t->key, &p->tolerations[i].key) ||
-		    !pp__copy_str(&p->arena, t->value, &p->tolerations[i].value)) {
-			r = -ENOMEM;
-			goto fail;
-		}
-	}
-	p->n_tolerations = spec->n_tolerations;
+	r = pod_copy_tolerations(p, spec, id, err);
+	if (r < 0)
+		goto free_pod;
 	/* the messages' prefixes cost a printf each: only for fields that are there (most pods have
 	 * no selector or affinity, and a snapshot has tens of thousands of pods) */
 	if (spec->n_node_selector)
 		snprintf(what, sizeof(what), "%s: spec.nodeSelector", id);
 	r = pp__copy_labels(&p->arena, spec->node_selector, spec->n_node_selector, &p->node_selector, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_node_selector = spec->n_node_selector;
 	p->has_node_affinity = spec->has_node_affinity;
-	if (spec->n_node_affinity && !spec->node_affinity) {
-		r = pp_fail(err, -EINVAL, "%s: nodeSelectorTerms: NULL array", id);
-		goto fail;
-	}
-	if (spec->has_node_affinity && spec->n_node_affinity) {
-		p->node_affinity = pp__arena_alloc(&p->arena, spec->n_node_affinity * sizeof(*p->node_affinity));
-		if (!p->node_affinity) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		for (size_t i = 0; i < spec->n_node_affinity; i++) {
-			const pp_node_selector_term *t = &spec->node_affinity[i];
-			snprintf(what, sizeof(what),
-			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-			         "nodeSelectorTerms[%zu].matchExpressions", id, i);
-			r = pp__copy_requirements(&p->arena, t->match_expressions, t->n_match_expressions, true,
-			                      &p->node_affinity[i].match_expressions, what, err);
-			if (r < 0)
-				goto fail;
-			p->node_affinity[i].n_match_expressions = t->n_match_expressions;
-			snprintf(what, sizeof(what),
-			         "%s: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-			         "nodeSelectorTerms[%zu].matchFields", id, i);
-			r = pp__copy_requirements(&p->arena, t->match_fields, t->n_match_fields, true,
-			                      &p->node_affinity[i].match_fields, what, err);
-			if (r < 0)
-				goto fail;
-			p->node_affinity[i].n_match_fields = t->n_match_fields;
-		}
-		p->n_node_affinity = spec->n_node_affinity;
-	}
+	r = pod_copy_node_affinity(p, spec, id, err);
+	if (r < 0)
+		goto free_pod;
 	if (spec->n_affinity)
 		snprintf(what, sizeof(what), "%s: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
 		         id);
 	r = pp__copy_affinity_terms(&p->arena, spec->affinity, spec->n_affinity, &p->affinity, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_affinity = spec->n_affinity;
 	if (spec->n_anti_affinity)
 		snprintf(what, sizeof(what), "%s: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
 		         id);
 	r = pp__copy_affinity_terms(&p->arena, spec->anti_affinity, spec->n_anti_affinity, &p->anti_affinity, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pod;
 	p->n_anti_affinity = spec->n_anti_affinity;
 	*ret = p;
 	return 0;
-fail:
+free_pod:
 	pod_free(p);
 	return r;
 }
@@ -954,14 +974,14 @@ static int pdb_build(const pp_pdb_spec *spec, struct pdb **ret, pp_err *err)
 	char *key = pp__arena_alloc(&b->arena, strlen(spec->namespace_) + strlen(spec->name) + 2);
 	if (!key || !pp__copy_str(&b->arena, spec->namespace_, &b->ns) || !pp__copy_str(&b->arena, spec->name, &b->name)) {
 		r = -ENOMEM;
-		goto fail;
+		goto free_pdb;
 	}
 	sprintf(key, "%s\x1f%s", spec->namespace_, spec->name);
 	b->key = key;
 	snprintf(what, sizeof(what), "%s: spec.selector", id);
 	r = pp__copy_label_selector(&b->arena, &spec->selector, &b->selector, what, err);
 	if (r < 0)
-		goto fail;
+		goto free_pdb;
 	b->preempt_selectable = b->selector.present && (b->selector.n_match_labels || b->selector.n_match_expressions);
 	b->min_available = spec->min_available;
 	b->max_unavailable = spec->max_unavailable;
@@ -971,18 +991,18 @@ static int pdb_build(const pp_pdb_spec *spec, struct pdb **ret, pp_err *err)
 		b->disrupted = pp__arena_alloc(&b->arena, spec->n_disrupted_pods * sizeof(*b->disrupted));
 		if (!b->disrupted) {
 			r = -ENOMEM;
-			goto fail;
+			goto free_pdb;
 		}
 		for (size_t i = 0; i < spec->n_disrupted_pods; i++)
 			if (!pp__copy_str(&b->arena, spec->disrupted_pods[i], &b->disrupted[i])) {
 				r = -ENOMEM;
-				goto fail;
+				goto free_pdb;
 			}
 		b->n_disrupted = spec->n_disrupted_pods;
 	}
 	*ret = b;
 	return 0;
-fail:
+free_pdb:
 	pdb_free(b);
 	return r;
 }

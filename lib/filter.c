@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "filter.h"
+#include "select.h"
+#include "strmap.h"
 
 /* ---- inter-pod affinity counts -------------------------------------------------------------- */
 
@@ -121,7 +123,7 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 	a->aff = calloc(pre->n_affinity + 1, sizeof(*a->aff));
 	a->anti = calloc(pre->n_anti_affinity + 1, sizeof(*a->anti));
 	if (!a->aff || !a->anti)
-		goto fail;
+		goto out_of_memory;
 	for (size_t t = 0; t < pre->n_affinity; t++)
 		a->aff[t].key = pre->affinity[t].topology_key;
 	for (size_t t = 0; t < pre->n_anti_affinity; t++)
@@ -137,7 +139,7 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 		for (size_t j = 0; j < n->n_pods; j++) {
 			const struct pod *p = n->slots[j].pod;
 			if ((all || p->n_anti_affinity) && aff_count(a, pre, n, p) < 0)
-				goto fail;
+				goto out_of_memory;
 		}
 	}
 	/* Nominated pods join the counts per node under test (first pass): their keys must exist. */
@@ -148,12 +150,12 @@ static int aff_build(const pp_cluster *c, const struct pod *pre, struct aff **re
 			for (size_t t = 0; t < p->n_anti_affinity; t++)
 				if (pp__affinity_term_matches(&p->anti_affinity[t], p->ns, pre) &&
 				    !ex_map(a, p->anti_affinity[t].topology_key))
-					goto fail;
+					goto out_of_memory;
 		}
 	}
 	*ret = a;
 	return 0;
-fail:
+out_of_memory:
 	aff_free(a);
 	return -ENOMEM;
 }
@@ -354,7 +356,7 @@ void pp__filter_extra(const struct filter *x, const struct node *n, struct extra
 	}
 }
 
-unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct fail *f)
+unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct filter_failures *f)
 {
 	if (n->absent) {
 		f->mask = F_ABSENT;
@@ -388,7 +390,7 @@ unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct f
 }
 
 unsigned pp__filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
-                          bool skip_terminating, struct fail *f)
+                          bool skip_terminating, struct filter_failures *f)
 {
 	const struct pod *pre = x->pre;
 	static const i128 none[N_CORE_RES];
@@ -449,10 +451,10 @@ unsigned pp__filter_resources(const struct filter *x, const struct node *n, size
 	return m;
 }
 
-unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f)
+unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct filter_failures *f)
 {
 	struct extra e;
-	*f = (struct fail){ 0 };
+	*f = (struct filter_failures){ 0 };
 	if (pp__filter_static(x->pre, n, f))
 		return f->mask;
 	/* Resources: the first pass, with the nominated pods, is the stricter one. */
@@ -466,7 +468,8 @@ unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_termi
 	return f->mask;
 }
 
-void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud)
+void pp__filter_reasons(const pp_cluster *c, const struct filter_failures *f, void (*fn)(const char *, void *),
+                        void *ud)
 {
 	char tmp[600];
 	if (f->mask & F_UNSCHEDULABLE)

@@ -9,7 +9,7 @@
 #ifndef PP_FILTER_H
 #define PP_FILTER_H
 
-#include "cluster.h"
+#include "model.h"
 
 /* Filter failures, in the order Kubernetes' default Filter plugins run. */
 enum {
@@ -20,7 +20,7 @@ enum {
 	F_CPU = 1 << 4,
 	F_MEMORY = 1 << 5,
 	F_EPHEMERAL = 1 << 6,
-	F_SCALAR = 1 << 7, /* ids in struct fail */
+	F_SCALAR = 1 << 7, /* ids in struct filter_failures */
 	F_POD_AFFINITY = 1 << 8, /* InterPodAffinity */
 	F_POD_ANTI_AFFINITY = 1 << 9,
 	F_EXISTING_ANTI_AFFINITY = 1 << 10,
@@ -32,7 +32,8 @@ enum {
 
 #define MAX_SCALAR_REASONS 8
 
-struct fail {
+/* Which filters a node fails for a pod (F_* in mask), with what the reasons name. */
+struct filter_failures {
 	unsigned mask;
 	bool unresolvable; /* UnschedulableAndUnresolvable: preemption cannot help */
 	const pp_taint *taint;
@@ -84,14 +85,14 @@ i128 pp__extra_scalar(const struct filter *x, const struct node *n, uint32_t id)
 i128 pp__lower_scalar(const struct node *n, size_t from, uint32_t id);
 
 /* NodeUnschedulable, TaintToleration, NodeAffinity: never resolvable by preemption. */
-unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct fail *f);
+unsigned pp__filter_static(const struct pod *pre, const struct node *n, struct filter_failures *f);
 
 /*
  * NodeResourcesFit with only the node's first `keep` pods (slot order) present, plus the
  * extras e. skip_terminating: the node's terminating pods count as gone.
  */
 unsigned pp__filter_resources(const struct filter *x, const struct node *n, size_t keep, const struct extra *e,
-                          bool skip_terminating, struct fail *f);
+                          bool skip_terminating, struct filter_failures *f);
 
 /* x->delta: start empty, then add (sign +1) or remove (-1) a pod of node n. */
 void pp__filter_delta_reset(struct filter *x);
@@ -104,10 +105,11 @@ unsigned pp__filter_affinity(struct filter *x, const struct node *n, bool *unres
  * RunFilterPluginsWithNominatedPods on the node as it is: every filter, first with the
  * nominated pods of priority >= the pod's, then (if there are any) without them. 0: fits.
  */
-unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct fail *f);
+unsigned pp__filter_node(struct filter *x, const struct node *n, bool skip_terminating, struct filter_failures *f);
 
 /* The failure's reasons as Kubernetes words them, in plugin order; fn is called per reason. */
-void pp__filter_reasons(const pp_cluster *c, const struct fail *f, void (*fn)(const char *, void *), void *ud);
+void pp__filter_reasons(const pp_cluster *c, const struct filter_failures *f, void (*fn)(const char *, void *),
+                        void *ud);
 
 /* kube's defaults for requests that are not set (schedutil.GetNonzeroRequests). */
 #define NONZERO_CPU_MILLI 100

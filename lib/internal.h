@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "preempt.h"
 
@@ -33,10 +34,15 @@ static inline int64_t pp__sat_add(int64_t a, int64_t b)
 	return r;
 }
 
-/* Exact quantity in 10^-9 units (rounded up away from zero, as the API server does). */
-int pp__quantity_parse_nano(const char *s, __int128 *ret, pp_err *err);
+static inline bool pp__has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 
-/* validation.IsQualifiedName: [DNS-subdomain prefix/]name (requests.c). */
-bool pp__is_qualified_name(const char *s);
+/* qsort()'s comparison for an array of C strings: strcmp order. */
+static inline int pp__strptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 #endif

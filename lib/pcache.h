@@ -14,7 +14,7 @@
 
 #include <stdatomic.h>
 
-#include "cluster.h"
+#include "model.h"
 
 /* Best-candidate criteria (reference §7.4) in order, each "lower is better". */
 struct pkey {
@@ -48,5 +48,13 @@ struct pcache {
  */
 bool pp__pcache_acquire(struct pcache *pc, const pp_cluster *c, const struct pod *pre);
 void pp__pcache_release(struct pcache *pc);
+
+/* pp__pcache_node_changed: a node's cached result no longer holds (any change to the node, its
+ * bound or nominated pods, or their PDB membership); pp__pcache_reset: none of them does (nodes
+ * added or removed). */
+struct pcache *pp__pcache_new(void);
+void pp__pcache_free(struct pcache *pc);
+void pp__pcache_node_changed(const pp_cluster *c, const struct node *n);
+void pp__pcache_reset(const pp_cluster *c);
 
 #endif

@@ -6,7 +6,8 @@
  */
 #include <string.h>
 
-#include "cluster.h"
+#include "pdb.h"
+#include "select.h"
 
 /* ceil(pct * n / 100) without overflow: both factors are small enough for int64. */
 static int64_t percent_of(int32_t pct, int64_t n)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "pdb.h"
 
 const char *pp_pdb_policy_name(pp_pdb_policy p)
 {

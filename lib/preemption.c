@@ -13,14 +13,26 @@
  * Inter-pod (anti-)affinity is evaluated from cluster-wide topology counts built once per
  * decision, adjusted by the pods removed on the node under test, as the plugin's
  * PreFilterExtensions do in Kubernetes.
+ *
+ * Why one file of over 700 lines: the fast scan (decide_fast), the explained decision, the
+ * pruning bounds, the reprieve and the result's accessors share one decision context (struct
+ * ctx) and one ranking, and the fast scan's shortcuts are only correct because they agree with
+ * the reprieve step by step (tests/lib/test-preempt-differential.c holds them to the plain
+ * simulation). Kept together, that agreement can be read in one place; the filters (filter.c),
+ * the per-node cache (pcache.c) and the reasons' wording (sched_fit.c) are already apart.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "cluster.h"
 #include "filter.h"
 #include "pcache.h"
+#include "pdb.h"
+#include "preemption.h"
 #include "sched_fit.h"
+#include "select.h"
 
 /* ----------------------------------------------------------------------------------------- */
 /* The decision context */
@@ -55,7 +67,7 @@ struct ctx {
 };
 
 /* First pass: the node as it is. Returns 0 when the pod fits. */
-static unsigned filter_now(struct ctx *x, const struct node *n, struct fail *f)
+static unsigned filter_now(struct ctx *x, const struct node *n, struct filter_failures *f)
 {
 	return pp__filter_node(&x->f, n, false, f);
 }
@@ -122,7 +134,7 @@ static void delta_without_lower(struct ctx *x, const struct node *n, size_t h, s
  * ones. Returns 1 with the key filled, 0 when the preemptor does not fit even so (f says why).
  */
 static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, const struct extra *e, bool any_pdb,
-                    size_t n_kept, struct fail *f, struct pkey *key)
+                    size_t n_kept, struct filter_failures *f, struct pkey *key)
 {
 	const struct pod *pre = x->pre;
 
@@ -157,7 +169,7 @@ static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, co
 			for (size_t s = 0; s < ns; s++)
 				sslack[s] -= pp__pod_scalar(x->lower[i]->pod, pre->scalar[s].id);
 		}
-		*f = (struct fail){ 0 };
+		*f = (struct filter_failures){ 0 };
 		if (pods_slack < 0)
 			f->mask |= F_PODS;
 		for (int k = 0; k < N_CORE_RES; k++)
@@ -222,7 +234,7 @@ static int reprieve(struct ctx *x, const struct node *n, size_t h, size_t nl, co
 		}
 	}
 	if (count == 0) { /* cannot happen when the first pass failed; kube needs >= 1 victim */
-		*f = (struct fail){ .mask = F_NO_VICTIMS };
+		*f = (struct filter_failures){ .mask = F_NO_VICTIMS };
 		return 0;
 	}
 	key->f[0] = x->strict ? 0 : (int64_t)viol; /* strict: no victim is beyond a budget */
@@ -302,15 +314,19 @@ static int ensure_scratch(struct ctx *x, size_t nl)
 /*
  * SelectVictimsOnNode for a node whose first pass failed with a resolvable status.
  * Returns 1 with the key filled (x->lower/x->flags describe the victims), 0 when the node is not
- * a candidate (f says why), or a negative errno.
+ * a candidate (f says why), or a negative errno. About 120 lines, kept whole: its steps follow
+ * kube's SelectVictimsOnNode one for one (remove the lower-priority pods, check the node,
+ * split them by PDB, reprieve in importance order, the key), which is how it is read against
+ * the reference.
  */
-static int select_victims(struct ctx *x, const struct node *n, struct fail *f, struct pkey *key, size_t *ret_nlower)
+static int select_victims(struct ctx *x, const struct node *n, struct filter_failures *f, struct pkey *key,
+                          size_t *ret_nlower)
 {
 	const struct pod *pre = x->pre;
 	size_t h = first_lower(n, pre->priority), nl = n->n_pods - h;
 	struct extra e;
 
-	*f = (struct fail){ 0 };
+	*f = (struct filter_failures){ 0 };
 	if (nl == 0) {
 		f->mask = F_NO_VICTIMS;
 		return 0;
@@ -400,7 +416,7 @@ static int select_victims(struct ctx *x, const struct node *n, struct fail *f, s
 		int r = reprieve(x, n, h, nl, &e, any_pdb, n_kept, f, key);
 		if (r == 0 && kept_by) {
 			/* what is short is what the budget keeps */
-			*f = (struct fail){ .mask = F_PDB, .pdb = kept_by };
+			*f = (struct filter_failures){ .mask = F_PDB, .pdb = kept_by };
 		}
 		if (r == 0)
 			return 0;
@@ -473,6 +489,7 @@ static void rank_add(struct ranking *rk, const struct node *n, const struct pkey
 struct pp_preemption {
 	struct arena arena;
 	pp_outcome outcome;
+	pp_eligibility eligibility;
 	const char *node;
 	const char *reason;
 	pp_victim *victims;
@@ -491,6 +508,19 @@ struct pp_preemption {
 	} *victim_pdbs; /* per victim of the chosen node; NULL when no victim has a PDB */
 	const char *unresolvable;
 };
+
+const char *pp_eligibility_reason(pp_eligibility e)
+{
+	switch (e) {
+	case PP_NOT_ELIGIBLE_NEVER:
+		return "not eligible due to preemptionPolicy=Never.";
+	case PP_NOT_ELIGIBLE_TERMINATING:
+		return "not eligible due to a terminating pod on the nominated node.";
+	case PP_ELIGIBLE:
+	default:
+		return "";
+	}
+}
 
 const char *pp_criterion_name(pp_criterion c)
 {
@@ -624,26 +654,27 @@ static int cmp_pod_info(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
-static const char *eligibility(struct ctx *x)
+/* PodEligibleToPreemptOthers (§7.1). */
+static pp_eligibility eligibility(struct ctx *x)
 {
 	const struct pod *pre = x->pre;
 	if (pre->policy == PP_PREEMPT_NEVER)
-		return "not eligible due to preemptionPolicy=Never.";
+		return PP_NOT_ELIGIBLE_NEVER;
 	if (pre->nominated) {
-		struct fail f;
+		struct filter_failures f;
 		filter_now(x, pre->nominated, &f);
 		if (!f.unresolvable)
 			for (size_t i = 0; i < pre->nominated->n_pods; i++) {
 				const struct slot *s = &pre->nominated->slots[i];
 				if (s->prio < pre->priority && s->pod->terminating && s->pod->preempted_by_scheduler &&
 				    !s->pod->stuck)
-					return "not eligible due to a terminating pod on the nominated node.";
+					return PP_NOT_ELIGIBLE_TERMINATING;
 			}
 	}
-	return NULL;
+	return PP_ELIGIBLE;
 }
 
-static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom);
+static int finish_none(struct ctx *x, pp_preemption *res, pp_eligibility elig, bool *oom);
 static int finish_preempt(struct ctx *x, pp_preemption *res, const struct ranking *rk, bool *oom);
 
 /* ----------------------------------------------------------------------------------------- */
@@ -794,7 +825,7 @@ static int lane_evaluate(struct ctx *x, const struct nsum *s, bool not_eligible,
 static int evaluate_node(struct ctx *x, const struct node *n, bool not_eligible, const struct ranking *rk,
                          struct pkey *k)
 {
-	struct fail f;
+	struct filter_failures f;
 	size_t nl;
 	if (x->lane) {
 		const struct nsum *s = &x->c->sum[n->idx];
@@ -828,7 +859,8 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 {
 	const pp_cluster *c = x->c;
 	const struct pod *pre = x->pre;
-	const char *not_eligible = eligibility(x);
+	pp_eligibility elig = eligibility(x);
+	bool not_eligible = elig != PP_ELIGIBLE;
 	struct ranking rk = { 0 };
 	struct pcache *pc = c->pcache;
 	/* a cached result knows nothing of protected pods: the protecting pass evaluates every node */
@@ -848,7 +880,7 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 				state = 0; /* the bound no longer suffices: evaluate */
 		}
 		if (!state) {
-			state = evaluate_node(x, n, not_eligible != NULL, &rk, &k);
+			state = evaluate_node(x, n, not_eligible, &rk, &k);
 			if (state < 0) {
 				r = state;
 				break;
@@ -875,8 +907,144 @@ static int decide_fast(struct ctx *x, pp_preemption *res, bool *oom)
 	if (r < 0)
 		return r;
 	if (!rk.best)
-		return finish_none(x, res, not_eligible, oom);
+		return finish_none(x, res, elig, oom);
 	return finish_preempt(x, res, &rk, oom);
+}
+
+/* The decision's context for preemptor pre: flags, filter state and scratch. On failure the
+ * caller still calls ctx_done(). */
+static int ctx_init(struct ctx *x, const pp_cluster *c, const struct pod *pre, const pp_preempt_options *opts,
+                    const int64_t *protect_after)
+{
+	int r;
+
+	x->c = c;
+	x->pre = pre;
+	x->now = opts->now_ns;
+	x->strict = c->pdb_policy == PP_PDB_STRICT;
+	if (protect_after) {
+		x->protect = true;
+		x->protect_after = *protect_after;
+	}
+	x->order_ok = !c->any_start || opts->now_ns > c->max_start;
+	for (size_t i = 0; i < pre->n_scalar; i++)
+		x->need_scalar |= pre->scalar[i].value > 0;
+	x->lane = !x->need_scalar && !pre->n_node_selector && !pre->has_node_affinity && !x->protect;
+	x->sslack = calloc(pre->n_scalar + 1, sizeof(*x->sslack));
+	if (!x->sslack)
+		return -ENOMEM;
+	r = pp__filter_init(&x->f, c, pre);
+	if (r < 0)
+		return r;
+	x->lane &= !x->f.aff;
+	if (c->n_pdbs) {
+		x->pdb_allowed = calloc(c->n_pdbs, sizeof(*x->pdb_allowed));
+		x->pdb_known = calloc(c->n_pdbs, sizeof(*x->pdb_known));
+		x->budget = calloc(c->n_pdbs, sizeof(*x->budget));
+		x->stamp = calloc(c->n_pdbs, sizeof(*x->stamp));
+		if (!x->pdb_allowed || !x->pdb_known || !x->budget || !x->stamp)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The decision with a record per node (opts->explain): every node is filtered (pass 1), and when
+ * none fits, every node where preemption may help is simulated (pass 2), so each record tells
+ * why its node lost. Same result as decide_fast(), which skips what no record needs.
+ */
+static int decide_explained(struct ctx *x, pp_preemption *res, bool *oom)
+{
+	const pp_cluster *c = x->c;
+	const struct pod *pre = x->pre;
+	int r = 0;
+
+	res->explain = pp__arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
+	if (!res->explain)
+		return -ENOMEM;
+	res->n_explain = c->n_nodes;
+
+	/* Pass 1: the scheduling attempt. The first feasible node in name order wins. */
+	const struct node *fit = NULL;
+	size_t n_resolvable = 0;
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		const struct node *n = c->nodes[i];
+		struct filter_failures f;
+		unsigned m = filter_now(x, n, &f);
+		if (!m && !fit)
+			fit = n;
+		if (m && !f.unresolvable)
+			n_resolvable++;
+		struct buf b = { 0 };
+		pp__filter_reasons(c, &f, join_reason, &b);
+		res->explain[i] = (pp_node_explain){
+			.node = arena_copy(&res->arena, n->name, oom),
+			.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
+			.reason = arena_copy(&res->arena, b.s ? b.s : "", oom),
+			.score = !m ? pp__score_least_allocated(pre, n) : -1,
+		};
+		*oom |= b.oom;
+		free(b.s);
+	}
+	if (fit) {
+		res->outcome = PP_OUTCOME_FITS;
+		res->node = arena_copy(&res->arena, fit->name, oom);
+		res->reason = "";
+		return 0;
+	}
+
+	/* Eligibility (§7.1). */
+	pp_eligibility elig = eligibility(x);
+
+	/* Pass 2: candidates and the best of them. */
+	struct ranking rk = { 0 };
+	if (elig == PP_ELIGIBLE && n_resolvable > 0)
+		for (size_t i = 0; i < c->n_nodes; i++) {
+			const struct node *n = c->nodes[i];
+			pp_node_explain *e = &res->explain[i];
+			struct filter_failures f;
+			if (e->verdict != PP_NODE_NOT_HELPFUL)
+				continue;
+			struct pkey k;
+			size_t nl = 0;
+			r = select_victims(x, n, &f, &k, &nl);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				struct buf b = { 0 };
+				pp__filter_reasons(c, &f, join_reason, &b);
+				e->reason = arena_copy(&res->arena, b.s ? b.s : "", oom);
+				*oom |= b.oom;
+				free(b.s);
+				continue;
+			}
+			e->verdict = PP_NODE_CANDIDATE;
+			e->reason = "";
+			e->num_pdb_violations = (size_t)k.f[0];
+			e->priority_sum = k.f[2];
+			r = fill_victims(x, res, nl, (pp_victim **)&e->victims, &e->n_victims, oom);
+			if (r < 0)
+				return r;
+			rank_add(&rk, n, &k);
+		}
+	if (!rk.best)
+		return finish_none(x, res, elig, oom);
+	r = finish_preempt(x, res, &rk, oom);
+	for (size_t i = 0; r >= 0 && i < res->n_explain; i++) {
+		pp_node_explain *e = &res->explain[i];
+		if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == rk.best)
+			continue;
+		/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
+		struct filter_failures f;
+		struct pkey k;
+		size_t nl;
+		r = select_victims(x, c->nodes[i], &f, &k, &nl);
+		if (r < 0)
+			break;
+		e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &rk.best_key));
+		r = 0;
+	}
+	return r;
 }
 
 int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
@@ -898,141 +1066,14 @@ int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, c
 	if (pre->node)
 		return pp_fail(err, -EINVAL, "pods/%s/%s: already bound to %s", pre->ns, pre->name, pre->node->name);
 
-	x.c = c;
-	x.pre = pre;
-	x.now = opts->now_ns;
-	x.strict = c->pdb_policy == PP_PDB_STRICT;
-	if (protect_after) {
-		x.protect = true;
-		x.protect_after = *protect_after;
-	}
-	x.order_ok = !c->any_start || opts->now_ns > c->max_start;
-	for (size_t i = 0; i < pre->n_scalar; i++)
-		x.need_scalar |= pre->scalar[i].value > 0;
-	x.lane = !x.need_scalar && !pre->n_node_selector && !pre->has_node_affinity && !x.protect;
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return -ENOMEM;
-	r = -ENOMEM;
-	x.sslack = calloc(pre->n_scalar + 1, sizeof(*x.sslack));
-	if (!x.sslack)
-		goto out;
-	r = pp__filter_init(&x.f, c, pre);
-	if (r < 0)
-		goto out;
-	x.lane &= !x.f.aff;
-	r = -ENOMEM;
-	if (c->n_pdbs) {
-		x.pdb_allowed = calloc(c->n_pdbs, sizeof(*x.pdb_allowed));
-		x.pdb_known = calloc(c->n_pdbs, sizeof(*x.pdb_known));
-		x.budget = calloc(c->n_pdbs, sizeof(*x.budget));
-		x.stamp = calloc(c->n_pdbs, sizeof(*x.stamp));
-		if (!x.pdb_allowed || !x.pdb_known || !x.budget || !x.stamp)
-			goto out;
-	}
-	if (opts->explain) {
-		res->explain = pp__arena_alloc(&res->arena, (c->n_nodes ? c->n_nodes : 1) * sizeof(*res->explain));
-		if (!res->explain)
-			goto out;
-		res->n_explain = c->n_nodes;
-	}
-
-	if (!opts->explain) {
-		r = decide_fast(&x, res, &oom);
-		if (r >= 0 && oom)
-			r = -ENOMEM;
-		goto out;
-	}
-
-	/* Pass 1: the scheduling attempt. The first feasible node in name order wins. */
-	const struct node *fit = NULL;
-	size_t n_resolvable = 0;
-	for (size_t i = 0; i < c->n_nodes; i++) {
-		const struct node *n = c->nodes[i];
-		struct fail f;
-		unsigned m = filter_now(&x, n, &f);
-		if (!m && !fit)
-			fit = n;
-		if (m && !f.unresolvable)
-			n_resolvable++;
-		if (opts->explain) {
-			struct buf b = { 0 };
-			pp__filter_reasons(c, &f, join_reason, &b);
-			res->explain[i] = (pp_node_explain){
-				.node = arena_copy(&res->arena, n->name, &oom),
-				.verdict = !m ? PP_NODE_FITS : f.unresolvable ? PP_NODE_UNRESOLVABLE : PP_NODE_NOT_HELPFUL,
-				.reason = arena_copy(&res->arena, b.s ? b.s : "", &oom),
-				.score = !m ? pp__score_least_allocated(pre, n) : -1,
-			};
-			oom |= b.oom;
-			free(b.s);
-		} else if (fit)
-			break;
-	}
-	if (fit) {
-		res->outcome = PP_OUTCOME_FITS;
-		res->node = arena_copy(&res->arena, fit->name, &oom);
-		res->reason = "";
-		r = oom ? -ENOMEM : 0;
-		goto out;
-	}
-
-	/* Eligibility (§7.1). */
-	const char *not_eligible = eligibility(&x);
-
-	/* Pass 2: candidates and the best of them. */
-	struct ranking rk = { 0 };
-	if (!not_eligible && n_resolvable > 0)
-		for (size_t i = 0; i < c->n_nodes; i++) {
-			const struct node *n = c->nodes[i];
-			pp_node_explain *e = &res->explain[i];
-			struct fail f;
-			if (e->verdict != PP_NODE_NOT_HELPFUL)
-				continue;
-			struct pkey k;
-			size_t nl = 0;
-			r = select_victims(&x, n, &f, &k, &nl);
-			if (r < 0)
-				goto out;
-			if (r == 0) {
-				struct buf b = { 0 };
-				pp__filter_reasons(c, &f, join_reason, &b);
-				e->reason = arena_copy(&res->arena, b.s ? b.s : "", &oom);
-				oom |= b.oom;
-				free(b.s);
-				continue;
-			}
-			e->verdict = PP_NODE_CANDIDATE;
-			e->reason = "";
-			e->num_pdb_violations = (size_t)k.f[0];
-			e->priority_sum = k.f[2];
-			r = fill_victims(&x, res, nl, (pp_victim **)&e->victims, &e->n_victims, &oom);
-			if (r < 0)
-				goto out;
-			rank_add(&rk, n, &k);
-		}
-	if (!rk.best)
-		r = finish_none(&x, res, not_eligible, &oom);
-	else
-		r = finish_preempt(&x, res, &rk, &oom);
-	if (r >= 0 && rk.best)
-		for (size_t i = 0; i < res->n_explain; i++) {
-			pp_node_explain *e = &res->explain[i];
-			if (e->verdict != PP_NODE_CANDIDATE || c->nodes[i] == rk.best)
-				continue;
-			/* Re-evaluated for the key: cheap, and no per-node keys are kept around. */
-			struct fail f;
-			struct pkey k;
-			size_t nl;
-			r = select_victims(&x, c->nodes[i], &f, &k, &nl);
-			if (r < 0)
-				break;
-			e->lost_at = (pp_criterion)(PP_CRIT_PDB_VIOLATIONS + key_lcp(&k, &rk.best_key));
-			r = 0;
-		}
+	r = ctx_init(&x, c, pre, opts, protect_after);
 	if (r >= 0)
-		r = oom ? -ENOMEM : 0;
-out:
+		r = opts->explain ? decide_explained(&x, res, &oom) : decide_fast(&x, res, &oom);
+	if (r >= 0 && oom)
+		r = -ENOMEM;
 	ctx_done(&x);
 	if (r < 0) {
 		pp_preemption_free(res);
@@ -1064,7 +1105,7 @@ static int concat(const char *a, const char *b, char **ret)
 	return 0;
 }
 
-static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligible, bool *oom)
+static int finish_none(struct ctx *x, pp_preemption *res, pp_eligibility elig, bool *oom)
 {
 	/* Kubernetes' FitError text: the scheduling failure, then the preemption's (the PostFilter's
 	 * own FitError over the same nodes), sorted and worded as the scheduling cycle does. */
@@ -1078,12 +1119,14 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 	 * PostFilter (preemption) never runs and the message is that alone. */
 	if (present == 0) {
 		/* nothing to explain */
-	} else if (not_eligible)
-		r = concat("preemption:", not_eligible, &post);
+	} else if (elig != PP_ELIGIBLE) {
+		res->eligibility = elig;
+		r = concat("preemption:", pp_eligibility_reason(elig), &post);
+	}
 	else {
 		for (size_t i = 0; i < c->n_nodes && r >= 0; i++) {
 			const struct node *n = c->nodes[i];
-			struct fail f;
+			struct filter_failures f;
 			struct pkey k;
 			size_t nl;
 			if (n->absent)
@@ -1114,7 +1157,7 @@ static int finish_none(struct ctx *x, pp_preemption *res, const char *not_eligib
 		r = concat(NULL, "no nodes available to schedule pods", &msg);
 	else if (r >= 0) {
 		for (size_t i = 0; i < c->n_nodes; i++) {
-			struct fail f;
+			struct filter_failures f;
 			filter_now(x, c->nodes[i], &f);
 			pp__filter_reasons(c, &f, pp__sfit_reasons_collect, &h);
 		}
@@ -1196,7 +1239,7 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct rankin
 {
 	const struct pod *pre = x->pre;
 	const struct node *best = rk->best;
-	struct fail f;
+	struct filter_failures f;
 	struct pkey k;
 	size_t nl = 0;
 	int r;
@@ -1246,6 +1289,11 @@ static int finish_preempt(struct ctx *x, pp_preemption *res, const struct rankin
 pp_outcome pp_preemption_outcome(const pp_preemption *p)
 {
 	return p ? p->outcome : PP_OUTCOME_NONE;
+}
+
+pp_eligibility pp_preemption_eligibility(const pp_preemption *p)
+{
+	return p ? p->eligibility : PP_ELIGIBLE;
 }
 
 const char *pp_preemption_node(const pp_preemption *p)

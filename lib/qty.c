@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quantity.h"
 #include "qty.h"
 
 #define NANO ((__int128)1000000000)

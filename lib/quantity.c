@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "quantity.h"
 
 typedef unsigned __int128 u128;
 

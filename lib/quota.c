@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+#include "qty.h"
 #include "quota.h"
+#include "quota_pod.h"
+#include "requests.h"
 
 int pp_quotas_new(pp_quotas **ret)
 {
@@ -75,11 +79,6 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 	return false;
 }
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /* IsStandardQuotaResourceName */
 static bool standard_quota_resource(const char *name)
 {
@@ -89,8 +88,8 @@ static bool standard_quota_resource(const char *name)
 		"resourcequotas", "services", "replicationcontrollers", "secrets", "persistentvolumeclaims",
 		"configmaps", "services.nodeports", "services.loadbalancers",
 	};
-	return in_list(name, std, PP_ELEMENTSOF(std)) || has_prefix(name, "hugepages-") ||
-	       has_prefix(name, "requests.hugepages-");
+	return in_list(name, std, PP_ELEMENTSOF(std)) || pp__has_prefix(name, "hugepages-") ||
+	       pp__has_prefix(name, "requests.hugepages-");
 }
 
 /* IsIntegerResourceName */
@@ -427,7 +426,7 @@ int pp_quotas_count_pod(pp_quotas *q, const pp_quota_pod *pod, int64_t now_ns, p
 		return r;
 	for (size_t i = b; i < e && r >= 0; i++) {
 		struct pp_quota *x = &q->v[i];
-		if (!x->computed || !pp__quota_scopes_match(x, &p))
+		if (!x->computed || !pp__qpod_matches_scopes(&p, x->sel, x->n_sel))
 			continue;
 		/* CalculateUsageStats: used (zero DecimalSI per tracked resource) += the pod's usage */
 		for (size_t k = 0; k < x->used.n; k++) {
@@ -447,11 +446,6 @@ size_t pp_quotas_count(const pp_quotas *q)
 	return q ? q->n : 0;
 }
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The resources whose usage is above hard, sorted and ","-joined. */
 static char *exceeded_names(const struct pp_quota *x)
 {
@@ -468,7 +462,7 @@ static char *exceeded_names(const struct pp_quota *x)
 			len += strlen(x->used.v[k].name) + 1;
 		}
 	}
-	qsort(names, n, sizeof(*names), by_string);
+	qsort(names, n, sizeof(*names), pp__strptr_cmp);
 	if ((s = malloc(len))) {
 		s[0] = '\0';
 		for (size_t k = 0; k < n; k++)

@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+#include "qty.h"
 #include "quota.h"
+#include "quota_pod.h"
 
 struct pp_admission {
 	pp_refusal refusal;
@@ -56,17 +59,12 @@ static int names_add(struct names *s, const char *x)
 	return 0;
 }
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* sorted and joined by sep; malloc'd */
 static char *names_join(struct names *s, const char *sep)
 {
 	size_t len = 1, at = 0;
 	char *out;
-	qsort(s->v, s->n, sizeof(*s->v), by_string);
+	qsort(s->v, s->n, sizeof(*s->v), pp__strptr_cmp);
 	for (size_t i = 0; i < s->n; i++)
 		len += strlen(s->v[i]) + strlen(sep);
 	if (!(out = malloc(len)))
@@ -196,14 +194,51 @@ static char *uncovered_scopes(const pp_quotas *q, const struct pp_qpod *p, const
 	return s;
 }
 
-static int check(pp_quotas *q, const struct pp_qpod *p, unsigned flags, pp_admission *a, struct pp_rlist *staged)
+/* Quota x's usage with pod p admitted, into nu: requested = Mask(RemoveZeros(usage), hard),
+ * newUsage = Add(used, requested). 1 and a refusal in a when it exceeds hard, else 0 or -errno. */
+static int stage_usage(const struct pp_quota *x, const struct pp_qpod *p, pp_admission *a, struct pp_rlist *nu)
+{
+	struct names exceeded = { 0 };
+	char *requested = NULL, *used = NULL, *limited = NULL;
+	int r;
+
+	if ((r = pp__rlist_copy(nu, &x->used)) < 0)
+		return r;
+	for (size_t k = 0; k < p->usage.n; k++) {
+		const struct pp_rentry *u = &p->usage.v[k], *h = pp__rlist_find(&x->hard, u->name);
+		if (u->q.nano == 0 || !h)
+			continue;
+		if ((r = pp__rlist_add(nu, u->name, &u->q)) < 0)
+			goto out;
+		if (pp__qty_cmp(&pp__rlist_find(nu, u->name)->q, &h->q) > 0 && (r = names_add(&exceeded, u->name)) < 0)
+			goto out;
+	}
+	if (exceeded.n) {
+		requested = pp__rlist_print(&p->usage, in_names, &exceeded);
+		used = pp__rlist_print(&x->used, in_names, &exceeded);
+		limited = pp__rlist_print(&x->hard, in_names, &exceeded);
+		if (!requested || !used || !limited)
+			r = -ENOMEM;
+		else
+			r = refuse(a, PP_REFUSAL_EXCEEDED, p->spec->name, true, x->name,
+			           "exceeded quota: %s, requested: %s, used: %s, limited: %s", x->name, requested, used, limited);
+	}
+out:
+	free(requested);
+	free(used);
+	free(limited);
+	free(exceeded.v);
+	return r;
+}
+
+static int admit_check(pp_quotas *q, const struct pp_qpod *p, unsigned flags, pp_admission *a, struct pp_rlist *staged)
 {
 	const char *pod = p->spec->name;
 	bool coverage_only = flags & PP_ADMIT_COVERAGE_ONLY;
 	size_t b = pp__quotas_ns_begin(q, p->spec->namespace_), e = pp__quotas_ns_end(q, p->spec->namespace_, b);
-	struct names limited = { 0 }, restricted = { 0 }, covered = { 0 }, exceeded = { 0 };
+	struct names limited = { 0 }, restricted = { 0 }, covered = { 0 };
 	bool *interesting = NULL;
-	char *text = NULL, *t2 = NULL, *t3 = NULL;
+	char *text = NULL, *t2 = NULL;
 	int r = 0;
 
 	if ((r = limited_by_default(q, p, &limited)) < 0)
@@ -220,7 +255,7 @@ static int check(pp_quotas *q, const struct pp_qpod *p, unsigned flags, pp_admis
 				goto out;
 		for (size_t k = 0; k < x->hard.n; k++)
 			limits_pods |= pp__quota_pod_resource(x->hard.v[k].name);
-		if (!limits_pods || !pp__quota_scopes_match(x, p))
+		if (!limits_pods || !pp__qpod_matches_scopes(p, x->sel, x->n_sel))
 			continue;
 		if (!coverage_only) {
 			if ((r = pp__qpod_constraints(p, &x->hard, &text)) < 0)
@@ -276,46 +311,16 @@ static int check(pp_quotas *q, const struct pp_qpod *p, unsigned flags, pp_admis
 	if (coverage_only)
 		goto out;
 
-	for (size_t i = b; i < e; i++) {
-		struct pp_quota *x = &q->v[i];
-		struct pp_rlist *nu = &staged[i - b];
-		if (!interesting[i - b])
-			continue;
-		/* requested = Mask(RemoveZeros(usage), hard); newUsage = Add(used, requested) */
-		if ((r = pp__rlist_copy(nu, &x->used)) < 0)
+	for (size_t i = b; i < e; i++)
+		if (interesting[i - b] && (r = stage_usage(&q->v[i], p, a, &staged[i - b])) != 0)
 			goto out;
-		exceeded.n = 0;
-		for (size_t k = 0; k < p->usage.n; k++) {
-			const struct pp_rentry *u = &p->usage.v[k], *h = pp__rlist_find(&x->hard, u->name);
-			if (u->q.nano == 0 || !h)
-				continue;
-			if ((r = pp__rlist_add(nu, u->name, &u->q)) < 0)
-				goto out;
-			if (pp__qty_cmp(&pp__rlist_find(nu, u->name)->q, &h->q) > 0 && (r = names_add(&exceeded, u->name)) < 0)
-				goto out;
-		}
-		if (exceeded.n) {
-			text = pp__rlist_print(&p->usage, in_names, &exceeded);
-			t3 = pp__rlist_print(&x->used, in_names, &exceeded);
-			char *limited_txt = pp__rlist_print(&x->hard, in_names, &exceeded);
-			if (!text || !t3 || !limited_txt)
-				r = -ENOMEM;
-			else
-				r = refuse(a, PP_REFUSAL_EXCEEDED, pod, true, x->name,
-				           "exceeded quota: %s, requested: %s, used: %s, limited: %s", x->name, text, t3, limited_txt);
-			free(limited_txt);
-			goto out;
-		}
-	}
 out:
 	free(text);
 	free(t2);
-	free(t3);
 	free(interesting);
 	free(limited.v);
 	free(restricted.v);
 	free(covered.v);
-	free(exceeded.v);
 	return r;
 }
 
@@ -348,7 +353,7 @@ int pp_quotas_admit(pp_quotas *q, const pp_quota_pod *pod, unsigned flags, pp_ad
 		r = -ENOMEM;
 		goto out;
 	}
-	r = check(q, &p, flags, a, staged);
+	r = admit_check(q, &p, flags, a, staged);
 	if (r == 0 && !(flags & (PP_ADMIT_DRY_RUN | PP_ADMIT_COVERAGE_ONLY)))
 		for (size_t i = b; i < e; i++)
 			if (staged[i - b].v) {

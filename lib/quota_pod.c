@@ -8,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quota.h"
-
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
+#include "internal.h"
+#include "qty.h"
+#include "quantity.h"
+#include "quota_pod.h"
+#include "requests.h"
 
 /* IsNativeResource: unqualified, or in the kubernetes.io/ domain — except DRA's implicit
  * extended resources "deviceclass.resource.kubernetes.io/<class>", which the quota evaluator
@@ -21,13 +20,14 @@ static bool has_prefix(const char *s, const char *prefix)
  * resources"). */
 static bool is_native(const char *name)
 {
-	return !strchr(name, '/') || (strstr(name, "kubernetes.io/") && !has_prefix(name, "deviceclass.resource.kubernetes.io/"));
+	return !strchr(name, '/') ||
+	       (strstr(name, "kubernetes.io/") && !pp__has_prefix(name, "deviceclass.resource.kubernetes.io/"));
 }
 
 bool pp__is_extended_resource_name(const char *name)
 {
 	char quota[600];
-	if (is_native(name) || has_prefix(name, "requests.") || strlen(name) > 512)
+	if (is_native(name) || pp__has_prefix(name, "requests.") || strlen(name) > 512)
 		return false;
 	snprintf(quota, sizeof(quota), "requests.%s", name);
 	return pp__is_qualified_name(quota);
@@ -43,14 +43,14 @@ bool pp__quota_pod_resource(const char *name)
 	for (size_t i = 0; i < PP_ELEMENTSOF(pod_resources); i++)
 		if (strcmp(name, pod_resources[i]) == 0)
 			return true;
-	return has_prefix(name, "hugepages-") || has_prefix(name, "requests.hugepages-") ||
-	       (!is_native(name) && has_prefix(name, "requests."));
+	return pp__has_prefix(name, "hugepages-") || pp__has_prefix(name, "requests.hugepages-") ||
+	       (!is_native(name) && pp__has_prefix(name, "requests."));
 }
 
 /* IsSupportedPodLevelResource */
 static bool pod_level_resource(const char *name)
 {
-	return strcmp(name, "cpu") == 0 || strcmp(name, "memory") == 0 || has_prefix(name, "hugepages-");
+	return strcmp(name, "cpu") == 0 || strcmp(name, "memory") == 0 || pp__has_prefix(name, "hugepages-");
 }
 
 static bool any_pod_level(const pp_quantity_kv *kv, size_t n)
@@ -176,7 +176,7 @@ static int compute_usage(struct pp_rlist *u, const struct pp_rlist *req, const s
 	}
 	for (size_t i = 0; r >= 0 && i < req->n; i++) {
 		const struct pp_rentry *e = &req->v[i];
-		if (has_prefix(e->name, "hugepages-") && (r = pp__rlist_set(u, e->name, &e->q)) >= 0)
+		if (pp__has_prefix(e->name, "hugepages-") && (r = pp__rlist_set(u, e->name, &e->q)) >= 0)
 			r = set_prefixed(u, "requests.", e->name, &e->q);
 		if (r >= 0 && pp__is_extended_resource_name(e->name))
 			r = set_prefixed(u, "requests.", e->name, &e->q);
@@ -284,10 +284,10 @@ bool pp__qpod_matches(const struct pp_qpod *p, const struct pp_scope_req *s)
 	return false; /* refused when the quota or the configuration was added */
 }
 
-bool pp__quota_scopes_match(const struct pp_quota *q, const struct pp_qpod *p)
+bool pp__qpod_matches_scopes(const struct pp_qpod *p, const struct pp_scope_req *sel, size_t n)
 {
-	for (size_t i = 0; i < q->n_sel; i++)
-		if (!pp__qpod_matches(p, &q->sel[i]))
+	for (size_t i = 0; i < n; i++)
+		if (!pp__qpod_matches(p, &sel[i]))
 			return false;
 	return true;
 }
@@ -295,15 +295,10 @@ bool pp__quota_scopes_match(const struct pp_quota *q, const struct pp_qpod *p)
 /* validationSet of pods.go: the resources a quota makes every container state. */
 static const char *const validation_set[] = { "cpu", "limits.cpu", "limits.memory", "memory", "requests.cpu", "requests.memory" };
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Whether a container states resource k of the validation set (podComputeUsageHelper's keys). */
 static bool container_states(const pp_container_resources *c, const char *k)
 {
-	bool limit = has_prefix(k, "limits.");
+	bool limit = pp__has_prefix(k, "limits.");
 	const char *base = strchr(k, '.') ? strchr(k, '.') + 1 : k;
 	const pp_quantity_kv *kv = limit ? c->limits : c->requests;
 	size_t n = limit ? c->n_limits : c->n_requests;
@@ -342,7 +337,7 @@ int pp__qpod_constraints(const struct pp_qpod *p, const struct pp_rlist *hard, c
 		for (size_t i = 0; i < s->n_containers; i++)
 			if (!container_states(&s->containers[i], res))
 				names[n++] = s->containers[i].name ? s->containers[i].name : "";
-		qsort(names, n, sizeof(*names), by_string);
+		qsort(names, n, sizeof(*names), pp__strptr_cmp);
 		for (size_t i = 0; i < n; i++) {
 			if (i && strcmp(names[i], names[i - 1]) == 0)
 				continue; /* a sets.String */

@@ -8,12 +8,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "quantity.h"
+#include "requests.h"
 #include "strmap.h"
-
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
 
 static bool is_alnum(char c)
 {
@@ -50,11 +47,12 @@ bool pp__is_qualified_name(const char *s)
 
 static bool is_scalar_resource(const char *name)
 {
-	if (strstr(name, "kubernetes.io/") || has_prefix(name, "hugepages-") || has_prefix(name, "attachable-volumes-"))
+	if (strstr(name, "kubernetes.io/") || pp__has_prefix(name, "hugepages-") ||
+	    pp__has_prefix(name, "attachable-volumes-"))
 		return true;
 	/* v1helper.IsExtendedResourceName: not native (has a '/'), not "requests."-prefixed, and
 	 * "requests.<name>" a valid qualified name (the quota form must be expressible). */
-	if (!strchr(name, '/') || has_prefix(name, "requests."))
+	if (!strchr(name, '/') || pp__has_prefix(name, "requests."))
 		return false;
 	size_t len = strlen(name);
 	if (len > 512)
@@ -151,17 +149,10 @@ static __int128 max128(__int128 a, __int128 b)
 /* Nano-units above this cannot be rounded into an int64 result anyway. */
 #define NANO_LIMIT ((__int128)INT64_MAX * 1000000000)
 
-int pp_pod_requests(const pp_container_requests *containers, size_t n_containers, const pp_quantity_kv *pod_level,
-                    size_t n_pod_level, const pp_quantity_kv *overhead, size_t n_overhead, pp_resource *ret,
-                    size_t max, size_t *ret_n, pp_err *err)
+/* The containers' requests into a: their sum, sidecars, and the init containers' peak. */
+static int add_containers(struct accs *a, const pp_container_requests *containers, size_t n_containers, pp_err *err)
 {
-	struct accs a = { 0 };
-	size_t n_regular = 0, n_init = 0, out = 0;
-	int r = 0;
-
-	if ((n_containers && !containers) || (n_pod_level && !pod_level) || (n_overhead && !overhead) ||
-	    (max && !ret) || !ret_n)
-		return -EINVAL;
+	size_t n_regular = 0, n_init = 0;
 
 	for (size_t i = 0; i < n_containers; i++) {
 		const pp_container_requests *c = &containers[i];
@@ -173,30 +164,22 @@ int pp_pod_requests(const pp_container_requests *containers, size_t n_containers
 			n_init++;
 		else
 			n_regular++;
-		if (c->kind > PP_SIDECAR) {
-			r = pp_fail(err, -EINVAL, "%s: invalid container kind", field);
-			goto out;
-		}
-		if (c->n_requests && !c->requests) {
-			r = -EINVAL;
-			goto out;
-		}
+		if (c->kind > PP_SIDECAR)
+			return pp_fail(err, -EINVAL, "%s: invalid container kind", field);
+		if (c->n_requests && !c->requests)
+			return -EINVAL;
 		for (size_t j = 0; j < c->n_requests; j++) {
 			__int128 v;
-			r = parse_one(&c->requests[j], field, 0, false, &v, err);
+			int r = parse_one(&c->requests[j], field, 0, false, &v, err);
 			if (r < 0)
-				goto out;
+				return r;
 			if (!pp_resource_is_accounted(c->requests[j].name) || strcmp(c->requests[j].name, "pods") == 0)
 				continue;
-			if (v > NANO_LIMIT) {
-				r = pp_fail(err, -ERANGE, "%s.%.100s: quantity is too large", field, c->requests[j].name);
-				goto out;
-			}
-			struct acc *x = acc_get(&a, c->requests[j].name);
-			if (!x) {
-				r = -ENOMEM;
-				goto out;
-			}
+			if (v > NANO_LIMIT)
+				return pp_fail(err, -ERANGE, "%s.%.100s: quantity is too large", field, c->requests[j].name);
+			struct acc *x = acc_get(a, c->requests[j].name);
+			if (!x)
+				return -ENOMEM;
 			switch (c->kind) {
 			case PP_CONTAINER:
 				x->sum += v;
@@ -216,44 +199,70 @@ int pp_pod_requests(const pp_container_requests *containers, size_t n_containers
 		 * sidecar raises both, so nothing to do per resource (which would be containers ×
 		 * distinct resources). */
 	}
+	return 0;
+}
+
+/* Pod-level requests (cpu, memory, hugepages): they replace the containers' sum. */
+static int add_pod_level(struct accs *a, const pp_quantity_kv *pod_level, size_t n_pod_level, pp_err *err)
+{
 	for (size_t j = 0; j < n_pod_level; j++) {
 		__int128 v;
-		r = parse_one(&pod_level[j], "resources.requests", 0, false, &v, err);
+		int r = parse_one(&pod_level[j], "resources.requests", 0, false, &v, err);
 		if (r < 0)
-			goto out;
+			return r;
 		const char *nm = pod_level[j].name;
-		if (strcmp(nm, "cpu") != 0 && strcmp(nm, "memory") != 0 && !has_prefix(nm, "hugepages-"))
+		if (strcmp(nm, "cpu") != 0 && strcmp(nm, "memory") != 0 && !pp__has_prefix(nm, "hugepages-"))
 			continue;
-		if (v > NANO_LIMIT) {
-			r = pp_fail(err, -ERANGE, "resources.requests.%.100s: quantity is too large", nm);
-			goto out;
-		}
-		struct acc *x = acc_get(&a, nm);
-		if (!x) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (v > NANO_LIMIT)
+			return pp_fail(err, -ERANGE, "resources.requests.%.100s: quantity is too large", nm);
+		struct acc *x = acc_get(a, nm);
+		if (!x)
+			return -ENOMEM;
 		x->pod_level = v;
 		x->has_pod_level = true;
 	}
+	return 0;
+}
+
+/* The runtime class's overhead, added to either. */
+static int add_overhead(struct accs *a, const pp_quantity_kv *overhead, size_t n_overhead, pp_err *err)
+{
 	for (size_t j = 0; j < n_overhead; j++) {
 		__int128 v;
-		r = parse_one(&overhead[j], "overhead", 0, false, &v, err);
+		int r = parse_one(&overhead[j], "overhead", 0, false, &v, err);
 		if (r < 0)
-			goto out;
+			return r;
 		if (!pp_resource_is_accounted(overhead[j].name) || strcmp(overhead[j].name, "pods") == 0)
 			continue;
-		if (v > NANO_LIMIT) {
-			r = pp_fail(err, -ERANGE, "overhead.%.100s: quantity is too large", overhead[j].name);
-			goto out;
-		}
-		struct acc *x = acc_get(&a, overhead[j].name);
-		if (!x) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (v > NANO_LIMIT)
+			return pp_fail(err, -ERANGE, "overhead.%.100s: quantity is too large", overhead[j].name);
+		struct acc *x = acc_get(a, overhead[j].name);
+		if (!x)
+			return -ENOMEM;
 		x->overhead += v;
 	}
+	return 0;
+}
+
+int pp_pod_requests(const pp_container_requests *containers, size_t n_containers, const pp_quantity_kv *pod_level,
+                    size_t n_pod_level, const pp_quantity_kv *overhead, size_t n_overhead, pp_resource *ret,
+                    size_t max, size_t *ret_n, pp_err *err)
+{
+	struct accs a = { 0 };
+	size_t out = 0;
+	int r;
+
+	if ((n_containers && !containers) || (n_pod_level && !pod_level) || (n_overhead && !overhead) ||
+	    (max && !ret) || !ret_n)
+		return -EINVAL;
+
+	r = add_containers(&a, containers, n_containers, err);
+	if (r >= 0)
+		r = add_pod_level(&a, pod_level, n_pod_level, err);
+	if (r >= 0)
+		r = add_overhead(&a, overhead, n_overhead, err);
+	if (r < 0)
+		goto out;
 
 	if (a.n > max) {
 		r = pp_fail(err, -ENOBUFS, "pod requests %zu distinct resources, more than %zu", a.n, max);

@@ -14,6 +14,13 @@
  *   PDB added, changed, removed or     prefer: nothing; strict: the pods whose preemption failed
  *   observed, a protection lifted      (a budget may decide whether preemption can help; a
  *                                      preemptor waiting for its victims has nothing to gain)
+ *
+ * Why one file of over 700 lines: pp_sched is one object whose state (tracked pods, nominations
+ * with deadlines, victims' countdowns, the queue's moves above) changes together on every
+ * cluster event and cycle, and the table above holds only while each event handler and the cycle
+ * see the same private state. The parts that need none of it are apart: the queue
+ * (sched_queue.c), the filters and scoring (sched_fit.c), reservations (sched_reserve.c) and the
+ * timer heap (theap.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -22,11 +29,14 @@
 #include <string.h>
 
 #include "change.h"
+#include "cluster.h"
 #include "filter.h"
 #include "internal.h"
+#include "preemption.h"
 #include "sched_fit.h"
 #include "sched_queue.h"
 #include "sched_reserve.h"
+#include "select.h"
 #include "strmap.h"
 #include "theap.h"
 
@@ -1123,7 +1133,7 @@ static int postpone(pp_sched *s, struct spod *p, const pp_sched_event *plan, con
 }
 
 /* DefaultPreemption's decision; with a minimum runtime, first without the young pods. */
-static int decide(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_err *err)
+static int decide_preemption(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_err *err)
 {
 	pp_preempt_options po = { .now_ns = s->now, .explain = s->explain };
 	if (s->min_runtime > 0) {
@@ -1132,8 +1142,8 @@ static int decide(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_er
 		int r = pp__cluster_preempt(s->c, pi->namespace_, pi->name, &po, &after, &pr, err);
 		if (r < 0)
 			return r;
-		/* "not eligible" does not depend on the victims: the second search would say it again */
-		if (pp_preemption_outcome(pr) != PP_OUTCOME_NONE || strstr(pp_preemption_reason(pr), "not eligible")) {
+		/* eligibility does not depend on the victims: the second search would say it again */
+		if (pp_preemption_outcome(pr) != PP_OUTCOME_NONE || pp_preemption_eligibility(pr) != PP_ELIGIBLE) {
 			*ret = pr;
 			return 0;
 		}
@@ -1142,60 +1152,66 @@ static int decide(pp_sched *s, const pp_pod_info *pi, pp_preemption **ret, pp_er
 	return pp_cluster_preempt(s->c, pi->namespace_, pi->name, &po, ret, err);
 }
 
-static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+/* PP_OUTCOME_NONE: no victims help, or the pod may not preempt. pr stays the caller's. */
+static int preemption_failed(pp_sched *s, struct spod *p, const pp_pod_info *pi, const pp_preemption *pr,
+                             pp_err *err)
 {
-	pp_preemption *pr = NULL;
-	const char *node, *reason;
+	/* Not eligible keeps the nomination (the earlier preemption is still under way); any other
+	 * failure clears it, as a PostFilter result with an empty node does. */
+	bool eligible = pp_preemption_eligibility(pr) == PP_ELIGIBLE;
 	int r;
 
-	r = decide(s, pi, &pr, err);
-	if (r < 0)
-		return r;
-	switch (pp_preemption_outcome(pr)) {
-	case PP_OUTCOME_PREEMPT:
-		break;
-	case PP_OUTCOME_FITS:
-		pp_preemption_free(pr);
-		r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
+	if (pi->nominated_node_name && eligible) {
+		char *node_copy = strdup(pi->nominated_node_name);
+		if (!node_copy)
+			return -ENOMEM;
+		r = clear_nomination(s, pi->namespace_, pi->name, node_copy, NULL, p, err);
+		free(node_copy);
 		if (r < 0)
-			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", pi->namespace_, pi->name, strerror(-r));
-		if (node)
-			return bind(s, p, pi, node, err);
-		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
-		return fail_attempt(s, p, "", true, NULL, 0);
-	case PP_OUTCOME_NONE:
-	default:
-		reason = pp_preemption_reason(pr);
-		/* Not eligible keeps the nomination (the earlier preemption is still under way); any
-		 * other failure clears it, as a PostFilter result with an empty node does. */
-		bool eligible = strncmp(reason, "not eligible", 12) != 0 && !strstr(reason, "preemption: not eligible");
-		if (pi->nominated_node_name && eligible) {
-			char *node_copy = strdup(pi->nominated_node_name);
-			if (!node_copy) {
-				pp_preemption_free(pr);
-				return -ENOMEM;
-			}
-			r = clear_nomination(s, pi->namespace_, pi->name, node_copy, NULL, p, err);
-			free(node_copy);
-			if (r < 0) {
-				pp_preemption_free(pr);
-				return r;
-			}
-		}
-		{
-			/* pp_preemption_reason holds the whole FitError; keep only what follows the
-			 * filter part, which sfit already counted. */
-			const char *post = strstr(reason, "preemption:");
-			if (!post)
-				post = strstr(reason, "not eligible");
-			/* strict: budgets, or pods protected, may be why no victims were found: a budget's
-			 * change tries again */
-			r = fail_attempt(s, p, post ? post : "", true, pr,
-			                 eligible && pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT ? SCHED_REJ_BUDGET : 0);
-		}
-		pp_preemption_free(pr);
-		return r;
+			return r;
 	}
+	/* pp_preemption_reason holds the whole FitError; keep only what follows the filter part,
+	 * which sfit already counted (none when there was no node). */
+	const char *post = strstr(pp_preemption_reason(pr), "preemption:");
+	/* strict: budgets, or pods protected, may be why no victims were found: a budget's change
+	 * tries again */
+	return fail_attempt(s, p, post ? post : "", true, pr,
+	                    eligible && pp_cluster_pdb_policy(s->c) == PP_PDB_STRICT ? SCHED_REJ_BUDGET : 0);
+}
+
+/* Lower-priority pods nominated to node keep their nomination only while they still fit beside
+ * the preemptor p once the terminating pods are gone (kube clears them unchecked). */
+static int recheck_lower_nominations(pp_sched *s, struct spod *p, const pp_preemption *pr, const char *node,
+                                     pp_err *err)
+{
+	size_t nc = pp_preemption_cleared_nomination_count(pr);
+	int r = 0;
+	char **lower = nc ? calloc(nc, sizeof(*lower)) : NULL;
+	if (nc && !lower)
+		r = -ENOMEM;
+	for (size_t i = 0; i < nc && r >= 0; i++) {
+		const pp_pod_info *ci = pp_preemption_cleared_nomination(pr, i);
+		r = make_key(ci->namespace_, ci->name, &lower[i]);
+	}
+	for (size_t i = 0; i < nc && r >= 0; i++) {
+		char *slash = strchr(lower[i], '/');
+		bool fits = false;
+		*slash = '\0';
+		r = pp__sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
+		if (r >= 0 && !fits)
+			r = clear_nomination(s, lower[i], slash + 1, node, p->key, p, err);
+	}
+	for (size_t i = 0; i < nc; i++)
+		free(lower ? lower[i] : NULL);
+	free(lower);
+	return r;
+}
+
+/* PP_OUTCOME_PREEMPT: unless the gate postpones it, the preemptor is nominated to the chosen
+ * node and its victims start terminating. pr stays the caller's. */
+static int nominate(pp_sched *s, struct spod *p, const pp_pod_info *pi, const pp_preemption *pr, pp_err *err)
+{
+	int r;
 
 	/* The preemptor stays unschedulable in this cycle: its condition carries the FitError of
 	 * the filter pass, before its victims start terminating ("0/3 nodes are available: 3
@@ -1205,16 +1221,13 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 	r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &ignored, &s->reasons);
 	if (r >= 0)
 		r = pp__sfit_reasons_format(&s->reasons, "", &fit_msg);
-	if (r < 0) {
-		pp_preemption_free(pr);
+	if (r < 0)
 		return r;
-	}
-	node = pp_preemption_node(pr);
+	const char *node = pp_preemption_node(pr);
 	size_t nv = pp_preemption_victim_count(pr);
 	pp_victim *victims = calloc(nv ? nv : 1, sizeof(*victims));
 	if (!victims) {
 		free(fit_msg);
-		pp_preemption_free(pr);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nv; i++)
@@ -1230,7 +1243,6 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		r = postpone(s, p, &plan, why, until);
 		free(victims);
 		free(fit_msg);
-		pp_preemption_free(pr);
 		return r;
 	}
 
@@ -1258,36 +1270,49 @@ static int preempt(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *e
 		if (nominations_expire(s))
 			r = nom_set(s, p, node, false, own_deadline(s, victims, nv));
 	}
-	/* Lower-priority pods nominated to the node keep their nomination only while they still fit
-	 * beside the preemptor once the terminating pods are gone (kube clears them unchecked). */
-	size_t nc = r >= 0 ? pp_preemption_cleared_nomination_count(pr) : 0;
-	char **lower = nc ? calloc(nc, sizeof(*lower)) : NULL;
-	if (nc && !lower)
-		r = -ENOMEM;
-	for (size_t i = 0; i < nc && r >= 0; i++) {
-		const pp_pod_info *ci = pp_preemption_cleared_nomination(pr, i);
-		r = make_key(ci->namespace_, ci->name, &lower[i]);
-	}
-	for (size_t i = 0; i < nc && r >= 0; i++) {
-		char *slash = strchr(lower[i], '/');
-		bool fits = false;
-		*slash = '\0';
-		r = pp__sfit_fits_on(s->c, lower[i], slash + 1, node, true, &fits);
-		if (r >= 0 && !fits)
-			r = clear_nomination(s, lower[i], slash + 1, node, p->key, p, err);
-	}
-	for (size_t i = 0; i < nc; i++)
-		free(lower ? lower[i] : NULL);
-	free(lower);
+	if (r >= 0)
+		r = recheck_lower_nominations(s, p, pr, node, err);
 	free(victims);
 	free(fit_msg);
-	pp_preemption_free(pr);
 	if (r < 0)
 		return r;
 	/* The preemptor itself is unschedulable in this cycle; its victims' deletion requeues it. */
 	s->stats.unschedulable_attempts++;
 	(void)pp__sq_add_unschedulable(s->q, p, SCHED_REJ_RESOURCES | SCHED_REJ_POD_ANTI, s->now);
 	return 0;
+}
+
+/* kube's PostFilter for a pod that fits nowhere as things are: DefaultPreemption's decision,
+ * acted on (bind, fail the attempt, or nominate and start the victims' termination). */
+static int post_filter(pp_sched *s, struct spod *p, const pp_pod_info *pi, pp_err *err)
+{
+	pp_preemption *pr = NULL;
+	const char *node;
+	int r;
+
+	r = decide_preemption(s, pi, &pr, err);
+	if (r < 0)
+		return r;
+	switch (pp_preemption_outcome(pr)) {
+	case PP_OUTCOME_PREEMPT:
+		r = nominate(s, p, pi, pr, err);
+		break;
+	case PP_OUTCOME_FITS:
+		pp_preemption_free(pr);
+		r = pp__sfit_select_node(s->c, pi->namespace_, pi->name, &node, NULL);
+		if (r < 0)
+			return pp_fail(err, r, "pods/%s/%s: filters failed: %s", pi->namespace_, pi->name, strerror(-r));
+		if (node)
+			return bind(s, p, pi, node, err);
+		/* Feasible in the first pass only: an affinity met by a nominated pod alone (pass 2). */
+		return fail_attempt(s, p, "", true, NULL, 0);
+	case PP_OUTCOME_NONE:
+	default:
+		r = preemption_failed(s, p, pi, pr, err);
+		break;
+	}
+	pp_preemption_free(pr);
+	return r;
 }
 
 static int schedule_one(pp_sched *s, pp_err *err)
@@ -1331,7 +1356,7 @@ static int schedule_one(pp_sched *s, pp_err *err)
 	/* pp_cluster_preempt's scan ends at the first feasible node, so it answers "fits
 	 * somewhere?" cheaply; only then are all nodes filtered and scored. Its first pass counts
 	 * the same nominated pods, so "fits nowhere" there means the same here. */
-	r = preempt(s, p, &pi, err);
+	r = post_filter(s, p, &pi, err);
 	if (r < 0)
 		return r == -ENOMEM ? pp_fail(err, r, "out of memory") : r;
 	return 1;

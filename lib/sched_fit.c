@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "filter.h"
 #include "sched_fit.h"
+#include "strmap.h"
 
 /* ---- reasons ------------------------------------------------------------------------------ */
 
@@ -174,7 +176,7 @@ int pp__sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, cons
 	const struct pod *p = pp__cluster_find_pod(c, ns, name);
 	const struct node *n = find_node(c, node);
 	struct filter x;
-	struct fail f;
+	struct filter_failures f;
 
 	if (!p || !n)
 		return -ENOENT;
@@ -245,7 +247,7 @@ static int select_node(const pp_cluster *c, const char *ns, const char *name, co
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		const struct node *n = c->nodes[i];
 		struct nsum *s = &c->sum[i];
-		struct fail f;
+		struct filter_failures f;
 		if (plain && !(s->flags & NS_GENERAL)) {
 			bool fits = s->n_pods < (size_t)(s->max_pods > 0 ? s->max_pods : 0);
 			for (int k = 0; k < N_CORE_RES && fits && !p->zero_request; k++)
@@ -297,7 +299,7 @@ static int select_node(const pp_cluster *c, const char *ns, const char *name, co
 	for (unsigned b = 1; reasons && r >= 0 && b < 16; b++) {
 		if (!plain_fails[b])
 			continue;
-		struct fail f = { .mask = (b & 1 ? F_PODS : 0) | (b & 2 ? F_CPU : 0) | (b & 4 ? F_MEMORY : 0) |
+		struct filter_failures f = { .mask = (b & 1 ? F_PODS : 0) | (b & 2 ? F_CPU : 0) | (b & 4 ? F_MEMORY : 0) |
 		                          (b & 8 ? F_EPHEMERAL : 0) };
 		struct collect_n cn = { reasons, plain_fails[b] };
 		reasons->rejectors |= rejectors_of(f.mask);

@@ -73,11 +73,4 @@ int pp__sfit_fits_on(const pp_cluster *c, const char *ns, const char *name, cons
 int pp__sfit_select_node(const pp_cluster *c, const char *ns, const char *name, const char **ret_node,
                      struct sfit_reasons *r);
 
-/*
- * pp_cluster_preempt() with the pods started after *protect_after (or without a start time)
- * spared: no victims (pp_sched_set_min_runtime's first pass). protect_after NULL: none spared.
- */
-int pp__cluster_preempt(const pp_cluster *c, const char *ns, const char *name, const pp_preempt_options *opts,
-                        const int64_t *protect_after, pp_preemption **ret, pp_err *err);
-
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "sched_reserve.h"
-
 #include <errno.h>
 #include <stdlib.h>
 
 #include "cluster.h"
+#include "sched_reserve.h"
+#include "strmap.h"
 
 #define NSEC_PER_SEC 1000000000LL
 #define DEFAULT_GRACE_S 30

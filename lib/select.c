@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "select.h"
 
 const char *pp__labels_get(const pp_label *labels, size_t n, const char *key)
 {

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "spec_copy.h"
+#include "strmap.h"
 
 /* ----------------------------------------------------------------------------------------- */
 /* Deep copies of spec fragments, validated on the way. */

@@ -49,15 +49,13 @@ static void account_victim(FILE *f, const pp_victim *v, int64_t now_ns)
 }
 
 /*
- * Why preemption was not attempted, or NULL when it was. libpreempt words it as kube-scheduler
- * does, inside the reason ("...preemption: not eligible due to preemptionPolicy=Never."); the
- * same words are the scheduler's, so they are what a user would search for.
+ * Why preemption was not attempted, or NULL when it was: in kube-scheduler's words ("not eligible
+ * due to preemptionPolicy=Never."), which are what a user would search for.
  */
 static const char *not_attempted(const pp_preemption *p)
 {
-	static const char tag[] = "preemption: not eligible";
-	const char *r = pp_preemption_outcome(p) == PP_OUTCOME_NONE ? strstr(pp_preemption_reason(p), tag) : NULL;
-	return r ? r + strlen("preemption: ") : NULL;
+	pp_eligibility e = pp_preemption_eligibility(p);
+	return e != PP_ELIGIBLE ? pp_eligibility_reason(e) : NULL;
 }
 
 void explain_preemption(FILE *f, const pp_preemption *p, const pp_pod_info *pod, int64_t now_ns)

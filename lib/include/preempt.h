@@ -485,6 +485,23 @@ typedef enum pp_outcome {
 	PP_OUTCOME_NONE = 2,    /* no node: reason says why */
 } pp_outcome;
 
+/*
+ * Whether the pending pod may preempt at all (kube's PodEligibleToPreemptOthers, returned as a
+ * value rather than worded only): the eligibility of a PP_OUTCOME_NONE decision that stopped
+ * before looking for victims. A caller acts on it without reading pp_preemption_reason(): a pod
+ * not eligible keeps its nomination, and a second search would say the same.
+ */
+typedef enum pp_eligibility {
+	PP_ELIGIBLE = 0,               /* preemption was attempted, or not needed (FITS, PREEMPT), or
+	                                  there was no node to attempt it on */
+	PP_NOT_ELIGIBLE_NEVER = 1,     /* preemptionPolicy: Never */
+	PP_NOT_ELIGIBLE_TERMINATING = 2, /* a lower-priority pod on its nominated node is terminating
+	                                    after a preemption: that earlier preemption is under way */
+} pp_eligibility;
+/* kube-scheduler's words, as in pp_preemption_reason(): "not eligible due to
+ * preemptionPolicy=Never."; "" for PP_ELIGIBLE. */
+PP_EXPORT const char *pp_eligibility_reason(pp_eligibility e);
+
 /* Which best-candidate criterion (reference §7.4, then DESIGN §3) decided the winner. */
 typedef enum pp_criterion {
 	PP_CRIT_NONE = 0,             /* no preemption decision */
@@ -574,6 +591,8 @@ PP_EXPORT int pp_cluster_preempt(const pp_cluster *c, const char *namespace_, co
 PP_EXPORT pp_preemption *pp_preemption_free(pp_preemption *p);
 
 PP_EXPORT pp_outcome pp_preemption_outcome(const pp_preemption *p);
+/* PP_OUTCOME_NONE without an attempt: why (its words are in the reason too); else PP_ELIGIBLE. */
+PP_EXPORT pp_eligibility pp_preemption_eligibility(const pp_preemption *p);
 /* The chosen node, NULL for PP_OUTCOME_NONE. */
 PP_EXPORT const char *pp_preemption_node(const pp_preemption *p);
 /* PP_OUTCOME_NONE: Kubernetes-style reason ("not eligible due to preemptionPolicy=Never.",

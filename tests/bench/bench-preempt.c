@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cluster.h" /* pp__pcache_reset: the cold measurement */
+#include "pcache.h" /* pp__pcache_reset: the cold measurement */
 #include "lib/preempt-sim.h"
 
 #define PODS_PER_NODE 4

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "preempt.h"
-#include "internal.h" /* pp__quantity_parse_nano */
+#include "quantity.h" /* pp__quantity_parse_nano */
 #include "qty.h"      /* pp__qty_parse, pp__qty_format */
 #include "fuzz-common.h"
 

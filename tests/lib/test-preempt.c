@@ -396,6 +396,9 @@ static void test_never_policy(void **state)
 	assert_int_equal(pp_cluster_add_pod(C, &p, NULL), 0);
 	pp_preemption *r = decide("default", "np");
 	assert_int_equal(pp_preemption_outcome(r), PP_OUTCOME_NONE);
+	/* a caller tells "not eligible" by its value, and gets kube's words for it */
+	assert_int_equal(pp_preemption_eligibility(r), PP_NOT_ELIGIBLE_NEVER);
+	assert_string_equal(pp_eligibility_reason(PP_NOT_ELIGIBLE_NEVER), "not eligible due to preemptionPolicy=Never.");
 	assert_null(pp_preemption_node(r));
 	assert_string_equal(pp_preemption_reason(r), "0/1 nodes are available: 1 Insufficient cpu. preemption: not "
 	                                             "eligible due to preemptionPolicy=Never.");
@@ -415,6 +418,7 @@ static void test_nominated_node_with_terminating_victim(void **state)
 	pp_preemption *r = decide("default", "pre");
 	assert_int_equal(pp_preemption_outcome(r), PP_OUTCOME_NONE);
 	assert_non_null(strstr(pp_preemption_reason(r), "not eligible due to a terminating pod on the nominated node."));
+	assert_int_equal(pp_preemption_eligibility(r), PP_NOT_ELIGIBLE_TERMINATING);
 	pp_preemption_free(r);
 
 	/* A terminating pod deleted by someone else does not block; it may itself be a victim. */
@@ -448,6 +452,8 @@ static void test_unresolvable_filters(void **state)
 	                    "0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were "
 	                    "unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
 	                    "scheduling.");
+	/* attempted: no victims helped, which is not "not eligible" */
+	assert_int_equal(pp_preemption_eligibility(r), PP_ELIGIBLE);
 	/* what "not helpful" hides (kubernetes#97182) */
 	assert_string_equal(pp_preemption_unresolvable(r),
 	                    "1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable");
