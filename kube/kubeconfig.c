@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Reading a kubeconfig (kubeconfig.h): the file itself (size, mode, libfyaml), the current
+ * context's cluster and user, credentials from files or base64 *-data fields, and an exec
+ * plugin's command with the ExecCredential request it is handed. One file because every refusal
+ * (a private key readable by others, insecure-skip-tls-verify, a plugin for the node's reader)
+ * is judged against the same parsed document and reported in one FILE: message form; running the
+ * plugin is kexec.c's.
+ */
 #include "kubeconfig.h"
 
 #include "kexec.h"

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * --shadow mode (shadow.h): decide for another scheduler's pods at the moment it decides, and
+ * compare. Over ~700 lines on purpose: the pending pods, the victims seen preempted and the
+ * decisions waiting for the other scheduler's answer are one state, keyed and expired together;
+ * each comparison (bind, preempt, unschedulable) reads all three. Deciding itself is libpreempt's,
+ * the explanation cycle/explain.c's, the journal line report/journal.c's.
+ */
 #include "shadow.h"
 
 #include <errno.h>
