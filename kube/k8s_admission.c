@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "k8s_decode.h"
+#include "k8s_quota.h"
 
 struct adm_load {
 	k8s_cluster *c;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "k8s_decode.h"
+#include "k8s_quota.h"
 #include "yamlval.h"
 
 static bool one_of(const char *s, const char *const *list)

@@ -33,9 +33,4 @@ int k8s_decode_object(k8s_cluster *c, diag *d, const char *file, const kval *obj
 /* An item of an API server list (PodList...): items carry no kind, the list's is given. */
 int k8s_decode_list_item(k8s_cluster *c, diag *d, const char *file, const kval *obj, const char *kind);
 
-/* k8s_quota.c: one ScopedResourceSelectorRequirement (a yv_elem_fn), and a ResourceQuota's spec
- * and status. -1 on error (reported through v). */
-int k8s_scope_req(yv *v, const kval *e, void *elem);
-int k8s_decode_quota(yv *v, const kval *obj, struct k8s_quota *q);
-
 #endif

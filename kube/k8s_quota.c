@@ -5,7 +5,7 @@
  * own validation of the quota (resource names, scopes valid for the resources, operators) is
  * libpreempt's pp_quotas_add(), which names the field it refuses; here is the shape.
  */
-#include "k8s_decode.h"
+#include "k8s_quota.h"
 
 int k8s_scope_req(yv *v, const kval *e, void *elem)
 {
