@@ -12,9 +12,9 @@
 
 #define UID_LABEL "io.kubernetes.pod.uid"
 
-static int fail(char *why, size_t size, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int set_why(char *why, size_t size, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static int fail(char *why, size_t size, int r, const char *fmt, ...)
+static int set_why(char *why, size_t size, int r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -163,7 +163,7 @@ typedef struct decode_budget {
 
 #define MALLOC_OVERHEAD 16
 
-static void *budget_alloc(void *data, size_t size)
+static void *capped_alloc(void *data, size_t size)
 {
 	decode_budget *b = data;
 	size_t cost = size + MALLOC_OVERHEAD;
@@ -178,7 +178,7 @@ static void *budget_alloc(void *data, size_t size)
 	return p;
 }
 
-static void budget_free(void *data, void *p)
+static void capped_free(void *data, void *p)
 {
 	(void)data;
 	free(p);
@@ -242,7 +242,7 @@ static int items_check(const uint8_t *msg, size_t len, const char *what, char *w
 {
 	size_t n = wire_items(msg, len);
 
-	return n > CRI_ITEMS_MAX ? fail(why, size, -E2BIG, "%zu %s, more than %d", n, what, CRI_ITEMS_MAX) : 0;
+	return n > CRI_ITEMS_MAX ? set_why(why, size, -E2BIG, "%zu %s, more than %d", n, what, CRI_ITEMS_MAX) : 0;
 }
 
 /*
@@ -251,13 +251,13 @@ static int items_check(const uint8_t *msg, size_t len, const char *what, char *w
  */
 #define UNPACK(type, fn, msg, len, why, size)                                                        \
 	decode_budget budget_ = { .limit = CRI_DECODE_BUDGET };                                      \
-	ProtobufCAllocator alloc_ = { .alloc = budget_alloc, .free = budget_free, .allocator_data = &budget_ }; \
+	ProtobufCAllocator alloc_ = { .alloc = capped_alloc, .free = capped_free, .allocator_data = &budget_ }; \
 	type *m = fn(&alloc_, len, msg);                                                             \
 	if (!m && budget_.exceeded)                                                                  \
-		return fail(why, size, -E2BIG, "%s of %zu bytes needs more than %u MiB to decode",        \
+		return set_why(why, size, -E2BIG, "%s of %zu bytes needs more than %u MiB to decode",        \
 		            &#type[sizeof("Runtime__V1__") - 1], len, CRI_DECODE_BUDGET >> 20);         \
 	if (!m)                                                                                      \
-	return fail(why, size, -EBADMSG, "not a valid %s message (%zu bytes)", &#type[sizeof("Runtime__V1__") - 1], len)
+	return set_why(why, size, -EBADMSG, "not a valid %s message (%zu bytes)", &#type[sizeof("Runtime__V1__") - 1], len)
 #define FREE_UNPACKED(fn, m) fn(m, &alloc_)
 
 int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t size, char *why, size_t why_size)
@@ -267,7 +267,7 @@ int cri_decode_version(const uint8_t *msg, size_t len, char *runtime, size_t siz
 
 	if (!token_ok(m->runtime_name, 64, false) || !token_ok(m->runtime_version, 64, true) ||
 	    !token_ok(m->runtime_api_version, 16, true))
-		r = fail(why, why_size, -EBADMSG, "runtime name or version is empty, too long or not printable");
+		r = set_why(why, why_size, -EBADMSG, "runtime name or version is empty, too long or not printable");
 	else
 		snprintf(runtime, size, "%s %s (CRI %s)", m->runtime_name, m->runtime_version,
 		         m->runtime_api_version[0] ? m->runtime_api_version : "?");
@@ -281,7 +281,7 @@ static int fs_list(Runtime__V1__FilesystemUsage **in, size_t n, const char *what
 	cri_fs_usage *out;
 
 	if (n > 64)
-		return fail(why, size, -E2BIG, "%zu %s filesystems", n, what);
+		return set_why(why, size, -E2BIG, "%zu %s filesystems", n, what);
 	out = calloc(n ? n : 1, sizeof(*out));
 	if (!out)
 		return -ENOMEM;
@@ -289,7 +289,7 @@ static int fs_list(Runtime__V1__FilesystemUsage **in, size_t n, const char *what
 		const char *mp = in[i]->fs_id ? in[i]->fs_id->mountpoint : "";
 		if (!path_ok(mp)) {
 			fs_free(out, i);
-			return fail(why, size, -EBADMSG, "%s filesystem %zu: mountpoint is not a clean absolute path", what, i);
+			return set_why(why, size, -EBADMSG, "%s filesystem %zu: mountpoint is not a clean absolute path", what, i);
 		}
 		out[i].mountpoint = strdup(mp);
 		if (!out[i].mountpoint) {
@@ -299,7 +299,7 @@ static int fs_list(Runtime__V1__FilesystemUsage **in, size_t n, const char *what
 		if ((in[i]->used_bytes && in[i]->used_bytes->value > INT64_MAX) ||
 		    (in[i]->inodes_used && in[i]->inodes_used->value > INT64_MAX)) {
 			fs_free(out, i + 1);
-			return fail(why, size, -EBADMSG, "%s filesystem %zu: usage beyond 2^63", what, i);
+			return set_why(why, size, -EBADMSG, "%s filesystem %zu: usage beyond 2^63", what, i);
 		}
 		out[i].has_used = in[i]->used_bytes != NULL;
 		out[i].used_bytes = out[i].has_used ? in[i]->used_bytes->value : 0;
@@ -334,14 +334,14 @@ int cri_decode_fs_info(const uint8_t *msg, size_t len, cri_listing *l, char *why
 static int image_copy(const Runtime__V1__Image *in, size_t i, cri_image *out, char *why, size_t size)
 {
 	if (!token_ok(in->id, CRI_STRING_MAX, false))
-		return fail(why, size, -EBADMSG, "image %zu: id is empty, too long or not printable", i);
+		return set_why(why, size, -EBADMSG, "image %zu: id is empty, too long or not printable", i);
 	if (in->size > INT64_MAX)
-		return fail(why, size, -EBADMSG, "image %s: size beyond 2^63", in->id);
+		return set_why(why, size, -EBADMSG, "image %s: size beyond 2^63", in->id);
 	if (in->n_repo_tags > 256)
-		return fail(why, size, -EBADMSG, "image %s: %zu tags", in->id, in->n_repo_tags);
+		return set_why(why, size, -EBADMSG, "image %s: %zu tags", in->id, in->n_repo_tags);
 	for (size_t t = 0; t < in->n_repo_tags; t++)
 		if (!token_ok(in->repo_tags[t], CRI_STRING_MAX, false))
-			return fail(why, size, -EBADMSG, "image %s: tag %zu is empty, too long or not printable", in->id, t);
+			return set_why(why, size, -EBADMSG, "image %s: tag %zu is empty, too long or not printable", in->id, t);
 	out->id = strdup(in->id);
 	out->tags = calloc(in->n_repo_tags ? in->n_repo_tags : 1, sizeof(char *));
 	if (!out->id || !out->tags)
@@ -365,7 +365,7 @@ int cri_decode_images(const uint8_t *msg, size_t len, cri_listing *l, char *why,
 	int r = 0;
 
 	if (m->n_images > CRI_ITEMS_MAX)
-		r = fail(why, why_size, -E2BIG, "%zu images, more than %d", m->n_images, CRI_ITEMS_MAX);
+		r = set_why(why, why_size, -E2BIG, "%zu images, more than %d", m->n_images, CRI_ITEMS_MAX);
 	else if (!(out = calloc(m->n_images ? m->n_images : 1, sizeof(*out))))
 		r = -ENOMEM;
 	for (; r >= 0 && n < m->n_images; n++)
@@ -388,12 +388,12 @@ static int sandbox_copy(const Runtime__V1__PodSandbox *in, size_t i, cri_sandbox
 	LABEL(in->labels, in->n_labels, UID_LABEL, uid);
 
 	if (!token_ok(in->id, CRI_STRING_MAX, false))
-		return fail(why, size, -EBADMSG, "sandbox %zu: id is empty, too long or not printable", i);
+		return set_why(why, size, -EBADMSG, "sandbox %zu: id is empty, too long or not printable", i);
 	/* the metadata's uid first: the kubelet's stats and GC know a sandbox's pod by it */
 	if (md && md->uid && md->uid[0])
 		uid = md->uid;
 	if (!token_ok(uid, 64, true) || (md && (!token_ok(md->name, 253, true) || !token_ok(md->namespace_, 63, true))))
-		return fail(why, size, -EBADMSG, "sandbox %s: pod uid, name or namespace too long or not printable", in->id);
+		return set_why(why, size, -EBADMSG, "sandbox %s: pod uid, name or namespace too long or not printable", in->id);
 	out->id = strdup(in->id);
 	out->uid = dup_or_empty(uid);
 	out->name = dup_or_empty(md ? md->name : NULL);
@@ -417,7 +417,7 @@ int cri_decode_sandboxes(const uint8_t *msg, size_t len, cri_listing *l, char *w
 	int r = 0;
 
 	if (m->n_items > CRI_ITEMS_MAX)
-		r = fail(why, why_size, -E2BIG, "%zu sandboxes, more than %d", m->n_items, CRI_ITEMS_MAX);
+		r = set_why(why, why_size, -E2BIG, "%zu sandboxes, more than %d", m->n_items, CRI_ITEMS_MAX);
 	else if (!(out = calloc(m->n_items ? m->n_items : 1, sizeof(*out))))
 		r = -ENOMEM;
 	for (; r >= 0 && n < m->n_items; n++)
@@ -439,11 +439,11 @@ static int container_copy(const Runtime__V1__Container *in, size_t i, cri_contai
 
 	LABEL(in->labels, in->n_labels, UID_LABEL, uid);
 	if (!token_ok(in->id, CRI_STRING_MAX, false))
-		return fail(why, size, -EBADMSG, "container %zu: id is empty, too long or not printable", i);
+		return set_why(why, size, -EBADMSG, "container %zu: id is empty, too long or not printable", i);
 	if (!token_ok(in->pod_sandbox_id, CRI_STRING_MAX, true) || !token_ok(uid, 64, true) ||
 	    !token_ok(image_id, CRI_STRING_MAX, true) || !token_ok(in->image ? in->image->image : NULL, CRI_STRING_MAX, true) ||
 	    !token_ok(in->metadata ? in->metadata->name : NULL, 253, true))
-		return fail(why, size, -EBADMSG, "container %s: sandbox, pod uid, image or name too long or not printable",
+		return set_why(why, size, -EBADMSG, "container %s: sandbox, pod uid, image or name too long or not printable",
 		            in->id);
 	out->id = strdup(in->id);
 	out->sandbox_id = dup_or_empty(in->pod_sandbox_id);
@@ -471,7 +471,7 @@ int cri_decode_containers(const uint8_t *msg, size_t len, cri_listing *l, char *
 	int r = 0;
 
 	if (m->n_containers > CRI_ITEMS_MAX)
-		r = fail(why, why_size, -E2BIG, "%zu containers, more than %d", m->n_containers, CRI_ITEMS_MAX);
+		r = set_why(why, why_size, -E2BIG, "%zu containers, more than %d", m->n_containers, CRI_ITEMS_MAX);
 	else if (!(out = calloc(m->n_containers ? m->n_containers : 1, sizeof(*out))))
 		r = -ENOMEM;
 	for (; r >= 0 && n < m->n_containers; n++)
@@ -480,7 +480,7 @@ int cri_decode_containers(const uint8_t *msg, size_t len, cri_listing *l, char *
 		qsort(out, n, sizeof(*out), by_id);
 		for (size_t i = 1; i < n && r >= 0; i++)
 			if (strcmp(out[i - 1].id, out[i].id) == 0)
-				r = fail(why, why_size, -EBADMSG, "container %s listed twice", out[i].id);
+				r = set_why(why, why_size, -EBADMSG, "container %s listed twice", out[i].id);
 	}
 	if (r >= 0) {
 		containers_free(l->containers, l->n_containers);
@@ -502,16 +502,16 @@ int cri_decode_stats(const uint8_t *msg, size_t len, cri_listing *l, char *why, 
 	int r = 0;
 
 	if (m->n_stats > CRI_ITEMS_MAX)
-		r = fail(why, why_size, -E2BIG, "%zu container stats, more than %d", m->n_stats, CRI_ITEMS_MAX);
+		r = set_why(why, why_size, -E2BIG, "%zu container stats, more than %d", m->n_stats, CRI_ITEMS_MAX);
 	/* checked whole first: a refused answer changes nothing */
 	for (size_t i = 0; r >= 0 && i < m->n_stats; i++) {
 		const Runtime__V1__ContainerStats *s = m->stats[i];
 		const Runtime__V1__FilesystemUsage *w = s->writable_layer;
 		if (!s->attributes || !token_ok(s->attributes->id, CRI_STRING_MAX, false))
-			r = fail(why, why_size, -EBADMSG, "container stats %zu: no valid container id", i);
+			r = set_why(why, why_size, -EBADMSG, "container stats %zu: no valid container id", i);
 		else if (w && ((w->used_bytes && w->used_bytes->value > INT64_MAX) ||
 		               (w->inodes_used && w->inodes_used->value > INT64_MAX)))
-			r = fail(why, why_size, -EBADMSG, "container %s: writable layer usage beyond 2^63", s->attributes->id);
+			r = set_why(why, why_size, -EBADMSG, "container %s: writable layer usage beyond 2^63", s->attributes->id);
 	}
 	for (size_t i = 0; r >= 0 && i < m->n_stats; i++) {
 		const Runtime__V1__ContainerStats *s = m->stats[i];
@@ -534,7 +534,7 @@ int cri_decode_status_log_path(const uint8_t *msg, size_t len, char **ret, char 
 	int r = 0;
 
 	if (!path_ok(p))
-		r = fail(why, why_size, -EBADMSG, "log path is not a clean absolute path");
+		r = set_why(why, why_size, -EBADMSG, "log path is not a clean absolute path");
 	else if (!(*ret = strdup(p)))
 		r = -ENOMEM;
 	FREE_UNPACKED(runtime__v1__container_status_response__free_unpacked, m);

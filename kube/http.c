@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The API server client (http.h): one kube_client per server with its credentials (certificate,
+ * token, or an exec plugin's renewable credential), the curl handle set-up every request shares,
+ * and the blocking request and paged list. One file because credentials and request set-up are
+ * one contract: a request is made with the credential generation it read, and a 401 marks exactly
+ * that generation rejected. The event-loop side is kmulti.c, the exec plugin kexec.c.
+ */
 #include "http.h"
 
 #include <errno.h>

@@ -2,6 +2,10 @@
 /*
  * One Kubernetes object (a libfyaml node) -> the structs of k8s.h. Objects with errors are
  * reported field by field and not added, so that one pass reports every problem.
+ * Over ~700 lines on purpose: one decoder per kind (Pod with its affinity, Node, PriorityClass,
+ * PodDisruptionBudget) and the kind dispatch, sharing one field walker and one error convention
+ * (KIND/NS/NAME: field: what); in separate files each would need the walker's internals exported.
+ * Quantities are kparse.c, the admission configuration k8s_admission.c, ResourceQuota k8s_quota.c.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@ void kgate_init(kgate *g, const char *name, size_t max, diag *d)
 	g->line = 1;
 }
 
-static int fail(kgate *g, uint64_t line, uint64_t col, unsigned char byte)
+static int report_bad_byte(kgate *g, uint64_t line, uint64_t col, unsigned char byte)
 {
 	struct diag_loc loc = { .file = g->name,
 	                        .line = line > INT_MAX ? 0 : (int)line,
@@ -76,7 +76,7 @@ int kgate_feed(kgate *g, const void *buf, size_t len)
 	/* finish a sequence the previous chunk cut */
 	while (g->ncarry && i < len) {
 		if (!cont_ok(g->carry[0], g->ncarry, p[i]))
-			return fail(g, g->carry_line, g->carry_col, g->carry[0]);
+			return report_bad_byte(g, g->carry_line, g->carry_col, g->carry[0]);
 		g->carry[g->ncarry++] = p[i++];
 		if (g->ncarry == g->need)
 			g->ncarry = 0;
@@ -113,13 +113,13 @@ int kgate_feed(kgate *g, const void *buf, size_t len)
 			continue;
 		}
 		if (c == 0)
-			return fail(g, g->line, g->col, 0);
+			return report_bad_byte(g, g->line, g->col, 0);
 		unsigned n = seq_len(c), k;
 		if (!n)
-			return fail(g, g->line, g->col, c);
+			return report_bad_byte(g, g->line, g->col, c);
 		for (k = 1; k < n && i + k < len; k++)
 			if (!cont_ok(c, k, p[i + k]))
-				return fail(g, g->line, g->col, c);
+				return report_bad_byte(g, g->line, g->col, c);
 		if (k < n) {
 			/* cut by the end of the chunk: the next one completes it */
 			g->carry_line = g->line;
@@ -141,7 +141,7 @@ int kgate_end(kgate *g)
 	if (g->err)
 		return g->err;
 	if (g->ncarry)
-		return fail(g, g->carry_line, g->carry_col, g->carry[0]);
+		return report_bad_byte(g, g->carry_line, g->carry_col, g->carry[0]);
 	return 0;
 }
 

@@ -15,7 +15,6 @@
 #include <yajl/yajl_tree.h>
 
 #include "k8s.h"
-#include "kubeconfig.h"
 
 extern char **environ;
 

@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Reading a kubeconfig (kubeconfig.h): the file itself (size, mode, libfyaml), the current
+ * context's cluster and user, credentials from files or base64 *-data fields, and an exec
+ * plugin's command with the ExecCredential request it is handed. One file because every refusal
+ * (a private key readable by others, insecure-skip-tls-verify, a plugin for the node's reader)
+ * is judged against the same parsed document and reported in one FILE: message form; running the
+ * plugin is kexec.c's.
+ */
 #include "kubeconfig.h"
 
 #include "kexec.h"
@@ -432,11 +440,119 @@ int kubeconfig_load(const char *path, const char *missing_hint, kube_config **re
 	return kubeconfig_load_as(path, missing_hint, 0, ret, err, err_size);
 }
 
+/* The context's cluster: server (https only), proxy, TLS server name and CA; never
+ * insecure-skip-tls-verify. 0 or -errno with err set. */
+static int read_cluster(const char *path, struct fy_node *root, kube_config *c, char *err, size_t err_size)
+{
+	struct fy_node *cluster = named(root, "clusters", c->cluster, "cluster");
+	const char *v;
+
+	if (!cluster)
+		return kfail(err, err_size, -EINVAL, path, "context \"%s\": cluster \"%s\" is not in clusters", c->context,
+		             c->cluster);
+	v = scalar(cluster, "server");
+	if (!v || strncmp(v, "https://", 8) != 0 || !v[8])
+		return kfail(err, err_size, -EINVAL, path, "cluster \"%s\": server must be an https:// URL, not \"%s\"",
+		             c->cluster, v ? v : "");
+	if (!(c->server = strdup(v)))
+		return -ENOMEM;
+	while (strlen(c->server) > 8 && c->server[strlen(c->server) - 1] == '/')
+		c->server[strlen(c->server) - 1] = '\0';
+	v = scalar(cluster, "insecure-skip-tls-verify");
+	if (v && strcmp(v, "true") == 0)
+		return kfail(err, err_size, -EINVAL, path,
+		             "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified): give the "
+		             "cluster's CA as certificate-authority or certificate-authority-data", c->cluster);
+	if ((v = scalar(cluster, "proxy-url")) && *v) {
+		/* what libcurl takes; kubectl's Go client takes http, https and socks5 too */
+		if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0 && strncmp(v, "socks5://", 9) != 0)
+			return kfail(err, err_size, -EINVAL, path,
+			             "cluster \"%s\": proxy-url \"%s\" is not an http://, https:// or socks5:// URL",
+			             c->cluster, v);
+		if (!(c->proxy_url = strdup(v)))
+			return -ENOMEM;
+	}
+	if ((v = scalar(cluster, "tls-server-name")) && *v && !(c->tls_server_name = strdup(v)))
+		return -ENOMEM;
+	return load_blob(path, cluster, "certificate-authority", "certificate-authority-data", &c->ca, err, err_size);
+}
+
+/* The user's token (inline or tokenFile), without the line end a file gives it. */
+static int read_token(const char *path, struct fy_node *user, kube_config *c, char *err, size_t err_size)
+{
+	const char *v;
+
+	if ((v = scalar(user, "token")) && *v)
+		return (c->token = strdup(v)) ? 0 : -ENOMEM;
+	if ((v = scalar(user, "tokenFile")) && *v) {
+		char *tp = resolve_path(path, v), *tok = NULL;
+		size_t tl;
+		int r;
+
+		if (!tp)
+			return -ENOMEM;
+		r = read_file(tp, TOKEN_MAX, true, &tok, &tl, err, err_size);
+		free(tp);
+		if (r < 0)
+			return r;
+		while (tl > 0 && (tok[tl - 1] == '\n' || tok[tl - 1] == '\r' || tok[tl - 1] == ' '))
+			tok[--tl] = '\0';
+		c->token = tok;
+	}
+	return 0;
+}
+
+/* The context's user: a client certificate and key, a token, or (a cluster user's, flags) an exec
+ * plugin run once now; auth-provider plugins refused. 0 or -errno with err set. */
+static int read_user(const char *path, struct fy_node *root, unsigned flags, kube_config *c, char *err,
+                     size_t err_size)
+{
+	struct fy_node *user = named(root, "users", c->user, "user");
+	int r;
+
+	if (!user)
+		return kfail(err, err_size, -EINVAL, path, "context \"%s\": user \"%s\" is not in users", c->context,
+		             c->user);
+	struct fy_node *ex = fy_node_mapping_lookup_value_by_simple_key(user, "exec", 4);
+	if (fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13) && (flags & KUBECONFIG_CLUSTER_USER))
+		return kfail(err, err_size, -EINVAL, path,
+		             "user \"%s\": auth-provider plugins are not supported (kubectl dropped them too); use an exec "
+		             "plugin (e.g. kubelogin, gke-gcloud-auth-plugin), a client certificate or a token", c->user);
+	if ((ex && !(flags & KUBECONFIG_CLUSTER_USER)) ||
+	    fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13))
+		return kfail(err, err_size, -EINVAL, path,
+		             "user \"%s\": credential plugins (exec/auth-provider) are not supported; use the "
+		             "kubelet's client certificate or a token", c->user);
+	if ((r = load_blob(path, user, "client-certificate", "client-certificate-data", &c->cert, err, err_size)) < 0 ||
+	    (r = load_blob(path, user, "client-key", "client-key-data", &c->key, err, err_size)) < 0 ||
+	    (r = read_token(path, user, c, err, err_size)) < 0)
+		return r;
+	if (ex && !c->token && !c->cert.path && !c->cert.data) {
+		kube_exec_cred cred;
+		if ((r = parse_exec(path, c, ex, &c->exec, err, err_size)) < 0 ||
+		    (r = kube_exec_run(c->exec, &cred, err, err_size)) < 0)
+			return r;
+		c->token = cred.token;
+		c->cert.data = cred.cert;
+		c->cert.len = cred.cert_len;
+		c->key.data = cred.key;
+		c->key.len = cred.key_len;
+		c->expiry_ns = cred.expiry_ns;
+	}
+	if (!(c->cert.path || c->cert.data) != !(c->key.path || c->key.data))
+		return kfail(err, err_size, -EINVAL, path, "user \"%s\": a client certificate needs its key and vice versa",
+		             c->user);
+	if (!c->cert.path && !c->cert.data && !c->token)
+		return kfail(err, err_size, -EINVAL, path, "user \"%s\": no client certificate and no token%s", c->user,
+		             flags & KUBECONFIG_CLUSTER_USER ? " (nor an exec plugin)" : "");
+	return 0;
+}
+
 int kubeconfig_load_as(const char *path, const char *missing_hint, unsigned flags, kube_config **ret, char *err,
                        size_t err_size)
 {
 	struct fy_document *doc = NULL;
-	struct fy_node *root, *ctx, *cluster, *user;
+	struct fy_node *root, *ctx;
 	kube_config *c = NULL;
 	char *text = NULL;
 	size_t len;
@@ -480,119 +596,8 @@ int kubeconfig_load_as(const char *path, const char *missing_hint, unsigned flag
 		r = -ENOMEM;
 		goto out;
 	}
-	cluster = named(root, "clusters", c->cluster, "cluster");
-	if (!cluster) {
-		r = kfail(err, err_size, -EINVAL, path, "context \"%s\": cluster \"%s\" is not in clusters", cur,
-		          c->cluster);
+	if ((r = read_cluster(path, root, c, err, err_size)) < 0 || (r = read_user(path, root, flags, c, err, err_size)) < 0)
 		goto out;
-	}
-	v = scalar(cluster, "server");
-	if (!v || strncmp(v, "https://", 8) != 0 || !v[8]) {
-		r = kfail(err, err_size, -EINVAL, path, "cluster \"%s\": server must be an https:// URL, not \"%s\"",
-		          c->cluster, v ? v : "");
-		goto out;
-	}
-	c->server = strdup(v);
-	if (!c->server) {
-		r = -ENOMEM;
-		goto out;
-	}
-	while (strlen(c->server) > 8 && c->server[strlen(c->server) - 1] == '/')
-		c->server[strlen(c->server) - 1] = '\0';
-	v = scalar(cluster, "insecure-skip-tls-verify");
-	if (v && strcmp(v, "true") == 0) {
-		r = kfail(err, err_size, -EINVAL, path,
-		          "cluster \"%s\": insecure-skip-tls-verify is refused (TLS is always verified): give the "
-		          "cluster's CA as certificate-authority or certificate-authority-data", c->cluster);
-		goto out;
-	}
-	if ((v = scalar(cluster, "proxy-url")) && *v) {
-		/* what libcurl takes; kubectl's Go client takes http, https and socks5 too */
-		if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0 && strncmp(v, "socks5://", 9) != 0) {
-			r = kfail(err, err_size, -EINVAL, path,
-			          "cluster \"%s\": proxy-url \"%s\" is not an http://, https:// or socks5:// URL", c->cluster, v);
-			goto out;
-		}
-		if (!(c->proxy_url = strdup(v))) {
-			r = -ENOMEM;
-			goto out;
-		}
-	}
-	if ((v = scalar(cluster, "tls-server-name")) && *v && !(c->tls_server_name = strdup(v))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = load_blob(path, cluster, "certificate-authority", "certificate-authority-data", &c->ca, err, err_size);
-	if (r < 0)
-		goto out;
-
-	user = named(root, "users", c->user, "user");
-	if (!user) {
-		r = kfail(err, err_size, -EINVAL, path, "context \"%s\": user \"%s\" is not in users", cur, c->user);
-		goto out;
-	}
-	struct fy_node *ex = fy_node_mapping_lookup_value_by_simple_key(user, "exec", 4);
-	if (fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13) && (flags & KUBECONFIG_CLUSTER_USER)) {
-		r = kfail(err, err_size, -EINVAL, path,
-		          "user \"%s\": auth-provider plugins are not supported (kubectl dropped them too); use an exec "
-		          "plugin (e.g. kubelogin, gke-gcloud-auth-plugin), a client certificate or a token", c->user);
-		goto out;
-	}
-	if ((ex && !(flags & KUBECONFIG_CLUSTER_USER)) ||
-	    fy_node_mapping_lookup_value_by_simple_key(user, "auth-provider", 13)) {
-		r = kfail(err, err_size, -EINVAL, path,
-		          "user \"%s\": credential plugins (exec/auth-provider) are not supported; use the "
-		          "kubelet's client certificate or a token", c->user);
-		goto out;
-	}
-	r = load_blob(path, user, "client-certificate", "client-certificate-data", &c->cert, err, err_size);
-	if (r < 0)
-		goto out;
-	r = load_blob(path, user, "client-key", "client-key-data", &c->key, err, err_size);
-	if (r < 0)
-		goto out;
-	if ((v = scalar(user, "token")) && *v) {
-		if (!(c->token = strdup(v))) {
-			r = -ENOMEM;
-			goto out;
-		}
-	} else if ((v = scalar(user, "tokenFile")) && *v) {
-		char *tp = resolve_path(path, v), *tok = NULL;
-		size_t tl;
-		if (!tp) {
-			r = -ENOMEM;
-			goto out;
-		}
-		r = read_file(tp, TOKEN_MAX, true, &tok, &tl, err, err_size);
-		free(tp);
-		if (r < 0)
-			goto out;
-		while (tl > 0 && (tok[tl - 1] == '\n' || tok[tl - 1] == '\r' || tok[tl - 1] == ' '))
-			tok[--tl] = '\0';
-		c->token = tok;
-	}
-	if (ex && !c->token && !c->cert.path && !c->cert.data) {
-		kube_exec_cred cred;
-		if ((r = parse_exec(path, c, ex, &c->exec, err, err_size)) < 0 ||
-		    (r = kube_exec_run(c->exec, &cred, err, err_size)) < 0)
-			goto out;
-		c->token = cred.token;
-		c->cert.data = cred.cert;
-		c->cert.len = cred.cert_len;
-		c->key.data = cred.key;
-		c->key.len = cred.key_len;
-		c->expiry_ns = cred.expiry_ns;
-	}
-	if (!(c->cert.path || c->cert.data) != !(c->key.path || c->key.data)) {
-		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": a client certificate needs its key and vice versa",
-		          c->user);
-		goto out;
-	}
-	if (!c->cert.path && !c->cert.data && !c->token) {
-		r = kfail(err, err_size, -EINVAL, path, "user \"%s\": no client certificate and no token%s", c->user,
-		          flags & KUBECONFIG_CLUSTER_USER ? " (nor an exec plugin)" : "");
-		goto out;
-	}
 	*ret = c;
 	c = NULL;
 	r = 0;

@@ -62,7 +62,8 @@ static const char *or_none(const char *s)
 	return s ? s : "none";
 }
 
-/* The value of a non-signal key; NULL for a key without a formatter (a bug the test catches). */
+/* The value of a non-signal key; NULL for a key without a formatter (a bug the test catches). Long on
+ * purpose (~120 lines): one line per key, in the order --dump-config prints them. */
 static const char *value_of(const evictd_config *c, const char *sec, const char *key, char *buf, size_t size)
 {
 #define K(s, k) (strcmp(sec, s) == 0 && strcmp(key, k) == 0)

@@ -181,6 +181,8 @@ static int parse_rate(parse_state *p, const char *name, const char *v, int64_t *
 	return 1;
 }
 
+/* Long on purpose (~150 lines): one branch per key of [agent], each with its syntax and range where the key
+ * is named, as the other sections' handlers; grouped into helpers, a key would be looked for in two places. */
 int config_handle_agent(parse_state *p, const char *name, const char *v, bool continuation)
 {
 	evictd_config *c = p->c;

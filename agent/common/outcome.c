@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int bad(char *why, size_t size, const char *what)
+static int refuse_record(char *why, size_t size, const char *what)
 {
 	snprintf(why, size, "%s", what);
 	return -EBADMSG;
@@ -51,16 +51,16 @@ int outcome_parse(const char *buf, size_t len, outcome_record *ret, char *why, s
 	char uid[64], outcome[16], status[8];
 
 	if (len > OUTCOME_MAX)
-		return bad(why, why_size, "longer than OUTCOME_MAX (160) bytes");
+		return refuse_record(why, why_size, "longer than OUTCOME_MAX (160) bytes");
 	if (!take_line(&p, end, "uid", uid, sizeof(uid)) || !uid_ok(uid))
-		return bad(why, why_size, "line 1 is not uid=<pod uid>");
+		return refuse_record(why, why_size, "line 1 is not uid=<pod uid>");
 	if (!take_line(&p, end, "outcome", outcome, sizeof(outcome)) || strcmp(outcome, "refused") != 0)
-		return bad(why, why_size, "line 2 is not outcome=refused");
+		return refuse_record(why, why_size, "line 2 is not outcome=refused");
 	if (!take_line(&p, end, "status", status, sizeof(status)) || strlen(status) != 3 ||
 	    status[0] < '4' || status[0] > '5' || status[1] < '0' || status[1] > '9' || status[2] < '0' || status[2] > '9')
-		return bad(why, why_size, "line 3 is not status=<HTTP status 400-599>");
+		return refuse_record(why, why_size, "line 3 is not status=<HTTP status 400-599>");
 	if (p != end)
-		return bad(why, why_size, "unexpected bytes after line 3");
+		return refuse_record(why, why_size, "unexpected bytes after line 3");
 	snprintf(ret->uid, sizeof(ret->uid), "%s", uid);
 	ret->status = atoi(status);
 	return 0;

@@ -303,28 +303,19 @@ static int replace(char **dst, const char *v)
 	return 0;
 }
 
-int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset *pcset, pod_info *pod,
-                             char *why, size_t why_size)
+/* Reads descriptor name into buf (POD_DESCRIPTOR_MAX + 1 bytes), NUL-terminated, when root wrote it
+ * and nobody else may: its length, -ENOENT when there is none, or -errno with why[] set. */
+static ssize_t read_descriptor(int metadir_fd, const char *name, char *buf, char *why, size_t why_size)
 {
-	char name[POD_UID_MAX + 8], buf[POD_DESCRIPTOR_MAX + 1];
 	struct stat st;
-	desc_parse d = { 0 };
-	int fd, r;
 	ssize_t n;
-	int32_t prio;
-	pp_preemption_policy pol;
-	pp_err e;
+	int fd, r;
 
-	(void)in;
-	pod->termination_grace_usec = POD_DEFAULT_GRACE_USEC;
-	if (metadir_fd < 0)
-		return 0;
-	snprintf(name, sizeof(name), "%s.conf", pod->uid);
 	fd = openat(metadir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ENOENT)
-			return 0;
+			return r;
 		if (r == -ELOOP) {
 			snprintf(why, why_size, "%s is a symbolic link", name);
 			return -EPERM;
@@ -356,10 +347,10 @@ int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset 
 		close(fd);
 		return st.st_size > POD_DESCRIPTOR_MAX && S_ISREG(st.st_mode) && st.st_uid == 0 ? -EFBIG : -EPERM;
 	}
-	n = pread(fd, buf, sizeof(buf), 0);
-	r = n < 0 ? -errno : 0;
+	n = pread(fd, buf, POD_DESCRIPTOR_MAX + 1, 0);
+	r = -errno;
 	close(fd);
-	if (r < 0) {
+	if (n < 0) {
 		snprintf(why, why_size, "cannot read %s: %s", name, strerror(-r));
 		return r;
 	}
@@ -372,6 +363,28 @@ int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset 
 		snprintf(why, why_size, "%s contains a NUL byte", name);
 		return -EINVAL;
 	}
+	return n;
+}
+
+int podmeta_apply_descriptor(int metadir_fd, const pod_info *in, const pp_pcset *pcset, pod_info *pod,
+                             char *why, size_t why_size)
+{
+	char name[POD_UID_MAX + 8], buf[POD_DESCRIPTOR_MAX + 1];
+	desc_parse d = { 0 };
+	ssize_t n;
+	int r;
+	int32_t prio;
+	pp_preemption_policy pol;
+	pp_err e;
+
+	(void)in;
+	pod->termination_grace_usec = POD_DEFAULT_GRACE_USEC;
+	if (metadir_fd < 0)
+		return 0;
+	snprintf(name, sizeof(name), "%s.conf", pod->uid);
+	n = read_descriptor(metadir_fd, name, buf, why, why_size);
+	if (n < 0)
+		return n == -ENOENT ? 0 : (int)n;
 	d.text = buf;
 	d.uid = pod->uid;
 	r = ini_parse_stream(desc_reader, &d, desc_handler, &d);

@@ -47,142 +47,176 @@ static void stderr_line(const char *tail, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)(n - start), tail + start);
 }
 
-void evict_log(evict_event what, const evict_info *i)
+static void say_started(const evict_info *i, const char *pod, const char *grace)
 {
-	char pod[320], grace[32], line[EVICT_STDERR_TAIL];
-	snprintf(pod, sizeof(pod), "%s%s%s", i->namespace_, *i->namespace_ ? "/" : "", i->name);
-	snprintf(grace, sizeof(grace), "%" PRIu64 "s", (i->grace_usec + 999999) / 1000000);
 	log_entry e;
 
+	log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_STARTED);
+	common_fields(&e, i, pod);
+	log_entry_add(&e, FIELD_PROCESSES, "%d", i->procs_signalled);
+	log_entry_add(&e, FIELD_EXPECTED_RECLAIM, "%" PRId64, i->expected_reclaim);
+	/* the real run's action, word for word: a hard threshold (no grace) sends no SIGTERM */
+	if (i->dry_run && i->exec)
+		log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): run the eviction command, grace %s",
+		               pod, i->signal, i->hard ? "hard" : "soft", grace);
+	else if (i->dry_run && i->grace_usec == 0)
+		log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): no grace period, cgroup.kill at once",
+		               pod, i->signal, i->hard ? "hard" : "soft");
+	else if (i->dry_run)
+		log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): SIGTERM to every process of its "
+		               "cgroup, cgroup.kill in %s", pod, i->signal, i->hard ? "hard" : "soft", grace);
+	else if (i->exec)
+		log_entry_send(&e, "Evicting %s (%s, %s threshold): eviction command started, grace %s",
+		               pod, i->signal, i->hard ? "hard" : "soft", grace);
+	else if (i->grace_usec == 0)
+		log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, %s at once", pod, i->signal,
+		               i->hard ? "hard" : "soft",
+		               !i->sigkilled || i->cgroup_kill ? "cgroup.kill" : "SIGKILL to every process (no cgroup.kill)");
+	else {
+		/* What the walk could not read is said, but it changes nothing: cgroup.kill ends it. */
+		char walk[160] = "";
+		if (i->walk_error) {
+			log_entry_add(&e, FIELD_REASON, "%s", strerror(-i->walk_error));
+			snprintf(walk, sizeof(walk), " (%u sub-cgroup(s) not reached: %s)", i->walk_skipped,
+			         strerror(-i->walk_error));
+		}
+		log_entry_send(&e, "Evicting %s (%s, %s threshold): SIGTERM sent to %d process(es)%s, cgroup.kill in %s",
+		               pod, i->signal, i->hard ? "hard" : "soft", i->procs_signalled, walk, grace);
+	}
+}
+
+static void say_resumed(const evict_info *i, const char *pod)
+{
+	log_entry e;
+
+	log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_RESUMED);
+	common_fields(&e, i, pod);
+	uint64_t now = monotonic_usec();
+	uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
+	if (i->sigkilled && !i->exec)
+		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "
+		               "(its kill is carried on)", pod, i->signal, i->hard ? "hard" : "soft");
+	else
+		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
+		               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
+		               evict_phase_to_string(i->phase),
+		               i->exec ? " (command not run again)" : " (SIGTERM not sent again)",
+		               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
+}
+
+static void say_escalated(const evict_info *i, const char *pod, const char *grace)
+{
+	log_entry e;
+
+	/* one cause, one sentence: a kill the eviction's first line announced is not told again */
+	if (i->kill_announced)
+		return;
+	const char *kill = i->cgroup_kill ? "cgroup.kill written" : "SIGKILL sent to every process (no cgroup.kill)";
+	log_entry_init(&e, LOG_WARNING, NULL);
+	common_fields(&e, i, pod);
+	switch (i->kill_cause) {
+	case EVICT_KILL_NO_GRACE:
+		log_entry_send(&e, "No grace period for %s: %s", pod, kill);
+		break;
+	case EVICT_KILL_STOPPING:
+		log_entry_send(&e, "Stopping: %s killed before the end of its grace period (%s): %s", pod, grace, kill);
+		break;
+	case EVICT_KILL_LATE:
+		log_entry_send(&e, "Grace period of %s ended while no evictd ran (%s): %s", pod, grace, kill);
+		break;
+	case EVICT_KILL_AGAIN:
+		log_entry_send(&e, "Kill of %s carried on from the previous evictd: %s again", pod, kill);
+		break;
+	default:
+		log_entry_send(&e, "Grace period of %s over (%s): %s", pod, grace, kill);
+		break;
+	}
+}
+
+static void say_exec_done(const evict_info *i, const char *pod)
+{
+	char line[EVICT_STDERR_TAIL];
+	log_entry e;
+
+	stderr_line(i->exec_stderr, line, sizeof(line));
+	log_entry_init(&e, i->exec_status == 0 ? LOG_INFO : LOG_ERR, NULL);
+	common_fields(&e, i, pod);
+	log_entry_add(&e, FIELD_EXEC_STATUS, "%d", i->exec_status);
+	if (i->exec_stderr[0])
+		log_entry_add(&e, FIELD_EXEC_STDERR, "%s", i->exec_stderr);
+	if (i->exec_status > 128)
+		log_entry_send(&e, "Eviction command for %s killed by signal %d%s%s", pod, i->exec_status - 128,
+		               line[0] ? ": " : "", line);
+	else
+		log_entry_send(&e, "Eviction command for %s exited with status %d%s%s", pod, i->exec_status,
+		               line[0] ? ": " : "", line);
+}
+
+static void say_finished(const evict_info *i, const char *pod)
+{
+	log_entry e;
+
+	if (i->outcome == EVICT_DRY)
+		return; /* said at the start */
+	bool ok = i->outcome == EVICT_DONE || i->outcome == EVICT_HANDED_OVER || i->outcome == EVICT_GONE ||
+	          i->outcome == EVICT_EMPTY;
+	log_entry_init(&e, i->outcome == EVICT_GONE || i->outcome == EVICT_EMPTY ? LOG_WARNING : ok ? LOG_NOTICE : LOG_ERR,
+	               ok ? MSGID_EVICTION_FINISHED : MSGID_EVICTION_FAILED);
+	common_fields(&e, i, pod);
+	log_entry_add(&e, FIELD_OUTCOME, "%s", evict_outcome_to_string(i->outcome));
+	log_entry_add(&e, FIELD_DURATION_MSEC, "%" PRIu64, i->duration_usec / 1000);
+	if (i->exec_status >= 0)
+		log_entry_add(&e, FIELD_EXEC_STATUS, "%d", i->exec_status);
+	/* Not "reclaimed": the node has the pod's resources back only when its cgroup is gone. */
+	if (i->outcome == EVICT_DONE)
+		log_entry_send(&e, "Evicted %s in %" PRIu64 ".%03" PRIu64 "s (%s): its processes are gone; "
+		               "its resources are not back until its pod cgroup is removed", pod,
+		               i->duration_usec / 1000000, i->duration_usec / 1000 % 1000,
+		               i->exec ? "eviction command succeeded"
+		               : i->sigkilled ? (i->grace_usec ? "killed after its grace period" : "killed")
+		                              : "exited after SIGTERM");
+	else if (i->outcome == EVICT_GONE) {
+		log_entry_add(&e, FIELD_REASON, "pod cgroup gone");
+		log_entry_send(&e, "Eviction of %s not started: its cgroup %s is gone (the pod ended after it "
+		               "was chosen); nothing was signalled", pod, i->cgroup_path);
+	} else if (i->outcome == EVICT_EMPTY) {
+		log_entry_add(&e, FIELD_REASON, "no process left");
+		log_entry_send(&e, "Eviction of %s not started: its cgroup %s has no process left "
+		               "(populated 0); nothing was signalled, it is not chosen again", pod, i->cgroup_path);
+	} else if (i->outcome == EVICT_HANDED_OVER)
+		log_entry_send(&e, "Stopping: the eviction of %s is left to the command's orchestrator", pod);
+	else {
+		log_entry_add(&e, FIELD_REASON, "%s", i->error ? strerror(-i->error) : "command failed");
+		log_entry_send(&e, "Eviction of %s %s after %" PRIu64 ".%03" PRIu64 "s: %s", pod,
+		               i->outcome == EVICT_TIMEOUT ? "timed out" : "failed",
+		               i->duration_usec / 1000000, i->duration_usec / 1000 % 1000,
+		               i->error ? strerror(-i->error)
+		                        : i->exec_status >= 0 ? "the eviction command failed" : "unknown error");
+	}
+}
+
+/* One function per event: each says its own sentences, with the fields every entry carries. */
+void evict_log(evict_event what, const evict_info *i)
+{
+	char pod[320], grace[32];
+
+	snprintf(pod, sizeof(pod), "%s%s%s", i->namespace_, *i->namespace_ ? "/" : "", i->name);
+	snprintf(grace, sizeof(grace), "%" PRIu64 "s", (i->grace_usec + 999999) / 1000000);
 	switch (what) {
 	case EVICT_EVENT_STARTED:
-		log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_STARTED);
-		common_fields(&e, i, pod);
-		log_entry_add(&e, FIELD_PROCESSES, "%d", i->procs_signalled);
-		log_entry_add(&e, FIELD_EXPECTED_RECLAIM, "%" PRId64, i->expected_reclaim);
-		/* the real run's action, word for word: a hard threshold (no grace) sends no SIGTERM */
-		if (i->dry_run && i->exec)
-			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): run the eviction command, grace %s",
-			               pod, i->signal, i->hard ? "hard" : "soft", grace);
-		else if (i->dry_run && i->grace_usec == 0)
-			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): no grace period, cgroup.kill at once",
-			               pod, i->signal, i->hard ? "hard" : "soft");
-		else if (i->dry_run)
-			log_entry_send(&e, "Dry run: would evict %s (%s, %s threshold): SIGTERM to every process of its "
-			               "cgroup, cgroup.kill in %s", pod, i->signal, i->hard ? "hard" : "soft", grace);
-		else if (i->exec)
-			log_entry_send(&e, "Evicting %s (%s, %s threshold): eviction command started, grace %s",
-			               pod, i->signal, i->hard ? "hard" : "soft", grace);
-		else if (i->grace_usec == 0)
-			log_entry_send(&e, "Evicting %s (%s, %s threshold): no grace period, %s at once", pod, i->signal,
-			               i->hard ? "hard" : "soft",
-			               !i->sigkilled || i->cgroup_kill ? "cgroup.kill" : "SIGKILL to every process (no cgroup.kill)");
-		else {
-			/* What the walk could not read is said, but it changes nothing: cgroup.kill ends it. */
-			char walk[160] = "";
-			if (i->walk_error) {
-				log_entry_add(&e, FIELD_REASON, "%s", strerror(-i->walk_error));
-				snprintf(walk, sizeof(walk), " (%u sub-cgroup(s) not reached: %s)", i->walk_skipped,
-				         strerror(-i->walk_error));
-			}
-			log_entry_send(&e, "Evicting %s (%s, %s threshold): SIGTERM sent to %d process(es)%s, cgroup.kill in %s",
-			               pod, i->signal, i->hard ? "hard" : "soft", i->procs_signalled, walk, grace);
-		}
+		say_started(i, pod, grace);
 		break;
-	case EVICT_EVENT_RESUMED: {
-		log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_RESUMED);
-		common_fields(&e, i, pod);
-		uint64_t now = monotonic_usec();
-		uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
-		if (i->sigkilled && !i->exec)
-			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "
-			               "(its kill is carried on)", pod, i->signal, i->hard ? "hard" : "soft");
-		else
-			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: %s%s, "
-			               "%s in %" PRIu64 ".%03" PRIu64 "s", pod, i->signal, i->hard ? "hard" : "soft",
-			               evict_phase_to_string(i->phase),
-			               i->exec ? " (command not run again)" : " (SIGTERM not sent again)",
-			               i->exec ? "timeout" : "cgroup.kill", left / 1000000, left / 1000 % 1000);
+	case EVICT_EVENT_RESUMED:
+		say_resumed(i, pod);
 		break;
-	}
-	case EVICT_EVENT_ESCALATED: {
-		/* one cause, one sentence: a kill the eviction's first line announced is not told again */
-		if (i->kill_announced)
-			break;
-		const char *kill = i->cgroup_kill ? "cgroup.kill written" : "SIGKILL sent to every process (no cgroup.kill)";
-		log_entry_init(&e, LOG_WARNING, NULL);
-		common_fields(&e, i, pod);
-		switch (i->kill_cause) {
-		case EVICT_KILL_NO_GRACE:
-			log_entry_send(&e, "No grace period for %s: %s", pod, kill);
-			break;
-		case EVICT_KILL_STOPPING:
-			log_entry_send(&e, "Stopping: %s killed before the end of its grace period (%s): %s", pod, grace, kill);
-			break;
-		case EVICT_KILL_LATE:
-			log_entry_send(&e, "Grace period of %s ended while no evictd ran (%s): %s", pod, grace, kill);
-			break;
-		case EVICT_KILL_AGAIN:
-			log_entry_send(&e, "Kill of %s carried on from the previous evictd: %s again", pod, kill);
-			break;
-		default:
-			log_entry_send(&e, "Grace period of %s over (%s): %s", pod, grace, kill);
-			break;
-		}
+	case EVICT_EVENT_ESCALATED:
+		say_escalated(i, pod, grace);
 		break;
-	}
 	case EVICT_EVENT_EXEC_DONE:
-		stderr_line(i->exec_stderr, line, sizeof(line));
-		log_entry_init(&e, i->exec_status == 0 ? LOG_INFO : LOG_ERR, NULL);
-		common_fields(&e, i, pod);
-		log_entry_add(&e, FIELD_EXEC_STATUS, "%d", i->exec_status);
-		if (i->exec_stderr[0])
-			log_entry_add(&e, FIELD_EXEC_STDERR, "%s", i->exec_stderr);
-		if (i->exec_status > 128)
-			log_entry_send(&e, "Eviction command for %s killed by signal %d%s%s", pod, i->exec_status - 128,
-			               line[0] ? ": " : "", line);
-		else
-			log_entry_send(&e, "Eviction command for %s exited with status %d%s%s", pod, i->exec_status,
-			               line[0] ? ": " : "", line);
+		say_exec_done(i, pod);
 		break;
 	case EVICT_EVENT_FINISHED:
-		if (i->outcome == EVICT_DRY)
-			return; /* said at the start */
-		bool ok = i->outcome == EVICT_DONE || i->outcome == EVICT_HANDED_OVER || i->outcome == EVICT_GONE ||
-		          i->outcome == EVICT_EMPTY;
-		log_entry_init(&e, i->outcome == EVICT_GONE || i->outcome == EVICT_EMPTY ? LOG_WARNING : ok ? LOG_NOTICE : LOG_ERR,
-		               ok ? MSGID_EVICTION_FINISHED : MSGID_EVICTION_FAILED);
-		common_fields(&e, i, pod);
-		log_entry_add(&e, FIELD_OUTCOME, "%s", evict_outcome_to_string(i->outcome));
-		log_entry_add(&e, FIELD_DURATION_MSEC, "%" PRIu64, i->duration_usec / 1000);
-		if (i->exec_status >= 0)
-			log_entry_add(&e, FIELD_EXEC_STATUS, "%d", i->exec_status);
-		/* Not "reclaimed": the node has the pod's resources back only when its cgroup is gone. */
-		if (i->outcome == EVICT_DONE)
-			log_entry_send(&e, "Evicted %s in %" PRIu64 ".%03" PRIu64 "s (%s): its processes are gone; "
-			               "its resources are not back until its pod cgroup is removed", pod,
-			               i->duration_usec / 1000000, i->duration_usec / 1000 % 1000,
-			               i->exec ? "eviction command succeeded"
-			               : i->sigkilled ? (i->grace_usec ? "killed after its grace period" : "killed")
-			                              : "exited after SIGTERM");
-		else if (i->outcome == EVICT_GONE) {
-			log_entry_add(&e, FIELD_REASON, "pod cgroup gone");
-			log_entry_send(&e, "Eviction of %s not started: its cgroup %s is gone (the pod ended after it "
-			               "was chosen); nothing was signalled", pod, i->cgroup_path);
-		} else if (i->outcome == EVICT_EMPTY) {
-			log_entry_add(&e, FIELD_REASON, "no process left");
-			log_entry_send(&e, "Eviction of %s not started: its cgroup %s has no process left "
-			               "(populated 0); nothing was signalled, it is not chosen again", pod, i->cgroup_path);
-		} else if (i->outcome == EVICT_HANDED_OVER)
-			log_entry_send(&e, "Stopping: the eviction of %s is left to the command's orchestrator", pod);
-		else {
-			log_entry_add(&e, FIELD_REASON, "%s", i->error ? strerror(-i->error) : "command failed");
-			log_entry_send(&e, "Eviction of %s %s after %" PRIu64 ".%03" PRIu64 "s: %s", pod,
-			               i->outcome == EVICT_TIMEOUT ? "timed out" : "failed",
-			               i->duration_usec / 1000000, i->duration_usec / 1000 % 1000,
-			               i->error ? strerror(-i->error)
-			                        : i->exec_status >= 0 ? "the eviction command failed" : "unknown error");
-		}
+		say_finished(i, pod);
 		break;
 	}
 }

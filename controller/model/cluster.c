@@ -1,4 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The live model's bookkeeping (cluster.h): every watch event applied in place to the queue's
+ * pp_sched, and this scheduler's writes laid over the API's view until the API shows them.
+ * Over ~700 lines on purpose: a pod's API view, its place in the library's model and our pending
+ * writes (assumed binding, nomination, deletion, condition) are one record (struct mpod) that the
+ * watch side and the write side both change; split between files, each half would reach into the
+ * other's fields and the rule "the API's view wins once it shows our write" would live in two
+ * places. Conversion of objects is convert.c, budgets budget.c, the maps objmap.c.
+ */
 #include "cluster.h"
 
 #include <errno.h>

@@ -82,7 +82,60 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+/* The command line once parsed: the command, its options, and every other argument a file. */
+struct cli {
+	const char *command, *pod, *now, *kubeconfig, *admission, *pdb;
+	bool explain;
+	const char **files;
+	size_t nfiles;
+};
+
+static int run_check(const struct cli *o)
+{
+	if (o->pod || o->explain || o->now || o->pdb)
+		return usage_error("%s", "check takes no --pod, --explain, --now or --pdb");
+	if (!o->nfiles && !o->kubeconfig)
+		return usage_error("%s", "check needs a CLUSTER file (or --kubeconfig)");
+	return cmd_check(o->kubeconfig, o->admission, o->files, o->nfiles, stdout, stderr);
+}
+
+static int run_preempt(const struct cli *o)
+{
+	struct preempt_args a = { .kubeconfig = o->kubeconfig, .admission_config = o->admission, .files = o->files,
+		                  .nfiles = o->nfiles, .explain = o->explain };
+	const char *pod = o->pod, *now = o->now;
+	char *ns = NULL;
+	const char *slash = pod ? strchr(pod, '/') : NULL;
+	pp_err perr = { "" };
+	int status;
+
+	if (!o->nfiles && !o->kubeconfig) {
+		status = usage_error("%s", "preempt needs a CLUSTER file (or --kubeconfig)");
+	} else if (pod && !*pod) {
+		status = usage_error("%s", "preempt needs --pod NAMESPACE/NAME");
+	} else if (slash && (slash == pod || !slash[1] || strchr(slash + 1, '/'))) {
+		status = usage_error("--pod '%s': expected NAMESPACE/NAME", pod);
+	} else if (o->pdb && pp_pdb_policy_parse(o->pdb, &a.pdb_policy, &perr) < 0) {
+		status = usage_error("--pdb: %s", perr.msg);
+	} else if (now && k8s_parse_time(now, &a.now_ns) < 0) {
+		status = usage_error("--now '%s': expected an RFC 3339 time such as 2024-05-01T10:00:00Z", now);
+	} else if (slash && !(ns = strndup(pod, (size_t)(slash - pod)))) {
+		fputs("preemptctl: out of memory\n", stderr);
+		status = EXIT_REJECTED;
+	} else {
+		/* no --pod: the pod file's one pod (cmd_preempt) */
+		a.namespace_ = ns ? ns : "default";
+		a.name = !pod ? NULL : slash ? slash + 1 : pod;
+		if (!now)
+			a.now_ns = now_ns();
+		status = cmd_preempt(&a, stdout, stderr);
+	}
+	free(ns);
+	return status;
+}
+
+/* Parses the options into o; -1 to go on, else the exit status (--help, --version, a usage error). */
+static int parse_args(int argc, char **argv, struct cli *o)
 {
 	enum { OPT_POD = 0x100, OPT_EXPLAIN, OPT_NOW, OPT_KUBECONFIG, OPT_ADMISSION_CONFIG, OPT_PDB };
 	static const struct option options[] = {
@@ -96,121 +149,85 @@ int main(int argc, char **argv)
 		{ "pdb", required_argument, NULL, OPT_PDB },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *command = NULL, *pod = NULL, *now = NULL, *kubeconfig = NULL, *admission = NULL, *pdb = NULL;
-	bool explain = false;
 	int c;
-	/* every non-option argument after the command is a file */
-	const char **files = calloc((size_t)argc + 1, sizeof(*files));
-	size_t nfiles = 0;
 
-	if (!files) {
-		fputs("preemptctl: out of memory\n", stderr);
-		return EXIT_REJECTED;
-	}
-	/* `schedule` parses its own options (cmd_schedule.c). */
-	if (argc > 1 && !strcmp(argv[1], "schedule")) {
-		free(files);
-		return cmd_schedule_main(argc - 1, argv + 1);
-	}
 	/* "-": non-options come back in order as 1, so options may go anywhere. */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "-:hV", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			free(files);
 			return 0;
 		case 'V':
 			printf("preemptctl %s (libpreempt %d.%d)\n", PREEMPTCTL_VERSION, PP_VERSION_MAJOR,
 			       PP_VERSION_MINOR);
-			free(files);
 			return 0;
 		case OPT_POD:
-			pod = optarg;
+			o->pod = optarg;
 			break;
 		case OPT_EXPLAIN:
-			explain = true;
+			o->explain = true;
 			break;
 		case OPT_NOW:
-			now = optarg;
+			o->now = optarg;
 			break;
 		case OPT_PDB:
-			pdb = optarg;
+			o->pdb = optarg;
 			break;
 		case OPT_KUBECONFIG:
-			kubeconfig = optarg;
+			o->kubeconfig = optarg;
 			break;
 		case OPT_ADMISSION_CONFIG:
-			if (admission) {
-				free(files);
+			if (o->admission)
 				return usage_error("%s", "--admission-config given twice");
-			}
-			admission = optarg;
+			o->admission = optarg;
 			break;
 		case 1:
-			if (!command)
-				command = optarg;
+			if (!o->command)
+				o->command = optarg;
 			else
-				files[nfiles++] = optarg;
+				o->files[o->nfiles++] = optarg;
 			break;
 		case ':':
-			free(files);
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			free(files);
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	for (; optind < argc; optind++) /* after "--" */
-		if (!command)
-			command = argv[optind];
+		if (!o->command)
+			o->command = argv[optind];
 		else
-			files[nfiles++] = argv[optind];
-	if (!command) {
-		free(files);
+			o->files[o->nfiles++] = argv[optind];
+	if (!o->command)
 		return usage_error("%s", "missing command (preempt, schedule or check)");
-	}
+	return -1;
+}
 
+int main(int argc, char **argv)
+{
+	/* every non-option argument after the command is a file */
+	struct cli o = { .files = calloc((size_t)argc + 1, sizeof(*o.files)) };
 	int status;
-	if (!strcmp(command, "check")) {
-		if (pod || explain || now || pdb)
-			status = usage_error("%s", "check takes no --pod, --explain, --now or --pdb");
-		else if (!nfiles && !kubeconfig)
-			status = usage_error("%s", "check needs a CLUSTER file (or --kubeconfig)");
-		else
-			status = cmd_check(kubeconfig, admission, files, nfiles, stdout, stderr);
-	} else if (!strcmp(command, "preempt")) {
-		struct preempt_args a = { .kubeconfig = kubeconfig, .admission_config = admission, .files = files,
-			                  .nfiles = nfiles, .explain = explain };
-		char *ns = NULL;
-		const char *slash = pod ? strchr(pod, '/') : NULL;
-		pp_err perr = { "" };
 
-		if (!nfiles && !kubeconfig) {
-			status = usage_error("%s", "preempt needs a CLUSTER file (or --kubeconfig)");
-		} else if (pod && !*pod) {
-			status = usage_error("%s", "preempt needs --pod NAMESPACE/NAME");
-		} else if (slash && (slash == pod || !slash[1] || strchr(slash + 1, '/'))) {
-			status = usage_error("--pod '%s': expected NAMESPACE/NAME", pod);
-		} else if (pdb && pp_pdb_policy_parse(pdb, &a.pdb_policy, &perr) < 0) {
-			status = usage_error("--pdb: %s", perr.msg);
-		} else if (now && k8s_parse_time(now, &a.now_ns) < 0) {
-			status = usage_error("--now '%s': expected an RFC 3339 time such as 2024-05-01T10:00:00Z", now);
-		} else if (slash && !(ns = strndup(pod, (size_t)(slash - pod)))) {
-			fputs("preemptctl: out of memory\n", stderr);
-			status = EXIT_REJECTED;
-		} else {
-			/* no --pod: the pod file's one pod (cmd_preempt) */
-			a.namespace_ = ns ? ns : "default";
-			a.name = !pod ? NULL : slash ? slash + 1 : pod;
-			if (!now)
-				a.now_ns = now_ns();
-			status = cmd_preempt(&a, stdout, stderr);
-		}
-		free(ns);
-	} else {
-		status = usage_error("unknown command '%s' (preempt, schedule or check)", command);
+	if (!o.files) {
+		fputs("preemptctl: out of memory\n", stderr);
+		return EXIT_REJECTED;
 	}
-	free(files);
+	/* `schedule` parses its own options (cmd_schedule.c). */
+	if (argc > 1 && !strcmp(argv[1], "schedule")) {
+		free(o.files);
+		return cmd_schedule_main(argc - 1, argv + 1);
+	}
+	/* --help, --version and usage errors end here */
+	if ((status = parse_args(argc, argv, &o)) < 0) {
+		if (!strcmp(o.command, "check"))
+			status = run_check(&o);
+		else if (!strcmp(o.command, "preempt"))
+			status = run_preempt(&o);
+		else
+			status = usage_error("unknown command '%s' (preempt, schedule or check)", o.command);
+	}
+	free(o.files);
 	return status;
 }

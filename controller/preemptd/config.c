@@ -198,6 +198,60 @@ static bool listen_ok(const char *v)
 	return inet_pton(AF_INET, host, addr) == 1;
 }
 
+/* lease: NAMESPACE/NAME, the name a DNS subdomain. */
+static int parse_lease(preemptd_config *cfg, const struct key *k, const char *v, char *why, size_t why_size)
+{
+	const char *slash = strchr(v, '/');
+
+	if (!slash || slash == v || !slash[1] || strchr(slash + 1, '/') || !pp_is_dns_subdomain(slash + 1)) {
+		snprintf(why, why_size, "%s: expected NAMESPACE/NAME, not \"%s\"", k->name, v);
+		return -EINVAL;
+	}
+	char *ns_ = strndup(v, (size_t)(slash - v));
+	if (!ns_)
+		return -ENOMEM;
+	free(cfg->lease_namespace);
+	cfg->lease_namespace = ns_;
+	return set_str(&cfg->lease_name, slash + 1);
+}
+
+/* nomination-timeout: grace+DURATION (after the victims' grace period), DURATION, or never. */
+static int parse_nomination_timeout(preemptd_config *cfg, const struct key *k, const char *v, char *why,
+                                    size_t why_size)
+{
+	cfg->nomination_timeout_usec = cfg->nomination_after_grace_usec = 0;
+	if (!strcmp(v, "never"))
+		return 0;
+	if (!strncmp(v, "grace+", 6))
+		return parse_usec(k, v + 6, &cfg->nomination_after_grace_usec, why, why_size);
+	if (parse_usec(k, v, &cfg->nomination_timeout_usec, why, why_size) < 0) {
+		snprintf(why, why_size, "%s: expected grace+DURATION (e.g. grace+30s), DURATION or never, not \"%s\"",
+		         k->name, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* max-victims-per-minute-per-pool: LABEL=N (a node label key and a count), or none. */
+static int parse_pool_limit(preemptd_config *cfg, const struct key *k, const char *v, char *why, size_t why_size)
+{
+	const char *eq = strrchr(v, '=');
+
+	free(cfg->pool_label);
+	cfg->pool_label = NULL;
+	cfg->max_victims_per_pool = 0;
+	if (!strcmp(v, "none"))
+		return 0;
+	if (!eq || !label_key_ok(v, (size_t)(eq - v))) {
+		snprintf(why, why_size, "%s: expected LABEL=N (a node label key and a number), or none, not \"%s\"",
+		         k->name, v);
+		return -EINVAL;
+	}
+	if (parse_count(k, eq + 1, &cfg->max_victims_per_pool, why, why_size) < 0)
+		return -EINVAL;
+	return (cfg->pool_label = strndup(v, (size_t)(eq - v))) ? 0 : -ENOMEM;
+}
+
 /* Applies value to key k. why[] says what is wrong (without the location). */
 static int apply(preemptd_config *cfg, const struct key *k, const char *v, char *why, size_t why_size)
 {
@@ -247,19 +301,8 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 		return parse_usec(k, v, field, why, why_size);
 	case K_UINT:
 		return parse_count(k, v, field, why, why_size);
-	case K_LEASE: {
-		const char *slash = strchr(v, '/');
-		if (!slash || slash == v || !slash[1] || strchr(slash + 1, '/') || !pp_is_dns_subdomain(slash + 1)) {
-			snprintf(why, why_size, "%s: expected NAMESPACE/NAME, not \"%s\"", k->name, v);
-			return -EINVAL;
-		}
-		char *ns_ = strndup(v, (size_t)(slash - v));
-		if (!ns_)
-			return -ENOMEM;
-		free(cfg->lease_namespace);
-		cfg->lease_namespace = ns_;
-		return set_str(&cfg->lease_name, slash + 1);
-	}
+	case K_LEASE:
+		return parse_lease(cfg, k, v, why, why_size);
 	case K_LOG_TARGET:
 		if (journal_target_parse(v, field) < 0) {
 			snprintf(why, why_size, "%s: expected auto, journal or stderr, not \"%s\"", k->name, v);
@@ -275,36 +318,12 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 		return 0;
 	}
 	case K_NOMINATION_TIMEOUT:
-		cfg->nomination_timeout_usec = cfg->nomination_after_grace_usec = 0;
-		if (!strcmp(v, "never"))
-			return 0;
-		if (!strncmp(v, "grace+", 6))
-			return parse_usec(k, v + 6, &cfg->nomination_after_grace_usec, why, why_size);
-		if (parse_usec(k, v, &cfg->nomination_timeout_usec, why, why_size) < 0) {
-			snprintf(why, why_size, "%s: expected grace+DURATION (e.g. grace+30s), DURATION or never, not \"%s\"",
-			         k->name, v);
-			return -EINVAL;
-		}
-		return 0;
+		return parse_nomination_timeout(cfg, k, v, why, why_size);
 	case K_LIMIT:
 		*(unsigned *)field = 0;
 		return !strcmp(v, "none") ? 0 : parse_count(k, v, field, why, why_size);
-	case K_POOL_LIMIT: {
-		const char *eq = strrchr(v, '=');
-		free(cfg->pool_label);
-		cfg->pool_label = NULL;
-		cfg->max_victims_per_pool = 0;
-		if (!strcmp(v, "none"))
-			return 0;
-		if (!eq || !label_key_ok(v, (size_t)(eq - v))) {
-			snprintf(why, why_size, "%s: expected LABEL=N (a node label key and a number), or none, not \"%s\"",
-			         k->name, v);
-			return -EINVAL;
-		}
-		if (parse_count(k, eq + 1, &cfg->max_victims_per_pool, why, why_size) < 0)
-			return -EINVAL;
-		return (cfg->pool_label = strndup(v, (size_t)(eq - v))) ? 0 : -ENOMEM;
-	}
+	case K_POOL_LIMIT:
+		return parse_pool_limit(cfg, k, v, why, why_size);
 	case K_DURATION_OFF:
 		*(uint64_t *)field = 0;
 		return !strcmp(v, "0") || !strcmp(v, "none") ? 0 : parse_usec(k, v, field, why, why_size);

@@ -48,7 +48,8 @@ static void value(FILE *f, double v)
 		fputs(v > 0 ? "+Inf" : "-Inf", f);
 	else if (isnan(v))
 		fputs("NaN", f);
-	else if (v == (double)(int64_t)v && fabs(v) < 9e15)
+	/* the range first: converting a double beyond int64_t is undefined behaviour */
+	else if (fabs(v) < 9e15 && v == (double)(int64_t)v)
 		fprintf(f, "%lld", (long long)v);
 	else
 		fprintf(f, "%.9g", v);

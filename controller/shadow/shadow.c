@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * --shadow mode (shadow.h): decide for another scheduler's pods at the moment it decides, and
+ * compare. Over ~700 lines on purpose: the pending pods, the victims seen preempted and the
+ * decisions waiting for the other scheduler's answer are one state, keyed and expired together;
+ * each comparison (bind, preempt, unschedulable) reads all three. Deciding itself is libpreempt's,
+ * the explanation cycle/explain.c's, the journal line report/journal.c's.
+ */
 #include "shadow.h"
 
 #include <errno.h>
@@ -222,7 +229,7 @@ static int tied_candidates(shadow *s, const char *ns, const char *name, const ch
 /* The scheduling cycle's choice for the pending pod, on the model as it stands. theirs: the node
  * the other scheduler took (bound or nominated), NULL: none. Every candidate as good as ours is
  * looked for only when it took another node: that costs a preemption run with per-node records. */
-static int decide(shadow *s, const char *ns, const char *name, const char *theirs, struct ours *o)
+static int decide_ours(shadow *s, const char *ns, const char *name, const char *theirs, struct ours *o)
 {
 	const pp_cluster *c = queue_cluster(s->q);
 	pp_preempt_options po = { .now_ns = s->clock() };
@@ -567,7 +574,7 @@ static void on_bound(shadow *s, const char *key, const char *ns, const char *nam
 	if (pp_cluster_pod_info(queue_cluster(s->q), ns, name, &pi) >= 0)
 		prio = pi.priority;
 	const char *where = sp->their_nom ? sp->their_nom : node;
-	if (!sp->open && decide(s, ns, name, where, &sp->ours) < 0)
+	if (!sp->open && decide_ours(s, ns, name, where, &sp->ours) < 0)
 		return;
 	(void)claim(s, where, sp->since, prio, &theirs);
 	if (theirs.n)
@@ -604,7 +611,7 @@ static void on_bound(shadow *s, const char *key, const char *ns, const char *nam
 static void on_unschedulable(shadow *s, const char *key, const char *ns, const char *name, struct spod *sp,
                              const char *message)
 {
-	if (decide(s, ns, name, NULL, &sp->ours) < 0)
+	if (decide_ours(s, ns, name, NULL, &sp->ours) < 0)
 		return;
 	bool agree = sp->ours.kind == SHADOW_UNSCHEDULABLE;
 	char *theirs = theirs_text(SHADOW_UNSCHEDULABLE, NULL, NULL, NULL, message);
@@ -666,7 +673,7 @@ static void pod_changing(void *userdata, const struct k8s_pod *p, const cluster_
 	}
 	if (p->nominated_node_name && !str_eq(p->nominated_node_name, before ? before->nominated : NULL)) {
 		/* a preemption: decided now, on the cluster the other scheduler preempted on */
-		if (!sp->open && decide(s, p->namespace_, p->name, p->nominated_node_name, &sp->ours) >= 0) {
+		if (!sp->open && decide_ours(s, p->namespace_, p->name, p->nominated_node_name, &sp->ours) >= 0) {
 			bool ours_node = false;
 			for (size_t i = 0; i < sp->ours.n_cands; i++)
 				ours_node |= !strcmp(sp->ours.cands[i].node, p->nominated_node_name);

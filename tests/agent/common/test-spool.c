@@ -2,7 +2,8 @@
 /*
  * The eviction spool's bound (spool-max): with more records than it allows, the oldest undelivered
  * ones are dropped, each with a log line naming it, and the newest are kept; names sort in the
- * order of the evictions (what evictd-kube delivers them by); records are 0644.
+ * order of the evictions (what evictd-kube delivers them by); records are 0644. Quantities in
+ * records are canonical, as the API server prints them.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -158,12 +159,25 @@ static void test_spool_below_max_keeps_all(void **state)
 	close(dirfd);
 }
 
+static void test_quantity(void **state)
+{
+	char b[32];
+	(void)state;
+	assert_string_equal(spool_quantity(100 << 20, b, sizeof(b)), "100Mi");
+	assert_string_equal(spool_quantity(1288490188, b, sizeof(b)), "1288490188");
+	assert_string_equal(spool_quantity(1258291LL * 1024, b, sizeof(b)), "1258291Ki");
+	assert_string_equal(spool_quantity(0, b, sizeof(b)), "0");
+	assert_string_equal(spool_quantity(-(50 << 20), b, sizeof(b)), "-50Mi");
+	assert_string_equal(spool_quantity(1LL << 30, b, sizeof(b)), "1Gi");
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spool_max_drops_oldest_and_logs),
 		cmocka_unit_test(test_spool_below_max_keeps_all),
+		cmocka_unit_test(test_quantity),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

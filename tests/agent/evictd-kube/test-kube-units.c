@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Units of the Kubernetes link: kubeconfig parsing and refusals, the kubelet's eviction message
- * byte for byte, canonical quantities, Pod decoding into the descriptor (critical pods, the
- * scheduler's requests), and evictd reading that descriptor back (the extended keys).
+ * Units of the Kubernetes link: the kubelet's eviction message byte for byte, Pod decoding into
+ * the descriptor (critical pods, the scheduler's requests), and evictd reading that descriptor back
+ * (the extended keys). The kubeconfig and the backoff are kube/'s (tests/kube/test-kubeconfig.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,10 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backoff.h"
 #include "kpod.h"
 #include "kstream.h"
-#include "kubeconfig.h"
 #include "podmeta.h"
 #include "spool.h"
 
@@ -60,109 +58,6 @@ static void put(const char *name, const char *text, mode_t mode)
 	assert_int_equal(chmod(p, mode), 0);
 }
 
-static int load(const char *name, kube_config **c, char *err, size_t size)
-{
-	char p[256];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return kubeconfig_load(p, "the hint", c, err, size);
-}
-
-#define KC_HEAD "apiVersion: v1\nkind: Config\ncurrent-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\n" \
-                "clusters:\n- name: c\n  cluster:\n    server: https://10.0.0.1:6443/\n    certificate-authority: pki/ca.crt\n"
-
-static void test_kubeconfig_files(void **state)
-{
-	kube_config *c = NULL;
-	char err[512];
-	(void)state;
-
-	put("ok.conf", KC_HEAD "users:\n- name: u\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n"
-	               "    client-key: /var/lib/kubelet/pki/kubelet-client-current.pem\n", 0600);
-	assert_int_equal(load("ok.conf", &c, err, sizeof(err)), 0);
-	assert_string_equal(c->server, "https://10.0.0.1:6443");
-	assert_non_null(strstr(c->ca.path, "/pki/ca.crt")); /* relative to the kubeconfig's directory */
-	assert_true(strncmp(c->ca.path, dir, strlen(dir)) == 0);
-	assert_string_equal(c->cert.path, "/var/lib/kubelet/pki/kubelet-client-current.pem");
-	assert_null(c->token);
-	c = kubeconfig_free(c);
-
-	put("data.conf", "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
-	                 "  cluster: {server: 'https://h', certificate-authority-data: aGVsbG8=}\nusers:\n- name: u\n"
-	                 "  user: {token: s3cr3t}\n", 0600);
-	assert_int_equal(load("data.conf", &c, err, sizeof(err)), 0);
-	assert_int_equal(c->ca.len, 5);
-	assert_memory_equal(c->ca.data, "hello", 5);
-	assert_string_equal(c->token, "s3cr3t");
-	c = kubeconfig_free(c);
-}
-
-static void test_kubeconfig_refusals(void **state)
-{
-	kube_config *c = NULL;
-	char err[512];
-	(void)state;
-
-	put("exec.conf", KC_HEAD "users:\n- name: u\n  user:\n    exec: {command: aws}\n", 0600);
-	assert_int_equal(load("exec.conf", &c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "credential plugins (exec/auth-provider) are not supported"));
-	assert_null(strchr(err, '\n'));
-
-	put("open.conf", KC_HEAD "users:\n- name: u\n  user: {token: s3cr3t}\n", 0640);
-	assert_int_equal(load("open.conf", &c, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "accessible by its group (mode 0640"));
-	assert_null(strstr(err, "s3cr3t"));
-
-	assert_int_equal(load("missing.conf", &c, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "missing.conf: no such file (the hint)"));
-
-	put("insecure.conf", "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
-	                     "  cluster: {server: 'https://h', insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\n",
-	      0600);
-	assert_int_equal(load("insecure.conf", &c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "insecure-skip-tls-verify is refused"));
-
-	put("http.conf", "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
-	                 "  cluster: {server: 'http://h'}\nusers:\n- name: u\n  user: {token: t}\n", 0600);
-	assert_int_equal(load("http.conf", &c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "must be an https:// URL"));
-
-	put("nocontext.conf", "contexts: []\n", 0600);
-	assert_int_equal(load("nocontext.conf", &c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "current-context is not set"));
-
-	put("nouser.conf", KC_HEAD "users:\n- name: u\n  user: {}\n", 0600);
-	assert_int_equal(load("nouser.conf", &c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "no client certificate and no token"));
-
-	put("badyaml.conf", "current-context: [\n", 0600);
-	assert_int_equal(load("badyaml.conf", &c, err, sizeof(err)), -EINVAL);
-	assert_null(c);
-}
-
-static void test_base64(void **state)
-{
-	unsigned char *out;
-	size_t n;
-	(void)state;
-	assert_int_equal(kube_base64_decode("aGVs\nbG8gd29ybGQ=", 17, &out, &n), 0);
-	assert_int_equal(n, 11);
-	assert_memory_equal(out, "hello world", 11);
-	free(out);
-	assert_int_equal(kube_base64_decode("a$b=", 4, &out, &n), -EINVAL);
-	assert_int_equal(kube_base64_decode("ab=c", 4, &out, &n), -EINVAL);
-}
-
-static void test_quantity(void **state)
-{
-	char b[32];
-	(void)state;
-	assert_string_equal(spool_quantity(100 << 20, b, sizeof(b)), "100Mi");
-	assert_string_equal(spool_quantity(1288490188, b, sizeof(b)), "1288490188");
-	assert_string_equal(spool_quantity(1258291LL * 1024, b, sizeof(b)), "1258291Ki");
-	assert_string_equal(spool_quantity(0, b, sizeof(b)), "0");
-	assert_string_equal(spool_quantity(-(50 << 20), b, sizeof(b)), "-50Mi");
-	assert_string_equal(spool_quantity(1LL << 30, b, sizeof(b)), "1Gi");
-}
 
 static void test_message(void **state)
 {
@@ -405,37 +300,9 @@ static void test_pod_static_and_bad(void **state)
 	assert_null(strstr(text, "namespace"));
 }
 
-/*
- * The retry backoff: doubles from 500 ms up to the maximum and stays there, each delay within
- * [cur/2, cur] (the jitter), and starts again from 500 ms once reset. Any random() draw must
- * satisfy these bounds, so the seed does not matter; it is fixed anyway.
- */
-static void test_backoff(void **state)
-{
-	(void)state;
-	srandom(24);
-	uint64_t cur = 0, max = 4000000, want = 500000;
-	for (int i = 0; i < 12; i++) {
-		uint64_t d = backoff_next(&cur, max);
-		assert_int_equal(cur, want);
-		assert_true(d >= cur / 2 && d <= cur);
-		want = want * 2 > max ? max : want * 2;
-	}
-	assert_int_equal(cur, max); /* capped: the 12th is still the maximum */
-	cur = 0;
-	(void)backoff_next(&cur, max);
-	assert_int_equal(cur, 500000); /* reset after a success */
-	cur = 0;
-	(void)backoff_next(&cur, 300000);
-	assert_int_equal(cur, 300000); /* a maximum below the first step wins */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_backoff),
-		cmocka_unit_test(test_kubeconfig_files), cmocka_unit_test(test_kubeconfig_refusals),
-		cmocka_unit_test(test_base64),           cmocka_unit_test(test_quantity),
 		cmocka_unit_test(test_message),          cmocka_unit_test(test_message_table),
 		cmocka_unit_test(test_pod_decode),
 		cmocka_unit_test(test_descriptor_read_back),

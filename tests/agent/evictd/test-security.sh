@@ -9,7 +9,7 @@
 # The attack's goal in each case: keep default/web-1 (priority 0, 1.2Gi over its request) from
 # being evicted first. A control case shows that the same descriptor, when trusted, would succeed,
 # so every check here can fail. The exec action's "no shell, one argv entry per placeholder" is
-# covered by the fuzz target tests/fuzz/fuzz-exec-argv.c (replayed by tests/agent/observe/test-fuzz-replay)
+# covered by the fuzz target tests/fuzz/fuzz-exec-argv.c (replayed by tests/agent/common/test-fuzz-replay)
 # and end to end by tests/agent/act/test-evictor.c (a recorder command receiving hostile names).
 . "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/../lib-agent.sh"

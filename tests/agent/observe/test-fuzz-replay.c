@@ -1,36 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replays every saved fuzz input of the evictd fuzz targets (configuration with drop-ins, pod
- * descriptors, exec argv, eviction outcomes) through the normal build, so that a fixed finding stays fixed
- * without clang.
+ * Replays every saved fuzz input of the pod descriptor fuzz target (observe/podmeta.c) through the
+ * normal build, so that a fixed finding stays fixed without clang. The configuration's, exec argv's
+ * and eviction outcomes' are agent/common's (tests/agent/common/test-fuzz-replay.c).
  */
-#define LLVMFuzzerTestOneInput fuzz_config_one
-#include "../../fuzz/fuzz-config.c"
-#undef LLVMFuzzerTestOneInput
-
 #define LLVMFuzzerTestOneInput fuzz_podmeta_one
 #include "../../fuzz/fuzz-podmeta.c"
 #undef LLVMFuzzerTestOneInput
 
-#define LLVMFuzzerTestOneInput fuzz_exec_argv_one
-#include "../../fuzz/fuzz-exec-argv.c"
-#undef LLVMFuzzerTestOneInput
-
-#define LLVMFuzzerTestOneInput fuzz_outcome_one
-#include "../../fuzz/fuzz-outcome.c"
-#undef LLVMFuzzerTestOneInput
-
-#define LLVMFuzzerTestOneInput fuzz_kubelet_config_one
-#include "../../fuzz/fuzz-kubelet-config.c"
-#undef LLVMFuzzerTestOneInput
-
 #include "../../fuzz/replay.h"
-
-static void test_config(void **state)
-{
-	(void)state;
-	replay_target("config", fuzz_config_one);
-}
 
 static void test_podmeta(void **state)
 {
@@ -42,32 +20,10 @@ static void test_podmeta(void **state)
 	replay_target("podmeta", fuzz_podmeta_one);
 }
 
-static void test_exec_argv(void **state)
-{
-	(void)state;
-	replay_target("exec-argv", fuzz_exec_argv_one);
-}
-
-static void test_outcome(void **state)
-{
-	(void)state;
-	replay_target("outcome", fuzz_outcome_one);
-}
-
-static void test_kubelet_config(void **state)
-{
-	(void)state;
-	replay_target("kubelet-config", fuzz_kubelet_config_one);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_podmeta),
-		cmocka_unit_test(test_exec_argv),
-		cmocka_unit_test(test_outcome),
-		cmocka_unit_test(test_kubelet_config),
 	};
 	return cmocka_run_group_tests(tests, replay_group_setup, replay_group_teardown);
 }

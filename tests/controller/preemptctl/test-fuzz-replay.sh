@@ -3,7 +3,7 @@
 # through the real preemptctl: `check` must answer 0 (accepted) or 1 (rejected, with a message)
 # within 10 s — never crash, hang or leak (under SANITIZE=1). Pending findings (tests/fuzz/pending/k8s)
 # are reported as skips until fixed.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 P=$BUILD/preemptctl
 [ -x "$P" ] || skip_all "$P not built"
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}

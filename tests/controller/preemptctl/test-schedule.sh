@@ -1,7 +1,7 @@
 #!/bin/bash
 # preemptctl schedule: JSON lines per event in simulated time (bind, nominate + victims,
 # victim-gone after the grace period, clear-nomination, unschedulable + reasons), exit codes.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 
 PCTL=$BUILD/preemptctl
 F=tests/fixtures/k8s/schedule

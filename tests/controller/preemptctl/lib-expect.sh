@@ -1,4 +1,4 @@
-# Sourced by tests/controller/test-*.sh (after tests/lib.sh, with $tmp set to a scratch directory).
+# Sourced by tests/controller/preemptctl/test-*.sh (after tests/lib.sh, with $tmp set to a scratch directory).
 # expect RC STDOUT STDERR CMD...: exact stdout and stderr ("*" = anything, "~TEXT" = contains TEXT)
 expect() {
 	local rc=$1 out=$2 err=$3 got_rc got_out got_err; shift 3

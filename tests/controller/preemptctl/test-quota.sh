@@ -3,7 +3,7 @@
 # at creation is refused before any scheduling, with kube-apiserver's own message; quota is charged
 # at creation in input order; check reports refusals, spent quotas and classes no quota covers.
 # The scenario is the README's (examples/quota/); the other inputs are written here.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 
 PCTL=$BUILD/preemptctl
 E=examples/quota

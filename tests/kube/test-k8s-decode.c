@@ -1,5 +1,6 @@
-/* preemptctl's object decoder: kubectl Lists in JSON and YAML, multi-document manifests, the
- * Kubernetes documentation's examples, and the exact error messages for bad input. */
+/* kube's object decoder (kube/k8s_decode.c, as preemptctl reads its files): kubectl Lists in JSON
+ * and YAML, multi-document manifests, the Kubernetes documentation's examples, and the exact error
+ * messages for bad input. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json.h"
 #include "k8s.h"
 
 struct loaded {
@@ -452,41 +452,6 @@ static void test_time_parsing(void **state)
 	assert_int_equal(k8s_parse_time("9999-01-01T00:00:00Z", &t), -ERANGE);
 }
 
-static char *json_of(const char *s, size_t len)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
-	assert_non_null(f);
-	assert_int_equal(json_write_string_n(f, s, len), 0);
-	fclose(f);
-	return buf;
-}
-
-static void test_json_escaping(void **state)
-{
-	static const struct { const char *in; size_t len; const char *out; } cases[] = {
-		{ "plain", 5, "\"plain\"" },
-		{ "a\"b\\c", 5, "\"a\\\"b\\\\c\"" },
-		{ "\n\t\r\b\f", 5, "\"\\n\\t\\r\\b\\f\"" },
-		{ "\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\"" },
-		{ "nul\0x", 5, "\"nul\\u0000x\"" },
-		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
-		{ "bad\xff\xc3", 5, "\"bad\\ufffd\\ufffd\"" },
-		{ "\xc0\xaf", 2, "\"\\ufffd\\ufffd\"" },             /* overlong '/' */
-		{ "\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"" }, /* UTF-16 surrogate */
-		{ "\xe2\x80\xa8", 3, "\"\\u2028\"" },
-		{ "", 0, "\"\"" },
-	};
-	(void)state;
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *s = json_of(cases[i].in, cases[i].len);
-		assert_string_equal(s, cases[i].out);
-		free(s);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,7 +465,6 @@ int main(void)
 		cmocka_unit_test(test_yaml_scalar_types),
 		cmocka_unit_test(test_yaml_aliases),
 		cmocka_unit_test(test_time_parsing),
-		cmocka_unit_test(test_json_escaping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # preemptctl on files: decisions (stdout, exactly one JSON object), errors (stderr, exact text),
 # exit codes (0 decision, 1 input rejected, 2 usage).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../lib.sh"
 
 PCTL=$BUILD/preemptctl
 F=tests/fixtures/k8s

@@ -4,7 +4,7 @@
 # accepts it, it runs without root, and its offline exposure rating is exactly the one its header
 # and README.md state (at most 2.0); removing one hardening line changes the rating, so the pin
 # sees a removal.
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib.sh
 UNIT=systemd/preemptd.service
 command -v systemd-analyze >/dev/null || skip_all "systemd-analyze missing (package systemd)"
