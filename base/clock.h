@@ -21,6 +21,6 @@ uint64_t clock_mono_usec(void);
 uint64_t clock_wall_usec(void);
 int64_t clock_mono_ns(void);
 int64_t clock_wall_ns(void);
-/* The same for a clock chosen at run time (CLOCK_MONOTONIC or CLOCK_REALTIME). */
+/* The same for a clock chosen at run time (CLOCK_BOOTTIME, or either of the above). */
 uint64_t clock_id_usec(clockid_t clock);
 int64_t clock_id_ns(clockid_t clock);

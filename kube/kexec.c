@@ -16,6 +16,7 @@
 
 #include "k8s.h"
 #include "kubeconfig.h"
+#include "clock.h"
 
 extern char **environ;
 
@@ -76,13 +77,6 @@ char *kube_base64_encode(const unsigned char *data, size_t len)
 	}
 	*o = '\0';
 	return out;
-}
-
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* The environment: ours, then the plugin's env entries (they win, as in kubectl), then
@@ -151,10 +145,10 @@ void kube_exec_output_done(kube_exec_output *o)
 /* Reads the plugin's standard output to its end, within the deadline and the bound. */
 static int read_output(int fd, kube_exec_output *o, char *why, size_t why_size)
 {
-	int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
+	int64_t deadline = clock_mono_ns() + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
 
 	for (;;) {
-		int64_t left = deadline - now_ns(CLOCK_MONOTONIC);
+		int64_t left = deadline - clock_mono_ns();
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (left <= 0) {
 			snprintf(why, why_size, "gave no answer within %d s", KUBE_EXEC_DEADLINE_MS / 1000);

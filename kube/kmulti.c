@@ -11,6 +11,7 @@
 
 #include "curl-event.h"
 #include "kexec-async.h"
+#include "clock.h"
 
 #define DEFAULT_MAX_BODY (16u * 1024 * 1024)
 
@@ -286,9 +287,7 @@ static void renewal_done(int r, kube_exec_cred *cred, const char *err, void *use
 	if (r == 0)
 		kube_client_set_credential(client, cred);
 	else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - ts.tv_sec;
+		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - clock_wall_ns() / CLOCK_NSEC_PER_SEC;
 
 		kube_client_renewal_failed(client, KUBE_EXEC_RETRY_NS);
 		/* one line; the journal under systemd */

@@ -15,6 +15,7 @@
 #include "ktime.h"
 #include "liveness.h"
 #include "spool.h"
+#include "clock.h"
 
 #define NODE_MAX_BYTES (4u << 20) /* a Node object (images lists make it large) */
 #define PATCH_MAX_BYTES (16u << 10)
@@ -63,11 +64,6 @@ struct nodecond {
 
 static void sync_conditions(nodecond *n);
 
-static uint64_t mono_usec(void)
-{
-	return ktime_usec(CLOCK_MONOTONIC);
-}
-
 static void set(char *dst, size_t size, const char *s)
 {
 	snprintf(dst, size, "%s", s ? s : "");
@@ -93,7 +89,7 @@ static void arm(nodecond *n, uint64_t at)
 static void back_off(nodecond *n)
 {
 	n->backing_off = true;
-	arm(n, mono_usec() + backoff_next(&n->backoff_usec, n->retry_max_usec));
+	arm(n, clock_mono_usec() + backoff_next(&n->backoff_usec, n->retry_max_usec));
 }
 
 static void finish_word(nodecond *n, long refused)
@@ -317,7 +313,7 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 		}
 	}
 	if (ok) {
-		n->posted_mono = mono_usec();
+		n->posted_mono = clock_mono_usec();
 		n->backoff_usec = 0;
 		finish_word(n, 0);
 	} else if (retry) {
@@ -325,7 +321,7 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 		return;
 	} else {
 		/* 404 (no such Node yet), 403, 422: not before the next heartbeat, but for a word */
-		n->hold_until = mono_usec() + n->heartbeat_usec;
+		n->hold_until = clock_mono_usec() + n->heartbeat_usec;
 		finish_word(n, status);
 	}
 	sync_conditions(n);
@@ -391,7 +387,7 @@ static void sync_conditions(nodecond *n)
 	if (!n->read || n->call || n->backing_off)
 		return;
 	const liveness_view *v = liveness_check(n->live);
-	uint64_t now = mono_usec();
+	uint64_t now = clock_mono_usec();
 	bool waiting = v->state != EVICTD_RUNNING && n->words_pending && n->words_pending(n->words_pending_userdata);
 	bool kept = false, change = false;
 	for (int i = 0; i < N_TYPES; i++) {

@@ -8,13 +8,7 @@
 
 #include "decide.h"
 #include "log.h"
-
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
+#include "clock.h"
 
 static const char *action_name(const evict_info *i)
 {
@@ -92,7 +86,7 @@ void evict_log(evict_event what, const evict_info *i)
 	case EVICT_EVENT_RESUMED: {
 		log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_RESUMED);
 		common_fields(&e, i, pod);
-		uint64_t now = monotonic_usec();
+		uint64_t now = clock_mono_usec();
 		uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
 		if (i->sigkilled && !i->exec)
 			log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "cmd_schedule.h"
 #include "k8s.h"
+#include "clock.h"
 
 #ifndef PREEMPTCTL_VERSION
 #define PREEMPTCTL_VERSION "0.1.0"
@@ -73,13 +74,6 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs("\nTry 'preemptctl --help'.\n", stderr);
 	return EXIT_USAGE;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int main(int argc, char **argv)
@@ -204,7 +198,7 @@ int main(int argc, char **argv)
 			a.namespace_ = ns ? ns : "default";
 			a.name = !pod ? NULL : slash ? slash + 1 : pod;
 			if (!now)
-				a.now_ns = now_ns();
+				a.now_ns = clock_wall_ns();
 			status = cmd_preempt(&a, stdout, stderr);
 		}
 		free(ns);

@@ -12,6 +12,7 @@
 #include "journal.h"
 #include "metrics.h"
 #include "objmap.h"
+#include "clock.h"
 
 #define DEFAULT_SCHEDULER "default-scheduler"
 /* A victim not attributed to a preemptor within this long never will be (its preemptor was not
@@ -81,13 +82,6 @@ const char *shadow_kind_name(shadow_kind k)
 {
 	static const char *const names[] = { "bind", "preempt", "unschedulable" };
 	return (unsigned)k < SHADOW_KINDS ? names[k] : "?";
-}
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -716,7 +710,7 @@ int shadow_new(queue *q, cluster *c, const shadow_opts *o, shadow **ret)
 		return -ENOMEM;
 	s->q = q;
 	s->c = c;
-	s->clock = o && o->clock ? o->clock : wall_ns;
+	s->clock = o && o->clock ? o->clock : clock_wall_ns;
 	if (!(s->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : DEFAULT_SCHEDULER))) {
 		free(s);
 		return -ENOMEM;
