@@ -9,6 +9,7 @@
 
 #include "kexec.h"
 #include "clock.h"
+#include "grow.h"
 
 struct kube_client {
 	char *server;
@@ -350,16 +351,8 @@ size_t kube_body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 		b->overflow = true;
 		return 0; /* aborts the transfer */
 	}
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *nb = realloc(b->buf, cap);
-		if (!nb)
-			return 0;
-		b->buf = nb;
-		b->cap = cap;
-	}
+	if (GROW_ARRAY_FROM(&b->buf, &b->cap, b->len + n + 1, 4096) < 0)
+		return 0;
 	memcpy(b->buf + b->len, ptr, n);
 	b->len += n;
 	b->buf[b->len] = '\0';

@@ -17,6 +17,7 @@
 #include "k8s.h"
 #include "kubeconfig.h"
 #include "clock.h"
+#include "grow.h"
 
 extern char **environ;
 
@@ -111,16 +112,13 @@ static char **plugin_env(const kube_exec *x)
 int kube_exec_output_read(kube_exec_output *o, int fd, char *why, size_t why_size)
 {
 	if (o->len + 1 >= o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4096;
 		if (o->cap >= KUBE_EXEC_OUTPUT_MAX) {
 			snprintf(why, why_size, "printed more than %d bytes", KUBE_EXEC_OUTPUT_MAX);
 			return -EFBIG;
 		}
-		char *nb = realloc(o->buf, cap);
-		if (!nb)
+		/* twice the room (4 KiB first) */
+		if (GROW_ARRAY_FROM(&o->buf, &o->cap, o->cap + 1, 4096) < 0)
 			return -ENOMEM;
-		o->buf = nb;
-		o->cap = cap;
 	}
 	ssize_t r = read(fd, o->buf + o->len, o->cap - o->len - 1);
 	if (r < 0 && (errno == EINTR || errno == EAGAIN))

@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "objmap.h"
 #include "clock.h"
+#include "grow.h"
 
 #define DEFAULT_SCHEDULER "default-scheduler"
 /* A victim not attributed to a preemptor within this long never will be (its preemptor was not
@@ -333,14 +334,8 @@ static void note_victim(shadow *s, const char *ns, const char *name)
 			victim_drop(s, i);
 	if (s->n_victims == VICTIMS_MAX)
 		victim_drop(s, 0);
-	if (s->n_victims == s->cap_victims) {
-		size_t cap = s->cap_victims ? s->cap_victims * 2 : 16;
-		struct victim *v = realloc(s->victims, cap * sizeof(*v));
-		if (!v)
-			return;
-		s->victims = v;
-		s->cap_victims = cap;
-	}
+	if (GROW_ARRAY(&s->victims, &s->cap_victims, s->n_victims + 1) < 0)
+		return;
 	struct victim *v = &s->victims[s->n_victims];
 	*v = (struct victim){ .key = strdup(key), .node = strdup(pi.node_name), .prio = pi.priority,
 		              .start_ns = pi.has_start_time ? pi.start_time_ns : now, .seq = s->seq, .at_ns = now };
