@@ -51,7 +51,7 @@ struct ours {
 	/* preempt: the chosen node, then the candidates equal to it on every criterion: the other
 	 * scheduler's node and TIES_SHOWN more at most, more_cands the others */
 	struct cand *cands;
-	size_t n_cands, more_cands;
+	size_t n_cands, cap_cands, more_cands;
 	char *text; /* unschedulable: the FitError; preempt: the facts that decided (explain.c) */
 	char *why;  /* why not the other scheduler's node, found when it was known at the decision */
 };
@@ -168,11 +168,10 @@ static void add_tie(const char *node, void *userdata)
 
 static int add_cand(struct ours *o, const char *node, const pp_victim *v, size_t n)
 {
-	struct cand *c = realloc(o->cands, (o->n_cands + 1) * sizeof(*c));
+	struct cand *c;
 
-	if (!c)
+	if (GROW_ARRAY(&o->cands, &o->cap_cands, o->n_cands + 1) < 0)
 		return -ENOMEM;
-	o->cands = c;
 	c = &o->cands[o->n_cands];
 	*c = (struct cand){ .node = strdup(node), .v = calloc(n ? n : 1, sizeof(*c->v)) };
 	if (!c->node || !c->v) {
