@@ -108,11 +108,11 @@ CRI_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CRI_PKGS) 2>/dev/null)
 CRI_LIBS     := $(shell $(PKG_CONFIG) --libs $(CRI_PKGS) 2>/dev/null)
 PROTOC_C     ?= protoc-c
 # base/: the layer between libpreempt and the clients. Everything above lib/ sees its headers
-# (BASE_INC); lib/ never does: libpreempt ships alone on libc.
+# (BASELAYER_INC); lib/ never does: libpreempt ships alone on libc.
 BASELAYER_PKGS   := libcurl libsystemd
 BASELAYER_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(BASELAYER_PKGS) 2>/dev/null)
 BASELAYER_LIBS   := $(shell $(PKG_CONFIG) --libs $(BASELAYER_PKGS) 2>/dev/null)
-BASE_INC     := -Ibase
+BASELAYER_INC     := -Ibase
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -245,7 +245,7 @@ $(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSI
 define agent_dir_rules
 $(B)/agent/$(1)/%.o: agent/$(1)/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS)) $$(AGENT_INC_$(1)) $$(BASE_INC) -MMD -MP -c -o $$@ $$<
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS)) $$(AGENT_INC_$(1)) $$(BASELAYER_INC) -MMD -MP -c -o $$@ $$<
 
 $(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sort $$(wildcard agent/$(1)/*.c))))
 	@rm -f $$@
@@ -254,7 +254,7 @@ $(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sor
 # A unit test of a folder links that folder and what it may use, nothing above it.
 $(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(BASELAYER_A) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) $$(BASE_INC) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(BASELAYER_A) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS),$$(CRI_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) $$(BASELAYER_INC) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(BASELAYER_A) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS),$$(CRI_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
@@ -266,7 +266,7 @@ $(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(CRI_A) $(BAS
 # --- base/ (the plumbing every program and client links; above lib/, below kube/ and cri/) ----
 $(B)/base/%.o: base/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(BASELAYER_CFLAGS) $(BASE_INC) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(BASELAYER_CFLAGS) $(BASELAYER_INC) -MMD -MP -c -o $@ $<
 
 $(BASELAYER_A): $(BASELAYER_OBJS)
 	@rm -f $@
@@ -274,12 +274,12 @@ $(BASELAYER_A): $(BASELAYER_OBJS)
 
 $(B)/tests/base/%: tests/base/%.c $(BASELAYER_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(BASELAYER_CFLAGS) $(BASE_INC) -Itests -MMD -MP -o $@ $< $(BASELAYER_A) $(LDFLAGS) $(BASELAYER_LIBS) $(TEST_LIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(BASELAYER_CFLAGS) $(BASELAYER_INC) -Itests -MMD -MP -o $@ $< $(BASELAYER_A) $(LDFLAGS) $(BASELAYER_LIBS) $(TEST_LIBS)
 
 # --- kube/ (the Kubernetes client and object decoder) ----------------------------------------
 $(B)/kube/%.o: kube/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube $(BASE_INC) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube $(BASELAYER_INC) -MMD -MP -c -o $@ $<
 
 $(KUBE_A): $(KUBE_OBJS)
 	@rm -f $@
@@ -301,7 +301,7 @@ $(B)/cri/api.pb-c.o: $(B)/cri/api.pb-c.c
 
 $(B)/cri/%.o: cri/%.c | $(B)/cri/api.pb-c.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri $(BASE_INC) -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri $(BASELAYER_INC) -MMD -MP -c -o $@ $<
 
 $(CRI_A): $(CRI_OBJS)
 	@rm -f $@
@@ -309,13 +309,13 @@ $(CRI_A): $(CRI_OBJS)
 
 $(B)/tests/cri/%: tests/cri/%.c $(CRI_A) $(BASELAYER_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri $(BASE_INC) -Itests -Itests/fuzz -MMD -MP -o $@ $< $(CRI_A) $(BASELAYER_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri $(BASELAYER_INC) -Itests -Itests/fuzz -MMD -MP -o $@ $< $(CRI_A) $(BASELAYER_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
 
 # --- the controller side: controller/<stage>/ -> build/controller-<stage>.a; preemptctl -------
 define ctl_dir_rules
 $(B)/controller/$(1)/%.o: controller/$(1)/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) $$(BASE_INC) -MMD -MP -c -o $$@ $$<
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) $$(BASELAYER_INC) -MMD -MP -c -o $$@ $$<
 
 $(B)/controller-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(CTL_MAINS),$$(sort $$(wildcard controller/$(1)/*.c))))
 	@rm -f $$@
@@ -324,7 +324,7 @@ $(B)/controller-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(CTL_MAINS),$$(
 # A unit test of a folder links that folder and what it may use, nothing above it.
 $(B)/tests/controller/$(1)/%: tests/controller/$(1)/%.c $$(call ctl_archives,$(1)) $$(KUBE_A) $$(BASELAYER_A) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) $$(BASE_INC) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(BASELAYER_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) $$(BASELAYER_INC) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(BASELAYER_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 
@@ -345,11 +345,11 @@ $(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
 
 $(B)/tests/controller/test-%: tests/controller/test-%.c $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) $(BASE_INC) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) $(BASELAYER_INC) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 $(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube $(BASE_INC) -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube $(BASELAYER_INC) -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
@@ -366,17 +366,17 @@ check: tests
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) $(CTL_DIRS:%=-Icontroller/%) -Ikube \
-	  -Icri $(BASE_INC) lib base agent controller kube cri
+	  -Icri $(BASELAYER_INC) lib base agent controller kube cri
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 # preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
 $(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow $(BASE_INC) -Itests -MMD -MP -o $@ $< $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow $(BASELAYER_INC) -Itests -MMD -MP -o $@ $< $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
 
 $(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A) $(BASELAYER_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) $(BASE_INC) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) $(BASELAYER_INC) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES) $(BENCH_TOOLS)
 	@set -e; for b in $(BENCH_PLAIN); do echo "== $$b"; ./$$b; done; \

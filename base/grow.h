@@ -3,9 +3,9 @@
 
 /*
  * Growing an array as elements are appended: capacity doubles (from 16, or from the first
- * capacity given), so n appends cost O(n) copies. The one helper for agent/, controller/, kube/ and cri/. lib/ keeps its own pp__grow:
- * libpreempt depends on libc alone and ships on its own (a .so and a .a with a pkg-config file),
- * so it must not link this layer.
+ * capacity given), so n appends cost O(n) copies. The one helper for agent/, controller/, kube/
+ * and cri/. lib/ keeps its own pp__grow: libpreempt depends on libc alone and ships on its own
+ * (a .so and a .a with a pkg-config file), so it must not link this layer.
  */
 
 #include <stddef.h>
