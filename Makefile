@@ -17,11 +17,13 @@
 #                        evictd-kube (their main.c is left out of the archive)
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
+#   base/*.c          -> build/base.a (the plumbing every program and client links: curl on
+#                        sd-event, clocks, array growth; libc+libsystemd+libcurl, not libpreempt)
 #   cri/*.c           -> build/cri.a (the container runtime client: gRPC over libcurl, CRI v1
 #                        messages generated from cri/api.proto by protoc-c; evictd only)
 #   controller/STAGE/*.c -> build/controller-STAGE.a, one archive per folder of the controller side
 #                        (controller/README.md), with the same include discipline as agent/
-#   tests/{lib,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
+#   tests/{lib,base,controller,kube}/test-*.c, tests/agent/STAGE/test-*.c -> cmocka binaries
 #   tests/*/test-*.sh, tests/agent/*/test-*.sh -> shell tests (TAP output, exit 77 = skipped)
 #   tests/bench/bench-*.c -> benchmarks
 
@@ -105,6 +107,12 @@ CRI_PKGS     := libcurl libsystemd libprotobuf-c
 CRI_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(CRI_PKGS) 2>/dev/null)
 CRI_LIBS     := $(shell $(PKG_CONFIG) --libs $(CRI_PKGS) 2>/dev/null)
 PROTOC_C     ?= protoc-c
+# base/: the layer between libpreempt and the clients. Everything above lib/ sees its headers
+# (BASELAYER_INC); lib/ never does: libpreempt ships alone on libc.
+BASELAYER_PKGS   := libcurl libsystemd
+BASELAYER_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(BASELAYER_PKGS) 2>/dev/null)
+BASELAYER_LIBS   := $(shell $(PKG_CONFIG) --libs $(BASELAYER_PKGS) 2>/dev/null)
+BASELAYER_INC     := -Ibase
 TEST_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 TEST_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -167,6 +175,8 @@ CTL_USES_preemptctl := preemptctl cycle model queue
 CTL_USES_preemptd   := preemptd shadow act watch cycle model queue report
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
 CTL_MAINS := controller/preemptctl/main.c controller/preemptd/main.c
+BASELAYER_SRCS := $(sort $(wildcard base/*.c))
+BASELAYER_OBJS := $(BASELAYER_SRCS:%.c=$(B)/%.o)
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
 KUBE_OBJS  := $(KUBE_SRCS:%.c=$(B)/%.o)
 CRI_SRCS   := $(sort $(wildcard cri/*.c))
@@ -180,6 +190,7 @@ AGENT_A    := $(call agent_archives,evictd)
 CTL_A      := $(call ctl_archives,preemptctl)
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
+BASELAYER_A := $(B)/base.a
 CRI_A      := $(B)/cri.a
 EVICTD_KUBE := $(B)/evictd-kube
 PREEMPTCTL := $(B)/preemptctl
@@ -188,6 +199,7 @@ PREEMPTD   := $(B)/preemptd
 TESTS_LIB   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/lib/test-*.c)))
 TESTS_AGENT := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard $(AGENT_DIRS:%=tests/agent/%/test-*.c))))
 TESTS_CTL   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/controller/test-*.c $(CTL_DIRS:%=tests/controller/%/test-*.c))))
+TESTS_BASE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/base/test-*.c)))
 TESTS_KUBE  := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/kube/test-*.c)))
 TESTS_CRI   := $(patsubst tests/%.c,$(B)/tests/%,$(sort $(wildcard tests/cri/test-*.c)))
 TESTS_SH    := $(sort $(wildcard tests/*/test-*.sh tests/agent/*/test-*.sh tests/controller/*/test-*.sh))
@@ -233,35 +245,48 @@ $(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSI
 define agent_dir_rules
 $(B)/agent/$(1)/%.o: agent/$(1)/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS)) $$(AGENT_INC_$(1)) -MMD -MP -c -o $$@ $$<
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS)) $$(AGENT_INC_$(1)) $$(BASELAYER_INC) -MMD -MP -c -o $$@ $$<
 
 $(B)/agent-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(AGENT_MAINS),$$(sort $$(wildcard agent/$(1)/*.c))))
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
 
 # A unit test of a folder links that folder and what it may use, nothing above it.
-$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(LIB_A)
+$(B)/tests/agent/$(1)/%: tests/agent/$(1)/%.c $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(BASELAYER_A) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS),$$(CRI_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(AGENT_CFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_CFLAGS) $$(CTL_CFLAGS)) $$(call agent_test_inc,$(1)) $$(BASELAYER_INC) -Ilib -Itests -Itests/agent -MMD -MP -o $$@ $$< $$(call agent_test_archives,$(1)) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_A),$$(CRI_A)) $$(BASELAYER_A) $$(LIB_A) $$(LDFLAGS) $$(if $$(filter evictd-kube,$(1)),$$(KUBE_LIBS),$$(CRI_LIBS)) $$(AGENT_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
 # evictd links libpreempt statically: a node agent must not break when the shared library on the
 # node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
-$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(CRI_A) $(LIB_A)
+$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(CRI_A) $(BASELAYER_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRI_LIBS) $(AGENT_LIBS) -lm
+
+# --- base/ (the plumbing every program and client links; above lib/, below kube/ and cri/) ----
+$(B)/base/%.o: base/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(BASELAYER_CFLAGS) $(BASELAYER_INC) -MMD -MP -c -o $@ $<
+
+$(BASELAYER_A): $(BASELAYER_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/tests/base/%: tests/base/%.c $(BASELAYER_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(BASELAYER_CFLAGS) $(BASELAYER_INC) -Itests -MMD -MP -o $@ $< $(BASELAYER_A) $(LDFLAGS) $(BASELAYER_LIBS) $(TEST_LIBS)
 
 # --- kube/ (the Kubernetes client and object decoder) ----------------------------------------
 $(B)/kube/%.o: kube/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube $(BASELAYER_INC) -MMD -MP -c -o $@ $<
 
 $(KUBE_A): $(KUBE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 # Statically linked against libpreempt like evictd, for the same reason.
-$(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(LIB_A)
+$(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
 # --- cri/ (the container runtime client) ------------------------------------------------------
@@ -276,40 +301,40 @@ $(B)/cri/api.pb-c.o: $(B)/cri/api.pb-c.c
 
 $(B)/cri/%.o: cri/%.c | $(B)/cri/api.pb-c.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -MMD -MP -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri $(BASELAYER_INC) -MMD -MP -c -o $@ $<
 
 $(CRI_A): $(CRI_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/tests/cri/%: tests/cri/%.c $(CRI_A)
+$(B)/tests/cri/%: tests/cri/%.c $(CRI_A) $(BASELAYER_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri -Itests -Itests/fuzz -MMD -MP -o $@ $< $(CRI_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CRI_CFLAGS) -Icri -I$(B)/cri $(BASELAYER_INC) -Itests -Itests/fuzz -MMD -MP -o $@ $< $(CRI_A) $(BASELAYER_A) $(LDFLAGS) $(CRI_LIBS) $(TEST_LIBS)
 
 # --- the controller side: controller/<stage>/ -> build/controller-<stage>.a; preemptctl -------
 define ctl_dir_rules
 $(B)/controller/$(1)/%.o: controller/$(1)/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -MMD -MP -c -o $$@ $$<
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) $$(BASELAYER_INC) -MMD -MP -c -o $$@ $$<
 
 $(B)/controller-$(1).a: $$(patsubst %.c,$(B)/%.o,$$(filter-out $$(CTL_MAINS),$$(sort $$(wildcard controller/$(1)/*.c))))
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
 
 # A unit test of a folder links that folder and what it may use, nothing above it.
-$(B)/tests/controller/$(1)/%: tests/controller/$(1)/%.c $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A)
+$(B)/tests/controller/$(1)/%: tests/controller/$(1)/%.c $$(call ctl_archives,$(1)) $$(KUBE_A) $$(BASELAYER_A) $$(LIB_A)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS) $$(TEST_CFLAGS) $$(PREEMPTD_CFLAGS) $$(CTL_INC_$(1)) $$(BASELAYER_INC) -Ilib -Itests -MMD -MP -o $$@ $$< $$(call ctl_archives,$(1)) $$(KUBE_A) $$(BASELAYER_A) $$(LIB_A) $$(LDFLAGS) $$(PREEMPTD_LIBS) $$(TEST_LIBS) -lm
 endef
 $(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(BASELAYER_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
 
 # preemptd is a service binary: libpreempt linked in, as evictd's, so that a library upgrade on
 # the host cannot change a running scheduler's decisions under it.
-$(PREEMPTD): $(B)/controller/preemptd/main.o $(call ctl_archives,preemptd) $(KUBE_A) $(LIB_A)
+$(PREEMPTD): $(B)/controller/preemptd/main.o $(call ctl_archives,preemptd) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PREEMPTD_LIBS) -linih -lm
 
 # --- tests ------------------------------------------------------------------------------------
@@ -318,20 +343,20 @@ $(B)/tests/lib/%: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) -Ilib -Itests -MMD -MP -o $@ $< $(LIB_A) $(LDFLAGS) $(TEST_LIBS) -lm
 
-$(B)/tests/controller/test-%: tests/controller/test-%.c $(CTL_A) $(KUBE_A) $(LIB_A)
+$(B)/tests/controller/test-%: tests/controller/test-%.c $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(CTL_CFLAGS) $(CTL_INC_preemptctl) $(BASELAYER_INC) -Ilib -Itests -MMD -MP -o $@ $< $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
-$(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(LIB_A)
+$(B)/tests/kube/%: tests/kube/%.c $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(TEST_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_CFLAGS) $(KUBE_CFLAGS) $(CTL_CFLAGS) -Ikube $(BASELAYER_INC) -Ilib -Itests -MMD -MP -o $@ $< $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(KUBE_LIBS) $(CTL_LIBS) $(TEST_LIBS) -lm
 
 # Small programs the shell tests start (memory hogs, signal recorders, journal sinks).
 $(B)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LDFLAGS)
 
-TEST_PROGS := $(TESTS_LIB) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE) $(TESTS_CRI)
+TEST_PROGS := $(TESTS_LIB) $(TESTS_BASE) $(TESTS_AGENT) $(TESTS_CTL) $(TESTS_KUBE) $(TESTS_CRI)
 
 tests: all $(TEST_PROGS) $(TEST_HELPERS)
 
@@ -341,17 +366,17 @@ check: tests
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) $(CTL_DIRS:%=-Icontroller/%) -Ikube \
-	  -Icri lib agent controller kube cri
+	  -Icri $(BASELAYER_INC) lib base agent controller kube cri
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 # preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
-$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A)
+$(B)/bench/bench-preemptd: tests/bench/bench-preemptd.c $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow -Itests -MMD -MP -o $@ $< $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(PREEMPTD_CFLAGS) $(CTL_INC_act) -Icontroller/watch -Icontroller/shadow $(BASELAYER_INC) -Itests -MMD -MP -o $@ $< $(call ctl_archives,shadow) $(call ctl_archives,act) $(call ctl_archives,watch) $(KUBE_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(PREEMPTD_LIBS) -lm
 
-$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A)
+$(B)/bench/%: tests/bench/%.c $(LIB_A) $(AGENT_A) $(CRI_A) $(BASELAYER_A)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(AGENT_CFLAGS) -Ilib $(AGENT_INC_evictd) $(BASELAYER_INC) -Itests -MMD -MP -o $@ $< $(AGENT_A) $(CRI_A) $(BASELAYER_A) $(LIB_A) $(LDFLAGS) $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 bench: all $(BENCHES) $(BENCH_TOOLS)
 	@set -e; for b in $(BENCH_PLAIN); do echo "== $$b"; ./$$b; done; \
@@ -419,7 +444,7 @@ install: all install-lib
 	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
 	install -m 0755 $(PREEMPTD) $(DESTDIR)$(SBINDIR)/preemptd
 	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) \
-	  -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
+	  $(BASELAYER_A) -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).
 	if [ -z "$(PACKAGE_BUILD)" ] && [ -e $(DESTDIR)$(SYSCONFDIR)/evictd/evictd.conf ]; then \

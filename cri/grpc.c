@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "grpc.h"
 
+#include "curl-event.h"
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -201,7 +203,7 @@ void grpc_timeout_format(uint64_t usec, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 "S", ms / 1000 > 99999999 ? 99999999 : ms / 1000);
 }
 
-/* --- calls on the event loop: curl multi driven by sd-event io and timer sources ------------ */
+/* --- calls on the event loop: curl multi driven by sd-event (curl-event.h) ------------------ */
 
 /* Connections open at once where each call has its own (libcurl < 8.0.0). */
 #define CONNECTIONS_MAX 16
@@ -219,9 +221,8 @@ struct grpc_call {
 };
 
 struct grpc_channel {
-	sd_event *event;
-	CURLM *multi;
-	sd_event_source *timer;
+	curl_event *loop;
+	CURLM *multi; /* curl_event_multi(loop) */
 	grpc_call *calls;
 	unsigned n_calls;
 	bool reuse; /* streams share a connection (libcurl >= 8.0.0) */
@@ -229,71 +230,7 @@ struct grpc_channel {
 	char user_agent[64];
 };
 
-static void check_done(grpc_channel *ch);
-
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	grpc_channel *ch = userdata;
-	int flags = 0, running;
-
-	(void)s;
-	flags |= revents & EPOLLIN ? CURL_CSELECT_IN : 0;
-	flags |= revents & EPOLLOUT ? CURL_CSELECT_OUT : 0;
-	flags |= revents & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0;
-	curl_multi_socket_action(ch->multi, fd, flags, &running);
-	check_done(ch);
-	return 0;
-}
-
-static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
-{
-	grpc_channel *ch = userp;
-	sd_event_source *src = socketp;
-	uint32_t ev = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
-
-	(void)easy;
-	if (what == CURL_POLL_REMOVE) {
-		sd_event_source_disable_unref(src);
-		curl_multi_assign(ch->multi, fd, NULL);
-		return 0;
-	}
-	if (src)
-		return sd_event_source_set_io_events(src, ev) < 0 ? -1 : 0;
-	if (sd_event_add_io(ch->event, &src, fd, ev, on_io, ch) < 0)
-		return -1;
-	(void)sd_event_source_set_description(src, "cri-socket");
-	curl_multi_assign(ch->multi, fd, src);
-	return 0;
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	grpc_channel *ch = userdata;
-	int running;
-
-	(void)s;
-	(void)usec;
-	curl_multi_socket_action(ch->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_done(ch);
-	return 0;
-}
-
-static int set_timer(CURLM *multi, long timeout_ms, void *userp)
-{
-	grpc_channel *ch = userp;
-	uint64_t now;
-
-	(void)multi;
-	if (timeout_ms < 0)
-		return sd_event_source_set_enabled(ch->timer, SD_EVENT_OFF) < 0 ? -1 : 0;
-	if (sd_event_now(ch->event, CLOCK_MONOTONIC, &now) < 0)
-		return -1;
-	/* "now" becomes 1 µs later: curl is re-entered from the loop, never from inside itself */
-	return sd_event_source_set_time(ch->timer, now + (uint64_t)timeout_ms * 1000 + 1) < 0 ||
-	                       sd_event_source_set_enabled(ch->timer, SD_EVENT_ONESHOT) < 0
-	               ? -1
-	               : 0;
-}
+static void call_done(CURL *easy, CURLcode cc, void *userdata);
 
 int grpc_channel_new(sd_event *e, const char *socket_path, const char *user_agent, grpc_channel **ret)
 {
@@ -307,24 +244,12 @@ int grpc_channel_new(sd_event *e, const char *socket_path, const char *user_agen
 		return -ENOMEM;
 	snprintf(ch->socket, sizeof(ch->socket), "%s", socket_path);
 	snprintf(ch->user_agent, sizeof(ch->user_agent), "%s", user_agent ? user_agent : "evictd");
-	ch->event = sd_event_ref(e);
-	ch->multi = curl_multi_init();
-	if (!ch->multi) {
-		grpc_channel_free(ch);
-		return -ENOMEM;
-	}
-	/* accuracy 1 µs: sd-event's default slack (250 ms) would stretch every deadline */
-	r = sd_event_add_time(e, &ch->timer, CLOCK_MONOTONIC, UINT64_MAX, 1, on_timer, ch);
+	r = curl_event_new(e, "cri", call_done, ch, &ch->loop);
 	if (r < 0) {
 		grpc_channel_free(ch);
 		return r;
 	}
-	(void)sd_event_source_set_enabled(ch->timer, SD_EVENT_OFF);
-	(void)sd_event_source_set_description(ch->timer, "cri-timer");
-	curl_multi_setopt(ch->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(ch->multi, CURLMOPT_SOCKETDATA, ch);
-	curl_multi_setopt(ch->multi, CURLMOPT_TIMERFUNCTION, set_timer);
-	curl_multi_setopt(ch->multi, CURLMOPT_TIMERDATA, ch);
+	ch->multi = curl_event_multi(ch->loop);
 	/*
 	 * libcurl before 8.0.0 (Debian 12 has 7.88.1) fails every request after the first on a reused
 	 * prior-knowledge HTTP/2 connection with "Error in the HTTP2 framing layer" (curl issue
@@ -367,10 +292,7 @@ grpc_channel *grpc_channel_free(grpc_channel *ch)
 			c->done(-ECANCELED, -1, NULL, 0, "cancelled", c->userdata);
 		call_free(ch, c);
 	}
-	if (ch->multi)
-		curl_multi_cleanup(ch->multi);
-	sd_event_source_disable_unref(ch->timer);
-	sd_event_unref(ch->event);
+	curl_event_free(ch->loop);
 	free(ch);
 	return NULL;
 }
@@ -523,30 +445,23 @@ static int transport_error(const grpc_channel *ch, CURLcode cc, char *why, size_
 	}
 }
 
-static void check_done(grpc_channel *ch)
+static void call_done(CURL *easy, CURLcode cc, void *userdata)
 {
-	CURLMsg *m;
-	int left;
+	grpc_channel *ch = userdata;
+	grpc_call *c = NULL;
+	const uint8_t *msg = NULL;
+	size_t len = 0;
+	char why[512];
+	int error;
 
-	while ((m = curl_multi_info_read(ch->multi, &left))) {
-		grpc_call *c = NULL;
-		const uint8_t *msg = NULL;
-		size_t len = 0;
-		char why[512];
-		int error;
-
-		if (m->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&c);
-		if (!c)
-			continue;
-		CURLcode cc = m->data.result;
-		if (cc == CURLE_OK || (cc == CURLE_WRITE_ERROR && c->answer.overflow))
-			error = grpc_answer_finish(&c->answer, &msg, &len, why, sizeof(why));
-		else
-			error = transport_error(ch, cc, why, sizeof(why), c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
-		if (c->done)
-			c->done(error, c->answer.has_status ? c->answer.grpc_status : -1, msg, len, why, c->userdata);
-		call_free(ch, c);
-	}
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c);
+	if (!c)
+		return;
+	if (cc == CURLE_OK || (cc == CURLE_WRITE_ERROR && c->answer.overflow))
+		error = grpc_answer_finish(&c->answer, &msg, &len, why, sizeof(why));
+	else
+		error = transport_error(ch, cc, why, sizeof(why), c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
+	if (c->done)
+		c->done(error, c->answer.has_status ? c->answer.grpc_status : -1, msg, len, why, c->userdata);
+	call_free(ch, c);
 }

@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "kexec.h"
+#include "clock.h"
+#include "grow.h"
 
 struct kube_client {
 	char *server;
@@ -36,14 +38,6 @@ struct kube_client {
 /* A plugin's credential is renewed this long before its expirationTimestamp (client-go renews at
  * expiry; a request started just before would be refused). */
 #define EXEC_RENEW_MARGIN_NS (INT64_C(10) * 1000000000)
-
-static int64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int dup_blob(const kube_blob *in, char **path, struct curl_blob *b)
 {
@@ -88,7 +82,7 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
 	}
 	c->exec = kube_exec_ref(cfg->exec);
 	c->expiry_ns = cfg->expiry_ns;
-	c->obtained_ns = clock_ns(CLOCK_REALTIME); /* the kubeconfig ran the plugin just now */
+	c->obtained_ns = now_wall_ns(); /* the kubeconfig ran the plugin just now */
 	if (c->exec) {
 		c->cert.flags = CURL_BLOB_COPY;
 		c->key.flags = CURL_BLOB_COPY;
@@ -182,7 +176,7 @@ void kube_client_set_credential(kube_client *c, kube_exec_cred *cred)
 		c->cert = (struct curl_blob){ .data = cred->cert, .len = cred->cert_len, .flags = CURL_BLOB_COPY };
 		c->key = (struct curl_blob){ .data = cred->key, .len = cred->key_len, .flags = CURL_BLOB_COPY };
 	}
-	c->obtained_ns = clock_ns(CLOCK_REALTIME);
+	c->obtained_ns = now_wall_ns();
 	c->expiry_ns = cred->expiry_ns;
 	c->stale = false;
 	c->renew_not_before_ns = 0;
@@ -192,7 +186,7 @@ void kube_client_set_credential(kube_client *c, kube_exec_cred *cred)
 
 void kube_client_renewal_failed(kube_client *c, int64_t retry_ns)
 {
-	c->renew_not_before_ns = clock_ns(CLOCK_MONOTONIC) + retry_ns;
+	c->renew_not_before_ns = now_mono_ns() + retry_ns;
 }
 
 /* Runs the plugin again; on failure the old credential stays (the server will say 401 again,
@@ -202,7 +196,7 @@ static void exec_renew(kube_client *c)
 	kube_exec_cred cred;
 	char err[600];
 
-	if (clock_ns(CLOCK_MONOTONIC) < c->renew_not_before_ns)
+	if (now_mono_ns() < c->renew_not_before_ns)
 		return;
 	if (kube_exec_run(c->exec, &cred, err, sizeof(err)) < 0) {
 		/* said on stderr (the journal under systemd): the requests fail with 401 meanwhile */
@@ -221,7 +215,7 @@ static bool exec_due(const kube_client *c)
 		return true;
 	if (!c->expiry_ns)
 		return false;
-	return clock_ns(CLOCK_REALTIME) + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
+	return now_wall_ns() + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
 }
 
 kube_exec *kube_client_exec(const kube_client *c)
@@ -246,13 +240,13 @@ bool kube_client_renewal_due(const kube_client *c)
 
 	if (!c->exec)
 		return false;
-	if (clock_ns(CLOCK_MONOTONIC) < c->renew_not_before_ns)
+	if (now_mono_ns() < c->renew_not_before_ns)
 		return false;
 	if (c->stale)
 		return true;
 	if (!c->expiry_ns)
 		return false;
-	now = clock_ns(CLOCK_REALTIME);
+	now = now_wall_ns();
 	life = c->expiry_ns - c->obtained_ns;
 	at = c->obtained_ns + life / 10 * 8;
 	late = c->expiry_ns - 2 * KUBE_EXEC_RETRY_NS - (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
@@ -272,7 +266,7 @@ bool kube_client_credential_valid(const kube_client *c)
 {
 	if (!c->exec)
 		return true;
-	return !c->stale && (!c->expiry_ns || clock_ns(CLOCK_REALTIME) < c->expiry_ns);
+	return !c->stale && (!c->expiry_ns || now_wall_ns() < c->expiry_ns);
 }
 
 int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,
@@ -364,16 +358,8 @@ size_t kube_body_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 		b->overflow = true;
 		return 0; /* aborts the transfer */
 	}
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *nb = realloc(b->buf, cap);
-		if (!nb)
-			return 0;
-		b->buf = nb;
-		b->cap = cap;
-	}
+	if (GROW_ARRAY_FROM(&b->buf, &b->cap, b->len + n + 1, 4096) < 0)
+		return 0;
 	memcpy(b->buf + b->len, ptr, n);
 	b->len += n;
 	b->buf[b->len] = '\0';

@@ -9,20 +9,15 @@
 #include "k8s.h"
 #include "kval.h"
 #include "yamlval.h"
+#include "grow.h"
 
 /* Appends a copy of obj to a cluster array (c->field, c->nfield, c->cap_field); ret is the new
  * element, or NULL when out of memory. */
 #define APPEND(c, field, obj, ret)                                                           \
 	do {                                                                                 \
 		(ret) = NULL;                                                                \
-		if ((c)->n##field == (c)->cap_##field) {                                     \
-			size_t ncap_ = (c)->cap_##field ? (c)->cap_##field * 2 : 16;         \
-			void *p_ = reallocarray((c)->field, ncap_, sizeof(*(c)->field));   \
-			if (!p_)                                                             \
-				break;                                                       \
-			(c)->field = p_;                                                     \
-			(c)->cap_##field = ncap_;                                            \
-		}                                                                            \
+		if (GROW_ARRAY(&(c)->field, &(c)->cap_##field, (c)->n##field + 1) < 0)     \
+			break;                                                               \
 		(ret) = &(c)->field[(c)->n##field++];                                        \
 		*(ret) = (obj);                                                              \
 	} while (0)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kparse.h"
+#include "grow.h"
 
 #define ANCHORS_MAX 256
 
@@ -101,21 +102,6 @@ static void *node_alloc(kparse *s, karena *a, size_t size, uint32_t line)
 		return NULL;
 	}
 	return p;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	void *p = reallocarray(*arr, ncap, size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
 }
 
 static void forget_list_meta(kparse *s)
@@ -244,7 +230,7 @@ static int push_child(kparse *s, const kval *v)
 				return s->err = -ENOMEM;
 		}
 	}
-	if (grow((void **)&b->kids, &b->cap_kids, b->nkids + 1, sizeof(*b->kids)) < 0)
+	if (GROW_ARRAY_FROM(&b->kids, &b->cap_kids, b->nkids + 1, 64) < 0)
 		return s->err = -ENOMEM;
 	b->kids[b->nkids++] = v;
 	return 0;
@@ -260,7 +246,7 @@ static int add_anchor(kparse *s, const char *name, size_t len, const kval *v, ui
 		kp_error(s, line, "more than %d YAML anchors in one object, refusing it", ANCHORS_MAX);
 		return s->err = -EINVAL;
 	}
-	if (grow((void **)&b->anchors, &b->cap_anchors, b->nanchors + 1, sizeof(*b->anchors)) < 0)
+	if (GROW_ARRAY_FROM(&b->anchors, &b->cap_anchors, b->nanchors + 1, 64) < 0)
 		return s->err = -ENOMEM;
 	b->anchors[b->nanchors++] = (struct kanchor){ name, len, v, b->nframes >= 2 && b->frames[1].items };
 	return 0;
@@ -439,7 +425,7 @@ static int apply_merges(kparse *s, struct kframe *f)
 	}
 	/* build the merged pairs after the current ones, then move them down */
 	out = b->nkids;
-	if (grow((void **)&b->kids, &b->cap_kids, b->nkids + 2 * total, sizeof(*b->kids)) < 0 ||
+	if (GROW_ARRAY_FROM(&b->kids, &b->cap_kids, b->nkids + 2 * total, 64) < 0 ||
 	    keyset_init(b, total) < 0)
 		return s->err = -ENOMEM;
 	const kval **dst = b->kids + out;

@@ -15,6 +15,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "k8s.h"
+#include "clock.h"
+#include "grow.h"
 
 extern char **environ;
 
@@ -77,13 +79,6 @@ char *kube_base64_encode(const unsigned char *data, size_t len)
 	return out;
 }
 
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The environment: ours, then the plugin's env entries (they win, as in kubectl), then
  * KUBERNETES_EXEC_INFO. */
 static char **plugin_env(const kube_exec *x)
@@ -116,16 +111,13 @@ static char **plugin_env(const kube_exec *x)
 int kube_exec_output_read(kube_exec_output *o, int fd, char *why, size_t why_size)
 {
 	if (o->len + 1 >= o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4096;
 		if (o->cap >= KUBE_EXEC_OUTPUT_MAX) {
 			snprintf(why, why_size, "printed more than %d bytes", KUBE_EXEC_OUTPUT_MAX);
 			return -EFBIG;
 		}
-		char *nb = realloc(o->buf, cap);
-		if (!nb)
+		/* twice the room (4 KiB first) */
+		if (GROW_ARRAY_FROM(&o->buf, &o->cap, o->cap + 1, 4096) < 0)
 			return -ENOMEM;
-		o->buf = nb;
-		o->cap = cap;
 	}
 	ssize_t r = read(fd, o->buf + o->len, o->cap - o->len - 1);
 	if (r < 0 && (errno == EINTR || errno == EAGAIN))
@@ -150,10 +142,10 @@ void kube_exec_output_done(kube_exec_output *o)
 /* Reads the plugin's standard output to its end, within the deadline and the bound. */
 static int read_output(int fd, kube_exec_output *o, char *why, size_t why_size)
 {
-	int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
+	int64_t deadline = now_mono_ns() + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
 
 	for (;;) {
-		int64_t left = deadline - now_ns(CLOCK_MONOTONIC);
+		int64_t left = deadline - now_mono_ns();
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (left <= 0) {
 			snprintf(why, why_size, "gave no answer within %d s", KUBE_EXEC_DEADLINE_MS / 1000);

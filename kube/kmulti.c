@@ -9,7 +9,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include "curl-event.h"
 #include "kexec-async.h"
+#include "clock.h"
 
 #define DEFAULT_MAX_BODY (16u * 1024 * 1024)
 
@@ -38,89 +40,15 @@ struct kube_call {
 struct kube_multi {
 	sd_event *event;
 	kube_client *client;
-	CURLM *multi;
-	sd_event_source *timer;
+	curl_event *loop;
+	CURLM *multi; /* curl_event_multi(loop) */
 	kube_call *calls;
 	unsigned n_calls;
-	bool in_check;
 	kube_exec_job *renewal; /* the exec plugin, running; one at a time */
 };
 
-static void check_done(kube_multi *m);
+static void call_done(CURL *easy, CURLcode cc, void *userdata);
 static void call_finish(kube_multi *m, kube_call *c, int error, long status, const char *text);
-
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	kube_multi *m = userdata;
-	int flags = 0, running;
-
-	(void)s;
-	if (revents & EPOLLIN)
-		flags |= CURL_CSELECT_IN;
-	if (revents & EPOLLOUT)
-		flags |= CURL_CSELECT_OUT;
-	if (revents & (EPOLLERR | EPOLLHUP))
-		flags |= CURL_CSELECT_ERR;
-	curl_multi_socket_action(m->multi, fd, flags, &running);
-	check_done(m);
-	return 0;
-}
-
-static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
-{
-	kube_multi *m = userp;
-	sd_event_source *src = socketp;
-	uint32_t ev = 0;
-
-	(void)easy;
-	if (what == CURL_POLL_REMOVE) {
-		if (src) {
-			sd_event_source_disable_unref(src);
-			curl_multi_assign(m->multi, fd, NULL);
-		}
-		return 0;
-	}
-	if (what & CURL_POLL_IN)
-		ev |= EPOLLIN;
-	if (what & CURL_POLL_OUT)
-		ev |= EPOLLOUT;
-	if (src)
-		return sd_event_source_set_io_events(src, ev) < 0 ? -1 : 0;
-	if (sd_event_add_io(m->event, &src, fd, ev, on_io, m) < 0)
-		return -1;
-	(void)sd_event_source_set_description(src, "kube-http");
-	curl_multi_assign(m->multi, fd, src);
-	return 0;
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	kube_multi *m = userdata;
-	int running;
-
-	(void)s;
-	(void)usec;
-	curl_multi_socket_action(m->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_done(m);
-	return 0;
-}
-
-static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
-{
-	kube_multi *m = userp;
-	uint64_t now;
-
-	(void)multi;
-	if (timeout_ms < 0)
-		return sd_event_source_set_enabled(m->timer, SD_EVENT_OFF) < 0 ? -1 : 0;
-	if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
-		return -1;
-	/* 0 means "now": a 1 µs timer runs from the loop, never from inside curl */
-	if (sd_event_source_set_time(m->timer, now + (uint64_t)timeout_ms * 1000 + 1) < 0 ||
-	    sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT) < 0)
-		return -1;
-	return 0;
-}
 
 int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret)
 {
@@ -133,23 +61,12 @@ int kube_multi_new(sd_event *e, kube_client *c, kube_multi **ret)
 	m->client = c;
 	if (kube_client_exec(c))
 		kube_client_set_async_renewal(c, true);
-	m->multi = curl_multi_init();
-	if (!m->multi) {
-		kube_multi_free(m);
-		return -ENOMEM;
-	}
-	/* accuracy 1 µs: 0 would mean sd-event's default 250 ms slack on every curl timeout */
-	r = sd_event_add_time(e, &m->timer, CLOCK_MONOTONIC, UINT64_MAX, 1, on_timer, m);
+	r = curl_event_new(e, "kube-http", call_done, m, &m->loop);
 	if (r < 0) {
 		kube_multi_free(m);
 		return r;
 	}
-	(void)sd_event_source_set_enabled(m->timer, SD_EVENT_OFF);
-	(void)sd_event_source_set_description(m->timer, "kube-http-timer");
-	curl_multi_setopt(m->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-	curl_multi_setopt(m->multi, CURLMOPT_SOCKETDATA, m);
-	curl_multi_setopt(m->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	curl_multi_setopt(m->multi, CURLMOPT_TIMERDATA, m);
+	m->multi = curl_event_multi(m->loop);
 	*ret = m;
 	return 0;
 }
@@ -187,9 +104,7 @@ kube_multi *kube_multi_free(kube_multi *m)
 	m->renewal = kube_exec_job_free(m->renewal);
 	while (m->calls)
 		call_free(m, m->calls);
-	if (m->multi)
-		curl_multi_cleanup(m->multi); /* removes the sockets: socket_cb unrefs their sources */
-	sd_event_source_disable_unref(m->timer);
+	curl_event_free(m->loop);
 	sd_event_unref(m->event);
 	free(m);
 	return NULL;
@@ -372,9 +287,7 @@ static void renewal_done(int r, kube_exec_cred *cred, const char *err, void *use
 	if (r == 0)
 		kube_client_set_credential(client, cred);
 	else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - ts.tv_sec;
+		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - now_wall_ns() / NOW_NSEC_PER_SEC;
 
 		kube_client_renewal_failed(client, KUBE_EXEC_RETRY_NS);
 		/* one line; the journal under systemd */
@@ -448,32 +361,25 @@ static void call_finish(kube_multi *m, kube_call *c, int error, long status, con
 	call_free(m, c);
 }
 
-static void check_done(kube_multi *m)
+static void call_done(CURL *easy, CURLcode cc, void *userdata)
 {
-	CURLMsg *msg;
-	int left;
+	kube_multi *m = userdata;
+	kube_call *c = NULL;
+	long status = 0;
+	int error;
 
-	while ((msg = curl_multi_info_read(m->multi, &left))) {
-		kube_call *c = NULL;
-		long status = 0;
-		int error;
-
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&c);
-		if (!c)
-			continue;
-		CURLcode cc = msg->data.result;
-		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
-		/* the caller retries as for any failure; an exec plugin's credential is renewed first */
-		if (status == 401)
-			kube_client_credential_rejected_gen(m->client, c->cred_gen);
-		if (c->error < 0)
-			error = c->error;
-		else if (cc == CURLE_WRITE_ERROR && c->body.overflow)
-			error = -EFBIG;
-		else
-			error = kube_curl_errno(cc);
-		call_finish(m, c, error, status, c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
-	}
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c);
+	if (!c)
+		return;
+	curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
+	/* the caller retries as for any failure; an exec plugin's credential is renewed first */
+	if (status == 401)
+		kube_client_credential_rejected_gen(m->client, c->cred_gen);
+	if (c->error < 0)
+		error = c->error;
+	else if (cc == CURLE_WRITE_ERROR && c->body.overflow)
+		error = -EFBIG;
+	else
+		error = kube_curl_errno(cc);
+	call_finish(m, c, error, status, c->cerr[0] ? c->cerr : curl_easy_strerror(cc));
 }

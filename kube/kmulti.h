@@ -3,7 +3,7 @@
 
 /*
  * Asynchronous API calls on an sd-event loop: libcurl's multi interface driven by sd-event io
- * and timer sources (CURLMOPT_SOCKETFUNCTION / CURLMOPT_TIMERFUNCTION), no threads. A slow or
+ * and timer sources (base/curl-event.h, shared with cri/'s gRPC calls), no threads. A slow or
  * absent API server never blocks the loop; every call ends exactly once in its done callback.
  *
  * A client whose credential comes from an exec plugin has it renewed here, on the loop

@@ -13,6 +13,7 @@
 
 #include "kparse.h"
 #include "kstream.h"
+#include "grow.h"
 
 /* The front is the parse state (kparse.h) behind the public handle. */
 struct kstream {
@@ -75,16 +76,8 @@ kstream *kstream_free(kstream *s)
 
 static int append(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
 {
-	if (*len + n > *cap) {
-		size_t ncap = *cap ? *cap : CHUNK;
-		while (ncap < *len + n)
-			ncap *= 2;
-		char *nb = realloc(*buf, ncap);
-		if (!nb)
-			return -ENOMEM;
-		*buf = nb;
-		*cap = ncap;
-	}
+	if (n > SIZE_MAX - *len || GROW_ARRAY_FROM(buf, cap, *len + n, CHUNK) < 0)
+		return -ENOMEM;
 	memcpy(*buf + *len, p, n);
 	*len += n;
 	return 0;

@@ -23,7 +23,7 @@ SECONDS_PER=${FUZZ_SECONDS:-60}
 BF=${FUZZ_BUILD:-build-fuzz}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 OBJ_CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN"
-FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Iagent/evictd-kube -Icontroller/report -Icontroller/queue -Icontroller/model -Icontroller/cycle -Icontroller/watch -Icontroller/act -Icontroller/preemptctl -Ikube -Icri -I$BF/cri -Itests/fuzz"
+FUZZ_CFLAGS="-g -O1 -fsanitize=fuzzer $SAN -std=c11 -D_GNU_SOURCE -Ilib/include -Ilib -Iagent/common -Iagent/observe -Iagent/decide -Iagent/act -Iagent/report -Iagent/evictd -Iagent/evictd-kube -Icontroller/report -Icontroller/queue -Icontroller/model -Icontroller/cycle -Icontroller/watch -Icontroller/act -Icontroller/preemptctl -Ikube -Icri -I$BF/cri -Ibase -Itests/fuzz"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -59,6 +59,8 @@ for a in lib agent evictd-kube controller kube cri; do
 		esac
 	fi
 done
+# base/ (clocks, array growth, curl on sd-event) sits under every archive but libpreempt's.
+grep -qwE 'agent|evictd-kube|controller|kube|cri' <<<"$need" && archives+=("$BF/base.a")
 # preemptctl links the shared libpreempt (its internal symbols stay hidden), so controller
 # targets do the same; the rest link the static archive, which reaches internal functions.
 # (The Makefile's .so rule links with --no-undefined, which an ASan-instrumented shared object
@@ -79,6 +81,7 @@ grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)
 grep -qw evictd-kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs yajl)"
 grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd libmicrohttpd)"
 grep -qw cri <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libprotobuf-c libcurl libsystemd)"
+grep -qwE 'agent|evictd-kube|controller|kube|cri' <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd)"
 pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml yajl 2>/dev/null)"
 
 if grep -qw kube <<<"$need"; then
@@ -102,6 +105,7 @@ for n in "${targets[@]}"; do
 	grep -qw agent <<<"$links" && link+=("$BF/agent-evictd.a" "$BF/agent-report.a" "$BF/agent-act.a" "$BF/agent-decide.a" "$BF/agent-observe.a" "$BF/agent-common.a")
 	grep -qw evictd-kube <<<"$links" && link+=("$BF/agent-evictd-kube.a" "$BF/agent-common.a")
 	grep -qw cri <<<"$links" && link+=("$BF/cri.a")
+	grep -qwE 'agent|evictd-kube|controller|kube|cri' <<<"$links" && link+=("$BF/base.a")
 	grep -qwE 'controller|kube' <<<"$links" || link+=("$BF/libpreempt.a")
 	# shellcheck disable=SC2086
 	if ! clang $FUZZ_CFLAGS $pkgcflags -o "$bin" "$src" "${link[@]}" $pkglibs -lm >"$log" 2>&1; then

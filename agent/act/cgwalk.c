@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cgwalk.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -193,15 +194,9 @@ static int visit(cg_walk *w, int fd)
 	if (r < 0 && !vanished(r))
 		note_error(w, r);
 
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		DIR **n = realloc(w->stack, cap * sizeof(*n));
-		if (!n) {
-			close(fd);
-			return -ENOMEM;
-		}
-		w->stack = n;
-		w->cap = cap;
+	if (GROW_ARRAY(&w->stack, &w->cap, w->depth + 1) < 0) {
+		close(fd);
+		return -ENOMEM;
 	}
 	DIR *d = fdopendir(fd);
 	if (!d) {

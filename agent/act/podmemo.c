@@ -11,6 +11,7 @@
 
 #include "cgfs.h"
 #include "cgkill.h"
+#include "grow.h"
 
 /* Far more than a node runs (the kubelet's default max-pods is 110): a bound, not a tuning knob. */
 #define MEMO_MAX 4096
@@ -65,14 +66,8 @@ static memo_entry *find_or_add_uid(pod_memo *m, const char *uid, const char *cgr
 		return e;
 	if (m->n == MEMO_MAX || strlen(uid) >= POD_UID_MAX || strlen(cgroup) >= PATH_MAX)
 		return NULL;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		memo_entry *n = realloc(m->e, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		m->e = n;
-		m->cap = cap;
-	}
+	if (GROW_ARRAY(&m->e, &m->cap, m->n + 1) < 0)
+		return NULL;
 	e = &m->e[m->n++];
 	memset(e, 0, sizeof(*e));
 	snprintf(e->uid, sizeof(e->uid), "%s", uid);

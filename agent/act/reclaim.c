@@ -11,6 +11,7 @@
 
 #include "cgfs.h"
 #include "cgkill.h"
+#include "grow.h"
 
 /* Far more than a node runs (the kubelet's default max-pods is 110): a bound, not a tuning knob. */
 #define RECLAIM_MAX 1024
@@ -59,14 +60,9 @@ static reclaim_entry *slot_for(reclaim_set *r, const reclaim_entry *e, int *ret)
 	*ret = -ENOSPC;
 	if (r->n == RECLAIM_MAX)
 		return NULL;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-		reclaim_entry *n = realloc(r->e, cap * sizeof(*n));
+	if (GROW_ARRAY_FROM(&r->e, &r->cap, r->n + 1, 8) < 0) {
 		*ret = -ENOMEM;
-		if (!n)
-			return NULL;
-		r->e = n;
-		r->cap = cap;
+		return NULL;
 	}
 	return &r->e[r->n++];
 }

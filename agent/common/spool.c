@@ -15,6 +15,7 @@
 #include "cgfs.h"
 #include "jsonbuf.h"
 #include "log.h"
+#include "grow.h"
 
 const char *spool_signal_resource(const char *signal)
 {
@@ -117,14 +118,8 @@ static void enforce_bound(int dirfd, unsigned max)
 		size_t l = strlen(de->d_name);
 		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json") != 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			char **nn = realloc(names, nc * sizeof(*names));
-			if (!nn)
-				break;
-			names = nn;
-			cap = nc;
-		}
+		if (GROW_ARRAY_FROM(&names, &cap, n + 1, 64) < 0)
+			break;
 		if (!(names[n] = strdup(de->d_name)))
 			break;
 		n++;

@@ -10,6 +10,7 @@
 #include "kpod.h"
 #include "log.h"
 #include "reflector.h"
+#include "grow.h"
 
 struct podwatch {
 	descdir *dir;
@@ -31,14 +32,8 @@ static void seen_clear(podwatch *w)
 
 static int seen_add(podwatch *w, const char *uid)
 {
-	if (w->n_seen == w->cap_seen) {
-		size_t nc = w->cap_seen ? w->cap_seen * 2 : 128;
-		char **n = realloc(w->seen, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		w->seen = n;
-		w->cap_seen = nc;
-	}
+	if (GROW_ARRAY_FROM(&w->seen, &w->cap_seen, w->n_seen + 1, 128) < 0)
+		return -ENOMEM;
 	if (!(w->seen[w->n_seen] = strdup(uid)))
 		return -ENOMEM;
 	w->n_seen++;

@@ -103,11 +103,3 @@ struct evictd_daemon {
 	cadence_state cadence;         /* when each signal is due (cadence.h) */
 	uint64_t tick_slack_usec;      /* the pending tick's accuracy: signals due within it are read */
 };
-
-static inline uint64_t mono_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "pidlock.h"
 #include "psi-trigger.h"
+#include "clock.h"
 
 static void daemon_reload(evictd_daemon *d, const char *why);
 static void on_kubelet_config_changed(void *userdata, const char *why);
@@ -459,7 +460,7 @@ int daemon_run(const daemon_options *o)
 	victims_resume(&d);
 	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, d.run_dir, on_runtime_changed, &d, &d.rt)) < 0)
 		goto fail;
-	runtime_start(d.rt, mono_usec());
+	runtime_start(d.rt, now_mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
 	if ((r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)

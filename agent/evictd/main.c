@@ -32,6 +32,7 @@
 #include "scan.h"
 #include "signals.h"
 #include "status-cmd.h"
+#include "clock.h"
 
 #ifndef EVICTD_VERSION
 #define EVICTD_VERSION "unknown"
@@ -193,13 +194,6 @@ static int parse_args(int argc, char **argv, options *o)
 	return 0;
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void log_conflict(const kubelet_conflict *k, void *userdata)
 {
 	(void)userdata;
@@ -262,7 +256,7 @@ static int run_once(const options *o)
 		goto fail;
 	}
 	derive_fall_rates(c);
-	uint64_t now = now_usec();
+	uint64_t now = now_mono_usec();
 	r = scanner_scan(sc, now, &snap);
 	if (r < 0)
 		goto fail;
@@ -294,7 +288,7 @@ static int run_once(const options *o)
 			log_msg(LOG_WARNING, "The container runtime at %s did not answer usably (%s): node-level reclaim and "
 			        "writable layers not shown", runtime_describe(rt), strerror(-r));
 		else
-			runtime_prepare(rt, (snapshot *)snap, &ev, NULL, now_usec(), &node, &plan);
+			runtime_prepare(rt, (snapshot *)snap, &ev, NULL, now_mono_usec(), &node, &plan);
 	}
 	c->dry_run = dry;
 	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true,

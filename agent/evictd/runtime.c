@@ -21,6 +21,7 @@
 #include "log.h"
 #include "noderec-state.h"
 #include "runtime-disk.h"
+#include "clock.h"
 
 /* A refused image is skipped this long (the kubelet's image GC period): it costs one step, not
  * every eviction after it. */
@@ -222,10 +223,7 @@ static void on_socket_change(void *userdata, const char *why)
 static int state_resume(runtime_state *rt)
 {
 	noderec_state st;
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int r = noderec_state_load(rt->state_dir, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, &st);
+	int r = noderec_state_load(rt->state_dir, now_mono_usec(), &st);
 	if (r < 0)
 		return r;
 	memcpy(rt->pending_since, st.pending_since, sizeof(rt->pending_since));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "clock.h"
 
 static void status_json_observations(evictd_daemon *d, jsonbuf *j);
 static void status_conditions_text(evictd_daemon *d, char *buf, size_t size);
@@ -48,7 +49,7 @@ static void json_reclaiming(const reclaim_entry *e, void *userdata)
 	jb_key(j, "signal"), jb_string(j, signal_name(e->signal));
 	jb_key(j, "dry_run"), jb_bool(j, e->dry_run);
 	jb_key(j, "expected_reclaim"), jb_int(j, e->expected[e->signal]);
-	uint64_t now = mono_usec();
+	uint64_t now = now_mono_usec();
 	jb_key(j, "since_usec"), jb_uint(j, now > e->gone_usec ? now - e->gone_usec : 0);
 	jb_key(j, "timeout_in_usec"), jb_uint(j, e->deadline_usec > now ? e->deadline_usec - now : 0);
 	jb_key(j, "restarts_killed"), jb_uint(j, e->rekills);
@@ -122,7 +123,7 @@ static int make_status_dir(const char *path)
  */
 void write_status(evictd_daemon *d, bool force)
 {
-	uint64_t now = mono_usec();
+	uint64_t now = now_mono_usec();
 	if (!force && !d->dirty && d->status_written_usec && now - d->status_written_usec < STATUS_IDLE_REFRESH_USEC)
 		return;
 	jsonbuf j;
@@ -134,11 +135,7 @@ void write_status(evictd_daemon *d, bool force)
 	jb_key(&j, "action"), jb_string(&j, d->cfg->action == ACTION_EXEC ? "exec" : "kill");
 	jb_key(&j, "config"), jb_string(&j, d->cfg->sources);
 	jb_key(&j, "updated_usec");
-	{
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		jb_uint(&j, (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL);
-	}
+	jb_uint(&j, now_wall_usec());
 	/* The longest this file goes without a rewrite while evictd runs: an updated_usec older than
 	 * that says evictd is stuck or gone (evictd-kube's liveness check of evictd). */
 	jb_key(&j, "heartbeat_usec");

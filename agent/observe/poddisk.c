@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgfs.h"
+#include "grow.h"
 
 /* More log directories than this on one node is not a kubelet's doing; the rest are not read. */
 #define LOG_NAMES_MAX 65536
@@ -140,14 +141,11 @@ static int list_logs(poddisk_pass *p)
 	while ((de = readdir(d)) && p->n_log_names < LOG_NAMES_MAX) {
 		if (de->d_name[0] == '.' || !strchr(de->d_name, '_'))
 			continue;
-		char **n = realloc(p->log_names, (p->n_log_names + 1) * sizeof(*n));
-		if (!n || !(n[p->n_log_names] = strdup(de->d_name))) {
-			if (n)
-				p->log_names = n;
+		if (GROW_ARRAY(&p->log_names, &p->cap_log_names, p->n_log_names + 1) < 0 ||
+		    !(p->log_names[p->n_log_names] = strdup(de->d_name))) {
 			closedir(d);
 			return -ENOMEM;
 		}
-		p->log_names = n;
 		p->n_log_names++;
 	}
 	closedir(d);

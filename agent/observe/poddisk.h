@@ -43,7 +43,7 @@ typedef struct poddisk_pass {
 	int logs_fd;     /* <pod-logs-dir>, -1 when absent */
 	uint64_t limit;  /* entries per pod */
 	char **log_names; /* the log directory's entries, read on first need (pods without descriptor) */
-	size_t n_log_names;
+	size_t n_log_names, cap_log_names;
 	bool listed;
 } poddisk_pass;
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "pods.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -96,14 +97,8 @@ static int add_pod(walk *w)
 
 	if (pod_parse_path(w->path, pi.uid, &pi.qos) < 0)
 		return 0;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		pod_info *np = realloc(w->pods, cap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		w->pods = np;
-		w->cap = cap;
-	}
+	if (GROW_ARRAY_FROM(&w->pods, &w->cap, w->n + 1, 64) < 0)
+		return -ENOMEM;
 	pi.cgroup = strdup(w->path);
 	if (!pi.cgroup)
 		return -ENOMEM;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "grow.h"
 
 /* Files looked at in one log directory at most: a kubelet keeps a handful (containerLogMaxFiles). */
 #define LOG_DIR_ENTRIES_MAX 4096
@@ -108,11 +109,9 @@ static void note_mislabelled(runtime_label_notes *notes, const cri_container *c,
 {
 	if (!notes || noted(notes, c->id))
 		return;
-	char **ids = realloc(notes->ids, (notes->n + 1) * sizeof(*ids));
-	if (!ids)
+	if (GROW_ARRAY(&notes->ids, &notes->cap, notes->n + 1) < 0)
 		return;
-	notes->ids = ids;
-	if (!(ids[notes->n] = strdup(c->id)))
+	if (!(notes->ids[notes->n] = strdup(c->id)))
 		return;
 	notes->n++;
 	log_msg(LOG_WARNING, "Container %.64s (%s) in sandbox %.64s of pod %s/%s (uid %s) is labelled io.kubernetes.pod.uid=%s: "

@@ -30,7 +30,7 @@ void runtime_measure_logs(cri_listing *l);
  * once each (while they are listed). Zero-initialised; runtime_label_notes_done frees it. */
 typedef struct runtime_label_notes {
 	char **ids;
-	size_t n;
+	size_t n, cap;
 } runtime_label_notes;
 void runtime_label_notes_done(runtime_label_notes *notes);
 

@@ -8,13 +8,7 @@
 
 #include "decide.h"
 #include "log.h"
-
-static uint64_t monotonic_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
+#include "clock.h"
 
 static const char *action_name(const evict_info *i)
 {
@@ -91,7 +85,7 @@ static void say_resumed(const evict_info *i, const char *pod)
 
 	log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_RESUMED);
 	common_fields(&e, i, pod);
-	uint64_t now = monotonic_usec();
+	uint64_t now = now_mono_usec();
 	uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
 	if (i->sigkilled && !i->exec)
 		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "

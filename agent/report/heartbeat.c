@@ -13,13 +13,7 @@
 #include "decide.h"
 #include "log.h"
 #include "pods.h"
-
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
+#include "clock.h"
 
 struct heartbeat {
 	sd_event_source *sigusr1;
@@ -300,7 +294,7 @@ void heartbeat_stopped(heartbeat *h, const char *why)
 	heartbeat_view v = { .pods = -1 };
 	char line[512];
 	h->view(&v, h->userdata);
-	heartbeat_stop_text(&v, why, mono_now() - h->started_usec, line, sizeof(line));
+	heartbeat_stop_text(&v, why, now_mono_usec() - h->started_usec, line, sizeof(line));
 	emit(line);
 }
 
@@ -329,7 +323,7 @@ int heartbeat_new(sd_event *e, bool every_minute, heartbeat_view_fn fn, void *us
 		return -ENOMEM;
 	h->view = fn;
 	h->userdata = userdata;
-	h->started_usec = mono_now();
+	h->started_usec = now_mono_usec();
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)

@@ -11,14 +11,7 @@
 
 #include "log.h"
 #include "spool.h"
-
-static uint64_t real_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
+#include "clock.h"
 
 /* The spool directory, created root 0755 when missing (its parent is evictd's RuntimeDirectory). */
 static int open_spool(const evictd_config *c)
@@ -67,7 +60,7 @@ void kube_spool_eviction(const evictd_config *c, const pod_info *p, const evicti
 		.pod = p, .signal = signal_name(ch->signal), .hard = ch->kind == THRESHOLD_HARD,
 		.threshold = ch->threshold, .observed = ch->observed, .usage = usage,
 		.threshold_percent = threshold_of_kind(c, ch->kind, ch->signal)->percent,
-		.grace_usec = ch->grace_usec, .started_real_usec = real_usec(),
+		.grace_usec = ch->grace_usec, .started_real_usec = now_wall_usec(),
 		.containers = ctr, .n_containers = p->n_containers,
 	};
 	r = spool_write_eviction(dirfd, c->kube.spool_max, &ev, why, sizeof(why));
@@ -171,7 +164,7 @@ static void write_conditions(const evictd_config *c, const evaluation *ev, const
 				         "last evaluation", name);
 			}
 		}
-		if (spool_write_condition(*dirfd, c->kube.spool_max, name, status, reason, msg, real_usec(), why,
+		if (spool_write_condition(*dirfd, c->kube.spool_max, name, status, reason, msg, now_wall_usec(), why,
 		                          sizeof(why)) < 0)
 			log_msg(LOG_WARNING, "Node condition %s not queued: %s", name, why);
 	}
@@ -217,7 +210,7 @@ void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const s
 			if (dirfd < 0 && (dirfd = open_spool(c)) < 0)
 				return;
 			if (spool_write_threshold(dirfd, c->kube.spool_max, signal_name((evictd_signal)sig),
-			                          k == THRESHOLD_HARD, te->threshold, s->node.s[sig].available, real_usec(),
+			                          k == THRESHOLD_HARD, te->threshold, s->node.s[sig].available, now_wall_usec(),
 			                          why, sizeof(why)) < 0)
 				log_msg(LOG_WARNING, "Node event for %s not queued: %s", signal_name((evictd_signal)sig), why);
 		}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "status-file.h"
+#include "clock.h"
 
 #define POLL_USEC 20000ULL
 
@@ -117,9 +118,7 @@ int status_pid_is_evictd(const char *proc_root, int64_t pid)
 
 static void format_age(uint64_t updated_usec, char *buf, size_t size)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+	uint64_t now = now_wall_usec();
 	if (!updated_usec || updated_usec > now) {
 		snprintf(buf, size, "at an unknown time");
 		return;
@@ -207,13 +206,6 @@ int status_command(const char *status_file, const char *proc_root)
 	return EXIT_SUCCESS;
 }
 
-static uint64_t realtime_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
 /* The status file was rewritten (a new inode: it is replaced by rename) at or after since_usec. */
 static bool rewritten_since(const char *path, ino_t old_ino, uint64_t since_usec)
 {
@@ -252,7 +244,7 @@ int reload_command(int64_t pid, const char *status_file, const char *proc_root, 
 		        r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 		return STATUS_EXIT_NOT_RUNNING;
 	}
-	uint64_t t0 = realtime_usec();
+	uint64_t t0 = now_wall_usec();
 	if (kill((pid_t)pid, SIGHUP) < 0) {
 		fprintf(stderr, "evictd: cannot signal pid %" PRId64 ": %s\n", pid, strerror(errno));
 		return EXIT_FAILURE;

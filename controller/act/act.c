@@ -13,6 +13,7 @@
 #include "pod-write.h"
 #include "repeat.h"
 #include "k8s_body.h"
+#include "clock.h"
 
 #define EVENT_REPEAT_NS (600LL * 1000000000LL) /* a FailedScheduling repeated at most every 10 min */
 #define JSON "application/json"
@@ -74,20 +75,6 @@ static int add_event(act *a, write_chain *ch, const decision_pod *pod, const dec
                      const char *reason, const char *action, const char *note, int64_t now);
 static void submit(act *a, write_chain *ch, int r);
 
-static int64_t mono_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t wall_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The binding's end: the attempt is counted now, with its binding (kube's attempt duration
  * includes it); a refusal is told to the pod's Events in the API server's words, as
  * handleSchedulingFailure records a failed binding cycle's status (Warning FailedScheduling). */
@@ -112,7 +99,7 @@ static void binding_ended(act *a, const char *ns, const char *name, write_result
 		write_chain *ev = pod_write_chain(&p);
 		if (ev)
 			submit(a, ev, add_event(a, ev, &p, NULL, "Warning", "FailedScheduling", "Scheduling",
-			                        msg && *msg ? msg : "binding refused", wall_now_ns()));
+			                        msg && *msg ? msg : "binding refused", now_wall_ns()));
 	}
 	free(m);
 }
@@ -182,7 +169,7 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 		char key[160], suffix[96];
 		/* the same whatever the pod: its name is in the path and often in the message */
 		snprintf(key, sizeof(key), "%s %ld %d", st->verb, status, (int)r);
-		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)mono_now_ns() / 1000, suffix, sizeof(suffix)))
+		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)now_mono_ns() / 1000, suffix, sizeof(suffix)))
 			return;
 		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s%s", st->verb, st->path, status, write_result_name(r),
 		                   *msg ? ": " : "", msg, suffix);
@@ -457,7 +444,7 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 		struct bind_memo *m = malloc(sizeof(*m) + ul);
 		snprintf(key, sizeof(key), "%s/%s", d->pod.namespace_, d->pod.name);
 		if (m) {
-			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = mono_now_ns(),
+			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = now_mono_ns(),
 				                 .attempts = d->attempts };
 			memcpy(m->uid, d->pod.uid, ul);
 			free(objmap_remove(&a->bindings, key));

@@ -11,6 +11,7 @@
 #include "answer.h"
 #include "repeat.h"
 #include "k8s_body.h"
+#include "clock.h"
 
 #define USEC 1000000ULL
 
@@ -122,19 +123,9 @@ int lease_record_parse(const char *body, size_t len, lease_record *ret)
 static uint64_t now_mono(lease *l)
 {
 	uint64_t t = 0;
-	if (sd_event_now(l->event, CLOCK_MONOTONIC, &t) < 0) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		t = (uint64_t)ts.tv_sec * USEC + (uint64_t)ts.tv_nsec / 1000;
-	}
+	if (sd_event_now(l->event, CLOCK_MONOTONIC, &t) < 0)
+		t = now_mono_usec();
 	return t;
-}
-
-static int64_t now_wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void note(lease *l, int prio, const char *text)

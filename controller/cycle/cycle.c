@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "explain.h"
+#include "clock.h"
 
 struct cycle {
 	queue *q;
@@ -351,16 +352,9 @@ cycle *cycle_free(cycle *cy)
 	return NULL;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int cycle_run_one(cycle *cy, decision *d, pp_err *err)
 {
-	int64_t t0 = mono_ns();
+	int64_t t0 = now_mono_ns();
 	int r;
 
 	karena_reset(&d->arena);
@@ -371,7 +365,7 @@ int cycle_run_one(cycle *cy, decision *d, pp_err *err)
 	r = pp_sched_schedule_one(queue_sched(cy->q), err);
 	queue_set_sink(cy->q, NULL, NULL);
 	cy->d = NULL;
-	d->duration_ns = mono_ns() - t0;
+	d->duration_ns = now_mono_ns() - t0;
 	d->started_mono_ns = t0;
 	if (r >= 0 && cy->err < 0) {
 		r = cy->err;

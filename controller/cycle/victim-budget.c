@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "objmap.h"
+#include "grow.h"
 
 /* The victims of the last minute in one scope, oldest first: v[start..len). */
 struct window {
@@ -49,14 +50,8 @@ static int window_add(struct window *w, int64_t at, size_t n)
 		w->len -= w->start;
 		w->start = 0;
 	}
-	if (w->len == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct stamp *v = realloc(w->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		w->v = v;
-		w->cap = cap;
-	}
+	if (GROW_ARRAY(&w->v, &w->cap, w->len + 1) < 0)
+		return -ENOMEM;
 	size_t i = w->len;
 	while (i > w->start && w->v[i - 1].at > at) {
 		w->v[i] = w->v[i - 1];

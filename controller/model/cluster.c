@@ -19,6 +19,7 @@
 #include "budget.h"
 #include "convert.h"
 #include "objmap.h"
+#include "grow.h"
 
 #define DEFAULT_SCHEDULER "default-scheduler"
 
@@ -737,15 +738,9 @@ static void collect_stale(const char *key, void *value, void *userdata)
 		return;
 	if (pr->kind == CLUSTER_NODES && ((struct mobj *)value)->placeholder)
 		return; /* it stands for pods, not for a Node object */
-	if (pr->n == pr->cap) {
-		size_t cap = pr->cap ? pr->cap * 2 : 16;
-		char **k = realloc(pr->keys, cap * sizeof(*k));
-		if (!k) {
-			pr->oom = true;
-			return;
-		}
-		pr->keys = k;
-		pr->cap = cap;
+	if (GROW_ARRAY(&pr->keys, &pr->cap, pr->n + 1) < 0) {
+		pr->oom = true;
+		return;
 	}
 	if (!(pr->keys[pr->n] = strdup(key)))
 		pr->oom = true;

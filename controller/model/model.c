@@ -324,5 +324,5 @@ void model_done(model *m)
 		pp_admission_free(m->refused[i].admission);
 	free(m->refused);
 	m->refused = NULL;
-	m->nrefused = 0;
+	m->nrefused = m->cap_refused = 0;
 }

@@ -26,7 +26,7 @@ typedef struct model {
 	size_t npending, nbound;
 	/* new pods (quota.h) refused at admission, in input order; not in the cluster */
 	model_refusal *refused;
-	size_t nrefused;
+	size_t nrefused, cap_refused;
 } model;
 
 /* What a command reads. */

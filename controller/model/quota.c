@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "grow.h"
 
 bool quota_pod_is_new(const struct k8s_pod *p)
 {
@@ -134,12 +135,10 @@ int quota_admit_new(model *m, const struct k8s_pod *p, const char *class_name, d
 		pp_admission_free(adm);
 		return 0;
 	}
-	model_refusal *v = reallocarray(m->refused, m->nrefused + 1, sizeof(*v));
-	if (!v) {
+	if (GROW_ARRAY(&m->refused, &m->cap_refused, m->nrefused + 1) < 0) {
 		pp_admission_free(adm);
 		return -ENOMEM;
 	}
-	m->refused = v;
 	m->refused[m->nrefused++] = (model_refusal){ p, adm };
 	return 1;
 }
@@ -192,7 +191,7 @@ static void report_uncovered(diag *d, const struct uncovered *u)
 int quota_report(model *m, const k8s_cluster *c, diag *d)
 {
 	struct uncovered *groups = NULL;
-	size_t ngroups = 0;
+	size_t ngroups = 0, cap_groups = 0;
 	karena a = { 0 };
 	int r = 0;
 
@@ -229,14 +228,11 @@ int quota_report(model *m, const k8s_cluster *c, diag *d)
 		} else if (g < ngroups) {
 			groups[g].pods++;
 		} else {
-			struct uncovered *v = reallocarray(groups, ngroups + 1, sizeof(*v));
 			char *copy = strdup(msg);
-			if (!v || !copy) {
+			if (GROW_ARRAY(&groups, &cap_groups, ngroups + 1) < 0 || !copy) {
 				free(copy);
-				groups = v ? v : groups;
 				r = -ENOMEM;
 			} else {
-				groups = v;
 				groups[ngroups++] = (struct uncovered){ p, cls, copy, 1 };
 			}
 		}

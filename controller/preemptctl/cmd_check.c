@@ -7,6 +7,7 @@
 #include "model.h"
 #include "quota.h"
 #include "refusal.h"
+#include "clock.h"
 
 static const char *plural(size_t n, const char *one, const char *many)
 {
@@ -35,11 +36,7 @@ int cmd_check(const char *kubeconfig, const char *admission_config, const char *
 	model m = { 0 };
 	diag d;
 	int r;
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct model_input in = { kubeconfig, files, nfiles, admission_config,
-		                  (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec };
+	struct model_input in = { kubeconfig, files, nfiles, admission_config, now_wall_ns() };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
 	r = model_load(&m, &c, &in, &d);

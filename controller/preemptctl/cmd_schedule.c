@@ -27,6 +27,7 @@
 #include "k8s.h"
 #include "model.h"
 #include "refusal.h"
+#include "clock.h"
 
 #define NSEC_PER_SEC 1000000000LL
 /* Without --until-idle, a simulation stops after this much simulated time. */
@@ -242,13 +243,6 @@ static int parse_args(int argc, char **argv, struct sched_args *a)
 	return -1; /* go on */
 }
 
-static int64_t wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 {
 	k8s_cluster c;
@@ -259,7 +253,7 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 	struct out_ctx o = { .out = out };
 	int r, status = EXIT_REJECTED;
 
-	o.start = a->has_now ? a->now : wall_now();
+	o.start = a->has_now ? a->now : now_wall_ns();
 	struct model_input in = { a->kubeconfig, (const char *const *)a->files, a->nfiles, a->admission_config, o.start };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);

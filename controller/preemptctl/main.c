@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "cmd_schedule.h"
 #include "k8s.h"
+#include "clock.h"
 
 #ifndef PREEMPTCTL_VERSION
 #define PREEMPTCTL_VERSION "0.1.0"
@@ -75,13 +76,6 @@ static int usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The command line once parsed: the command, its options, and every other argument a file. */
 struct cli {
 	const char *command, *pod, *now, *kubeconfig, *admission, *pdb;
@@ -127,7 +121,7 @@ static int run_preempt(const struct cli *o)
 		a.namespace_ = ns ? ns : "default";
 		a.name = !pod ? NULL : slash ? slash + 1 : pod;
 		if (!now)
-			a.now_ns = now_ns();
+			a.now_ns = now_wall_ns();
 		status = cmd_preempt(&a, stdout, stderr);
 	}
 	free(ns);

@@ -12,6 +12,7 @@
 
 #include "incluster.h"
 #include "journal.h"
+#include "clock.h"
 
 #define CYCLE_BUDGET 256            /* cycles per turn of the loop: watch events are not starved */
 #define TOKEN_REFRESH_USEC 60000000ULL
@@ -31,20 +32,6 @@ static const double sli_bounds[] = { 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1
 	                             10.24, 20.48, 40.96, 81.92, 163.84, 327.68, 655.36, 1310.72, 2621.44, 5242.88 };
 static const double extension_bounds[] = { 0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.0032,
 	                                   0.0064, 0.0128, 0.0256, 0.0512, 0.1024, 0.2048 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 bool preemptd_may_write(struct preemptd *d, long *ret_timeout_ms)
 {
@@ -68,7 +55,7 @@ static void poke(preemptd *d)
 
 static void arm_due(preemptd *d)
 {
-	int64_t due = queue_next_due(d->queue), now = wall_ns();
+	int64_t due = queue_next_due(d->queue), now = now_wall_ns();
 	uint64_t mono;
 
 	if (due == INT64_MAX || sd_event_now(d->event, CLOCK_MONOTONIC, &mono) < 0) {
@@ -155,7 +142,7 @@ static void account(preemptd *d, const decision *dc)
 static void binding_done(void *userdata, const act_binding *b)
 {
 	preemptd *d = userdata;
-	int64_t now = mono_ns();
+	int64_t now = now_mono_ns();
 	int result = b->ok ? RESULT_SCHEDULED : RESULT_ERROR;
 
 	d->attempts[result]++;
@@ -181,7 +168,7 @@ static void on_expired(const decision *dc, void *userdata)
 {
 	preemptd *d = userdata;
 
-	act_decision(d->act, dc, wall_ns());
+	act_decision(d->act, dc, now_wall_ns());
 }
 
 /* Beyond kube-scheduler (issue 28): reservations that end, the budget, young pods spared. */
@@ -211,7 +198,7 @@ static int on_sched(sd_event_source *s, void *userdata)
 	(void)s;
 	if (d->stopping || !d->synced || !preemptd_may_write(d, &timeout))
 		return 0;
-	int64_t now = wall_ns();
+	int64_t now = now_wall_ns();
 	if (!d->budget_restored) {
 		/* the first turn this instance may write (a start, or a standby taking over): the last
 		 * minute's victims as the cluster shows them count against the budget */
@@ -288,7 +275,7 @@ static void leadership(void *userdata, bool leader)
 		                   d->identity);
 		(void)sd_notify(0, "STATUS=Leader: scheduling");
 		act_leader_event(d->act, d->cfg->lease_namespace, d->cfg->lease_name, lease_uid(d->lease), d->identity,
-		                 wall_ns());
+		                 now_wall_ns());
 		writer_kick(act_writer(d->act));
 		poke(d);
 		return;
@@ -437,7 +424,7 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	if ((r = kube_multi_new(e, client, &d->multi)) < 0 ||
 	    (r = transport_kube_new(d->multi, &d->transport)) < 0 ||
 	    (cfg->shadow && (r = transport_readonly_new(d->transport, &d->transport)) < 0) ||
-	    (r = queue_new(&qo, wall_ns(), &d->queue)) < 0 || (r = cluster_new(d->queue, &co, &d->cluster)) < 0 ||
+	    (r = queue_new(&qo, now_wall_ns(), &d->queue)) < 0 || (r = cluster_new(d->queue, &co, &d->cluster)) < 0 ||
 	    (cfg->shadow && (r = shadow_new(d->queue, d->cluster, &so, &d->shadow)) < 0) ||
 	    (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)

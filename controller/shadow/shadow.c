@@ -19,6 +19,8 @@
 #include "journal.h"
 #include "metrics.h"
 #include "objmap.h"
+#include "clock.h"
+#include "grow.h"
 
 #define DEFAULT_SCHEDULER "default-scheduler"
 /* A victim not attributed to a preemptor within this long never will be (its preemptor was not
@@ -56,7 +58,7 @@ struct ours {
 	/* preempt: the chosen node, then the candidates equal to it on every criterion: the other
 	 * scheduler's node and TIES_SHOWN more at most, more_cands the others */
 	struct cand *cands;
-	size_t n_cands, more_cands;
+	size_t n_cands, cap_cands, more_cands;
 	char *text; /* unschedulable: the FitError; preempt: the facts that decided (explain.c) */
 	char *why;  /* why not the other scheduler's node, found when it was known at the decision */
 };
@@ -88,13 +90,6 @@ const char *shadow_kind_name(shadow_kind k)
 {
 	static const char *const names[] = { "bind", "preempt", "unschedulable" };
 	return (unsigned)k < SHADOW_KINDS ? names[k] : "?";
-}
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -180,11 +175,10 @@ static void add_tie(const char *node, void *userdata)
 
 static int add_cand(struct ours *o, const char *node, const pp_victim *v, size_t n)
 {
-	struct cand *c = realloc(o->cands, (o->n_cands + 1) * sizeof(*c));
+	struct cand *c;
 
-	if (!c)
+	if (GROW_ARRAY(&o->cands, &o->cap_cands, o->n_cands + 1) < 0)
 		return -ENOMEM;
-	o->cands = c;
 	c = &o->cands[o->n_cands];
 	*c = (struct cand){ .node = strdup(node), .v = calloc(n ? n : 1, sizeof(*c->v)) };
 	if (!c->node || !c->v) {
@@ -346,14 +340,8 @@ static void note_victim(shadow *s, const char *ns, const char *name)
 			victim_drop(s, i);
 	if (s->n_victims == VICTIMS_MAX)
 		victim_drop(s, 0);
-	if (s->n_victims == s->cap_victims) {
-		size_t cap = s->cap_victims ? s->cap_victims * 2 : 16;
-		struct victim *v = realloc(s->victims, cap * sizeof(*v));
-		if (!v)
-			return;
-		s->victims = v;
-		s->cap_victims = cap;
-	}
+	if (GROW_ARRAY(&s->victims, &s->cap_victims, s->n_victims + 1) < 0)
+		return;
 	struct victim *v = &s->victims[s->n_victims];
 	*v = (struct victim){ .key = strdup(key), .node = strdup(pi.node_name), .prio = pi.priority,
 		              .start_ns = pi.has_start_time ? pi.start_time_ns : now, .seq = s->seq, .at_ns = now };
@@ -723,7 +711,7 @@ int shadow_new(queue *q, cluster *c, const shadow_opts *o, shadow **ret)
 		return -ENOMEM;
 	s->q = q;
 	s->c = c;
-	s->clock = o && o->clock ? o->clock : wall_ns;
+	s->clock = o && o->clock ? o->clock : now_wall_ns;
 	if (!(s->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : DEFAULT_SCHEDULER))) {
 		free(s);
 		return -ENOMEM;
