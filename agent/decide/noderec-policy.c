@@ -92,6 +92,68 @@ void noderec_refusals_done(noderec_refusals *r)
 	*r = (noderec_refusals){ 0 };
 }
 
+/* --- images' history ------------------------------------------------------------------------ */
+
+static int by_record_id(const void *a, const void *b)
+{
+	return strcmp(((const image_record *)a)->id, ((const image_record *)b)->id);
+}
+
+const image_record *noderec_record_find(const image_record *records, size_t n, const char *id)
+{
+	image_record key = { .id = (char *)id };
+	return n ? bsearch(&key, records, n, sizeof(key), by_record_id) : NULL;
+}
+
+void noderec_history_of(const image_record *records, size_t n, const cri_listing *l, uint64_t now_usec,
+                        image_history *h)
+{
+	for (size_t i = 0; i < l->n_images; i++) {
+		const image_record *r = noderec_record_find(records, n, l->images[i].id);
+		h[i] = r ? r->h : (image_history){ .first_seen_usec = now_usec };
+	}
+}
+
+int noderec_records_follow(image_record **records, size_t *n, const cri_listing *l, uint64_t now_usec)
+{
+	image_record *next = calloc(l->n_images ? l->n_images : 1, sizeof(*next));
+	size_t k = 0, kept = 0, v;
+	id_index used = { 0 };
+
+	if (!next || id_index_init(&used, l->n_containers) < 0) {
+		free(next);
+		return -ENOMEM;
+	}
+	/* the images the containers name, indexed once: linear, not images × containers */
+	for (size_t c = 0; c < l->n_containers; c++)
+		if (l->containers[c].image_id)
+			id_index_put(&used, l->containers[c].image_id, NULL, c);
+	for (size_t i = 0; i < l->n_images; i++) {
+		const image_record *old = noderec_record_find(*records, *n, l->images[i].id);
+		if (!(next[k].id = strdup(l->images[i].id)))
+			continue;
+		next[k].h = old ? old->h : (image_history){ .first_seen_usec = now_usec };
+		if (id_index_get(&used, l->images[i].id, NULL, &v))
+			next[k].h.last_used_usec = now_usec;
+		kept += old && old->h.last_used_usec == next[k].h.last_used_usec;
+		k++;
+	}
+	id_index_done(&used);
+	qsort(next, k, sizeof(*next), by_record_id);
+	bool changed = kept != k || k != *n;
+	noderec_records_free(*records, *n);
+	*records = next;
+	*n = k;
+	return changed;
+}
+
+void noderec_records_free(image_record *records, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(records[i].id);
+	free(records);
+}
+
 /* --- counts ---------------------------------------------------------------------------------- */
 
 bool noderec_settle(noderec_memory *m, const evaluation *ev, bool ended[_SIGNAL_MAX])

@@ -60,6 +60,22 @@ int noderec_refusals_add(noderec_refusals *r, const char *image_id, uint64_t now
 int noderec_refusals_mark(const noderec_refusals *r, const cri_listing *l, bool *backed_off);
 void noderec_refusals_done(noderec_refusals *r);
 
+/* --- images' history, listing after listing ------------------------------------------------- */
+
+/* The record of id among records (sorted by id), or NULL. */
+const image_record *noderec_record_find(const image_record *records, size_t n, const char *id);
+/* h[i] for l->images[i]: its record's history, or first seen now when it has none. */
+void noderec_history_of(const image_record *records, size_t n, const cri_listing *l, uint64_t now_usec,
+                        image_history *h);
+/*
+ * The records follow the listing: images new to it first seen now, those a container (running or
+ * dead) names used now, those gone forgotten. *records and *n are replaced (the old ones freed).
+ * Returns 1 when they changed (to be saved), 0 when not, -ENOMEM (left as they were: ages only
+ * grow, so nothing becomes removable early).
+ */
+int noderec_records_follow(image_record **records, size_t *n, const cri_listing *l, uint64_t now_usec);
+void noderec_records_free(image_record *records, size_t n);
+
 /* --- what is counted, decision after decision ------------------------------------------------ */
 
 typedef struct noderec_memory {

@@ -45,6 +45,12 @@ typedef struct image_history {
 	uint64_t last_used_usec; /* 0: never seen in use */
 } image_history;
 
+/* An image's history under its id: kept sorted by id across listings (and restarts). */
+typedef struct image_record {
+	char *id;
+	image_history h;
+} image_record;
+
 /* Why an unused image is not a candidate (noderec_plan.kept). */
 typedef enum noderec_keep {
 	NODEREC_KEEP_PINNED,

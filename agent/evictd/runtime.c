@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * evictd's whole conversation with the container runtime, and why it is long: finding the endpoint
+ * and waiting for its socket, Version and Status (the sandbox image), full and light listings with
+ * their failures, image removals with their refusals, and a journal entry for each that a user
+ * reads. What node-level reclaim decides from them is decide/'s (noderec.h, noderec-policy.h):
+ * here its inputs are gathered, its outcome recorded and logged, and the one call it names made.
+ */
 #include "runtime.h"
 
 #include <errno.h>
@@ -14,7 +21,6 @@
 #include <yajl/yajl_tree.h>
 
 #include "cri.h"
-#include "idindex.h"
 #include "image-remove.h"
 #include "jsonread.h"
 #include "kubelet-watch.h"
@@ -263,9 +269,7 @@ int runtime_state_new(sd_event *e, const evictd_config *cfg, const char *state_d
 
 static void images_forget(runtime_state *rt)
 {
-	for (size_t i = 0; i < rt->n_images; i++)
-		free(rt->images[i].id);
-	free(rt->images);
+	noderec_records_free(rt->images, rt->n_images);
 	rt->images = NULL;
 	rt->n_images = 0;
 }
@@ -333,52 +337,11 @@ void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_
 
 /* --- listings ------------------------------------------------------------------------------ */
 
-static int by_record_id(const void *a, const void *b)
+/* The images' history follows each listing, full or light: saved when it changed. */
+static void images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 {
-	return strcmp(((const image_record *)a)->id, ((const image_record *)b)->id);
-}
-
-static image_record *record_find(const runtime_state *rt, const char *id)
-{
-	image_record key = { .id = (char *)id };
-	return rt->n_images ? bsearch(&key, rt->images, rt->n_images, sizeof(key), by_record_id) : NULL;
-}
-
-/*
- * The image history follows the listing: new images first seen now, used ones used now, gone ones
- * forgotten. True when it changed (saved then).
- */
-static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
-{
-	image_record *n = calloc(l->n_images ? l->n_images : 1, sizeof(*n));
-	size_t k = 0, kept = 0, v;
-	id_index used = { 0 };
-
-	if (!n || id_index_init(&used, l->n_containers) < 0) {
-		free(n);
-		return false; /* kept as it was: ages only grow, so nothing becomes removable early */
-	}
-	/* the images the containers name, indexed once: linear, not images × containers */
-	for (size_t c = 0; c < l->n_containers; c++)
-		if (l->containers[c].image_id)
-			id_index_put(&used, l->containers[c].image_id, NULL, c);
-	for (size_t i = 0; i < l->n_images; i++) {
-		const image_record *old = record_find(rt, l->images[i].id);
-		if (!(n[k].id = strdup(l->images[i].id)))
-			continue;
-		n[k].h = old ? old->h : (image_history){ .first_seen_usec = now };
-		if (id_index_get(&used, l->images[i].id, NULL, &v))
-			n[k].h.last_used_usec = now;
-		kept += old && old->h.last_used_usec == n[k].h.last_used_usec;
-		k++;
-	}
-	id_index_done(&used);
-	qsort(n, k, sizeof(*n), by_record_id);
-	bool changed = kept != k || k != rt->n_images;
-	images_forget(rt);
-	rt->images = n;
-	rt->n_images = k;
-	return changed;
+	if (noderec_records_follow(&rt->images, &rt->n_images, l, now) > 0)
+		state_save(rt);
 }
 
 static void ask_sandbox_image(runtime_state *rt);
@@ -415,8 +378,7 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 		rt->failed_usec = 0;
 		rt->sync_error = 0;
 		runtime_measure_logs(l);
-		if (images_update(rt, l, now))
-			state_save(rt);
+		images_update(rt, l, now);
 		usage_arm(rt, now); /* this listing told as much: the light one waits a whole period again */
 		listing_drop(rt);
 		rt->listing = l;
@@ -458,8 +420,7 @@ static void on_usage_listing(int error, cri_listing *l, const char *why, void *u
 	rt->usage_refreshing = false;
 	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
 	if (error >= 0) {
-		if (images_update(rt, l, now))
-			state_save(rt);
+		images_update(rt, l, now);
 		cri_listing_free(l);
 		free(l);
 	} else
@@ -740,11 +701,12 @@ static void log_kept(runtime_state *rt, evictd_signal s, const noderec_plan *p, 
 	rt->kept_logged[s] = true;
 	for (size_t i = 0; i < p->n_kept && len < sizeof(list) - 1; i++) {
 		const cri_image *im = &rt->listing->images[p->kept[i]];
-		const image_record *r = record_find(rt, im->id);
+		const char *name = image_name(im);
+		const image_record *r = noderec_record_find(rt->images, rt->n_images, im->id);
 		age[0] = '\0';
 		if (p->kept_why[i] == NODEREC_KEEP_YOUNG && r && now_usec >= r->h.first_seen_usec)
 			snprintf(age, sizeof(age), ", first seen %" PRIu64 " s ago", (now_usec - r->h.first_seen_usec) / 1000000);
-		int n = snprintf(list + len, sizeof(list) - len, "%s%s (%s, %s%s)", len ? ", " : "", image_name(im),
+		int n = snprintf(list + len, sizeof(list) - len, "%s%s (%s, %s%s)", len ? ", " : "", name,
 		                 format_bytes((int64_t)im->size, sz, sizeof(sz)), noderec_keep_name(p->kept_why[i]), age);
 		if (n < 0 || (size_t)n >= sizeof(list) - len) {
 			snprintf(list + (len < sizeof(list) - 6 ? len : sizeof(list) - 6), 6, ", …");
@@ -813,10 +775,7 @@ static int plan_from_listing(runtime_state *rt, uint64_t now_usec, noderec_plan 
 
 	if (!h || !refused)
 		goto out;
-	for (size_t i = 0; i < l->n_images; i++) {
-		const image_record *rec = record_find(rt, l->images[i].id);
-		h[i] = rec ? rec->h : (image_history){ .first_seen_usec = now_usec };
-	}
+	noderec_history_of(rt->images, rt->n_images, l, now_usec, h);
 	noderec_refusals_prune(&rt->refusals, now_usec);
 	if ((r = noderec_refusals_mark(&rt->refusals, l, refused)) < 0)
 		goto out;
@@ -867,19 +826,12 @@ static void outcome_record(runtime_state *rt, const noderec_plan *p, const noder
 /* The one call the outcome asks for: made last, after everything it decided was recorded. */
 static void outcome_call(runtime_state *rt, const noderec_plan *p, const noderec_outcome *oc)
 {
-	switch (oc->call) {
-	case NODEREC_CALL_NONE:
-		break;
-	case NODEREC_CALL_LIST_FOR_REMOVAL:
-		rt->relist_wanted = true;
-		refresh(rt);
-		break;
-	case NODEREC_CALL_LIST:
-		refresh(rt);
-		break;
-	case NODEREC_CALL_REMOVE:
+	if (oc->call == NODEREC_CALL_REMOVE)
 		start_removal(rt, p, oc->call_n, oc->call_signal, oc->call_before);
-		break;
+	else if (oc->call != NODEREC_CALL_NONE) {
+		/* the listing the removal waits for: a container started since the last one keeps its image */
+		rt->relist_wanted |= oc->call == NODEREC_CALL_LIST_FOR_REMOVAL;
+		refresh(rt);
 	}
 }
 

@@ -4,7 +4,8 @@
  * listings and signals: how long dead containers count as pending (the kubelet's container GC
  * period), what a signal still needs, what a dry run counts, what a container the kubelet just
  * removed still counts, how long a refused image is left alone, that the sandbox image and kept
- * images are never removed, in what order images go, and what waits for what.
+ * images are never removed, in what order images go, what waits for what, and how images' ages
+ * follow the listings.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -390,6 +391,55 @@ static void test_order_and_holds(void **state)
 	noderec_plan_done(&n.p);
 }
 
+/* Images' ages count from evictd's first sighting, listing after listing; a container's use is remembered. */
+static void test_image_history(void **state)
+{
+	cri_image im[] = { img("sha256:a", 10 * MIB, NULL), img("sha256:b", 10 * MIB, NULL), img("sha256:c", 10 * MIB, NULL) };
+	cri_container run = { .id = (char *)"r", .pod_uid = (char *)"p", .name = (char *)"app", .state = CRI_RUNNING,
+		              .image_id = (char *)"sha256:a" };
+	cri_listing l = { .images = im, .n_images = 2, .containers = &run, .n_containers = 1 };
+	image_record *rec = NULL;
+	size_t n = 0;
+	image_history h[3];
+	noderec_plan p;
+
+	(void)state;
+	assert_int_equal(noderec_records_follow(&rec, &n, &l, 100 * SEC), 1);
+	assert_int_equal(n, 2);
+	assert_string_equal(rec[0].id, "sha256:a");
+	assert_int_equal(rec[0].h.first_seen_usec, 100 * SEC);
+	assert_int_equal(rec[0].h.last_used_usec, 100 * SEC);
+	assert_int_equal(rec[1].h.last_used_usec, 0);
+	/* the container gone: its image's last use stays, and nothing changed to save */
+	l.n_containers = 0;
+	assert_int_equal(noderec_records_follow(&rec, &n, &l, 200 * SEC), 0);
+	assert_int_equal(rec[0].h.last_used_usec, 100 * SEC);
+	/* b gone, c new: b forgotten, c first seen now, a as old as it was */
+	l.images = im + 1;
+	im[1] = im[0];
+	l.n_images = 2;
+	assert_int_equal(noderec_records_follow(&rec, &n, &l, 300 * SEC), 1);
+	assert_int_equal(n, 2);
+	assert_null(noderec_record_find(rec, n, "sha256:b"));
+	assert_int_equal(noderec_record_find(rec, n, "sha256:a")->h.first_seen_usec, 100 * SEC);
+	assert_int_equal(noderec_record_find(rec, n, "sha256:c")->h.first_seen_usec, 300 * SEC);
+
+	/* image-minimum-gc-age 2m from the first sighting: c is young until 420 s, then it may go */
+	noderec_history_of(rec, n, &l, 419 * SEC, h);
+	assert_int_equal(noderec_plan_build(&l, h, 419 * SEC, 120 * SEC, &p), 0);
+	assert_int_equal(p.n_images, 1);
+	assert_int_equal(p.n_young, 1);
+	noderec_plan_done(&p);
+	noderec_history_of(rec, n, &l, 420 * SEC, h);
+	assert_int_equal(noderec_plan_build(&l, h, 420 * SEC, 120 * SEC, &p), 0);
+	assert_int_equal(p.n_images, 2);
+	noderec_plan_done(&p);
+	/* one no record knows: first seen now */
+	noderec_records_free(rec, n);
+	noderec_history_of(NULL, 0, &l, 500 * SEC, h);
+	assert_int_equal(h[0].first_seen_usec, 500 * SEC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_refusal_backoff),
 		cmocka_unit_test(test_kept_never_planned),
 		cmocka_unit_test(test_order_and_holds),
+		cmocka_unit_test(test_image_history),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
