@@ -45,10 +45,6 @@ void noderec_refusals_prune(noderec_refusals *r, uint64_t now_usec)
 
 int noderec_refusals_add(noderec_refusals *r, const char *image_id, uint64_t now_usec)
 {
-	char *id = strdup(image_id);
-
-	if (!id)
-		return -ENOMEM;
 	noderec_refusals_prune(r, now_usec);
 	if (r->n == NODEREC_REFUSALS_MAX) {
 		free(r->v[0].image_id);
@@ -56,12 +52,13 @@ int noderec_refusals_add(noderec_refusals *r, const char *image_id, uint64_t now
 		r->n--;
 	}
 	noderec_refusal *n = realloc(r->v, (r->n + 1) * sizeof(*n));
-	if (!n) {
-		free(id);
+	if (!n)
 		return -ENOMEM;
-	}
 	r->v = n;
-	n[r->n++] = (noderec_refusal){ id, now_usec + NODEREC_REFUSAL_BACKOFF_USEC };
+	n[r->n] = (noderec_refusal){ .image_id = strdup(image_id), .until_usec = now_usec + NODEREC_REFUSAL_BACKOFF_USEC };
+	if (!n[r->n].image_id)
+		return -ENOMEM;
+	r->n++;
 	return 0;
 }
 
