@@ -7,12 +7,6 @@
 
 #include "idindex.h"
 
-bool noderec_disk_signal(evictd_signal s)
-{
-	return s == SIGNAL_NODEFS_AVAILABLE || s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_AVAILABLE ||
-	       s == SIGNAL_IMAGEFS_INODES_FREE;
-}
-
 const threshold_eval *noderec_acted_on(const evaluation *ev, evictd_signal s)
 {
 	if (ev->t[THRESHOLD_HARD][s].actionable)
@@ -221,11 +215,6 @@ int64_t noderec_need(const threshold_eval *te, const signal_obs *o, int64_t coun
 
 /* --- one decision ---------------------------------------------------------------------------- */
 
-static bool inode_signal(evictd_signal s)
-{
-	return s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_INODES_FREE;
-}
-
 /* What s counts as pending from the plan, and the window it opens or closes. */
 static void count_signal(const noderec_plan *p, const noderec_situation *sit, const threshold_eval *te,
                          const signal_obs *o, evictd_signal s, uint64_t now_usec, noderec_memory *m,
@@ -242,7 +231,7 @@ static void count_signal(const noderec_plan *p, const noderec_situation *sit, co
 	}
 	int64_t dead = sp->steps & NODEREC_CONTAINERS ? sp->dead : 0;
 	/* an image's inode count is not known: counted for bytes signals only */
-	int64_t counted = dead + (sit->mode == NODE_RECLAIM_ACCOUNT && !inode_signal(s) ? sp->images_bytes : 0);
+	int64_t counted = dead + (sit->mode == NODE_RECLAIM_ACCOUNT && !noderec_inode_signal(s) ? sp->images_bytes : 0);
 	counted += noderec_vanished_still(m, s, te && o->known ? o : NULL, dead, now_usec);
 	int64_t kt = noderec_kubelet_threshold(sit->kubelet_hard, sit->kubelet_read, s, o->capacity);
 	sp->kubelet_reached = o->known && kt >= 0 && o->available < kt;

@@ -32,8 +32,6 @@
 /* A dead container the kubelet just removed counts this long at most until its space is back. */
 #define NODEREC_VANISHED_USEC (10 * UINT64_C(1000000))
 
-/* A disk signal (nodefs.*, imagefs.*): the only ones node-level reclaim serves. */
-bool noderec_disk_signal(evictd_signal s);
 /* The threshold acted on for s (hard before soft), NULL when none is. */
 const threshold_eval *noderec_acted_on(const evaluation *ev, evictd_signal s);
 /* Some disk signal is acted on: a memory or pid decision needs no listing and no plan. */

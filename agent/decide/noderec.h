@@ -36,6 +36,11 @@ typedef enum noderec_step {
 	NODEREC_IMAGES = 1 << 1,
 } noderec_step;
 
+/* A disk signal (nodefs.*, imagefs.*): the only ones node-level reclaim serves. */
+bool noderec_disk_signal(evictd_signal s);
+/* An inode signal (*.inodesFree): an image's inode count is not known, so images count for bytes only. */
+bool noderec_inode_signal(evictd_signal s);
+
 /* The steps the kubelet runs for s on this layout (0 for memory and pid signals, or no layout). */
 unsigned noderec_steps(disk_layout layout, evictd_signal s);
 
