@@ -270,7 +270,13 @@ void noderec_plan_done(noderec_plan *p)
 	*p = (noderec_plan){ 0 };
 }
 
-static bool inode_signal(evictd_signal s)
+bool noderec_disk_signal(evictd_signal s)
+{
+	return s == SIGNAL_NODEFS_AVAILABLE || s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_AVAILABLE ||
+	       s == SIGNAL_IMAGEFS_INODES_FREE;
+}
+
+bool noderec_inode_signal(evictd_signal s)
 {
 	return s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_INODES_FREE;
 }
@@ -279,7 +285,7 @@ int64_t noderec_dead_for(const noderec_plan *p, disk_layout layout, evictd_signa
 {
 	if (!(noderec_steps(layout, s) & NODEREC_CONTAINERS))
 		return 0;
-	return inode_signal(s) ? p->dead_inodes : p->dead_bytes;
+	return noderec_inode_signal(s) ? p->dead_inodes : p->dead_bytes;
 }
 
 size_t noderec_images_for(const noderec_plan *p, const cri_listing *l, disk_layout layout, evictd_signal s,
@@ -290,7 +296,7 @@ size_t noderec_images_for(const noderec_plan *p, const cri_listing *l, disk_layo
 	*bytes = 0;
 	if (!(noderec_steps(layout, s) & NODEREC_IMAGES) || need <= 0)
 		return 0;
-	while (n < p->n_images && (inode_signal(s) || *bytes < need))
+	while (n < p->n_images && (noderec_inode_signal(s) || *bytes < need))
 		*bytes += (int64_t)l->images[p->images[n++]].size;
 	return n;
 }

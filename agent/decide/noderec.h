@@ -36,6 +36,11 @@ typedef enum noderec_step {
 	NODEREC_IMAGES = 1 << 1,
 } noderec_step;
 
+/* A disk signal (nodefs.*, imagefs.*): the only ones node-level reclaim serves. */
+bool noderec_disk_signal(evictd_signal s);
+/* An inode signal (*.inodesFree): an image's inode count is not known, so images count for bytes only. */
+bool noderec_inode_signal(evictd_signal s);
+
 /* The steps the kubelet runs for s on this layout (0 for memory and pid signals, or no layout). */
 unsigned noderec_steps(disk_layout layout, evictd_signal s);
 
@@ -44,6 +49,12 @@ typedef struct image_history {
 	uint64_t first_seen_usec;
 	uint64_t last_used_usec; /* 0: never seen in use */
 } image_history;
+
+/* An image's history under its id: kept sorted by id across listings (and restarts). */
+typedef struct image_record {
+	char *id;
+	image_history h;
+} image_record;
 
 /* Why an unused image is not a candidate (noderec_plan.kept). */
 typedef enum noderec_keep {

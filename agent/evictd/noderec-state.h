@@ -34,11 +34,6 @@
 #define NODEREC_STATE_MAX_IMAGES 2048
 #define NODEREC_IMAGE_ID_MAX 256
 
-typedef struct image_record {
-	char *id;
-	image_history h;
-} image_record;
-
 typedef struct noderec_state {
 	uint64_t pending_since[_SIGNAL_MAX]; /* 0: nothing pending for the signal */
 	image_record *images;                /* sorted by id (strcmp), unique */

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * evictd's whole conversation with the container runtime, and why it is long: finding the endpoint
+ * and waiting for its socket, Version and Status (the sandbox image), full and light listings with
+ * their failures, image removals with their refusals, and a journal entry for each that a user
+ * reads. What node-level reclaim decides from them is decide/'s (noderec.h, noderec-policy.h):
+ * here its inputs are gathered, its outcome recorded and logged, and the one call it names made.
+ */
 #include "runtime.h"
 
 #include <errno.h>
@@ -14,25 +21,14 @@
 #include <yajl/yajl_tree.h>
 
 #include "cri.h"
-#include "idindex.h"
 #include "image-remove.h"
 #include "jsonread.h"
 #include "kubelet-watch.h"
 #include "log.h"
+#include "noderec-policy.h"
 #include "noderec-state.h"
 #include "runtime-disk.h"
 #include "clock.h"
-
-/* A refused image is skipped this long (the kubelet's image GC period): it costs one step, not
- * every eviction after it. */
-#define IMAGE_REMOVAL_BACKOFF_USEC (5 * 60 * UINT64_C(1000000))
-/* Refusals remembered at most (the oldest make room): each costs a plan's hash slot. */
-#define FAILED_IMAGES_MAX 1024
-
-typedef struct failed_image {
-	char *id;
-	uint64_t until_usec;
-} failed_image;
 
 struct runtime_state {
 	sd_event *event;
@@ -67,18 +63,14 @@ struct runtime_state {
 	bool removal_done;        /* the result waits for runtime_observe to log it */
 	image_removal_result result;
 
-	uint64_t pending_since[_SIGNAL_MAX]; /* node-level reclaim counted as pending since (0: not) */
-	char *state_dir;          /* where both survive a restart (noderec-state.h); NULL: nowhere */
+	noderec_memory memory;    /* what node-level reclaim counted, decision after decision */
+	char *state_dir;          /* where its pending windows and the images' history survive a restart
+	                           * (noderec-state.h); NULL: nowhere */
 	bool state_error_logged;
 	bool covered_logged[_SIGNAL_MAX];
 	bool expired_logged[_SIGNAL_MAX];
 	uint64_t images_removed, bytes_removed;
 	int64_t last_pending[_SIGNAL_MAX]; /* what the last decision counted */
-	/* dead containers' bytes counted at the last decision, and what vanished from the listing
-	 * since (the kubelet removed them) but is not back in the signal yet: the runtime frees a
-	 * removed container's snapshot moments after it is gone from ListContainers */
-	int64_t last_dead[_SIGNAL_MAX], vanished[_SIGNAL_MAX], vanished_base[_SIGNAL_MAX];
-	uint64_t vanished_until[_SIGNAL_MAX];
 	unsigned last_n_dead[_SIGNAL_MAX]; /* the dead containers behind it */
 	runtime_label_notes label_notes; /* containers labelled for another pod than their sandbox's */
 	bool sync_done;           /* runtime_list_now */
@@ -89,9 +81,7 @@ struct runtime_state {
 	bool sandbox_asking;      /* Status in flight: no removal before it answers */
 	bool sandbox_failed;      /* the call failed: asked again after the next good listing */
 	bool sandbox_unknown_logged;
-	/* images the runtime refused to remove: not planned again before until_usec */
-	failed_image *failed;
-	size_t n_failed;
+	noderec_refusals refusals; /* images the runtime refused to remove, backed off */
 	/* a removal only from a listing asked after it was wanted: a container started since the
 	 * listing before keeps its image (the kubelet too lists right before it removes) */
 	bool relist_wanted;       /* a removal waits for a new listing */
@@ -226,7 +216,7 @@ static int state_resume(runtime_state *rt)
 	int r = noderec_state_load(rt->state_dir, now_mono_usec(), &st);
 	if (r < 0)
 		return r;
-	memcpy(rt->pending_since, st.pending_since, sizeof(rt->pending_since));
+	memcpy(rt->memory.pending_since, st.pending_since, sizeof(rt->memory.pending_since));
 	rt->images = st.images;
 	rt->n_images = st.n_images;
 	return 0;
@@ -238,7 +228,7 @@ static void state_save(runtime_state *rt)
 
 	if (!rt->state_dir)
 		return;
-	memcpy(st.pending_since, rt->pending_since, sizeof(st.pending_since));
+	memcpy(st.pending_since, rt->memory.pending_since, sizeof(st.pending_since));
 	int r = noderec_state_save(rt->state_dir, &st);
 	if (r < 0 && !rt->state_error_logged)
 		log_msg(LOG_WARNING, "Cannot save node-level reclaim's state in %s/%s: %s; a restart now would count the "
@@ -277,9 +267,7 @@ int runtime_state_new(sd_event *e, const evictd_config *cfg, const char *state_d
 
 static void images_forget(runtime_state *rt)
 {
-	for (size_t i = 0; i < rt->n_images; i++)
-		free(rt->images[i].id);
-	free(rt->images);
+	noderec_records_free(rt->images, rt->n_images);
 	rt->images = NULL;
 	rt->n_images = 0;
 }
@@ -317,9 +305,7 @@ runtime_state *runtime_state_free(runtime_state *rt)
 	listing_drop(rt);
 	images_forget(rt);
 	runtime_label_notes_done(&rt->label_notes);
-	for (size_t i = 0; i < rt->n_failed; i++)
-		free(rt->failed[i].id);
-	free(rt->failed);
+	noderec_refusals_done(&rt->refusals);
 	free(rt->sandbox_image);
 	free(rt->state_dir);
 	sd_event_unref(rt->event);
@@ -349,52 +335,11 @@ void runtime_counters(const runtime_state *rt, uint64_t *images_removed, uint64_
 
 /* --- listings ------------------------------------------------------------------------------ */
 
-static int by_record_id(const void *a, const void *b)
+/* The images' history follows each listing, full or light: saved when it changed. */
+static void images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
 {
-	return strcmp(((const image_record *)a)->id, ((const image_record *)b)->id);
-}
-
-static image_record *record_find(const runtime_state *rt, const char *id)
-{
-	image_record key = { .id = (char *)id };
-	return rt->n_images ? bsearch(&key, rt->images, rt->n_images, sizeof(key), by_record_id) : NULL;
-}
-
-/*
- * The image history follows the listing: new images first seen now, used ones used now, gone ones
- * forgotten. True when it changed (saved then).
- */
-static bool images_update(runtime_state *rt, const cri_listing *l, uint64_t now)
-{
-	image_record *n = calloc(l->n_images ? l->n_images : 1, sizeof(*n));
-	size_t k = 0, kept = 0, v;
-	id_index used = { 0 };
-
-	if (!n || id_index_init(&used, l->n_containers) < 0) {
-		free(n);
-		return false; /* kept as it was: ages only grow, so nothing becomes removable early */
-	}
-	/* the images the containers name, indexed once: linear, not images × containers */
-	for (size_t c = 0; c < l->n_containers; c++)
-		if (l->containers[c].image_id)
-			id_index_put(&used, l->containers[c].image_id, NULL, c);
-	for (size_t i = 0; i < l->n_images; i++) {
-		const image_record *old = record_find(rt, l->images[i].id);
-		if (!(n[k].id = strdup(l->images[i].id)))
-			continue;
-		n[k].h = old ? old->h : (image_history){ .first_seen_usec = now };
-		if (id_index_get(&used, l->images[i].id, NULL, &v))
-			n[k].h.last_used_usec = now;
-		kept += old && old->h.last_used_usec == n[k].h.last_used_usec;
-		k++;
-	}
-	id_index_done(&used);
-	qsort(n, k, sizeof(*n), by_record_id);
-	bool changed = kept != k || k != rt->n_images;
-	images_forget(rt);
-	rt->images = n;
-	rt->n_images = k;
-	return changed;
+	if (noderec_records_follow(&rt->images, &rt->n_images, l, now) > 0)
+		state_save(rt);
 }
 
 static void ask_sandbox_image(runtime_state *rt);
@@ -431,8 +376,7 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 		rt->failed_usec = 0;
 		rt->sync_error = 0;
 		runtime_measure_logs(l);
-		if (images_update(rt, l, now))
-			state_save(rt);
+		images_update(rt, l, now);
 		usage_arm(rt, now); /* this listing told as much: the light one waits a whole period again */
 		listing_drop(rt);
 		rt->listing = l;
@@ -474,8 +418,7 @@ static void on_usage_listing(int error, cri_listing *l, const char *why, void *u
 	rt->usage_refreshing = false;
 	(void)sd_event_now(rt->event, CLOCK_MONOTONIC, &now);
 	if (error >= 0) {
-		if (images_update(rt, l, now))
-			state_save(rt);
+		images_update(rt, l, now);
 		cri_listing_free(l);
 		free(l);
 	} else
@@ -688,36 +631,9 @@ int runtime_list_now(runtime_state *rt, uint64_t now_usec)
 
 /* --- node-level reclaim -------------------------------------------------------------------- */
 
-static bool disk_signal(evictd_signal s)
-{
-	return s == SIGNAL_NODEFS_AVAILABLE || s == SIGNAL_NODEFS_INODES_FREE || s == SIGNAL_IMAGEFS_AVAILABLE ||
-	       s == SIGNAL_IMAGEFS_INODES_FREE;
-}
-
-static const threshold_eval *acted_on(const evaluation *ev, evictd_signal s)
-{
-	if (ev->t[THRESHOLD_HARD][s].actionable)
-		return &ev->t[THRESHOLD_HARD][s];
-	return ev->t[THRESHOLD_SOFT][s].actionable ? &ev->t[THRESHOLD_SOFT][s] : NULL;
-}
-
 static const char *image_name(const cri_image *im)
 {
 	return im->n_tags ? im->tags[0] : im->id;
-}
-
-/* Drops the refusals whose back-off is over. */
-static void failed_prune(runtime_state *rt, uint64_t now_usec)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < rt->n_failed; i++) {
-		if (now_usec >= rt->failed[i].until_usec)
-			free(rt->failed[i].id);
-		else
-			rt->failed[k++] = rt->failed[i];
-	}
-	rt->n_failed = k;
 }
 
 /* The runtime refused an image: journaled once, with its status, and skipped for the back-off. */
@@ -733,21 +649,8 @@ static void on_image_failed(const char *id, const char *name, const char *why, v
 	log_entry_add(&e, FIELD_REASON, "%s", why);
 	log_entry_send(&e, "The container runtime did not remove image %s (%s): %s; not tried again for %" PRIu64 " s, "
 	               "node-level reclaim goes on with the next unused image, else a pod is evicted",
-	               name, id, why, IMAGE_REMOVAL_BACKOFF_USEC / 1000000);
-	failed_prune(rt, now);
-	if (rt->n_failed == FAILED_IMAGES_MAX) {
-		free(rt->failed[0].id);
-		memmove(rt->failed, rt->failed + 1, (rt->n_failed - 1) * sizeof(*rt->failed));
-		rt->n_failed--;
-	}
-	failed_image *n = realloc(rt->failed, (rt->n_failed + 1) * sizeof(*n));
-	if (!n)
-		return; /* not remembered: asked again at the next plan, as before */
-	rt->failed = n;
-	n[rt->n_failed].id = strdup(id);
-	n[rt->n_failed].until_usec = now + IMAGE_REMOVAL_BACKOFF_USEC;
-	if (n[rt->n_failed].id)
-		rt->n_failed++;
+	               name, id, why, NODEREC_REFUSAL_BACKOFF_USEC / 1000000);
+	(void)noderec_refusals_add(&rt->refusals, id, now); /* -ENOMEM: not remembered, tried at the next plan */
 }
 
 static void on_removed(const image_removal_result *res, void *userdata)
@@ -778,7 +681,7 @@ static void log_expired(runtime_state *rt, evictd_signal s, uint64_t now_usec, i
 	log_msg(LOG_NOTICE, "Node-level reclaim for %s (%s) pending for %" PRIu64 " s, longer than the kubelet's container "
 	        "GC period (%" PRIu64 " s, counted across evictd's restarts): no longer counted, pods may be evicted",
 	        signal_name(s), format_signal_value(s, counted, v, sizeof(v)),
-	        (now_usec - rt->pending_since[s]) / 1000000, KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
+	        (now_usec - rt->memory.pending_since[s]) / 1000000, KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
 }
 
 /*
@@ -796,11 +699,12 @@ static void log_kept(runtime_state *rt, evictd_signal s, const noderec_plan *p, 
 	rt->kept_logged[s] = true;
 	for (size_t i = 0; i < p->n_kept && len < sizeof(list) - 1; i++) {
 		const cri_image *im = &rt->listing->images[p->kept[i]];
-		const image_record *r = record_find(rt, im->id);
+		const char *name = image_name(im);
+		const image_record *r = noderec_record_find(rt->images, rt->n_images, im->id);
 		age[0] = '\0';
 		if (p->kept_why[i] == NODEREC_KEEP_YOUNG && r && now_usec >= r->h.first_seen_usec)
 			snprintf(age, sizeof(age), ", first seen %" PRIu64 " s ago", (now_usec - r->h.first_seen_usec) / 1000000);
-		int n = snprintf(list + len, sizeof(list) - len, "%s%s (%s, %s%s)", len ? ", " : "", image_name(im),
+		int n = snprintf(list + len, sizeof(list) - len, "%s%s (%s, %s%s)", len ? ", " : "", name,
 		                 format_bytes((int64_t)im->size, sz, sizeof(sz)), noderec_keep_name(p->kept_why[i]), age);
 		if (n < 0 || (size_t)n >= sizeof(list) - len) {
 			snprintf(list + (len < sizeof(list) - 6 ? len : sizeof(list) - 6), 6, ", …");
@@ -843,57 +747,98 @@ static void start_removal(runtime_state *rt, const noderec_plan *p, size_t n, ev
 
 void runtime_settle(runtime_state *rt, const evaluation *ev)
 {
-	bool ended = false;
+	bool ended[_SIGNAL_MAX];
 
-	for (int si = 0; rt && si < _SIGNAL_MAX; si++) {
-		evictd_signal s = (evictd_signal)si;
-		if (disk_signal(s) && acted_on(ev, s))
-			continue;
-		/* the next episode is logged anew */
-		rt->covered_logged[s] = rt->expired_logged[s] = rt->kept_logged[s] = false;
-		ended |= rt->pending_since[s] != 0;
-		rt->pending_since[s] = 0;
-	}
-	if (ended)
+	if (!rt)
+		return;
+	bool pending_ended = noderec_settle(&rt->memory, ev, ended);
+	for (int s = 0; s < _SIGNAL_MAX; s++)
+		if (ended[s]) /* the next episode is logged anew */
+			rt->covered_logged[s] = rt->expired_logged[s] = rt->kept_logged[s] = false;
+	if (pending_ended)
 		state_save(rt);
 }
 
 /*
- * Dead containers counted at the last decision and gone from this listing: the kubelet removed
- * them, and their writable layers come back as the runtime frees the snapshots, a moment later
- * (containerd's garbage collector). Until the signal shows them back, for VANISHED_USEC at most,
- * they still count: else the moment between the two would evict a pod for space on its way back.
+ * The plan from the latest listing: each image's history (one not recorded yet is first seen now)
+ * and the refusals still backed off. 0 or -ENOMEM.
  */
-#define VANISHED_USEC (10 * UINT64_C(1000000))
-static int64_t vanished_still(runtime_state *rt, evictd_signal s, const signal_obs *o, int64_t dead_now,
-                              uint64_t now_usec)
+static int plan_from_listing(runtime_state *rt, uint64_t now_usec, noderec_plan *ret)
 {
-	if (!o) {
-		rt->vanished[s] = rt->last_dead[s] = 0;
-		return 0;
+	const cri_listing *l = rt->listing;
+	size_t n_img = l->n_images ? l->n_images : 1;
+	image_history *h = calloc(n_img, sizeof(*h));
+	bool *refused = calloc(n_img, sizeof(*refused));
+	int r = -ENOMEM;
+
+	if (!h || !refused)
+		goto out;
+	noderec_history_of(rt->images, rt->n_images, l, now_usec, h);
+	noderec_refusals_prune(&rt->refusals, now_usec);
+	if ((r = noderec_refusals_mark(&rt->refusals, l, refused)) < 0)
+		goto out;
+	noderec_rules rules = { .min_age_usec = rt->cfg->image_min_gc_age_usec, .sandbox_image = rt->sandbox_image,
+		                .backed_off = refused };
+	r = noderec_plan_build_rules(l, h, now_usec, &rules, ret);
+out:
+	free(h);
+	free(refused);
+	return r;
+}
+
+/*
+ * What the outcome says, said: the report's view of it (plan), the journal's (expired counts and
+ * kept images, once per episode), the metrics' (last_pending) and the saved pending windows.
+ */
+static void outcome_record(runtime_state *rt, const noderec_plan *p, const noderec_outcome *oc, uint64_t now_usec,
+                           runtime_plan *plan)
+{
+	if (oc->pending_changed)
+		state_save(rt);
+	for (size_t i = 0; i < p->n_kept && i < 8; i++) {
+		plan->kept_names[i] = image_name(&rt->listing->images[p->kept[i]]);
+		plan->kept_why[i] = noderec_keep_name(p->kept_why[i]);
 	}
-	if (rt->last_dead[s] > dead_now) {
-		rt->vanished[s] = rt->last_dead[s] - dead_now;
-		rt->vanished_base[s] = o->available;
-		rt->vanished_until[s] = now_usec + VANISHED_USEC;
+	plan->valid = true;
+	plan->layout = rt->layout;
+	snprintf(plan->imagefs, sizeof(plan->imagefs), "%s", rt->imagefs);
+	for (int si = 0; si < _SIGNAL_MAX; si++) {
+		evictd_signal s = (evictd_signal)si;
+		const runtime_signal_plan *sp = &oc->s[s];
+		if (!noderec_disk_signal(s))
+			continue;
+		plan->s[s] = *sp;
+		if (oc->count[s] == NODEREC_COUNT_NONE)
+			rt->expired_logged[s] = false;
+		else if (oc->count[s] == NODEREC_COUNT_EXPIRED)
+			log_expired(rt, s, now_usec, oc->counted[s]);
+		rt->last_pending[s] = oc->count[s] == NODEREC_COUNT_PENDING ? oc->counted[s] : 0;
+		rt->last_n_dead[s] = rt->last_pending[s] ? sp->n_dead : 0;
+		for (size_t i = 0; i < sp->n_remove && i < 8 && !plan->remove_names[i]; i++)
+			plan->remove_names[i] = image_name(&rt->listing->images[p->images[i]]);
+		if (oc->images_matter[s])
+			log_kept(rt, s, p, now_usec);
 	}
-	rt->last_dead[s] = dead_now;
-	if (!rt->vanished[s])
-		return 0;
-	int64_t back = o->available - rt->vanished_base[s];
-	if (now_usec >= rt->vanished_until[s] || back >= rt->vanished[s]) {
-		rt->vanished[s] = 0;
-		return 0;
+}
+
+/* The one call the outcome asks for: made last, after everything it decided was recorded. */
+static void outcome_call(runtime_state *rt, const noderec_plan *p, const noderec_outcome *oc)
+{
+	if (oc->call == NODEREC_CALL_REMOVE)
+		start_removal(rt, p, oc->call_n, oc->call_signal, oc->call_before);
+	else if (oc->call != NODEREC_CALL_NONE) {
+		/* the listing the removal waits for: a container started since the last one keeps its image */
+		rt->relist_wanted |= oc->call == NODEREC_CALL_LIST_FOR_REMOVAL;
+		refresh(rt);
 	}
-	return rt->vanished[s] - (back > 0 ? back : 0);
 }
 
 void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, const pending_reclaim *pods_pending,
                      uint64_t now_usec, node_reclaim_input *out, runtime_plan *plan)
 {
 	const evictd_config *c = rt->cfg;
-	bool any_disk = false, pending_changed = false;
 	noderec_plan p = { 0 };
+	noderec_outcome oc;
 	runtime_plan local;
 
 	*out = (node_reclaim_input){ 0 };
@@ -903,141 +848,42 @@ void runtime_prepare(runtime_state *rt, snapshot *snap, const evaluation *ev, co
 	runtime_settle(rt, ev);
 	if (!rt->client)
 		return;
-	for (int s = 0; s < _SIGNAL_MAX; s++)
-		any_disk |= disk_signal((evictd_signal)s) && acted_on(ev, (evictd_signal)s);
 	/* a memory or pid decision needs no listing, no plan: it pays nothing for the runtime */
-	if (!any_disk && plan == &local)
+	if (!noderec_any_disk(ev) && plan == &local)
 		return;
-	bool usable = rt->listing && rt->listing_usec && now_usec - rt->listing_usec < RUNTIME_LISTING_TTL_USEC;
-	bool failed_recently = rt->failed_usec && now_usec - rt->failed_usec < RUNTIME_LISTING_TTL_USEC;
-	if (any_disk && !usable && !failed_recently)
-		refresh(rt);
-	if (!usable) {
-		/* the kubelet measures after its reclaim: no disk eviction before the runtime has answered */
-		for (int s = 0; s < _SIGNAL_MAX; s++)
-			out->hold[s] = disk_signal((evictd_signal)s) && (rt->refreshing || rt->removal);
-		return;
-	}
-	runtime_attribute(snap, rt->listing, rt->layout, &rt->label_notes);
-	size_t n_img = rt->listing->n_images ? rt->listing->n_images : 1;
-	image_history *h = calloc(n_img, sizeof(*h));
-	bool *refused = calloc(n_img, sizeof(*refused));
-	if (!h || !refused) {
-		free(h);
-		free(refused);
-		return;
-	}
-	failed_prune(rt, now_usec);
-	for (size_t i = 0; i < rt->listing->n_images; i++) {
-		const image_record *r = record_find(rt, rt->listing->images[i].id);
-		h[i] = r ? r->h : (image_history){ .first_seen_usec = now_usec };
-	}
-	if (rt->n_failed) {
-		id_index ids = { 0 };
-		size_t v;
-		if (id_index_init(&ids, rt->n_failed) < 0) {
-			free(h);
-			free(refused);
+	noderec_situation sit = {
+		.mode = c->node_reclaim,
+		.dry_run = c->dry_run,
+		.layout = rt->layout,
+		.kubelet_hard = c->kubelet.hard,
+		.kubelet_read = c->kubelet.path[0] != '\0',
+		.listing_usable = rt->listing && rt->listing_usec && now_usec - rt->listing_usec < RUNTIME_LISTING_TTL_USEC,
+		.removal_running = rt->removal != NULL,
+		.listing_for_removal = rt->listing_for_removal,
+		.sandbox_asking = rt->sandbox_asking,
+		.failed_recently = rt->failed_usec && now_usec - rt->failed_usec < RUNTIME_LISTING_TTL_USEC,
+	};
+	if (sit.listing_usable) {
+		runtime_attribute(snap, rt->listing, rt->layout, &rt->label_notes);
+		if (plan_from_listing(rt, now_usec, &p) < 0)
 			return;
-		}
-		for (size_t i = 0; i < rt->n_failed; i++)
-			id_index_put(&ids, rt->failed[i].id, NULL, i);
-		for (size_t i = 0; i < rt->listing->n_images; i++)
-			refused[i] = id_index_get(&ids, rt->listing->images[i].id, NULL, &v);
-		id_index_done(&ids);
 	}
-	noderec_rules rules = { .min_age_usec = c->image_min_gc_age_usec, .sandbox_image = rt->sandbox_image,
-		                .backed_off = refused };
-	int r = noderec_plan_build_rules(rt->listing, h, now_usec, &rules, &p);
-	free(h);
-	free(refused);
-	if (r < 0)
-		return;
-	for (size_t i = 0; i < p.n_kept && i < 8; i++) {
-		plan->kept_names[i] = image_name(&rt->listing->images[p.kept[i]]);
-		plan->kept_why[i] = noderec_keep_name(p.kept_why[i]);
+	noderec_decide(sit.listing_usable ? &p : NULL, rt->listing, &sit, ev, &snap->node, pods_pending, now_usec,
+	               &rt->memory, &oc);
+	if (sit.listing_usable)
+		outcome_record(rt, &p, &oc, now_usec, plan);
+	outcome_call(rt, &p, &oc);
+	/* each hold as the runtime stands once the call is made: a call that could not start holds nothing */
+	for (int s = 0; s < _SIGNAL_MAX; s++) {
+		out->pending[s] = oc.s[s].pending;
+		out->hold[s] = oc.hold[s] == NODEREC_HOLD_ANSWER    ? rt->refreshing || rt->removal
+		               : oc.hold[s] == NODEREC_HOLD_LISTING  ? rt->refreshing || rt->sandbox_asking
+		               : oc.hold[s] == NODEREC_HOLD_REMOVAL ? rt->removal != NULL
+		                                                     : false;
+		if (plan->valid)
+			plan->s[s].hold = out->hold[s];
 	}
-	plan->valid = true;
-	plan->layout = rt->layout;
-	snprintf(plan->imagefs, sizeof(plan->imagefs), "%s", rt->imagefs);
-	for (int si = 0; si < _SIGNAL_MAX; si++) {
-		evictd_signal s = (evictd_signal)si;
-		runtime_signal_plan *sp = &plan->s[s];
-		const signal_obs *o = &snap->node.s[s];
-		const threshold_eval *te = acted_on(ev, s);
-		if (!disk_signal(s))
-			continue;
-		sp->steps = c->node_reclaim == NODE_RECLAIM_OFF ? 0 : noderec_steps(rt->layout, s);
-		sp->n_dead = sp->steps & NODEREC_CONTAINERS ? p.n_dead : 0;
-		sp->dead = noderec_dead_for(&p, rt->layout, s);
-		if (sp->steps & NODEREC_IMAGES) {
-			sp->n_images = p.n_images;
-			sp->images_bytes = p.images_bytes;
-		}
-		bool inodes = strcmp(signal_unit(s), "inodes") == 0;
-		int64_t counted = (sp->steps & NODEREC_CONTAINERS ? sp->dead : 0) +
-		                  (c->node_reclaim == NODE_RECLAIM_ACCOUNT && !inodes ? sp->images_bytes : 0);
-		counted += vanished_still(rt, s, te && o->known ? o : NULL, sp->steps & NODEREC_CONTAINERS ? sp->dead : 0,
-		                          now_usec);
-		int64_t kt = noderec_kubelet_threshold(c->kubelet.hard, c->kubelet.path[0] != '\0', s, o->capacity);
-		sp->kubelet_reached = o->known && kt >= 0 && o->available < kt;
-		if (!te || counted <= 0 || sp->kubelet_reached) {
-			pending_changed |= rt->pending_since[s] != 0;
-			rt->pending_since[s] = 0;
-			rt->expired_logged[s] = false;
-			counted = 0;
-		} else {
-			if (!rt->pending_since[s] || rt->pending_since[s] > now_usec) {
-				rt->pending_since[s] = now_usec;
-				pending_changed = true;
-			}
-			if (now_usec - rt->pending_since[s] >= KUBELET_CONTAINER_GC_PERIOD_USEC) {
-				log_expired(rt, s, now_usec, counted);
-				sp->expired = true;
-				counted = 0;
-			}
-		}
-		sp->pending = counted;
-		out->pending[s] = counted;
-		rt->last_pending[s] = counted;
-		rt->last_n_dead[s] = counted ? sp->n_dead : 0;
-		/* images this signal's need calls for, beyond what is pending already */
-		int64_t need = te ? te->threshold + te->min_reclaim - o->available - counted -
-		                            (pods_pending && pods_pending->sources[s] ? pods_pending->amount[s] : 0)
-		                  : 0;
-		if (c->node_reclaim == NODE_RECLAIM_IMAGES && te && o->known)
-			sp->n_remove = noderec_images_for(&p, rt->listing, rt->layout, s, need, &sp->remove_bytes);
-		for (size_t i = 0; i < sp->n_remove && i < 8 && !plan->remove_names[i]; i++)
-			plan->remove_names[i] = image_name(&rt->listing->images[p.images[i]]);
-		if (te && (sp->steps & NODEREC_IMAGES))
-			log_kept(rt, s, &p, now_usec);
-		if (rt->removal && (sp->steps & NODEREC_IMAGES))
-			sp->hold = true;
-		else if (sp->n_remove && c->dry_run) {
-			/* a dry run removes nothing: what it would remove counts as if it were gone */
-			out->pending[s] += sp->remove_bytes;
-			sp->pending += sp->remove_bytes;
-		} else if (sp->n_remove && (!rt->listing_for_removal || rt->sandbox_asking)) {
-			/* not from a listing older than the wish to remove: a container started since keeps its
-			 * image; nor before the runtime has said which is its sandbox image */
-			if (!rt->listing_for_removal && !failed_recently) {
-				rt->relist_wanted = true;
-				refresh(rt);
-			}
-			sp->hold = rt->refreshing || rt->sandbox_asking;
-		} else if (sp->n_remove && !rt->removal) {
-			start_removal(rt, &p, sp->n_remove, s, o->available);
-			sp->hold = rt->removal != NULL;
-		}
-		out->hold[s] = sp->hold;
-	}
-	/* a removal for one signal holds every signal whose image step it serves */
-	for (int s = 0; rt->removal && s < _SIGNAL_MAX; s++)
-		if (plan->s[s].steps & NODEREC_IMAGES)
-			out->hold[s] = plan->s[s].hold = true;
 	noderec_plan_done(&p);
-	if (pending_changed)
-		state_save(rt);
 }
 
 void runtime_forget_listing(runtime_state *rt)
@@ -1052,7 +898,7 @@ void runtime_after_decision(runtime_state *rt, const decision *dec, const snapsh
 
 	for (int si = 0; rt && si < _SIGNAL_MAX; si++) {
 		evictd_signal s = (evictd_signal)si;
-		if (!disk_signal(s))
+		if (!noderec_disk_signal(s))
 			continue;
 		if (!dec->node_covered[s]) {
 			if (!dec->eval.t[THRESHOLD_HARD][s].met && !dec->eval.t[THRESHOLD_SOFT][s].met)

@@ -4,7 +4,8 @@
 /*
  * evictd and the container runtime: the CRI client (cri/) on the daemon's loop, the latest listing
  * and each image's history, the disk layout, and node-level reclaim before disk evictions
- * (decide/noderec.h plans it, act/image-remove.h removes images). The runtime is asked at start
+ * (decide/noderec.h plans it and decide/noderec-policy.h weighs it decision after decision;
+ * act/image-remove.h removes images). The runtime is asked at start
  * (its version, its image filesystem, the images to date) and then only while a disk threshold is
  * met: an idle node pays nothing for it. Every call has a deadline and nothing waits for one: a
  * listing or a removal in progress only holds the disk signals it concerns (decide.h's
@@ -17,7 +18,7 @@
 
 #include "config.h"
 #include "decide.h"
-#include "noderec.h"
+#include "noderec-policy.h"
 #include "snapshot.h"
 #include "thresholds.h"
 
@@ -28,10 +29,6 @@ typedef void (*runtime_changed_fn)(void *userdata);
 
 /* A listing is used for this long; an older one is asked again (while a disk threshold is met). */
 #define RUNTIME_LISTING_TTL_USEC (10 * UINT64_C(1000000))
-/* The kubelet's container GC period (pkg/kubelet/kubelet.go ContainerGCPeriod): dead containers
- * still there after it are not coming back by the kubelet's hand soon. Counted from the first time
- * their reclaim was pending, across evictd's restarts (noderec-state.h). */
-#define KUBELET_CONTAINER_GC_PERIOD_USEC (60 * UINT64_C(1000000))
 
 /*
  * The endpoint: the key's, else the kubelet's containerRuntimeEndpoint, else containerd's socket,
