@@ -930,10 +930,11 @@ static int relist_phase(const char *dir)
 	for (size_t i = 0; i < n_bound; i++) {
 		pp_pod_info pi;
 		char name[64];
-		if (!skip[i])
+		const char *nm = strstr(all[i].p, "\"name\":\"");
+		if (!skip[i] || !nm)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(strchr(strstr(all[i].p, "\"name\":\"") + 8, '"') -
-		                                           (strstr(all[i].p, "\"name\":\"") + 8)), strstr(all[i].p, "\"name\":\"") + 8);
+		nm += strlen("\"name\":\"");
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(nm, "\""), nm);
 		still += pp_cluster_pod_info(queue_cluster(l.q), "default", name, &pi) == 0;
 	}
 	unsigned long during = l.decisions[DECISION_PREEMPT] - preempted0;
