@@ -11,7 +11,6 @@
 #include "backoff.h"
 #include "kstream.h"
 
-#define LIST_MAX_BYTES (64u << 20) /* one list page (limit= bounds it far below) */
 #define EVENT_TREE_MAX (16u << 20) /* one watch event's decoded tree; an object is far smaller */
 /* client-go's handleWatch: a watch that ended within a second without a single event (bookmarks
  * count) is an error, backed off; one that lived longer or brought events is reopened at once. */
@@ -285,8 +284,12 @@ static void start_list_page(kube_reflector *r)
 	         esc ? esc : "");
 	free(esc);
 	r->state = RF_LISTING;
-	/* items are decoded one at a time as the page arrives: memory is one object, not the page */
-	ret = stream_start(r, r->list_source, LIST_MAX_BYTES, 0, list_item);
+	/* items are decoded one at a time as the page arrives: memory is one object, not the page, so
+	 * the page has no total bound (an object's tree has). limit= does not bound it: the watch
+	 * cache answers resourceVersion=0 whole whatever the limit, and the relist from a
+	 * resourceVersion asks for none: 150,000 pods are over 100 MiB, and a bound refused them,
+	 * retried for ever, and never synced. The call's timeout bounds its time. */
+	ret = stream_start(r, r->list_source, 0, 0, list_item);
 	if (ret >= 0 && !r->multi)
 		snprintf(r->replay_request, sizeof(r->replay_request), "%s", path);
 	else if (ret >= 0) {

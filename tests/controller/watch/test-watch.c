@@ -213,6 +213,49 @@ static void test_relist_after_gone_in_pages(void **state)
 	teardown(&w);
 }
 
+/* A list answered whole, as kube-apiserver's watch cache answers resourceVersion=0 whatever the
+ * limit (and a relist from a resourceVersion, asked without one): at 150,000 pods, or 20,000 real
+ * ones with their managedFields, it is well over 64 MiB; decoded one object at a time, it is
+ * taken whole, not refused and retried for ever. */
+static void test_whole_list_over_64_mib(void **state)
+{
+	(void)state;
+	enum { PODS = 1100, NOTE = 62 * 1024 };
+	struct world w;
+	char *note = malloc(NOTE + 1), *body = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&body, &len);
+	assert_non_null(note);
+	assert_non_null(f);
+	memset(note, 'x', NOTE);
+	note[NOTE] = '\0';
+	fputs(LIST("PodList", "9", "", ""), f);
+	fseek(f, -2, SEEK_CUR); /* into "items":[ */
+	for (int i = 0; i < PODS; i++)
+		fprintf(f, "%s{\"metadata\":{\"namespace\":\"web\",\"name\":\"p%04d\",\"uid\":\"u%04d\",\"annotations\":"
+		        "{\"note\":\"%s\"}},\"spec\":{\"nodeName\":\"n1\",\"schedulerName\":\"default-scheduler\","
+		        "\"priority\":0,\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"Running\"}}",
+		        i ? "," : "", i, i, note);
+	fputs("]}", f);
+	fclose(f);
+	free(note);
+	assert_true(len > ((size_t)64 << 20));
+
+	setup(&w);
+	watch_start(w.w);
+	answer(&w, CLUSTER_CLASSES, LIST("PriorityClassList", "3", "", ""));
+	answer(&w, CLUSTER_NODES, LIST("NodeList", "5", "", NODE("n1", "4")));
+	answer(&w, CLUSTER_PDBS, LIST("PodDisruptionBudgetList", "5", "", ""));
+	for (size_t off = 0; off < len; off += 1 << 20)
+		assert_int_equal(watch_replay(w.w, CLUSTER_PODS, body + off, len - off < (1u << 20) ? len - off : 1u << 20), 0);
+	free(body);
+	assert_int_equal(watch_replay_end(w.w, CLUSTER_PODS, 200), 0);
+	assert_true(watch_synced(w.w));
+	assert_int_equal(pp_cluster_pod_count(queue_cluster(w.q)), PODS);
+	assert_asked(&w, CLUSTER_PODS, "watch=1&resourceVersion=9&");
+	teardown(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_bad_object_skipped),
 		cmocka_unit_test(test_priority_from_class),
 		cmocka_unit_test(test_relist_after_gone_in_pages),
+		cmocka_unit_test(test_whole_list_over_64_mib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
