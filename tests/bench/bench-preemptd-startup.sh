@@ -16,7 +16,7 @@ PODS_PER_NODE=${PODS_PER_NODE:-4}
 . tests/lib.sh
 . tests/kube/lib-apiserver.sh
 . tests/controller/preemptd/lib-preemptd.sh
-pd_require
+[ -x "$PD" ] || { echo "$PD not built (make all)" >&2; exit 1; }
 pd_setup
 mkdir "$T/streams"
 python3 tests/bench/gen-cluster.py --watch-dir "$T/streams" --nodes "$NODES" --pods-per-node "$PODS_PER_NODE" \
