@@ -21,8 +21,8 @@ void diag_init(diag *d, FILE *out)
 void diag_flush(diag *d)
 {
 	if (d->hidden)
-		fprintf(d->out ? d->out : stderr, "preemptctl: \xe2\x80\xa6 and %u more %s (not shown)\n", d->hidden,
-		        d->hidden == 1 ? "message" : "messages");
+		fprintf(d->out ? d->out : stderr, "%s\xe2\x80\xa6 and %u more %s (not shown)\n",
+		        d->buf ? "" : "preemptctl: ", d->hidden, d->hidden == 1 ? "message" : "messages");
 	d->shown = d->hidden = 0;
 }
 
@@ -45,7 +45,8 @@ static void emit(diag *d, bool warning, const struct diag_loc *loc, const char *
 		if (loc->line > 0 && loc->column > 0)
 			fprintf(f, ":%d", loc->column);
 		fputs(": ", f);
-	} else {
+	} else if (!d->buf) {
+		/* a captured line goes into a daemon's own message, which names its program */
 		fputs("preemptctl: ", f);
 	}
 	if (warning)

@@ -11,7 +11,6 @@
 #include "backoff.h"
 #include "kstream.h"
 
-#define LIST_MAX_BYTES (64u << 20) /* one list page (limit= bounds it far below) */
 #define EVENT_TREE_MAX (16u << 20) /* one watch event's decoded tree; an object is far smaller */
 /* client-go's handleWatch: a watch that ended within a second without a single event (bookmarks
  * count) is an error, backed off; one that lived longer or brought events is reopened at once. */
@@ -54,6 +53,9 @@ struct kube_reflector {
 	bool relist;   /* the stream said 410 */
 	bool warned_forbidden;
 	kube_reflector_stats stats;
+	/* without a kube_multi (a replay): the call the reflector would make now, answered by
+	 * kube_reflector_replay() and kube_reflector_replay_end() */
+	char replay_request[8192];
 };
 
 static void start_list_page(kube_reflector *r);
@@ -282,9 +284,15 @@ static void start_list_page(kube_reflector *r)
 	         esc ? esc : "");
 	free(esc);
 	r->state = RF_LISTING;
-	/* items are decoded one at a time as the page arrives: memory is one object, not the page */
-	ret = stream_start(r, r->list_source, LIST_MAX_BYTES, 0, list_item);
-	if (ret >= 0) {
+	/* items are decoded one at a time as the page arrives: memory is one object, not the page, so
+	 * the page has no total bound (an object's tree has). limit= does not bound it: the watch
+	 * cache answers resourceVersion=0 whole whatever the limit, and the relist from a
+	 * resourceVersion asks for none: 150,000 pods are over 100 MiB, and a bound refused them,
+	 * retried for ever, and never synced. The call's timeout bounds its time. */
+	ret = stream_start(r, r->list_source, 0, 0, list_item);
+	if (ret >= 0 && !r->multi)
+		snprintf(r->replay_request, sizeof(r->replay_request), "%s", path);
+	else if (ret >= 0) {
 		kube_call_opts o = { .method = "GET", .path = path, .data = stream_data, .done = list_done,
 		                     .userdata = r };
 		ret = kube_multi_start(r->multi, &o, &r->call);
@@ -435,7 +443,9 @@ static void start_watch(kube_reflector *r)
 	r->watch_events = 0;
 	/* events are concatenated JSON values; a watch never ends, so no total bound */
 	ret = stream_start(r, r->watch_source, 0, EVENT_TREE_MAX, watch_event);
-	if (ret >= 0) {
+	if (ret >= 0 && !r->multi)
+		snprintf(r->replay_request, sizeof(r->replay_request), "%s", path);
+	else if (ret >= 0) {
 		kube_call_opts o = { .method = "GET", .path = path, .timeout_ms = -1,
 		                     .idle_timeout_s = watch_idle_timeout_s(timeout_s * 1000000),
 		                     .data = stream_data, .done = watch_done, .userdata = r };
@@ -540,4 +550,25 @@ int kube_reflector_replay(kube_reflector *r, const void *buf, size_t len)
 	ret = kstream_feed(r->stream, buf, len);
 	note_dropped(r);
 	return ret;
+}
+
+int kube_reflector_replay_end(kube_reflector *r, long status)
+{
+	static const char body[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\"}";
+
+	if (r->multi)
+		return -EBUSY;
+	if (!r->stream)
+		return -EINVAL;
+	r->replay_request[0] = '\0';
+	if (r->state == RF_LISTING)
+		list_done(NULL, 0, status, body, sizeof(body) - 1, "", r);
+	else
+		watch_done(NULL, 0, status, body, sizeof(body) - 1, "", r);
+	return 0;
+}
+
+const char *kube_reflector_replay_request(const kube_reflector *r)
+{
+	return r->replay_request[0] ? r->replay_request : NULL;
 }

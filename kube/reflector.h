@@ -94,3 +94,13 @@ void kube_reflector_get_stats(const kube_reflector *r, kube_reflector_stats *ret
  * of the reflector is in progress. Returns 0 or the decoder's / object callback's -errno.
  */
 int kube_reflector_replay(kube_reflector *r, const void *buf, size_t len);
+
+/*
+ * Without a kube_multi (kube_reflector_new with m NULL), the calls are replayed too: the list or
+ * watch the reflector would send now is kube_reflector_replay_request() (its path and query, NULL:
+ * none), its body is fed by kube_reflector_replay(), and kube_reflector_replay_end() ends it with
+ * an HTTP status as the call's end would: the next list page, a relist after 410 Gone, the watch
+ * after the last page, by the same code as with an API server. -EBUSY with a kube_multi.
+ */
+int kube_reflector_replay_end(kube_reflector *r, long status);
+const char *kube_reflector_replay_request(const kube_reflector *r);

@@ -338,6 +338,20 @@ int watch_replay(watch *w, cluster_kind k, const void *buf, size_t len)
 	return kube_reflector_replay(w->src[k].r, buf, len);
 }
 
+int watch_replay_end(watch *w, cluster_kind k, long status)
+{
+	if ((unsigned)k >= CLUSTER_KINDS)
+		return -EINVAL;
+	return kube_reflector_replay_end(w->src[k].r, status);
+}
+
+const char *watch_replay_request(const watch *w, cluster_kind k)
+{
+	if ((unsigned)k >= CLUSTER_KINDS)
+		return NULL;
+	return kube_reflector_replay_request(w->src[k].r);
+}
+
 void watch_get_stats(const watch *w, watch_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));

@@ -44,6 +44,13 @@ bool watch_synced(const watch *w);
  * came from the API server. 0 or -errno (the decoder's). */
 int watch_replay(watch *w, cluster_kind k, const void *buf, size_t len);
 
+/* Replayed calls too (no kube_multi): watch_start() and what follows ask for lists and watches
+ * that watch_replay_request() shows (path and query; NULL: none); watch_replay() feeds the body
+ * of the one in progress and watch_replay_end() ends it with an HTTP status, as the API server's
+ * answer would (kube/reflector.h). */
+int watch_replay_end(watch *w, cluster_kind k, long status);
+const char *watch_replay_request(const watch *w, cluster_kind k);
+
 typedef struct watch_stats {
 	uint64_t lists[CLUSTER_KINDS];     /* lists completed (the first and every relist) */
 	uint64_t restarts[CLUSTER_KINDS];  /* watches restarted after a failure or a 410 */

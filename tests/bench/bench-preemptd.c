@@ -33,6 +33,14 @@
  *             victims terminating and deleted, then its binding) into a shadow of that scheduler,
  *             which decides for each itself and compares; pods per CPU-second with the events
  *             decoded, beside the loop's own figures above; every decision must agree
+ *   relist    start-up through the lists the reflector asks (resourceVersion=0&limit=500, then
+ *             continue), answered in pages by the bench as an API server listing from storage
+ *             ("storage"), then again answered whole as the watch cache answers ("watch cache");
+ *             every preemptor of the "preempt" stream nominated; then 410 Gone on the pods' watch
+ *             and the relist the reflector asks, in pages, of what the server holds by then (half
+ *             the victims gone, every 100th other bound pod deleted): how long preemptd is blind
+ *             (the 410 to the model synced), and that the queue and the nominations are the same
+ *             after it and the deleted pods gone (BENCH_ONLY=relist: this phase alone)
  * Every request is counted by kind; each phase checks that every pod got exactly what it should.
  */
 #include <errno.h>
@@ -653,6 +661,335 @@ static int budgets(const char *dir, char *pre, size_t len)
 	return status;
 }
 
+/* --- the relist phase: a list answered in pages, a relist after 410 Gone ------------------------- */
+
+/* One object of a list: a span of a stream's line, with text inserted after the first "at" of it. */
+struct item {
+	const char *p;
+	size_t n;
+	const char *at, *insert; /* NULL: as it is */
+};
+
+/* The objects of a stream of ADDED events, in order. */
+static struct item *items_of(const char *buf, size_t *n)
+{
+	size_t cap = 1024;
+	struct item *v = must(malloc(cap * sizeof(*v)));
+
+	*n = 0;
+	for (const char *line = buf; *line;) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		const char *obj = strstr(line, "\"object\":");
+		if (obj && obj < end) {
+			obj += strlen("\"object\":");
+			if (*n == cap)
+				v = must(realloc(v, (cap *= 2) * sizeof(*v)));
+			/* the event's closing brace is not the object's */
+			v[(*n)++] = (struct item){ .p = obj, .n = (size_t)(end - obj) - 1 };
+		}
+		line = nl ? nl + 1 : end;
+	}
+	return v;
+}
+
+/* What the API server was asked and answered for one list. */
+struct served {
+	unsigned long pages, items;
+	size_t bytes;
+	char first[512], second[512], watch[512]; /* the first two pages' requests, the watch after */
+	unsigned long bad_pages; /* after the first: without continue, or with a resourceVersion */
+	double build_s, build_cpu_s; /* the bench's own time making the pages, not preemptd's */
+};
+
+static const char *const list_kinds[CLUSTER_KINDS] = {
+	[CLUSTER_CLASSES] = "PriorityClassList", [CLUSTER_NODES] = "NodeList",
+	[CLUSTER_PDBS] = "PodDisruptionBudgetList", [CLUSTER_PODS] = "PodList" };
+
+/* Answers the lists the reflector of kind k asks until it asks for the watch: the items (skip[i]
+ * set: not listed) in pages of the limit it asks, continue tokens as offsets, as an API server
+ * whose list comes from storage pages them — or whole whatever the limit, as the watch cache
+ * answers (whole); the loop run between chunks as the daemon runs it after every read
+ * (run_between). */
+static void serve_list(struct loop *l, cluster_kind k, const struct item *items, size_t n, const char *skip,
+                       const char *rv, bool whole, bool run_between, struct served *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	for (;;) {
+		const char *rq = watch_replay_request(l->w, k), *lim, *cont;
+		if (!rq) {
+			fprintf(stderr, "bench-preemptd: %s: the reflector asks nothing\n", list_kinds[k]);
+			exit(1);
+		}
+		if (strstr(rq, "watch=1")) {
+			snprintf(sv->watch, sizeof(sv->watch), "%s", rq);
+			return;
+		}
+		double b0 = now_s(), c0 = cpu_s();
+		if (sv->pages == 0)
+			snprintf(sv->first, sizeof(sv->first), "%s", rq);
+		else if (sv->pages == 1)
+			snprintf(sv->second, sizeof(sv->second), "%s", rq);
+		if (sv->pages && (!strstr(rq, "continue=") || strstr(rq, "resourceVersion=")))
+			sv->bad_pages++;
+		sv->pages++;
+		size_t limit = !whole && (lim = strstr(rq, "limit=")) ? strtoul(lim + 6, NULL, 10) : 0, off = 0;
+		if ((cont = strstr(rq, "continue=page-")))
+			off = strtoul(cont + strlen("continue=page-"), NULL, 10);
+		/* this page's items end before e; the next page starts at the next listed one */
+		size_t e = off, listed = 0;
+		for (; e < n && (!limit || listed < limit); e++)
+			listed += !(skip && skip[e]);
+		size_t next = e;
+		while (next < n && skip && skip[next])
+			next++;
+		char *body = NULL;
+		size_t blen = 0;
+		FILE *f = must(open_memstream(&body, &blen));
+		/* metadata before items, as the API server writes them */
+		fprintf(f, "{\"kind\":\"%s\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"%s\"", list_kinds[k], rv);
+		if (next < n)
+			fprintf(f, ",\"continue\":\"page-%zu\"", next);
+		fputs("},\"items\":[", f);
+		bool first = true;
+		for (size_t i = off; i < e; i++) {
+			const struct item *it = &items[i];
+			const char *cut = it->at ? strstr(it->p, it->at) : NULL;
+			if (skip && skip[i])
+				continue;
+			fputs(first ? "" : ",", f);
+			first = false;
+			if (cut && cut < it->p + it->n) {
+				cut += strlen(it->at);
+				fprintf(f, "%.*s%s%.*s", (int)(cut - it->p), it->p, it->insert, (int)(it->p + it->n - cut), cut);
+			} else
+				fprintf(f, "%.*s", (int)it->n, it->p);
+		}
+		fputs("]}", f);
+		fclose(f);
+		sv->items += listed;
+		sv->bytes += blen;
+		sv->build_s += now_s() - b0;
+		sv->build_cpu_s += cpu_s() - c0;
+		for (size_t o = 0; o < blen; o += CHUNK) {
+			if (watch_replay(l->w, k, body + o, blen - o < CHUNK ? blen - o : CHUNK) < 0) {
+				fprintf(stderr, "bench-preemptd: %s page %lu: does not decode\n", list_kinds[k], sv->pages);
+				exit(1);
+			}
+			if (run_between)
+				loop_run(l);
+		}
+		free(body);
+		if (watch_replay_end(l->w, k, 200) < 0) {
+			fprintf(stderr, "bench-preemptd: %s: the list does not end\n", list_kinds[k]);
+			exit(1);
+		}
+	}
+}
+
+/* The preemptors of the record nominated in the model as recorded; the pods queued. */
+static size_t nominated_as_recorded(struct loop *l, const struct record *rec)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rec->n; i++) {
+		pp_pod_info pi;
+		if (rec->c[i].n_victims && pp_cluster_pod_info(queue_cluster(l->q), "default", rec->c[i].pod, &pi) == 0 &&
+		    !pi.node_name && pi.nominated_node_name && !strcmp(pi.nominated_node_name, rec->c[i].node))
+			n++;
+	}
+	return n;
+}
+
+static size_t queued(struct loop *l)
+{
+	queue_counts qc;
+	queue_get_counts(l->q, &qc);
+	return qc.active + qc.backoff + qc.unschedulable;
+}
+
+/*
+ * relist: start-up through lists (every kind listed as the reflector asks, in pages), then the
+ * "preempt" stream through the watch until every preemptor is nominated and waits for its victims;
+ * then the pods' watch says 410 Gone and the reflector relists, answered in pages of the limit it
+ * asks, with what the API server holds by then: each preemptor with its nomination, the victims of
+ * the second half of the preemptions terminating, those of the first half gone (their grace period
+ * ended while preemptd was blind) and every 100th other bound pod deleted by someone else.
+ * Blind: from the 410 to the list's end (the model synced, the watch asked anew), the loop run
+ * between chunks as the daemon runs it; then the loop's first turn after it.
+ */
+static int relist_phase(const char *dir, bool whole)
+{
+	static const char *const files[CLUSTER_KINDS] = { [CLUSTER_CLASSES] = "priorityclasses",
+		[CLUSTER_NODES] = "nodes", [CLUSTER_PDBS] = NULL, [CLUSTER_PODS] = "pods" };
+	static const cluster_kind order[] = { CLUSTER_CLASSES, CLUSTER_NODES, CLUSTER_PDBS, CLUSTER_PODS };
+	struct loop l;
+	struct record rec = { 0 };
+	char *buf[CLUSTER_KINDS] = { 0 };
+	struct item *items[CLUSTER_KINDS] = { 0 };
+	size_t n_items[CLUSTER_KINDS] = { 0 }, len;
+	struct served sv[CLUSTER_KINDS], re;
+	unsigned long pages = 0, items_listed = 0;
+	double build = 0, build_cpu = 0;
+	int status = 0;
+
+	loop_init(&l, PP_PDB_PREFER, false);
+	for (cluster_kind k = 0; k < CLUSTER_KINDS; k++)
+		if (files[k]) {
+			buf[k] = slurp(dir, files[k], &len);
+			items[k] = items_of(buf[k], &n_items[k]);
+		}
+
+	/* start-up: the first lists, as the reflector asks them */
+	double t0 = now_s(), c0 = cpu_s();
+	watch_start(l.w);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		cluster_kind k = order[i];
+		serve_list(&l, k, items[k], n_items[k], NULL, "5000", whole, false, &sv[k]);
+		pages += sv[k].pages;
+		items_listed += sv[k].items;
+		build += sv[k].build_s;
+		build_cpu += sv[k].build_cpu_s;
+	}
+	double t1 = now_s(), c1 = cpu_s();
+	cluster_counts cc;
+	cluster_get_counts(l.c, &cc);
+	const char *name = whole ? "relist, watch cache" : "relist, storage";
+	printf("%s, start-up: %lu objects in %lu list pages (pods: %lu pages, %.1f MiB) to synced in %.3f s, %.3f s "
+	       "of CPU (the bench's page making taken out); first page %s, then %s\n",
+	       name, items_listed, pages, sv[CLUSTER_PODS].pages, sv[CLUSTER_PODS].bytes / 1048576.0, t1 - t0 - build,
+	       c1 - c0 - build_cpu, sv[CLUSTER_PODS].first, sv[CLUSTER_PODS].second);
+	if (!watch_synced(l.w) || cc.pods != n_items[CLUSTER_PODS] || cc.nodes != n_items[CLUSTER_NODES] ||
+	    !strstr(sv[CLUSTER_PODS].first, "resourceVersion=0&limit=500") || sv[CLUSTER_PODS].bad_pages ||
+	    !strstr(sv[CLUSTER_PODS].watch, "resourceVersion=5000")) {
+		fprintf(stderr, "bench-preemptd: %s, start-up: synced %d, %zu pods, %zu nodes, first request %s, %lu pages "
+		        "without continue, watch %s\n", name, watch_synced(l.w), cc.pods, cc.nodes, sv[CLUSTER_PODS].first,
+		        sv[CLUSTER_PODS].bad_pages, sv[CLUSTER_PODS].watch);
+		status = 1;
+		goto out;
+	}
+	size_t ppn = cc.nodes ? cc.pods / cc.nodes : 4;
+
+	/* the preemptors, through the watch, until every one is nominated */
+	l.rec = &rec;
+	char *pre = slurp(dir, "preempt", &len);
+	replay(&l, CLUSTER_PODS, pre, len, true);
+	loop_run(&l);
+	l.rec = NULL;
+	size_t n_pre = 0;
+	struct item *pre_items = items_of(pre, &n_pre);
+	size_t nominated0 = nominated_as_recorded(&l, &rec), queued0 = queued(&l), pods0;
+	cluster_get_counts(l.c, &cc);
+	pods0 = cc.pods;
+
+	/* what the API server holds when preemptd lists again */
+	size_t n_bound = n_items[CLUSTER_PODS], n_all = n_bound + n_pre, gone = 0;
+	struct item *all = must(calloc(n_all, sizeof(*all)));
+	char *skip = must(calloc(n_all, 1)), (*noms)[128] = must(calloc(rec.n, sizeof(*noms)));
+	memcpy(all, items[CLUSTER_PODS], n_bound * sizeof(*all));
+	for (size_t i = 0; i < rec.n; i++)
+		for (size_t v = 0; v < rec.c[i].n_victims; v++) {
+			unsigned node, k;
+			if (sscanf(rec.c[i].victims[v], "bench-%u-%u", &node, &k) != 2 || node * ppn + k >= n_bound)
+				continue;
+			size_t at = node * ppn + k;
+			if (i < rec.n / 2)
+				skip[at] = 1;
+			else
+				all[at].at = "\"metadata\":{",
+				all[at].insert = "\"deletionTimestamp\":\"2024-05-01T10:01:00Z\",\"deletionGracePeriodSeconds\":30,";
+		}
+	for (size_t i = 0; i < n_bound; i += 100)
+		if (!all[i].at)
+			skip[i] = 1;
+	for (size_t i = 0; i < n_bound; i++)
+		gone += skip[i];
+	for (size_t i = 0; i < n_pre; i++)
+		all[n_bound + i] = pre_items[i];
+	for (size_t i = 0; i < rec.n; i++) {
+		unsigned p;
+		if (!rec.c[i].n_victims || sscanf(rec.c[i].pod, "preemptor-%u", &p) != 1 || p >= n_pre)
+			continue;
+		snprintf(noms[i], sizeof(noms[i]), "\"nominatedNodeName\":\"%s\",", rec.c[i].node);
+		all[n_bound + p].at = "\"status\":{";
+		all[n_bound + p].insert = noms[i];
+	}
+
+	/* 410 Gone on the pods' watch, as the API server ends it */
+	static const char gone410[] = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+	                              "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 2000 "
+	                              "(6000)\",\"reason\":\"Expired\",\"code\":410}}\n";
+	unsigned long preempted0 = l.decisions[DECISION_PREEMPT], bound0 = l.decisions[DECISION_BIND];
+	t0 = now_s();
+	c0 = cpu_s();
+	if (watch_replay(l.w, CLUSTER_PODS, gone410, sizeof(gone410) - 1) < 0 || watch_replay_end(l.w, CLUSTER_PODS, 200) < 0) {
+		fprintf(stderr, "bench-preemptd: the 410 does not replay\n");
+		status = 1;
+		goto out_relist;
+	}
+	serve_list(&l, CLUSTER_PODS, all, n_all, skip, "6000", whole, true, &re);
+	t1 = now_s();
+	c1 = cpu_s();
+	size_t nominated1 = nominated_as_recorded(&l, &rec), queued1 = queued(&l), still = 0;
+	cluster_get_counts(l.c, &cc);
+	for (size_t i = 0; i < n_bound; i++) {
+		pp_pod_info pi;
+		char pod[64];
+		const char *nm = strstr(all[i].p, "\"name\":\"");
+		if (!skip[i] || !nm)
+			continue;
+		nm += strlen("\"name\":\"");
+		snprintf(pod, sizeof(pod), "%.*s", (int)strcspn(nm, "\""), nm);
+		still += pp_cluster_pod_info(queue_cluster(l.q), "default", pod, &pi) == 0;
+	}
+	unsigned long during = l.decisions[DECISION_PREEMPT] - preempted0;
+	/* the loop's first turn after it, the clock past any backoff (10 s at most): the preemptors
+	 * whose victims left while preemptd was blind bind to their nominated nodes */
+	queue_counts qc;
+	queue_get_counts(l.q, &qc);
+	pp_err err = { "" };
+	double t2 = now_s();
+	if (cycle_advance(l.cy, T0 + 11000000000LL, NULL, NULL, &err) < 0) {
+		fprintf(stderr, "bench-preemptd: relist: %s\n", err.msg);
+		status = 1;
+		goto out_relist;
+	}
+	loop_run(&l);
+	double t3 = now_s();
+	unsigned long bound = l.decisions[DECISION_BIND] - bound0;
+	printf("%s: 410 Gone -> model synced in %.3f s, %.3f s of CPU (%lu pages, %lu pods, %.1f MiB; the bench's "
+	       "page making taken out); then the loop's first turn %.3f s (%lu preemptors bound, their victims gone); "
+	       "queued %zu -> %zu (active %zu, backoff %zu, unschedulable %zu), nominated %zu -> %zu, %zu deleted while "
+	       "blind (%zu still in the model), pods %zu -> %zu, %lu preemptions while relisting; relist asked %s, "
+	       "then %s\n",
+	       name, t1 - t0 - re.build_s, c1 - c0 - re.build_cpu_s, re.pages, re.items, re.bytes / 1048576.0, t3 - t2, bound,
+	       queued0, queued1, qc.active, qc.backoff, qc.unschedulable, nominated0, nominated1, gone, still, pods0,
+	       cc.pods, during, re.first, re.second);
+	if (queued1 != queued0 || nominated1 != nominated0 || nominated0 != rec.n || still || cc.pods != pods0 - gone ||
+	    bound != rec.n / 2 ||
+	    during || re.bad_pages || !strstr(re.watch, "resourceVersion=6000") ||
+	    /* the relist asks for pages only from a server that paged the first list */
+	    (whole ? strstr(re.first, "limit=") || re.pages != 1 : !strstr(re.first, "limit=500"))) {
+		fprintf(stderr, "bench-preemptd: %s: queue %zu -> %zu, nominations %zu -> %zu of %zu, %zu deleted "
+		        "pods kept, pods %zu -> %zu (%zu gone), %lu preemptions while relisting, %lu bound after (of "
+		        "%zu), %lu pages without continue, relist %s, watch %s\n", name, queued0, queued1, nominated0, nominated1, rec.n,
+		        still, pods0, cc.pods, gone, during, bound, rec.n / 2, re.bad_pages, re.first, re.watch);
+		status = 1;
+	}
+out_relist:
+	free(noms);
+	free(skip);
+	free(all);
+	free(pre_items);
+	free(pre);
+out:
+	record_done(&rec);
+	loop_done(&l);
+	for (cluster_kind k = 0; k < CLUSTER_KINDS; k++) {
+		free(items[k]);
+		free(buf[k]);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct loop l;
@@ -671,6 +1008,13 @@ int main(int argc, char **argv)
 	}
 	journal_setup(JOURNAL_STDERR, "bench-preemptd");
 	journal_set_max_priority(LOG_WARNING);
+	const char *only = getenv("BENCH_ONLY");
+	if (only && strcmp(only, "relist")) {
+		fprintf(stderr, "bench-preemptd: BENCH_ONLY=%s: only \"relist\" is known\n", only);
+		return 2;
+	}
+	if (only)
+		return relist_phase(argv[1], false) | relist_phase(argv[1], true);
 
 	/* load */
 	size_t heap0 = heap_bytes();
@@ -761,5 +1105,8 @@ int main(int argc, char **argv)
 		if (bench_preempt(argv[1], &runs[i], NULL) < 0)
 			r = 1;
 	char *pre = slurp(argv[1], "preempt", &len);
-	return budgets(argv[1], pre, len) || r;
+	int b = budgets(argv[1], pre, len);
+	int rl = relist_phase(argv[1], false);
+	rl |= relist_phase(argv[1], true);
+	return rl || b || r;
 }

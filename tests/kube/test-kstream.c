@@ -220,6 +220,31 @@ static void test_errors(void **state)
 	done(&u);
 }
 
+static int ignore_item(void *userdata, const kval *item)
+{
+	(void)userdata;
+	(void)item;
+	return 0;
+}
+
+/* A daemon's reflector captures the decoder's line into a message of its own (its journal names
+ * the program): the line does not say "preemptctl" in preemptd's or evictd-kube's log. */
+static void test_captured_line_names_no_program(void **state)
+{
+	char buf[256];
+	diag d;
+	kstream *s;
+	(void)state;
+
+	assert_int_equal(diag_open_buffer(&d, buf, sizeof(buf)), 0);
+	assert_int_equal(kstream_new(&s, KSTREAM_JSON, "/api/v1/pods", &d, ignore_item, NULL), 0);
+	kstream_set_limits(s, 8, 0);
+	assert_true(kstream_feed(s, "{\"items\":[]}", 12) < 0);
+	assert_string_equal(diag_take_line(&d), "/api/v1/pods: larger than 8 bytes, refusing to read it");
+	kstream_free(s);
+	diag_close_buffer(&d);
+}
+
 /* A callback's negative return ends the stream with it. */
 static int stop_at_second(void *userdata, const kval *item)
 {
@@ -327,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_watch_and_documents),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_callback_aborts),
+		cmocka_unit_test(test_captured_line_names_no_program),
 		cmocka_unit_test(test_decode_pod_for_the_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
