@@ -298,7 +298,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	return 0;
 }
 
-void decision_done(decision *d)
+void decide_decision_free(decision *d)
 {
 	for (int k = 0; k < _RANK_MAX; k++) {
 		free(d->ranking[k]);
@@ -309,7 +309,7 @@ void decision_done(decision *d)
 	d->n_evict = 0;
 }
 
-int decide(const decide_input *in, threshold_state *st, decision *ret)
+int decide_evictions(const decide_input *in, threshold_state *st, decision *ret)
 {
 	threshold_state next = *st;
 	decision d = { .n_ranked = in->snap->n_pods };
@@ -334,7 +334,7 @@ int decide(const decide_input *in, threshold_state *st, decision *ret)
 	*ret = d;
 	return 0;
 fail:
-	decision_done(&d);
+	decide_decision_free(&d);
 	return r;
 }
 

@@ -102,8 +102,8 @@ typedef struct decide_input {
 int64_t pod_expected_reclaim(evictd_signal s, const pod_info *p);
 
 /* Fills ret (free with decision_done) and updates st. Returns 0 or -ENOMEM (st unchanged then). */
-int decide(const decide_input *in, threshold_state *st, decision *ret);
-void decision_done(decision *d);
+int decide_evictions(const decide_input *in, threshold_state *st, decision *ret);
+void decide_decision_free(decision *d);
 
 /* Human-readable reason for a ranked position ("working set 1.2Gi exceeds request 512Mi; priority 0"). */
 const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_pod *r, char *buf, size_t size);

@@ -559,7 +559,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	                    .skip_uids = skip_uids, .skip_why = skip_why, .n_skip = n_skip, .pending = &pending,
 	                    .node = runtime_enabled(d->rt) ? &node : NULL };
 	decision dec;
-	r = decide(&in, &d->ts, &dec);
+	r = decide_evictions(&in, &d->ts, &dec);
 	free(inflight.uids);
 	free(skip_uids);
 	free(skip_why);
@@ -578,10 +578,10 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	if (anything_changed(&dec.eval) || dec.n_evict)
 		d->dirty = true;
 	start_evictions(d, &dec, snap);
-	decision_done(&dec);
+	decide_decision_free(&dec);
 }
 
-void evaluate(evictd_daemon *d, const char *reason)
+void evictd_evaluate(evictd_daemon *d, const char *reason)
 {
 	if (d->stopping)
 		return;

@@ -11,6 +11,6 @@ void engine_done(evictd_daemon *d);
 /* The scanner holds the configuration by pointer: after a reload it must follow the new one. */
 void engine_reconfigure(evictd_daemon *d);
 /* One evaluation, then the next tick is scheduled and the status refreshed. */
-void evaluate(evictd_daemon *d, const char *reason);
+void evictd_evaluate(evictd_daemon *d, const char *reason);
 /* The evictor's callback. */
 void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata);

@@ -132,7 +132,7 @@ static int apply_config(evictd_daemon *d)
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	(void)s, (void)usec;
-	evaluate(userdata, "timer");
+	evictd_evaluate(userdata, "timer");
 	return 0;
 }
 
@@ -149,14 +149,14 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
 		return 0;
 	}
-	evaluate(d, "psi");
+	evictd_evaluate(d, "psi");
 	return 0;
 }
 
 static int on_inotify(sd_event_source *s, const struct inotify_event *ie, void *userdata)
 {
 	(void)s, (void)ie;
-	evaluate(userdata, "cgroup-event");
+	evictd_evaluate(userdata, "cgroup-event");
 	return 0;
 }
 
@@ -261,7 +261,7 @@ static void daemon_reload(evictd_daemon *d, const char *why)
 	d->quiet = false;
 	d->last_status_line[0] = '\0';
 	(void)sd_notify(0, "READY=1");
-	evaluate(d, "reload");
+	evictd_evaluate(d, "reload");
 	if (r >= 0)
 		kubelet_log_notes(d);
 	heartbeat_announce(d->heartbeat);
@@ -273,7 +273,7 @@ static void on_runtime_changed(void *userdata)
 {
 	evictd_daemon *d = userdata;
 	d->quiet = false;
-	evaluate(d, "runtime");
+	evictd_evaluate(d, "runtime");
 }
 
 static int on_shutdown_timeout(sd_event_source *s, uint64_t usec, void *userdata)
@@ -477,7 +477,7 @@ int daemon_run(const daemon_options *o)
 	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
 	if (log_get_target() != LOG_TARGET_STDERR)
 		log_config_loaded(&d, "loaded");
-	evaluate(&d, "start");
+	evictd_evaluate(&d, "start");
 	kubelet_log_notes(&d);
 	kube_spool_conditions(d.cfg, &d.eval, &d.node, true);
 	heartbeat_started(d.heartbeat);

@@ -293,13 +293,13 @@ static int run_once(const options *o)
 	c->dry_run = dry;
 	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true,
 	                    .node = plan.valid ? &node : NULL };
-	r = decide(&in, &st, &d);
+	r = decide_evictions(&in, &st, &d);
 	if (r < 0)
 		goto fail;
 	r = o->json ? report_json(stdout, &cg, c, snap, &d, &plan) : report_text(stdout, &cg, c, snap, &d, &plan);
 	if (fflush(stdout) != 0)
 		r = -EIO;
-	decision_done(&d);
+	decide_decision_free(&d);
 	runtime_state_free(rt);
 	sd_event_unref(event);
 	scanner_free(sc);

@@ -234,7 +234,7 @@ int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
 	if (r >= 0 && o && o->pdb_policy == PP_PDB_STRICT) {
 		evict_ops ops = { .add_event = evict_add_event, .submit = evict_submit,
 		                  .publish_nomination = evict_publish_nomination, .userdata = a };
-		r = evictor_new(&ops, c, a->w, &a->ev);
+		r = evict_new(&ops, c, a->w, &a->ev);
 	}
 	if (r < 0) {
 		act_free(a);
@@ -257,7 +257,7 @@ act *act_free(act *a)
 		return NULL;
 	/* the writer first: what it abandons ends the preemptions under way (evict.c) */
 	writer_free(a->w);
-	evictor_free(a->ev);
+	evict_free(a->ev);
 	objmap_foreach(&a->events, free_memo, NULL);
 	objmap_done(&a->events);
 	objmap_foreach(&a->bindings, free_memo, NULL);

@@ -33,7 +33,7 @@ struct evictor {
 	bool rbac_told;
 };
 
-int evictor_new(const evict_ops *ops, cluster *c, writer *w, evictor **ret)
+int evict_new(const evict_ops *ops, cluster *c, writer *w, evictor **ret)
 {
 	evictor *ev = calloc(1, sizeof(*ev));
 
@@ -59,7 +59,7 @@ static void seq_free(struct seq *s)
 	free(s);
 }
 
-evictor *evictor_free(evictor *ev)
+evictor *evict_free(evictor *ev)
 {
 	if (!ev)
 		return NULL;

@@ -64,9 +64,9 @@ typedef struct evict_ops {
 } evict_ops;
 
 /* ops: copied. */
-int evictor_new(const evict_ops *ops, cluster *c, writer *w, evictor **ret);
+int evict_new(const evict_ops *ops, cluster *c, writer *w, evictor **ret);
 /* After writer_free(): what it abandoned has ended every preemption. */
-evictor *evictor_free(evictor *ev);
+evictor *evict_free(evictor *ev);
 
 /* Starts carrying decision d (DECISION_PREEMPT) out; now_ns: the wall clock. */
 void evict_preempt(evictor *ev, const decision *d, int64_t now_ns);

@@ -75,7 +75,7 @@ static const struct key keys[] = {
 	                                 "PodDisruptionBudget broken (strict; default prefer)" },
 };
 
-void config_usage(FILE *f)
+void preemptd_config_usage(FILE *f)
 {
 	fputs("Usage: preemptd [OPTIONS]\n"
 	      "A second Kubernetes scheduler for the pods that name it (spec.schedulerName): kube-scheduler's\n"
@@ -506,7 +506,7 @@ static bool is_option(const struct option *opts, const char *arg)
 	return false;
 }
 
-int config_parse(int argc, char **argv, preemptd_config *cfg)
+int preemptd_config_parse(int argc, char **argv, preemptd_config *cfg)
 {
 	enum { OPT_CONFIG = 256, OPT_KEY0 = 300 };
 	struct option opts[sizeof(keys) / sizeof(keys[0]) + 4];
@@ -525,7 +525,7 @@ int config_parse(int argc, char **argv, preemptd_config *cfg)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
 		if (c == 'h') {
-			config_usage(stdout);
+			preemptd_config_usage(stdout);
 			return 1;
 		}
 		if (c == 'V') {
@@ -578,7 +578,7 @@ int config_parse(int argc, char **argv, preemptd_config *cfg)
 	return check(cfg);
 }
 
-void config_free(preemptd_config *cfg)
+void preemptd_config_free(preemptd_config *cfg)
 {
 	free(cfg->config_path);
 	free(cfg->kubeconfig);
@@ -592,7 +592,7 @@ void config_free(preemptd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-int config_default_identity(preemptd_config *cfg)
+int preemptd_config_default_identity(preemptd_config *cfg)
 {
 	char host[256] = "", id[320];
 

@@ -51,11 +51,11 @@ typedef struct preemptd_config {
  * Parses argv and the file. Returns 0, 1 when --help or --version was answered (exit 0), or
  * -EINVAL with the message already on stderr (exit 2). cfg must be freed with config_free.
  */
-int config_parse(int argc, char **argv, preemptd_config *cfg);
-void config_free(preemptd_config *cfg);
+int preemptd_config_parse(int argc, char **argv, preemptd_config *cfg);
+void preemptd_config_free(preemptd_config *cfg);
 /* Sets cfg->identity when none was given: the host name, "_" and a random suffix (kube-scheduler
  * appends a UUID; two instances on one host stay apart). 0 or -ENOMEM. */
-int config_default_identity(preemptd_config *cfg);
-void config_usage(FILE *f);
+int preemptd_config_default_identity(preemptd_config *cfg);
+void preemptd_config_usage(FILE *f);
 
 #endif

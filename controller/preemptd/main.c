@@ -33,9 +33,9 @@ int main(int argc, char **argv)
 	sigset_t ss;
 	int r;
 
-	r = config_parse(argc, argv, &cfg);
+	r = preemptd_config_parse(argc, argv, &cfg);
 	if (r != 0) {
-		config_free(&cfg);
+		preemptd_config_free(&cfg);
 		return r > 0 ? 0 : 2;
 	}
 	journal_setup(cfg.log_target, "preemptd");
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		r = incluster_config(NULL, &kc, err, sizeof(err));
 	if (r < 0) {
 		journal_msg(LOG_ERR, "%s", err);
-		config_free(&cfg);
+		preemptd_config_free(&cfg);
 		return 1;
 	}
 	/* said once: every later API error (an unreachable server, a CA that does not match) names
@@ -60,9 +60,9 @@ int main(int argc, char **argv)
 	            kc->tls_server_name ? " (tls-server-name)" : "",
 	            kc->exec ? "from exec plugin " : kc->cert.path || kc->cert.data ? "a client certificate" : "a bearer token",
 	            kc->exec ? "\"" : "", kc->exec ? kc->exec->argv[0] : "", kc->exec ? "\"" : "");
-	if (config_default_identity(&cfg) < 0) {
+	if (preemptd_config_default_identity(&cfg) < 0) {
 		journal_msg(LOG_ERR, "out of memory");
-		config_free(&cfg);
+		preemptd_config_free(&cfg);
 		kubeconfig_free(kc);
 		return 1;
 	}
@@ -86,6 +86,6 @@ out:
 	sd_event_unref(e);
 	kube_client_free(client);
 	kubeconfig_free(kc);
-	config_free(&cfg);
+	preemptd_config_free(&cfg);
 	return r < 0 ? 1 : 0;
 }

@@ -108,7 +108,7 @@ static bool same_decision(const pp_preemption *a, const pp_preemption *b)
 	return true;
 }
 
-static pp_preemption *decide(pp_cluster *c, const char *name, const pp_preempt_options *opts, double *us)
+static pp_preemption *timed_preempt(pp_cluster *c, const char *name, const pp_preempt_options *opts, double *us)
 {
 	pp_preemption *res = NULL;
 	pp_err err = { "" };
@@ -179,9 +179,9 @@ static void run(enum workload w, size_t n_nodes, size_t n_decisions, size_t sim_
 			abort();
 		pp_preempt_options opts = { .now_ns = 1000000 + (int64_t)d };
 
-		pp_preemption *res = decide(c, name, &opts, &warm[d]);
+		pp_preemption *res = timed_preempt(c, name, &opts, &warm[d]);
 		pp__pcache_reset(c);
-		pp_preemption *cres = decide(c, name, &opts, &cold[d]);
+		pp_preemption *cres = timed_preempt(c, name, &opts, &cold[d]);
 		if (!same_decision(res, cres))
 			mismatches++;
 		const char *node = pp_preemption_node(res);

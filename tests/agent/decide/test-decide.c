@@ -90,7 +90,7 @@ static void test_memory_ranking_seeds_rule(void **state)
 
 	snap_init(&s, mix, N_MIX, 80 * Mi);
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC, .rank_all = true };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	/* exceeding pods first (lower priority, then larger excess), then pods within requests */
 	static const char *const want[] = { "web-1", "batch-1", "api-0", "coredns", "cache", "db-0" };
 	assert_ranking(&s, &d, RANK_MEMORY, want, N_MIX);
@@ -112,7 +112,7 @@ static void test_memory_ranking_seeds_rule(void **state)
 	assert_int_equal(d.evict[0].rank, 1);
 	assert_int_equal(d.evict[0].expected_reclaim, 1229 * Mi);
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -127,11 +127,11 @@ static size_t names_of(const snapshot *s, const decision *d, char *buf, size_t s
 	return d->n_evict;
 }
 
-/* decide() chooses exactly these pods, in this order ("a b " as names_of writes them). */
+/* decide_evictions() chooses exactly these pods, in this order ("a b " as names_of writes them). */
 static void decide_expect(const decide_input *in, threshold_state *st, decision *d, const char *want)
 {
 	char names[256];
-	assert_int_equal(decide(in, st, d), 0);
+	assert_int_equal(decide_evictions(in, st, d), 0);
 	names_of(in->snap, d, names, sizeof(names));
 	assert_string_equal(names, want);
 }
@@ -141,7 +141,7 @@ static void assert_evicts(const decide_input *in, threshold_state *st, const cha
 {
 	decision d;
 	decide_expect(in, st, &d, want);
-	decision_done(&d);
+	decide_decision_free(&d);
 }
 
 static void test_batch_selection_with_minimum_reclaim(void **state)
@@ -177,16 +177,16 @@ static void test_batch_selection_with_minimum_reclaim(void **state)
 		if (d.ranking[RANK_MEMORY][i].excluded && strstr(d.ranking[RANK_MEMORY][i].excluded, "eviction failed"))
 			said = true;
 	assert_true(said);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* without minimum reclaim, web-1 in flight covers the 20Mi: nothing more */
 	evictd_config *c0 = config_from("");
 	threshold_state st3 = { 0 };
 	in.cfg = c0;
-	assert_int_equal(decide(&in, &st3, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st3, &d), 0);
 	assert_int_equal(d.n_evict, 0);
 	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].actionable);
-	decision_done(&d);
+	decide_decision_free(&d);
 	config_free(c0);
 	snapshot_done(&s);
 	config_free(c);
@@ -405,10 +405,10 @@ static void test_self_and_unmeasured_never_chosen(void **state)
 
 	snap_init(&s, sp, 3, 10 * Mi);
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_int_equal(d.n_evict, 1);
 	assert_string_equal(s.pods[d.evict[0].pod].name, "victim");
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -428,7 +428,7 @@ static void test_soft_threshold_grace_with_injected_clock(void **state)
 	uint64_t t0 = 1000 * SEC;
 
 	in.now_usec = t0;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].met);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].newly_met);
 	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
@@ -437,37 +437,37 @@ static void test_soft_threshold_grace_with_injected_clock(void **state)
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]); /* conditions ignore grace */
 	assert_true(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
 	assert_int_equal(d.n_evict, 0);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	in.now_usec = t0 + 89 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
 	assert_false(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
 	assert_int_equal(d.n_evict, 0);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	in.now_usec = t0 + 90 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].newly_actionable);
 	assert_int_equal(d.n_evict, 1); /* need 100Mi: web-1 */
 	assert_int_equal(d.evict[0].kind, THRESHOLD_SOFT);
 	/* soft: min(pod's 45 s, max-pod-grace-period 20 s) */
 	assert_int_equal(d.evict[0].grace_usec, 20 * SEC);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* one good sample resets the grace period */
 	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 600 * Mi;
 	in.now_usec = t0 + 91 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].cleared);
-	decision_done(&d);
+	decide_decision_free(&d);
 	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 400 * Mi;
 	in.now_usec = t0 + 92 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_false(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].actionable);
 	assert_int_equal(d.eval.t[THRESHOLD_SOFT][SIGNAL_MEMORY_AVAILABLE].met_since_usec, t0 + 92 * SEC);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -483,36 +483,36 @@ static void test_transition_period_and_hysteresis(void **state)
 
 	snap_init(&s, mix, N_MIX, 80 * Mi);
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = 10 * SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].newly_met);
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* 250Mi >= 100Mi but < 100Mi + 200Mi minimum reclaim: still met (hysteresis) */
 	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 250 * Mi;
 	in.now_usec = 20 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].met);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* 300Mi: cleared, but MemoryPressure holds for the transition period */
 	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 300 * Mi;
 	in.now_usec = 30 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].cleared);
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
 	assert_false(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	in.now_usec = 20 * SEC + 300 * SEC - 1;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 	in.now_usec = 20 * SEC + 300 * SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
 	assert_true(d.eval.condition_changed[CONDITION_MEMORY_PRESSURE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -533,25 +533,25 @@ static void test_pid_and_psi_thresholds(void **state)
 	assert_true(d.eval.conditions[CONDITION_PID_PRESSURE]);
 	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
 	assert_int_equal(d.evict[0].signal, SIGNAL_PID_AVAILABLE);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* PSI full 12.5% > 10%: MemoryPressure; reclaim cannot be estimated -> one pod */
 	s.node.s[SIGNAL_PID_AVAILABLE].available = 4000;
 	s.node.s[SIGNAL_MEMORY_FULL].available = 1250;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_true(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_FULL].met);
 	assert_true(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
 	assert_int_equal(d.n_evict, 1);
 	assert_string_equal(s.pods[d.evict[0].pod].name, "web-1");
 	assert_int_equal(d.evict[0].expected_reclaim, -1);
-	decision_done(&d);
+	decide_decision_free(&d);
 	/* and none while that one is in flight */
 	const char *inflight[] = { "uid-web-1" };
 	in.inflight_uids = inflight;
 	in.n_inflight = 1;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_int_equal(d.n_evict, 0);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -567,11 +567,11 @@ static void test_unavailable_signal_meets_nothing(void **state)
 	snap_init(&s, mix, N_MIX, 80 * Mi);
 	s.node.s[SIGNAL_MEMORY_AVAILABLE] = (signal_obs){ .known = false, .reason = "no memory controller" };
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_false(d.eval.t[THRESHOLD_HARD][SIGNAL_MEMORY_AVAILABLE].met);
 	assert_false(d.eval.conditions[CONDITION_MEMORY_PRESSURE]);
 	assert_int_equal(d.n_evict, 0);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -624,7 +624,7 @@ static void test_disk_rankings(void **state)
 
 	disk_snap_init(&s, disk_mix, N_DISK);
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC, .rank_all = true };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	/* nodefs.available: exceeding first (priority, then usage - request), then within requests */
 	static const char *const want[] = { "logger", "scratch", "vip", "crit", "empty", "quiet" };
 	assert_ranking(&s, &d, RANK_DISK, want, N_DISK);
@@ -648,7 +648,7 @@ static void test_disk_rankings(void **state)
 	char why[400];
 	ranked_reason(RANK_DISK, &s.pods[d.ranking[RANK_DISK][0].pod], &d.ranking[RANK_DISK][0], why, sizeof(why));
 	assert_non_null(strstr(why, "emptyDir+logs 3Gi exceeds ephemeral-storage request 1Gi"));
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }
@@ -670,7 +670,7 @@ static void test_disk_batch_selection(void **state)
 	assert_int_equal(d.evict[0].expected_reclaim, 3 * Gi);
 	assert_int_equal(d.evict[1].expected_reclaim, 500 * Mi);
 	assert_int_equal(d.evict[0].signal, SIGNAL_NODEFS_AVAILABLE);
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* logger in flight: its 3Gi count; scratch covers the rest */
 	const char *inflight[] = { "uid-logger" };
@@ -692,7 +692,7 @@ static void test_disk_batch_selection(void **state)
 	decide_expect(&in, &st3, &d, "logger ");
 	ranked_pod *r0 = &d.ranking[RANK_DISK][0];
 	assert_true(r0->lower_bound);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 
 	/* nodefs pressure from outside the pods: the first pod reclaims nothing -> one pod only */
@@ -719,7 +719,7 @@ static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = SEC };
 	decide_expect(&in, &st, &d, "logger ");
 	assert_int_equal(d.evict[0].expected_reclaim, 1000000);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 
 	/* imagefs: priority only, reclaim unknown -> one pod, none while it is in flight */
@@ -728,13 +728,13 @@ static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
 	threshold_state st2 = { 0 };
 	decide_expect(&in, &st2, &d, "empty ");
 	assert_int_equal(d.evict[0].expected_reclaim, -1);
-	decision_done(&d);
+	decide_decision_free(&d);
 	const char *inflight[] = { "uid-empty" };
 	in.inflight_uids = inflight;
 	in.n_inflight = 1;
-	assert_int_equal(decide(&in, &st2, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st2, &d), 0);
 	assert_int_equal(d.n_evict, 0);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 
 	/* not a kubelet node (nothing measured): nodefs falls back to priority, one pod at a time */
@@ -747,11 +747,11 @@ static void test_disk_unmeasured_and_imagefs_one_at_a_time(void **state)
 	in.inflight_uids = NULL;
 	in.n_inflight = 0;
 	threshold_state st3 = { 0 };
-	assert_int_equal(decide(&in, &st3, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st3, &d), 0);
 	assert_int_equal(d.n_evict, 1);
 	assert_int_equal(d.evict[0].expected_reclaim, -1);
 	assert_false(d.ranking[RANK_INODES][0].has_usage);
-	decision_done(&d);
+	decide_decision_free(&d);
 	snapshot_done(&s);
 	config_free(c);
 }

@@ -2,7 +2,7 @@
 /*
  * Node-level reclaim planning (decide/noderec.c) on hand-made listings: the kubelet's table per
  * layout, which dead containers its GC removes, which images are unused and in what order they go,
- * how many cover a need, the kubelet's default thresholds; and decide() holding or covering a disk
+ * how many cover a need, the kubelet's default thresholds; and decide_evictions() holding or covering a disk
  * signal with it.
  */
 #include <errno.h>
@@ -138,7 +138,7 @@ static void test_kubelet_threshold(void **state)
 	assert_int_equal(noderec_kubelet_threshold(hard, true, SIGNAL_IMAGEFS_AVAILABLE, 1000 * MIB), -1);
 }
 
-/* decide(): a held signal chooses nobody; a pending amount that covers the need chooses nobody. */
+/* decide_evictions(): a held signal chooses nobody; a pending amount that covers the need chooses nobody. */
 static void test_decide_hold_and_cover(void **state)
 {
 	evictd_config *cfg;
@@ -160,30 +160,30 @@ static void test_decide_hold_and_cover(void **state)
 	decide_input in = { .snap = &snap, .cfg = cfg, .now_usec = 1, .node = &node };
 
 	/* no node-level reclaim: the pod goes */
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_int_equal(d.n_evict, 1);
-	decision_done(&d);
+	decide_decision_free(&d);
 	/* held: nobody */
 	node.hold[SIGNAL_NODEFS_AVAILABLE] = true;
 	st = (threshold_state){ 0 };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_int_equal(d.n_evict, 0);
 	assert_true(d.node_held[SIGNAL_NODEFS_AVAILABLE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 	/* pending 3Mi covers the 2Mi need: nobody, and said so */
 	node.hold[SIGNAL_NODEFS_AVAILABLE] = false;
 	node.pending[SIGNAL_NODEFS_AVAILABLE] = 3 * MIB;
 	st = (threshold_state){ 0 };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_int_equal(d.n_evict, 0);
 	assert_true(d.node_covered[SIGNAL_NODEFS_AVAILABLE]);
-	decision_done(&d);
+	decide_decision_free(&d);
 	/* pending 1Mi does not: the pod goes */
 	node.pending[SIGNAL_NODEFS_AVAILABLE] = 1 * MIB;
 	st = (threshold_state){ 0 };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	assert_int_equal(d.n_evict, 1);
-	decision_done(&d);
+	decide_decision_free(&d);
 	config_free(cfg);
 }
 

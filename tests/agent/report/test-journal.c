@@ -142,7 +142,7 @@ static void test_decision_entries(void **state)
 	s.node.s[SIGNAL_MEMORY_SOME] = s.node.s[SIGNAL_MEMORY_FULL] = (signal_obs){ .known = true, .capacity = 10000 };
 
 	decide_input in = { .snap = &s, .cfg = c, .now_usec = 5 * USEC_PER_SEC };
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	events_log_decision(&d, &s, c);
 
 	next_entry(&e);
@@ -179,19 +179,19 @@ static void test_decision_entries(void **state)
 	                    "Would evict default/web-1 (priority 0): memory.available 80Mi < 100Mi; "
 	                    "working set 1.2Gi exceeds request 512Mi (dry run)");
 	assert_no_more();
-	decision_done(&d);
+	decide_decision_free(&d);
 
 	/* recovered: threshold cleared; condition stays (transition period) -> one entry */
 	s.node.s[SIGNAL_MEMORY_AVAILABLE].available = 2LL << 30;
 	in.now_usec = 6 * USEC_PER_SEC;
-	assert_int_equal(decide(&in, &st, &d), 0);
+	assert_int_equal(decide_evictions(&in, &st, &d), 0);
 	events_log_decision(&d, &s, c);
 	next_entry(&e);
 	assert_string_equal(field(&e, "MESSAGE_ID"), MSGID_THRESHOLD_CLEARED);
 	assert_string_equal(field(&e, "EVICTD_OBSERVED"), "2147483648");
 	assert_string_equal(field(&e, "PRIORITY"), "5");
 	assert_no_more();
-	decision_done(&d);
+	decide_decision_free(&d);
 	config_free(c);
 }
 
