@@ -109,7 +109,7 @@ CRI_LIBS     := $(shell $(PKG_CONFIG) --libs $(CRI_PKGS) 2>/dev/null)
 PROTOC_C     ?= protoc-c
 # base/: the layer between libpreempt and the clients. Everything above lib/ sees its headers
 # (BASELAYER_INC); lib/ never does: libpreempt ships alone on libc.
-BASELAYER_PKGS   := libcurl libsystemd
+BASELAYER_PKGS   := libcurl libsystemd yajl
 BASELAYER_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(BASELAYER_PKGS) 2>/dev/null)
 BASELAYER_LIBS   := $(shell $(PKG_CONFIG) --libs $(BASELAYER_PKGS) 2>/dev/null)
 BASELAYER_INC     := -Ibase

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Kubernetes write bodies of both programs (k8s_body.h). yajl's generator is the writer: a
- * maintained library both programs already link for parsing, which escapes quotes, backslashes
- * and control bytes and checks UTF-8. The two things the node service's own hand-written writer
- * had and yajl lacks are done here, so that nothing needs that writer for these bodies: a bound
- * on the body's size (checked before each string grows it), and no body lost to a byte that is
- * not UTF-8 (it becomes U+FFFD; yajl alone would refuse the whole body).
+ * The Kubernetes write bodies of both programs (k8s_body.h), on yajl's generator. Each string goes
+ * through base's jsonw_gen_string, the one place that bounds the output's size (checked before a
+ * string grows it) and turns a byte that is not UTF-8 into U+FFFD rather than lose the body.
  */
 #include "k8s_body.h"
 
@@ -15,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <yajl/yajl_gen.h>
+
+#include "jsonw.h"
 
 #define NOTE_MAX 1024 /* events.k8s.io/v1 validation: NoteLengthLimit */
 #define NAME_MAX_LEN 253 /* DNS subdomain: what an Event's metadata.name must be */
@@ -36,125 +35,10 @@ static void body_check(body *b, yajl_gen_status s)
 		body_fail(b, s == yajl_gen_invalid_string ? -EILSEQ : -ENOMEM);
 }
 
-static size_t body_size(const body *b)
-{
-	const unsigned char *buf;
-	size_t len = 0;
-	(void)yajl_gen_get_buf(b->g, &buf, &len);
-	return len;
-}
-
-/* Length of the UTF-8 sequence at s (at most n bytes), or 0 when it is not one: overlong forms,
- * surrogates and code points past U+10FFFF are not (Go's utf8.DecodeRune rejects the same). */
-static size_t body_utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;
-		else if (s[0] == 0xed)
-			hi = 0x9f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;
-		else if (s[0] == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-/* s with each byte that starts no UTF-8 sequence replaced by U+FFFD (malloc'ed), or NULL when s
- * is UTF-8 already (*oom tells the two NULLs apart). */
-static char *body_utf8_repaired(const char *s, size_t n, bool *oom)
-{
-	size_t i = 0, l;
-	char *out, *o;
-
-	*oom = false;
-	while (i < n && (l = body_utf8_seq((const unsigned char *)s + i, n - i)))
-		i += l;
-	if (i == n)
-		return NULL;
-	out = malloc(n * 3 + 1); /* each bad byte grows to three */
-	if (!out) {
-		*oom = true;
-		return NULL;
-	}
-	memcpy(out, s, i);
-	o = out + i;
-	while (i < n) {
-		l = body_utf8_seq((const unsigned char *)s + i, n - i);
-		if (l) {
-			memcpy(o, s + i, l);
-			o += l;
-			i += l;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/* What s takes once yajl has quoted and escaped it (yajl_string_encode's rules). */
-static size_t body_quoted_len(const char *s, size_t n)
-{
-	size_t len = 2;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		len += strchr("\"\\\b\f\n\r\t", c) && c ? 2 : c < 0x20 ? 6 : 1;
-	}
-	return len;
-}
-
 static void body_str(body *b, const char *s)
 {
-	char *fixed;
-	size_t n;
-	bool oom;
-
-	if (b->error)
-		return;
-	if (!s) {
-		body_check(b, yajl_gen_null(b->g));
-		return;
-	}
-	n = strlen(s);
-	if (n > K8S_BODY_MAX) { /* before the copy below grows it threefold */
-		body_fail(b, -E2BIG);
-		return;
-	}
-	fixed = body_utf8_repaired(s, n, &oom);
-	if (oom) {
-		body_fail(b, -ENOMEM);
-		return;
-	}
-	if (fixed) {
-		s = fixed;
-		n = strlen(fixed);
-	}
-	/* checked before the generator's buffer grows; +1 for the separator before it */
-	if (body_size(b) + body_quoted_len(s, n) + 1 > K8S_BODY_MAX)
-		body_fail(b, -E2BIG);
-	else
-		body_check(b, yajl_gen_string(b->g, (const unsigned char *)s, n));
-	free(fixed);
+	if (!b->error)
+		body_fail(b, jsonw_gen_string(b->g, K8S_BODY_MAX, s));
 }
 
 static void body_kv(body *b, const char *k, const char *v)

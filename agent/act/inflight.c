@@ -13,7 +13,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "boot-id.h"
-#include "jsonbuf.h"
+#include "jsonw.h"
 #include "jsonread.h"
 #include "log.h"
 #include "atomic-file.h"

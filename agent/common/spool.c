@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cgfs.h"
-#include "jsonbuf.h"
+#include "jsonw.h"
 #include "log.h"
 #include "grow.h"
 

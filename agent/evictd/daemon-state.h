@@ -26,7 +26,7 @@
 #include "events.h"
 #include "evictor.h"
 #include "heartbeat.h"
-#include "jsonbuf.h"
+#include "jsonw.h"
 #include "metrics.h"
 #include "node.h"
 #include "podmemo.h"

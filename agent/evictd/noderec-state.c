@@ -14,7 +14,7 @@
 
 #include "atomic-file.h"
 #include "boot-id.h"
-#include "jsonbuf.h"
+#include "jsonw.h"
 #include "jsonread.h"
 #include "log.h"
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "jsonbuf.h"
+#include "jsonw.h"
 
 typedef struct text_state {
 	FILE *f;

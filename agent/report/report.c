@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 
-#include "jsonbuf.h"
+#include "jsonw.h"
 
 #include "config-out.h"
 

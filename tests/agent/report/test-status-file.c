@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "jsonbuf.h"
+#include "jsonw.h"
 #include "status-file.h"
 #include "scratch.h"
 
