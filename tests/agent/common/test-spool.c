@@ -3,7 +3,9 @@
  * The eviction spool's bound (spool-max): with more records than it allows, the oldest undelivered
  * ones are dropped, each with a log line naming it, and the newest are kept; names sort in the
  * order of the evictions (what evictd-kube delivers them by); records are 0644. Quantities in
- * records are canonical, as the API server prints them.
+ * records are canonical, as the API server prints them. A pod name with a byte that is not UTF-8
+ * still gives a record evictd-kube's parser (yajl's, UTF-8 checked) takes, the byte as U+FFFD: a
+ * raw byte made the record unreadable, and evictd-kube dropped the report.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <yajl/yajl_tree.h>
 
 #include "agent-test.h"
 #include "log.h"
@@ -171,6 +174,42 @@ static void test_quantity(void **state)
 	assert_string_equal(spool_quantity(1LL << 30, b, sizeof(b)), "1Gi");
 }
 
+static void test_record_with_invalid_utf8_is_readable(void **state)
+{
+	char dir[300], path[420], buf[16384], perr[256];
+	char why[256] = "";
+	pod_info pod = { 0 };
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool3", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dirfd >= 0);
+	snprintf(pod.uid, sizeof(pod.uid), "uid-bad");
+	pod.namespace_ = (char *)"default";
+	pod.name = (char *)"web-\xff-0";
+	spool_eviction ev = { .pod = &pod, .signal = "memory.available", .hard = true, .threshold = 100 << 20,
+	                      .observed = 80 << 20, .usage = -1, .started_real_usec = 777 };
+	assert_int_equal(spool_write_eviction(dirfd, 3, &ev, why, sizeof(why)), 0);
+	close(dirfd);
+
+	/* read back as evictd-kube's load_record does */
+	snprintf(path, sizeof(path), "%s/00000000000000000777-uid-bad.json", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	yajl_val v = yajl_tree_parse(buf, perr, sizeof(perr));
+	if (!v)
+		fprintf(stderr, "record not read: %s\n", perr);
+	assert_non_null(v);
+	const char *name_path[] = { "name", NULL };
+	yajl_val name = yajl_tree_get(v, name_path, yajl_t_string);
+	assert_non_null(name);
+	assert_string_equal(YAJL_GET_STRING(name), "web-\xef\xbf\xbd-0");
+	yajl_tree_free(v);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR);
@@ -178,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_spool_max_drops_oldest_and_logs),
 		cmocka_unit_test(test_spool_below_max_keeps_all),
 		cmocka_unit_test(test_quantity),
+		cmocka_unit_test(test_record_with_invalid_utf8_is_readable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
