@@ -18,7 +18,8 @@
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
 #   base/*.c          -> build/base.a (the plumbing every program and client links: curl on
-#                        sd-event, clocks, array growth; libc+libsystemd+libcurl, not libpreempt)
+#                        sd-event, clocks, array growth, the JSON writer; libc+libsystemd+libcurl+
+#                        yajl, not libpreempt)
 #   cri/*.c           -> build/cri.a (the container runtime client: gRPC over libcurl, CRI v1
 #                        messages generated from cri/api.proto by protoc-c; evictd only)
 #   controller/STAGE/*.c -> build/controller-STAGE.a, one archive per folder of the controller side

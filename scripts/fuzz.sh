@@ -59,7 +59,7 @@ for a in lib agent evictd-kube controller kube cri; do
 		esac
 	fi
 done
-# base/ (clocks, array growth, curl on sd-event) sits under every archive but libpreempt's.
+# base/ (clocks, array growth, curl on sd-event, the JSON writer) sits under every archive but libpreempt's.
 grep -qwE 'agent|evictd-kube|controller|kube|cri' <<<"$need" && archives+=("$BF/base.a")
 # preemptctl links the shared libpreempt (its internal symbols stay hidden), so controller
 # targets do the same; the rest link the static archive, which reaches internal functions.
@@ -81,7 +81,7 @@ grep -qw kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libfyaml yajl)
 grep -qw evictd-kube <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs yajl)"
 grep -qw controller <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd libmicrohttpd)"
 grep -qw cri <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libprotobuf-c libcurl libsystemd)"
-grep -qwE 'agent|evictd-kube|controller|kube|cri' <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd)"
+grep -qwE 'agent|evictd-kube|controller|kube|cri' <<<"$need" && pkglibs="$pkglibs $(pkg-config --libs libcurl libsystemd yajl)"
 pkgcflags="$(pkg-config --cflags libsystemd libcgroup inih libfyaml yajl 2>/dev/null)"
 
 if grep -qw kube <<<"$need"; then
