@@ -274,7 +274,7 @@ size_t logging_render_line(char *line, size_t size, int priority, const char *me
 #undef APPEND
 	if (l > size - 2)
 		l = size - 2; /* cut, but always end the line */
-	for (size_t i = 0; i < l; i++)
+	for (size_t i = 0; i < l && !style.keep_newlines; i++)
 		if (line[i] == '\n')
 			line[i] = ' '; /* one entry, one line: a multi-line message would look like several */
 	line[l++] = '\n';

@@ -32,6 +32,8 @@ typedef struct logging_style {
 	bool stderr_priority;     /* "ident: warning: message" rather than "ident: message" */
 	bool auto_probes_socket;  /* auto: also the journal when stderr is no terminal and the socket is there */
 	size_t line_max;          /* bytes of one stderr line, newline included (<= LOGGING_LINE_MAX) */
+	bool keep_newlines;       /* a message's newlines stay (a block for a person: preemptd's --verbose
+	                           * explanation); otherwise they become spaces, one entry one line */
 } logging_style;
 
 void logging_set_style(const logging_style *style);
@@ -61,7 +63,7 @@ void logging_flush_dropped(void);
 /*
  * Renders the stderr line of an entry into line (size bytes, at least 2): the prefix, the
  * message, and with_fields the fields ("KEY=value") the message does not already say, in
- * brackets; newlines become spaces and the line always ends in one. Returns its length.
+ * brackets; newlines become spaces (unless the style keeps them) and the line always ends in one. Returns its length.
  */
 size_t logging_render_line(char *line, size_t size, int priority, const char *message,
                            const struct iovec *fields, size_t n_fields, bool with_fields);

@@ -19,6 +19,7 @@ static void apply_style(void)
 		.stderr_priority = false,
 		.auto_probes_socket = false,
 		.line_max = LINE_MAX_BYTES,
+		.keep_newlines = true, /* --verbose's "Why pod ..." block reads as preemptctl --explain's */
 	});
 	style_applied = true;
 }
