@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 /* A program is one process with one log; a library would not keep this (libpreempt does not). */
-static logging_target target = LOGGING_STDERR;
+static logging_target current_target = LOGGING_STDERR;
 static int max_priority = LOG_INFO;
-static logging_style style = { .identifier = "evictd", .stderr_priority = true, .line_max = LOGGING_LINE_MAX };
+static logging_style current_style = { .identifier = "evictd", .stderr_priority = true, .line_max = LOGGING_LINE_MAX };
 static const char *journal_path = LOGGING_JOURNAL_SOCKET;
 static int journal_fd = -1;
 /* Entries journald did not take (they went to stderr); reported once the socket accepts again. */
@@ -28,9 +28,9 @@ static unsigned long stderr_lost; /* entries neither destination took (both stal
 
 void logging_set_style(const logging_style *s)
 {
-	style = *s;
-	if (style.line_max < 2 || style.line_max > LOGGING_LINE_MAX)
-		style.line_max = LOGGING_LINE_MAX;
+	current_style = *s;
+	if (current_style.line_max < 2 || current_style.line_max > LOGGING_LINE_MAX)
+		current_style.line_max = LOGGING_LINE_MAX;
 }
 
 bool logging_journal_stream_is_stderr(void)
@@ -49,19 +49,19 @@ void logging_setup(logging_target t)
 	struct stat st;
 
 	if (t != LOGGING_AUTO) {
-		target = t;
+		current_target = t;
 		return;
 	}
 	if (logging_journal_stream_is_stderr() ||
-	    (style.auto_probes_socket && !isatty(STDERR_FILENO) && stat(journal_path, &st) == 0 && S_ISSOCK(st.st_mode)))
-		target = LOGGING_JOURNAL;
+	    (current_style.auto_probes_socket && !isatty(STDERR_FILENO) && stat(journal_path, &st) == 0 && S_ISSOCK(st.st_mode)))
+		current_target = LOGGING_JOURNAL;
 	else
-		target = LOGGING_STDERR;
+		current_target = LOGGING_STDERR;
 }
 
 logging_target logging_get_target(void)
 {
-	return target;
+	return current_target;
 }
 
 int logging_target_parse(const char *s, logging_target *ret)
@@ -138,7 +138,7 @@ static int journal_send(const char *message, int priority, const char *message_i
 	iov[n++] = (struct iovec){ "\n", 1 };
 	int k = snprintf(prio, sizeof(prio), "PRIORITY=%d\n", priority);
 	iov[n++] = (struct iovec){ prio, (size_t)k };
-	k = snprintf(ident, sizeof(ident), "SYSLOG_IDENTIFIER=%.40s\n", style.identifier);
+	k = snprintf(ident, sizeof(ident), "SYSLOG_IDENTIFIER=%.40s\n", current_style.identifier);
 	iov[n++] = (struct iovec){ ident, (size_t)k };
 	if (message_id) {
 		k = snprintf(id, sizeof(id), "MESSAGE_ID=%.40s\n", message_id);
@@ -242,16 +242,16 @@ size_t logging_render_line(char *line, size_t size, int priority, const char *me
 {
 	size_t l = 0;
 
-#define APPEND(...) do { \
+#define LINE_APPEND(...) do { \
 		if (l < size) { \
 			int k_ = snprintf(line + l, size - l, __VA_ARGS__); \
 			l += k_ < 0 ? 0 : (size_t)k_; \
 		} \
 	} while (0)
-	if (style.stderr_priority)
-		APPEND("%s: %s: %s", style.identifier, logging_priority_name(priority), message);
+	if (current_style.stderr_priority)
+		LINE_APPEND("%s: %s: %s", current_style.identifier, logging_priority_name(priority), message);
 	else
-		APPEND("%s: %s", style.identifier, message);
+		LINE_APPEND("%s: %s", current_style.identifier, message);
 	/* Fields the message already says (the reason, the signal name) would only double the line. */
 	bool any = false;
 	for (size_t i = 0; with_fields && i < n_fields; i++) {
@@ -266,15 +266,15 @@ size_t logging_render_line(char *line, size_t size, int priority, const char *me
 			if (vl > 2 && strstr(message, value))
 				continue;
 		}
-		APPEND("%s%.*s", any ? " " : " [", flen, f);
+		LINE_APPEND("%s%.*s", any ? " " : " [", flen, f);
 		any = true;
 	}
 	if (any)
-		APPEND("]");
-#undef APPEND
+		LINE_APPEND("]");
+#undef LINE_APPEND
 	if (l > size - 2)
 		l = size - 2; /* cut, but always end the line */
-	for (size_t i = 0; i < l && !style.keep_newlines; i++)
+	for (size_t i = 0; i < l && !current_style.keep_newlines; i++)
 		if (line[i] == '\n')
 			line[i] = ' '; /* one entry, one line: a multi-line message would look like several */
 	line[l++] = '\n';
@@ -284,7 +284,7 @@ size_t logging_render_line(char *line, size_t size, int priority, const char *me
 static void stderr_line(int priority, const char *message, const struct iovec *fields, size_t n_fields, bool with_fields)
 {
 	char line[LOGGING_LINE_MAX];
-	size_t l = logging_render_line(line, style.line_max, priority, message, fields, n_fields, with_fields);
+	size_t l = logging_render_line(line, current_style.line_max, priority, message, fields, n_fields, with_fields);
 
 	write_stderr(line, l);
 }
@@ -305,7 +305,7 @@ static int journal_report_dropped(void)
 
 void logging_flush_dropped(void)
 {
-	if (target == LOGGING_JOURNAL)
+	if (current_target == LOGGING_JOURNAL)
 		(void)journal_report_dropped();
 }
 
@@ -314,7 +314,7 @@ void logging_send(int priority, const char *message_id, const char *message,
 {
 	if (!logging_priority_shown(priority))
 		return;
-	if (target == LOGGING_JOURNAL) {
+	if (current_target == LOGGING_JOURNAL) {
 		int r = journal_report_dropped();
 		if (r == 0)
 			r = journal_send(message, priority, message_id, fields, n_fields);
