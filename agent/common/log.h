@@ -5,12 +5,8 @@
  * evictd's log: one structured journal entry per decision (MESSAGE_ID per kind, EVICTD_* fields, a
  * readable MESSAGE), or its MESSAGE as one line on stderr when there is no journal (a terminal, a
  * log file: the fields are the journal's). The target is chosen once at startup (log_setup).
- *
- * Journal entries are sent with the native protocol on evictd's own datagram socket, never
- * blocking: when journald does not read (its queue full) or is gone, the entry is written to
- * stderr instead, with its fields, and counted, and one "N journal entries dropped" entry follows once the journal
- * takes entries again. Every stderr line is written with a single write(2), so lines from several
- * writers never interleave.
+ * Where an entry goes and how (never blocking; one write(2) per stderr line) is the common log
+ * core's, base/logging.h; this is evictd's vocabulary over it and its entry builder.
  *
  * All MESSAGE_IDs evictd uses are defined here (catalog: systemd/evictd.catalog).
  */
@@ -19,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <syslog.h>
+
+#include "logging.h"
 
 /* A threshold is met (hard: at once; soft: reported when first crossed, acted on after grace). */
 #define MSGID_THRESHOLD_MET        "f7c5f6af75cd48aeb357803bdd6de3c4"
@@ -108,33 +106,16 @@
 #define FIELD_RUNTIME        "EVICTD_RUNTIME"        /* "containerd 1.6.20 (CRI v1)" */
 #define FIELD_ENDPOINT       "EVICTD_ENDPOINT"       /* the runtime's socket */
 
-typedef enum log_target {
-	LOG_TARGET_AUTO = 0,
-	LOG_TARGET_JOURNAL,
-	LOG_TARGET_STDERR,
-} log_target;
-
 /*
- * auto: the journal when $JOURNAL_STREAM names our stderr (started by systemd), or when stderr
- * is not a terminal and /run/systemd/journal/socket is a socket; otherwise stderr.
+ * Where entries go, the priority limit and the journal's dropped entries are the common log core's
+ * (base/logging.h: logging_get_target, logging_target_parse, logging_set_max_priority,
+ * logging_flush_dropped, ...); this adds evictd's style to it: "evictd: warning: message" on
+ * stderr, and auto also takes the journal when stderr is not a terminal and
+ * /run/systemd/journal/socket is a socket.
  */
-void log_setup(log_target t);
-log_target log_get_target(void);
-
-#define LOG_JOURNAL_SOCKET "/run/systemd/journal/socket"
-/* Where journal entries are sent (tests); NULL: LOG_JOURNAL_SOCKET. Call before log_setup(). */
-void log_set_journal_socket(const char *path);
-/* Journal entries not delivered (written to stderr instead) and not reported yet. */
-unsigned long log_journal_dropped(void);
-/* Sends the pending "N journal entries dropped" entry if the journal takes it now (the daemon's
- * tick calls it, so the report does not wait for the next decision). Cheap when nothing is pending. */
-void log_flush_dropped(void);
+void log_setup(logging_target t);
 /* SYSLOG_IDENTIFIER and the stderr prefix (default "evictd"); a static string. */
 void log_set_identifier(const char *ident);
-/* Entries above this syslog priority are dropped (default LOG_INFO). */
-void log_set_max_priority(int prio);
-/* Parses "auto", "journal", "stderr"; -EINVAL otherwise. */
-int log_target_from_string(const char *s, log_target *ret);
 
 #define LOG_FIELDS_MAX 24
 #define LOG_FIELD_SIZE 512

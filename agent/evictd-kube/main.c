@@ -34,7 +34,7 @@ typedef struct options {
 	const char *config_path;
 	bool config_explicit;
 	const char *kubeconfig, *node_name, *descriptor_dir, *spool_dir;
-	log_target log;
+	logging_target log;
 } options;
 
 static void usage(FILE *f)
@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, options *o)
 			o->spool_dir = optarg;
 			break;
 		case OPT_LOG:
-			if (log_target_from_string(optarg, &o->log) < 0) {
+			if (logging_target_parse(optarg, &o->log) < 0) {
 				fprintf(stderr, "evictd-kube: --log-target: expected auto, journal or stderr\n");
 				return -EINVAL;
 			}

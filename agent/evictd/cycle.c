@@ -665,7 +665,7 @@ void evictd_evaluate(evictd_daemon *d, const char *reason)
 		}
 	}
 	schedule_tick(d, wait);
-	log_flush_dropped();
+	logging_flush_dropped();
 	/* STATUS= depends on what sets d->dirty and on which signals are known: rebuilt only then. */
 	uint32_t known = 0;
 	for (int s = 0; s < _SIGNAL_MAX; s++)

@@ -413,7 +413,7 @@ int daemon_run(const daemon_options *o)
 	if (r < 0) {
 		/* Said on stderr too when the entry goes to the journal (whoever started evictd reads
 		 * stderr); in a terminal the entry is that line already. */
-		if (log_get_target() != LOG_TARGET_STDERR)
+		if (logging_get_target() != LOGGING_STDERR)
 			fprintf(stderr, "evictd: %s\n", err.text[0] ? err.text : strerror(-r));
 		log_config_rejected(&d, r, &err);
 		config_free(d.cfg);
@@ -463,7 +463,7 @@ int daemon_run(const daemon_options *o)
 	runtime_start(d.rt, now_mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
-	if ((r = heartbeat_new(d.event, log_get_target() == LOG_TARGET_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
+	if ((r = heartbeat_new(d.event, logging_get_target() == LOGGING_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
 		goto fail;
 	if ((r = sd_event_add_time_relative(d.event, &d.tick, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
 	                                    on_tick, &d)) < 0)
@@ -475,7 +475,7 @@ int daemon_run(const daemon_options *o)
 	kubelet_watch_arm(d.kubelet_watch, d.cfg->kubelet.config_path, d.cfg->kubelet.stamp);
 	/* In a terminal the "monitoring" line below says what this line would (thresholds, dry run)
 	 * in the terms of this machine; the journal gets the entry, with its MESSAGE_ID and fields. */
-	if (log_get_target() != LOG_TARGET_STDERR)
+	if (logging_get_target() != LOGGING_STDERR)
 		log_config_loaded(&d, "loaded");
 	evictd_evaluate(&d, "start");
 	kubelet_log_notes(&d);

@@ -49,7 +49,7 @@ typedef struct options {
 	config_overrides ov;
 	bool once, json, status, reload, dump_keys, dump_config;
 	int64_t reload_pid;
-	log_target log;
+	logging_target log;
 	const char *status_file;
 } options;
 
@@ -101,7 +101,7 @@ static int parse_args(int argc, char **argv, options *o)
 	};
 	int c;
 
-	*o = (options){ .config_path = EVICTD_CONFIG_PATH, .log = LOG_TARGET_AUTO };
+	*o = (options){ .config_path = EVICTD_CONFIG_PATH, .log = LOGGING_AUTO };
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) >= 0) {
 		switch (c) {
 		case OPT_CONFIG:
@@ -144,7 +144,7 @@ static int parse_args(int argc, char **argv, options *o)
 			o->status = true;
 			break;
 		case OPT_LOG_TARGET:
-			if (log_target_from_string(optarg, &o->log) < 0) {
+			if (logging_target_parse(optarg, &o->log) < 0) {
 				fprintf(stderr, "evictd: --log-target: expected auto, journal or stderr, not \"%s\"\n", optarg);
 				return -EINVAL;
 			}
@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	/* --once is a command-line tool: its diagnostics belong next to its output, not in the journal. */
-	log_setup((o.once || o.dump_config) && o.log == LOG_TARGET_AUTO ? LOG_TARGET_STDERR : o.log);
+	log_setup((o.once || o.dump_config) && o.log == LOGGING_AUTO ? LOGGING_STDERR : o.log);
 
 	if (o.once)
 		return run_once(&o);

@@ -172,7 +172,7 @@ void events_log_signal_availability(const node_signals *n, signal_report_state *
 		/* In a terminal the "monitoring" line that follows the first reading names each
 		 * unavailable signal with its reason: once is enough on a screen. The journal keeps
 		 * one entry per signal, with its MESSAGE_ID, for whoever queries it. */
-		if (!st->initialized && log_get_target() == LOG_TARGET_STDERR)
+		if (!st->initialized && logging_get_target() == LOGGING_STDERR)
 			continue;
 		log_entry_init(&e, k ? LOG_NOTICE : LOG_WARNING, MSGID_SIGNAL_UNAVAILABLE);
 		log_entry_add(&e, FIELD_SIGNAL, "%s", signal_name((evictd_signal)s));

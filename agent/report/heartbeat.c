@@ -242,7 +242,7 @@ long heartbeat_count_pods(int root_fd, char *const *patterns)
 /* "evictd: <line>" on stderr in the foreground, an entry in the journal under systemd. */
 static void emit(const char *line)
 {
-	if (log_get_target() == LOG_TARGET_STDERR) {
+	if (logging_get_target() == LOGGING_STDERR) {
 		char out[2048];
 		int n = snprintf(out, sizeof(out), "evictd: %s\n", line);
 		if (n > (int)sizeof(out) - 1) {
@@ -260,7 +260,7 @@ void heartbeat_announce(heartbeat *h)
 	heartbeat_view v = { .pods = -1 };
 	char line[1536];
 	h->view(&v, h->userdata);
-	heartbeat_monitoring_text(&v, log_get_target() == LOG_TARGET_STDERR, line, sizeof(line));
+	heartbeat_monitoring_text(&v, logging_get_target() == LOGGING_STDERR, line, sizeof(line));
 	emit(line);
 }
 

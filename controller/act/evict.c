@@ -357,7 +357,7 @@ void evict_preempt(evictor *ev, const decision *d, int64_t now_ns)
 		(void)cluster_withdraw_nomination(ev->c, d->pod.namespace_, d->pod.name);
 		return;
 	}
-	if (s->d.n_victims > 1 && journal_max_priority() >= LOG_DEBUG) {
+	if (s->d.n_victims > 1 && logging_max_priority() >= LOG_DEBUG) {
 		char order[1024];
 		victim_list(s, 0, s->d.n_victims, order, sizeof(order));
 		journal_msg(LOG_DEBUG, "Evicting the victims of pod %s/%s one at a time, the tightest budget first: %s",

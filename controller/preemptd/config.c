@@ -304,7 +304,7 @@ static int apply(preemptd_config *cfg, const struct key *k, const char *v, char 
 	case K_LEASE:
 		return parse_lease(cfg, k, v, why, why_size);
 	case K_LOG_TARGET:
-		if (journal_target_parse(v, field) < 0) {
+		if (logging_target_parse(v, field) < 0) {
 			snprintf(why, why_size, "%s: expected auto, journal or stderr, not \"%s\"", k->name, v);
 			return -EINVAL;
 		}
@@ -380,7 +380,7 @@ static void defaults(preemptd_config *cfg)
 		.lease_duration_usec = 15000000,
 		.renew_deadline_usec = 10000000,
 		.retry_period_usec = 2000000,
-		.log_target = JOURNAL_AUTO,
+		.log_target = LOGGING_AUTO,
 		.log_level = LOG_INFO,
 		.pod_initial_backoff_usec = 1000000,
 		.pod_max_backoff_usec = 10000000,

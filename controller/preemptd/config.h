@@ -28,7 +28,7 @@ typedef struct preemptd_config {
 	char *identity;          /* NULL: hostname_<random> */
 	uint64_t lease_duration_usec, renew_deadline_usec, retry_period_usec;
 	char *listen;            /* "" : no HTTP endpoints */
-	journal_target log_target;
+	logging_target log_target;
 	int log_level;           /* syslog priority */
 	uint64_t pod_initial_backoff_usec, pod_max_backoff_usec, max_unschedulable_usec;
 	unsigned max_in_flight;

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	}
 	journal_setup(cfg.log_target, "preemptd");
-	journal_set_max_priority(cfg.log_level);
+	logging_set_max_priority(cfg.log_level);
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	if (cfg.kubeconfig)
 		r = kubeconfig_load_as(cfg.kubeconfig, "--kubeconfig or kubeconfig = in the configuration names it",

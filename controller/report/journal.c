@@ -1,63 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 #include "journal.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
-#include <systemd/sd-journal.h>
-#include <unistd.h>
 
-static journal_target target = JOURNAL_STDERR;
+/* The stderr line as preemptd always wrote it, message and prefix cut at 4 KiB. */
+#define LINE_MAX_BYTES 4096
+
 static const char *identifier = "preemptd";
-static int max_priority = LOG_INFO;
+static bool style_applied;
 
-/* systemd connects our stderr to the journal and says so in $JOURNAL_STREAM (device:inode). */
-static bool started_by_systemd(void)
+static void apply_style(void)
 {
-	const char *e = getenv("JOURNAL_STREAM");
-	unsigned long long dev, ino;
-	struct stat st;
-
-	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
-		return false;
-	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+	logging_set_style(&(logging_style){
+		.identifier = identifier,
+		.stderr_priority = false,
+		.auto_probes_socket = false,
+		.line_max = LINE_MAX_BYTES,
+		.keep_newlines = true, /* --verbose's "Why pod ..." block reads as preemptctl --explain's */
+	});
+	style_applied = true;
 }
 
-void journal_setup(journal_target t, const char *ident)
+void journal_setup(logging_target t, const char *ident)
 {
 	if (ident)
 		identifier = ident;
-	target = t == JOURNAL_AUTO ? (started_by_systemd() ? JOURNAL_ON : JOURNAL_STDERR) : t;
-}
-
-bool journal_is_journal(void)
-{
-	return target == JOURNAL_ON;
-}
-
-int journal_target_parse(const char *s, journal_target *ret)
-{
-	static const char *const names[] = { "auto", "journal", "stderr" };
-	for (size_t i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*ret = (journal_target)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-void journal_set_max_priority(int prio)
-{
-	max_priority = prio;
-}
-
-int journal_max_priority(void)
-{
-	return max_priority;
+	apply_style();
+	logging_setup(t);
 }
 
 void journal_entry_init(journal_entry *e, int priority, const char *message_id)
@@ -86,48 +58,15 @@ void journal_entry_add(journal_entry *e, const char *key, const char *fmt, ...)
 	e->used += len + 1;
 }
 
-/* One line, one write(2): lines of concurrent writers never interleave. */
-static void to_stderr(const char *msg)
-{
-	char line[4096];
-	int n = snprintf(line, sizeof(line), "%s: %s\n", identifier, msg);
-
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line)) {
-		n = sizeof(line) - 1;
-		line[n - 1] = '\n';
-	}
-	(void)!write(STDERR_FILENO, line, (size_t)n);
-}
-
 static void send_entry(journal_entry *e, const char *msg)
 {
-	char prio[16], ident[64], msgid[64], message[4096 + 8];
-	struct iovec iov[JOURNAL_FIELDS_MAX + 4];
-	size_t n = 0;
+	struct iovec fields[JOURNAL_FIELDS_MAX];
 
-	if (e->priority > max_priority)
-		return;
-	if (target != JOURNAL_ON) {
-		to_stderr(msg);
-		return;
-	}
-	snprintf(message, sizeof(message), "MESSAGE=%s", msg);
-	snprintf(prio, sizeof(prio), "PRIORITY=%d", e->priority);
-	snprintf(ident, sizeof(ident), "SYSLOG_IDENTIFIER=%s", identifier);
-	iov[n++] = (struct iovec){ message, strlen(message) };
-	iov[n++] = (struct iovec){ prio, strlen(prio) };
-	iov[n++] = (struct iovec){ ident, strlen(ident) };
-	if (e->message_id) {
-		snprintf(msgid, sizeof(msgid), "MESSAGE_ID=%s", e->message_id);
-		iov[n++] = (struct iovec){ msgid, strlen(msgid) };
-	}
+	if (!style_applied)
+		apply_style();
 	for (size_t i = 0; i < e->n; i++)
-		iov[n++] = (struct iovec){ e->buf + e->start[i], e->size[i] };
-	/* the journal gone (journald restarting): the line is not lost */
-	if (sd_journal_sendv(iov, (int)n) < 0)
-		to_stderr(msg);
+		fields[i] = (struct iovec){ e->buf + e->start[i], e->size[i] };
+	logging_send(e->priority, e->message_id, msg, fields, e->n);
 }
 
 void journal_entry_send(journal_entry *e, const char *fmt, ...)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * preemptd's log: one structured journal entry per decision and per fault (MESSAGE_ID per kind,
- * PREEMPTD_* fields, a readable MESSAGE; catalog: systemd/preemptd.catalog), sent with
- * libsystemd's sd_journal_sendv; or the same MESSAGE as one line on stderr when not started by
- * systemd. The target is chosen once (journal_setup). Every stage writes into it; it knows none of
+ * PREEMPTD_* fields, a readable MESSAGE; catalog: systemd/preemptd.catalog), or the same MESSAGE
+ * as one line on stderr when not started by systemd. The target is chosen once (journal_setup);
+ * sending is the common log core's (base/logging.h). Every stage writes into it; it knows none of
  * them.
  */
 #ifndef CTL_JOURNAL_H
@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <syslog.h>
+
+#include "logging.h"
 
 /* A pod was bound (Binding accepted by the API server). */
 #define MSGID_POD_BOUND          "3c9d2a07c7a14b6f9f1e0d5c22a61b01"
@@ -62,20 +64,14 @@
 #define FIELD_OURS       "PREEMPTD_OURS"       /* --shadow: what preemptd would have done */
 #define FIELD_THEIRS     "PREEMPTD_THEIRS"     /* --shadow: what the shadowed scheduler did */
 
-typedef enum journal_target {
-	JOURNAL_AUTO = 0, /* the journal when systemd started us ($JOURNAL_STREAM is our stderr) */
-	JOURNAL_ON,
-	JOURNAL_STDERR,
-} journal_target;
-
-/* ident: SYSLOG_IDENTIFIER and the stderr prefix (a static string). */
-void journal_setup(journal_target t, const char *ident);
-bool journal_is_journal(void);
-/* "auto", "journal", "stderr"; -EINVAL otherwise. */
-int journal_target_parse(const char *s, journal_target *ret);
-/* Entries above this priority are dropped (default LOG_INFO; LOG_DEBUG with --verbose). */
-void journal_set_max_priority(int prio);
-int journal_max_priority(void);
+/*
+ * Where entries go and the priority limit are the common log core's (base/logging.h:
+ * logging_get_target, logging_target_parse, logging_set_max_priority, logging_max_priority);
+ * this sets preemptd's style on it: "preemptd: message" on stderr, lines cut at 4 KiB, and auto
+ * takes the journal only when $JOURNAL_STREAM is our stderr. ident: SYSLOG_IDENTIFIER and the
+ * stderr prefix (a static string; NULL keeps the previous one).
+ */
+void journal_setup(logging_target t, const char *ident);
 
 #define JOURNAL_FIELDS_MAX 16
 #define JOURNAL_ENTRY_BYTES 8192

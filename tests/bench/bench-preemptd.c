@@ -1006,8 +1006,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-preemptd: BENCH_VICTIMS=%s: not a positive number\n", ve);
 		return 2;
 	}
-	journal_setup(JOURNAL_STDERR, "bench-preemptd");
-	journal_set_max_priority(LOG_WARNING);
+	journal_setup(LOGGING_STDERR, "bench-preemptd");
+	logging_set_max_priority(LOG_WARNING);
 	const char *only = getenv("BENCH_ONLY");
 	if (only && strcmp(only, "relist")) {
 		fprintf(stderr, "bench-preemptd: BENCH_ONLY=%s: only \"relist\" is known\n", only);

@@ -171,7 +171,7 @@ int main(int argc, char **argv)
 	static const int sizes[] = { 100, 1000 };
 	int failed = 0;
 
-	log_setup(LOG_TARGET_STDERR);
+	log_setup(LOGGING_STDERR);
 	for (size_t i = 0; i < 2; i++) {
 		char base[512], cmd[600];
 		snprintf(base, sizeof(base), "%s/evictd-bench-XXXXXX", dir);

@@ -212,7 +212,7 @@ static void test_record_with_invalid_utf8_is_readable(void **state)
 
 int main(void)
 {
-	log_setup(LOG_TARGET_STDERR);
+	log_setup(LOGGING_STDERR);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spool_max_drops_oldest_and_logs),
 		cmocka_unit_test(test_spool_below_max_keeps_all),

@@ -636,6 +636,6 @@ int main(void)
 		cmocka_unit_test(test_metadata_directory_trust),
 	};
 	/* warnings about ignored descriptors are expected here; keep them off the TAP stream's way */
-	log_setup(LOG_TARGET_STDERR);
+	log_setup(LOGGING_STDERR);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

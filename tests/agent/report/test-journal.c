@@ -112,8 +112,8 @@ static void test_auto_target_picks_the_socket(void **state)
 		skip();
 		return;
 	}
-	log_setup(LOG_TARGET_AUTO);
-	assert_int_equal(log_get_target(), LOG_TARGET_JOURNAL);
+	log_setup(LOGGING_AUTO);
+	assert_int_equal(logging_get_target(), LOGGING_JOURNAL);
 }
 
 static void test_decision_entries(void **state)
@@ -125,7 +125,7 @@ static void test_decision_entries(void **state)
 	entry e;
 	(void)state;
 
-	log_setup(LOG_TARGET_JOURNAL);
+	log_setup(LOGGING_JOURNAL);
 	pod_info pods[2] = { 0 };
 	pods[0] = (pod_info){ .cgroup = "kubepods/burstable/podw", .namespace_ = "default", .name = "web-1",
 		              .priority = 0, .has_memory = true, .working_set = 1229 * Mi, .memory_request = 512 * Mi,
@@ -204,7 +204,7 @@ static void test_config_rejected_and_unavailable_entries(void **state)
 	entry e;
 	(void)state;
 
-	log_setup(LOG_TARGET_JOURNAL);
+	log_setup(LOGGING_JOURNAL);
 	assert_true(config_load_string("[agent]\n\ninterval = soon\n", "/etc/evictd/evictd.conf.d/50-x.conf", &c, &err) < 0);
 	events_log_config_rejected(&err, "keeping the running configuration");
 	next_entry(&e);
@@ -282,17 +282,17 @@ static void test_full_journal_socket_never_blocks(void **state)
 	int small = 4096;
 	setsockopt(stalled, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 
-	log_set_journal_socket(path);
-	log_setup(LOG_TARGET_JOURNAL);
+	logging_set_journal_socket(path);
+	log_setup(LOGGING_JOURNAL);
 	int saved = stderr_to(err_file);
 	/* A blocking send would hang here for good: the alarm turns that into a failure. */
 	alarm(30);
 	int i;
-	for (i = 0; i < 100000 && log_journal_dropped() < 5; i++)
+	for (i = 0; i < 100000 && logging_journal_dropped() < 5; i++)
 		log_msg(LOG_WARNING, "entry %d of a flood", i);
 	alarm(0);
 	stderr_restore(saved);
-	unsigned long dropped = log_journal_dropped();
+	unsigned long dropped = logging_journal_dropped();
 	assert_int_equal(dropped, 5);
 	snprintf(last, sizeof(last), "evictd: warning: entry %d of a flood\n", i - 1);
 	const char *text = slurp(err_file);
@@ -319,9 +319,9 @@ static void test_full_journal_socket_never_blocks(void **state)
 	assert_true(n > 0);
 	parse(buf, (size_t)n, &e);
 	assert_string_equal(field(&e, "MESSAGE"), "after the stall");
-	assert_int_equal(log_journal_dropped(), 0);
+	assert_int_equal(logging_journal_dropped(), 0);
 
-	log_set_journal_socket(NULL);
+	logging_set_journal_socket(NULL);
 	close(stalled);
 	unlink(path);
 	unlink(err_file);
@@ -341,7 +341,7 @@ static void test_stderr_lines_carry_no_fields(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 
-	log_setup(LOG_TARGET_STDERR);
+	log_setup(LOGGING_STDERR);
 	int saved = stderr_to(err_file);
 	log_entry e;
 	log_entry_init(&e, LOG_ERR, MSGID_CONFIG_REJECTED);
@@ -353,15 +353,15 @@ static void test_stderr_lines_carry_no_fields(void **state)
 	                                     "/etc/evictd/evictd.conf:2: unknown suffix \"Q\"\n");
 
 	/* no journal to take it: the fields go with the line */
-	log_set_journal_socket("/run/evictd-test-no-such-journal-socket");
-	log_setup(LOG_TARGET_JOURNAL);
+	logging_set_journal_socket("/run/evictd-test-no-such-journal-socket");
+	log_setup(LOGGING_JOURNAL);
 	saved = stderr_to(err_file);
 	log_entry_init(&e, LOG_ERR, MSGID_CONFIG_REJECTED);
 	log_entry_add(&e, FIELD_CONFIG_LINE, "2");
 	log_entry_send(&e, "Configuration rejected");
 	stderr_restore(saved);
 	assert_string_equal(slurp(err_file), "evictd: error: Configuration rejected [EVICTD_CONFIG_LINE=2]\n");
-	log_set_journal_socket(NULL);
+	logging_set_journal_socket(NULL);
 	unlink(err_file);
 }
 
@@ -371,7 +371,7 @@ static void test_multiline_message(void **state)
 	entry e;
 	(void)state;
 
-	log_setup(LOG_TARGET_JOURNAL);
+	log_setup(LOGGING_JOURNAL);
 	log_msg(LOG_ERR, "k8s-evict failed:\nerror: pods \"x\" not found");
 	next_entry(&e);
 	assert_string_equal(field(&e, "MESSAGE"), "k8s-evict failed:\nerror: pods \"x\" not found");
@@ -388,7 +388,7 @@ static void test_stderr_lines_do_not_interleave(void **state)
 	(void)state;
 
 	assert_int_equal(pipe(p), 0);
-	log_setup(LOG_TARGET_STDERR);
+	log_setup(LOGGING_STDERR);
 	pid_t kids[2];
 	for (int k = 0; k < 2; k++) {
 		kids[k] = fork();

@@ -89,7 +89,7 @@ static bool gate(void *userdata, long *ret_timeout_ms)
 static void setup(struct world *w, bool with_loop)
 {
 	memset(w, 0, sizeof(*w));
-	journal_setup(JOURNAL_STDERR, "test-act");
+	journal_setup(LOGGING_STDERR, "test-act");
 	w->fake.t = (transport){ .start = fake_start, .cancel = fake_cancel };
 	cluster_opts co = { .scheduler_name = "preemptd" };
 	act_opts ao = { .scheduler_name = "preemptd", .identity = "host_abcde" };

@@ -98,7 +98,7 @@ static bool gate(void *userdata, long *ret_timeout_ms)
 static void setup(struct world *w)
 {
 	memset(w, 0, sizeof(*w));
-	journal_setup(JOURNAL_STDERR, "test-evict");
+	journal_setup(LOGGING_STDERR, "test-evict");
 	w->fake.t = (transport){ .start = fake_start, .cancel = fake_cancel };
 	cluster_opts co = { .scheduler_name = "preemptd", .pdb_policy = PP_PDB_STRICT };
 	act_opts ao = { .scheduler_name = "preemptd", .identity = "host_abcde", .pdb_policy = PP_PDB_STRICT };

@@ -58,7 +58,7 @@ static void test_reads_pass_writes_do_not(void **state)
 	transport *ro = NULL;
 	void *h = NULL;
 
-	journal_setup(JOURNAL_STDERR, "test-transport-readonly");
+	journal_setup(LOGGING_STDERR, "test-transport-readonly");
 	assert_int_equal(transport_readonly_new(&in.t, &ro), 0);
 	transport_request get = { .method = "GET", .path = "/api/v1/pods" };
 	assert_int_equal(ro->start(ro, &get, done, NULL, &h), 0);

@@ -115,16 +115,16 @@ static void test_entry_limits(void **state)
 static void test_target_names(void **state)
 {
 	(void)state;
-	journal_target t = JOURNAL_STDERR;
+	logging_target t = LOGGING_STDERR;
 
-	assert_int_equal(journal_target_parse("auto", &t), 0);
-	assert_int_equal(t, JOURNAL_AUTO);
-	assert_int_equal(journal_target_parse("journal", &t), 0);
-	assert_int_equal(t, JOURNAL_ON);
-	assert_int_equal(journal_target_parse("stderr", &t), 0);
-	assert_int_equal(t, JOURNAL_STDERR);
-	assert_int_equal(journal_target_parse("syslog", &t), -EINVAL);
-	assert_int_equal(journal_target_parse("", &t), -EINVAL);
+	assert_int_equal(logging_target_parse("auto", &t), 0);
+	assert_int_equal(t, LOGGING_AUTO);
+	assert_int_equal(logging_target_parse("journal", &t), 0);
+	assert_int_equal(t, LOGGING_JOURNAL);
+	assert_int_equal(logging_target_parse("stderr", &t), 0);
+	assert_int_equal(t, LOGGING_STDERR);
+	assert_int_equal(logging_target_parse("syslog", &t), -EINVAL);
+	assert_int_equal(logging_target_parse("", &t), -EINVAL);
 }
 
 /* auto: the journal only when $JOURNAL_STREAM is the device:inode of our own stderr (a child of
@@ -139,19 +139,19 @@ static void test_auto_target(void **state)
 	capture_start(&c);
 	assert_int_equal(fstat(STDERR_FILENO, &st), 0);
 	unsetenv("JOURNAL_STREAM");
-	journal_setup(JOURNAL_AUTO, "t");
-	assert_false(journal_is_journal());
+	journal_setup(LOGGING_AUTO, "t");
+	assert_false((logging_get_target() == LOGGING_JOURNAL));
 	snprintf(stream, sizeof(stream), "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino + 1);
 	setenv("JOURNAL_STREAM", stream, 1);
-	journal_setup(JOURNAL_AUTO, "t");
-	assert_false(journal_is_journal());
+	journal_setup(LOGGING_AUTO, "t");
+	assert_false((logging_get_target() == LOGGING_JOURNAL));
 	snprintf(stream, sizeof(stream), "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
 	setenv("JOURNAL_STREAM", stream, 1);
-	journal_setup(JOURNAL_AUTO, "t");
-	assert_true(journal_is_journal());
+	journal_setup(LOGGING_AUTO, "t");
+	assert_true((logging_get_target() == LOGGING_JOURNAL));
 	unsetenv("JOURNAL_STREAM");
-	journal_setup(JOURNAL_STDERR, "t");
-	assert_false(journal_is_journal());
+	journal_setup(LOGGING_STDERR, "t");
+	assert_false((logging_get_target() == LOGGING_JOURNAL));
 	free(capture_end(&c));
 }
 
@@ -162,17 +162,17 @@ static void test_stderr_lines_and_priority(void **state)
 	journal_entry e;
 	char *text;
 
-	journal_setup(JOURNAL_STDERR, "preemptd-test");
-	journal_set_max_priority(LOG_INFO);
+	journal_setup(LOGGING_STDERR, "preemptd-test");
+	logging_set_max_priority(LOG_INFO);
 	capture_start(&c);
 	journal_msg(LOG_WARNING, "watch restarted after %d s", 5);
 	journal_msg(LOG_DEBUG, "not shown at LOG_INFO");
 	journal_entry_init(&e, LOG_NOTICE, MSGID_POD_BOUND);
 	journal_entry_add(&e, FIELD_POD, "default/p");
 	journal_entry_send(&e, "pod %s bound to %s", "default/p", "n1");
-	journal_set_max_priority(LOG_DEBUG);
+	logging_set_max_priority(LOG_DEBUG);
 	journal_msg(LOG_DEBUG, "shown at LOG_DEBUG");
-	journal_set_max_priority(LOG_INFO);
+	logging_set_max_priority(LOG_INFO);
 	text = capture_end(&c);
 	assert_string_equal(text, "preemptd-test: watch restarted after 5 s\n"
 	                          "preemptd-test: pod default/p bound to n1\n"
@@ -190,7 +190,7 @@ static void test_long_line_cut(void **state)
 	assert_non_null(long_msg);
 	memset(long_msg, 'm', 5999);
 	long_msg[5999] = '\0';
-	journal_setup(JOURNAL_STDERR, "preemptd-test");
+	journal_setup(LOGGING_STDERR, "preemptd-test");
 	capture_start(&c);
 	journal_msg(LOG_ERR, "%s", long_msg);
 	journal_msg(LOG_ERR, "next");

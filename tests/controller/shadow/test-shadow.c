@@ -53,7 +53,7 @@ static void setup(struct world *w)
 	memset(w, 0, sizeof(*w));
 	cluster_opts co = { .scheduler_name = DS };
 	shadow_opts so = { .scheduler_name = DS, .clock = fixed_clock };
-	journal_setup(JOURNAL_STDERR, "test-shadow");
+	journal_setup(LOGGING_STDERR, "test-shadow");
 	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
 	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
 	assert_int_equal(shadow_new(w->q, w->c, &so, &w->s), 0);

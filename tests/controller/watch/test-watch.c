@@ -27,7 +27,7 @@ struct world {
 static void setup(struct world *w)
 {
 	cluster_opts co = { .scheduler_name = "preemptd" };
-	journal_setup(JOURNAL_STDERR, "test-watch");
+	journal_setup(LOGGING_STDERR, "test-watch");
 	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
 	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
 	assert_int_equal(watch_new(NULL, NULL, w->c, NULL, &w->w), 0);
