@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-int grow_array_from(void **array, size_t *capacity, size_t need, size_t elem_size, size_t first)
+int grow_array_slow(void **array, size_t *capacity, size_t need, size_t elem_size, size_t first)
 {
 	size_t n = *capacity ? *capacity : first ? first : 1;
 	void *p;
@@ -25,9 +25,4 @@ int grow_array_from(void **array, size_t *capacity, size_t need, size_t elem_siz
 	*array = p;
 	*capacity = n;
 	return 0;
-}
-
-int grow_array(void **array, size_t *capacity, size_t need, size_t elem_size)
-{
-	return grow_array_from(array, capacity, need, elem_size, 16);
 }

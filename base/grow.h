@@ -16,10 +16,19 @@
  * does not fit in a size_t (then *array and *capacity are as they were: the caller still owns
  * and frees *array).
  */
-int grow_array(void **array, size_t *capacity, size_t need, size_t elem_size);
+int grow_array_slow(void **array, size_t *capacity, size_t need, size_t elem_size, size_t first);
+/* Inline, so that an append with room left costs one comparison, not a call: the decoders grow
+ * their buffers a byte or an element at a time. */
+static inline int grow_array(void **array, size_t *capacity, size_t need, size_t elem_size)
+{
+	return need <= *capacity ? 0 : grow_array_slow(array, capacity, need, elem_size, 16);
+}
 /* The same, the first allocation first elements (or need when more): where a typical size is
  * known (a pod list, a 4 KiB answer), the small steps are skipped. */
-int grow_array_from(void **array, size_t *capacity, size_t need, size_t elem_size, size_t first);
+static inline int grow_array_from(void **array, size_t *capacity, size_t need, size_t elem_size, size_t first)
+{
+	return need <= *capacity ? 0 : grow_array_slow(array, capacity, need, elem_size, first);
+}
 
 /* The same for a typed pointer: GROW_ARRAY(&pods, &n_alloc, n + 1). */
 #define GROW_ARRAY(array_ptr, capacity_ptr, need)                                                  \

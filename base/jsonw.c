@@ -48,6 +48,9 @@ static char *jsonw_utf8_repaired(const char *s, size_t n, bool *oom)
 	char *out, *o;
 
 	*oom = false;
+	/* ASCII, nearly every string of a body or a record, is UTF-8 a byte at a time */
+	while (i < n && (unsigned char)s[i] < 0x80)
+		i++;
 	while (i < n && (l = jsonw_utf8_seq((const unsigned char *)s + i, n - i)))
 		i += l;
 	if (i == n)
