@@ -3,7 +3,7 @@
 #ifndef PP_CHANGE_H
 #define PP_CHANGE_H
 
-#include "model.h"
+#include "cluster_model.h"
 
 enum pp__change {
 	PP_CHANGE_NONE = 0,  /* nothing the model keeps */

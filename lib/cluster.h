@@ -5,7 +5,7 @@
 #define PP_CLUSTER_H
 
 #include "change.h"
-#include "model.h"
+#include "cluster_model.h"
 
 /* Refreshes n's summary and drops its cached preemption result. */
 void pp__node_changed(const pp_cluster *c, const struct node *n);
@@ -20,7 +20,7 @@ int pp__slot_cmp_now(const struct slot *a, const struct slot *b, int64_t now);
 
 /* The updates, telling what changed (pp_sched moves queued pods only on a change). */
 int pp__cluster_update_node(pp_cluster *c, const pp_node_spec *spec, pp_err *err, bool *ret_changed);
-/* struct node.absent (model.h); an update of the node clears it. -ENOENT unknown node. */
+/* struct node.absent (cluster_model.h); an update of the node clears it. -ENOENT unknown node. */
 int pp__cluster_set_node_absent(pp_cluster *c, const char *name, bool absent);
 int pp__cluster_update_pod(pp_cluster *c, const pp_pod_spec *spec, pp_err *err, enum pp__change *ret_change);
 int pp__cluster_set_pod_state(pp_cluster *c, const char *ns, const char *name, const pp_pod_state *st, pp_err *err,

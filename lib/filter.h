@@ -9,7 +9,7 @@
 #ifndef PP_FILTER_H
 #define PP_FILTER_H
 
-#include "model.h"
+#include "cluster_model.h"
 
 /* Filter failures, in the order Kubernetes' default Filter plugins run. */
 enum {

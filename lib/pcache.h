@@ -14,7 +14,7 @@
 
 #include <stdatomic.h>
 
-#include "model.h"
+#include "cluster_model.h"
 
 /* Best-candidate criteria (reference §7.4) in order, each "lower is better". */
 struct pkey {

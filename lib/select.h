@@ -3,7 +3,7 @@
 #ifndef PP_SELECT_H
 #define PP_SELECT_H
 
-#include "model.h"
+#include "cluster_model.h"
 
 const char *pp__labels_get(const pp_label *labels, size_t n, const char *key);
 bool pp__label_selector_matches(const pp_label_selector *sel, const pp_label *labels, size_t n);

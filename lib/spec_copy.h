@@ -3,7 +3,7 @@
 #ifndef PP_SPEC_COPY_H
 #define PP_SPEC_COPY_H
 
-#include "model.h"
+#include "cluster_model.h"
 
 bool pp__copy_str(struct arena *a, const char *s, const char **ret);
 int pp__copy_labels(struct arena *a, const pp_label *in, size_t n, pp_label **ret, const char *what,
