@@ -48,7 +48,13 @@ static char *jsonw_utf8_repaired(const char *s, size_t n, bool *oom)
 	char *out, *o;
 
 	*oom = false;
-	/* ASCII, nearly every string of a body or a record, is UTF-8 a byte at a time */
+	/* ASCII, nearly every string of a body or a record, is UTF-8 eight bytes at a time (the
+	 * scan is every string's cost: preemptd writes some fifty per binding) */
+	for (uint64_t w; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (w & UINT64_C(0x8080808080808080))
+			break;
+	}
 	while (i < n && (unsigned char)s[i] < 0x80)
 		i++;
 	while (i < n && (l = jsonw_utf8_seq((const unsigned char *)s + i, n - i)))
@@ -151,7 +157,8 @@ int jsonw_gen_string(yajl_gen g, size_t max, const char *s)
 		r = -E2BIG;
 	else
 		r = jsonw_status(yajl_gen_string(g, (const unsigned char *)s, n));
-	free(fixed);
+	if (fixed)
+		free(fixed);
 	return r;
 }
 
@@ -162,8 +169,8 @@ void jb_init(jsonbuf *j, size_t max)
 		j->error = -ENOMEM;
 		return;
 	}
-	/* a belt to the repair: yajl refuses what is still not UTF-8 */
-	yajl_gen_config(j->gen, yajl_gen_validate_utf8, 1);
+	/* yajl_gen_validate_utf8 is left off: every string is repaired to UTF-8 before yajl sees it
+	 * (jsonw_gen_string), and a second check of the same bytes cost a tenth of a body */
 }
 
 void jb_free(jsonbuf *j)

@@ -107,6 +107,11 @@ static void test_invalid_utf8_becomes_replacement_character(void **state)
 		{ "\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* a surrogate */
 		{ "\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* > U+10FFFF */
 		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		/* ASCII is passed eight bytes at a time: a bad byte on either side of a word's edge */
+		{ "abcdefg\xff" "ijklmnop", "\"abcdefg\xef\xbf\xbd" "ijklmnop\"" },
+		{ "abcdefgh\xff", "\"abcdefgh\xef\xbf\xbd\"" },
+		{ "abcdefghijklmno\xc3", "\"abcdefghijklmno\xef\xbf\xbd\"" },
+		{ "abcdefgh\xc3\xa9xyz", "\"abcdefgh\xc3\xa9xyz\"" },
 	};
 
 	(void)state;
