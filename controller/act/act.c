@@ -71,6 +71,8 @@ static char *events_path(const char *ns)
 
 /* --- what the writer tells ---------------------------------------------------------------------- */
 
+static k8s_body_event event_of(act *a, const decision_pod *pod, const decision_pod *related, const char *type,
+                               const char *reason, const char *action, const char *note, int64_t now);
 static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
                      const char *reason, const char *action, const char *note, int64_t now);
 static void submit(act *a, write_chain *ch, int r);
@@ -96,10 +98,10 @@ static void binding_ended(act *a, const char *ns, const char *name, write_result
 	/* answered with a refusal: not one that never went out (obsolete, abandoned) */
 	if (status >= 400 && (r == WRITE_CONFLICT || r == WRITE_GONE || r == WRITE_REFUSED) && status != 403) {
 		decision_pod p = { .namespace_ = ns, .name = name, .uid = m->uid };
-		write_chain *ev = pod_write_chain(&p);
-		if (ev)
-			submit(a, ev, add_event(a, ev, &p, NULL, "Warning", "FailedScheduling", "Scheduling",
-			                        msg && *msg ? msg : "binding refused", now_wall_ns()));
+		k8s_body_event ev = event_of(a, &p, NULL, "Warning", "FailedScheduling", "Scheduling",
+		                             msg && *msg ? msg : "binding refused", now_wall_ns());
+		pod_write w = { .kind = CLUSTER_WRITE_EVENT, .event = &ev };
+		(void)pod_write_send(a->w, &p, NULL, &w, 1, NULL, NULL);
 	}
 	free(m);
 }
@@ -365,15 +367,14 @@ static void send_series(act *a, const decision_pod *pod, struct event_memo *m, i
 	submit(a, ch, write_chain_add(ch, CLUSTER_WRITE_EVENT, "PATCH", path, SMP, body));
 }
 
-/* *ret_at: the Event's time, which its name is made of (k8s_body_event_name) */
-static int add_event_at(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
-                        const char *reason, const char *action, const char *note, int64_t now, int64_t *ret_at)
+/* An events.k8s.io Event about pod, as this scheduler reports it. Its now_ns is the Event's time,
+ * which its name is made of (k8s_body_event_name): later than every Event before it. */
+static k8s_body_event event_of(act *a, const decision_pod *pod, const decision_pod *related, const char *type,
+                               const char *reason, const char *action, const char *note, int64_t now)
 {
 	if (now <= a->last_event_ns)
 		now = a->last_event_ns + 1;
 	a->last_event_ns = now;
-	if (ret_at)
-		*ret_at = now;
 	k8s_body_event ev = { .ns = pod->namespace_, .name = pod->name, .uid = pod->uid, .type = type, .reason = reason,
 	                 .action = action, .note = note, .controller = a->scheduler, .instance = a->identity,
 	                 .now_ns = now };
@@ -382,13 +383,14 @@ static int add_event_at(act *a, write_chain *ch, const decision_pod *pod, const 
 		ev.related_name = related->name;
 		ev.related_uid = related->uid;
 	}
-	return write_chain_add(ch, CLUSTER_WRITE_EVENT, "POST", events_path(pod->namespace_), JSON, k8s_body_event_v1(&ev));
+	return ev;
 }
 
 static int add_event(act *a, write_chain *ch, const decision_pod *pod, const decision_pod *related, const char *type,
                      const char *reason, const char *action, const char *note, int64_t now)
 {
-	return add_event_at(a, ch, pod, related, type, reason, action, note, now, NULL);
+	k8s_body_event ev = event_of(a, pod, related, type, reason, action, note, now);
+	return write_chain_add(ch, CLUSTER_WRITE_EVENT, "POST", events_path(pod->namespace_), JSON, k8s_body_event_v1(&ev));
 }
 
 void act_leader_event(act *a, const char *lease_ns, const char *lease_name, const char *lease_uid,
@@ -426,19 +428,13 @@ static void submit(act *a, write_chain *ch, int r)
 static void bind_pod(act *a, const decision *d, int64_t now)
 {
 	char note[700];
-	write_chain *ch = pod_write_chain(&d->pod);
-	int r;
 
-	if (!ch)
-		return;
 	snprintf(note, sizeof(note), "Successfully assigned %s/%s to %s", d->pod.namespace_, d->pod.name, d->node);
-	r = write_chain_set_node(ch, d->node);
-	if (r >= 0)
-		r = write_chain_add(ch, CLUSTER_WRITE_BIND, "POST", pod_write_path(d->pod.namespace_, d->pod.name, "binding"), JSON,
-		                    k8s_body_binding(d->pod.namespace_, d->pod.name, d->pod.uid, d->node));
-	if (r >= 0)
-		r = add_event(a, ch, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
-	if (r >= 0 && d->pod.uid) {
+	k8s_body_event ev = event_of(a, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
+	const pod_write w[] = { { .kind = CLUSTER_WRITE_BIND }, { .kind = CLUSTER_WRITE_EVENT, .event = &ev } };
+	/* remembered before it is handed over: a writer without an event loop may answer at once, and
+	 * one not prepared is told as abandoned */
+	if (d->pod.uid) {
 		char key[512];
 		size_t ul = strlen(d->pod.uid) + 1;
 		struct bind_memo *m = malloc(sizeof(*m) + ul);
@@ -452,7 +448,7 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 				free(m);
 		}
 	}
-	submit(a, ch, r);
+	(void)pod_write_send(a->w, &d->pod, d->node, w, sizeof(w) / sizeof(w[0]), NULL, NULL);
 }
 
 /* The pod's PodScheduled condition (and nomination) when it changes; the FailedScheduling Event. */
@@ -460,18 +456,14 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 {
 	const char *current = cluster_pod_condition_message(a->c, d->pod.namespace_, d->pod.name);
 	bool changed = !current || strcmp(current, d->message) != 0;
-	int r;
 
 	if (changed || set_nomination) {
 		/* lastTransitionTime only when the condition turns: a new message keeps the old time */
 		k8s_body_condition unschedulable = { "PodScheduled", "False", "Unschedulable", d->message, current ? 0 : now };
-		write_chain *ch = pod_write_chain(&d->pod);
-		if (!ch)
-			return;
-		r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_write_path(d->pod.namespace_, d->pod.name, "status"), SMP,
-		                    k8s_body_pod_status_patch(d->pod.uid, &unschedulable, set_nomination, node));
+		pod_write st = { .kind = CLUSTER_WRITE_STATUS, .condition = &unschedulable, .set_nomination = set_nomination,
+			         .nominate = node };
 		cluster_assume_condition(a->c, d->pod.namespace_, d->pod.name, d->message);
-		submit(a, ch, r);
+		(void)pod_write_send(a->w, &d->pod, NULL, &st, 1, NULL, NULL);
 	} else {
 		a->stats.status_skipped++;
 	}
@@ -487,16 +479,13 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 			send_series(a, &d->pod, series, now);
 		return;
 	}
-	write_chain *ev = pod_write_chain(&d->pod);
-	if (!ev)
-		return;
-	int64_t at = 0;
-	r = add_event_at(a, ev, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now, &at);
+	k8s_body_event ev = event_of(a, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now);
+	pod_write w = { .kind = CLUSTER_WRITE_EVENT, .event = &ev };
 	if (series) {
 		snprintf(series->ns, sizeof(series->ns), "%s", d->pod.namespace_);
-		k8s_body_event_name(d->pod.name, at, series->name, sizeof(series->name));
+		k8s_body_event_name(d->pod.name, ev.now_ns, series->name, sizeof(series->name));
 	}
-	submit(a, ev, r);
+	(void)pod_write_send(a->w, &d->pod, NULL, &w, 1, NULL, NULL);
 }
 
 static void log_preemption(const decision *d)
@@ -536,23 +525,16 @@ static void log_explanation(const decision *d)
 static void withdraw(act *a, const decision_pod *p, const decision_pod *related, const char *type, const char *reason,
                      const char *why, int64_t now)
 {
-	write_chain *ch = pod_write_chain(p);
-	int r;
-
-	if (!ch)
-		return;
-	r = write_chain_add(ch, CLUSTER_WRITE_STATUS, "PATCH", pod_write_path(p->namespace_, p->name, "status"), SMP,
-	                    k8s_body_pod_status_patch(p->uid, NULL, true, NULL));
-	if (r >= 0)
-		r = add_event(a, ch, p, related, type, reason, "Scheduling", why, now);
-	submit(a, ch, r);
+	k8s_body_event ev = event_of(a, p, related, type, reason, "Scheduling", why, now);
+	const pod_write w[] = { { .kind = CLUSTER_WRITE_STATUS, .set_nomination = true },
+		                { .kind = CLUSTER_WRITE_EVENT, .event = &ev } };
+	(void)pod_write_send(a->w, p, NULL, w, sizeof(w) / sizeof(w[0]), NULL, NULL);
 }
 
 static void preempt(act *a, const decision *d, int64_t now)
 {
 	char note[1200], why[512];
 	k8s_body_condition disruption = { "DisruptionTarget", "True", "PreemptionByScheduler", why, now };
-	int r;
 
 	log_preemption(d);
 	log_explanation(d);
@@ -569,19 +551,11 @@ static void preempt(act *a, const decision *d, int64_t now)
 		snprintf(note, sizeof(note), "Preempted by pod %s on node %s%s%s%s", d->pod.uid ? d->pod.uid : "", d->node,
 		         d->victims[i].reason ? " (" : "", d->victims[i].reason ? d->victims[i].reason : "",
 		         d->victims[i].reason ? ")" : "");
-		write_chain *ch = pod_write_chain(v);
-		if (!ch)
-			continue;
-		r = write_chain_set_node(ch, d->node);
-		if (r >= 0)
-			r = write_chain_add(ch, CLUSTER_WRITE_CONDITION, "PATCH", pod_write_path(v->namespace_, v->name, "status"), SMP,
-			                    k8s_body_pod_status_patch(v->uid, &disruption, false, NULL));
-		if (r >= 0)
-			r = write_chain_add(ch, CLUSTER_WRITE_DELETE, "DELETE", pod_write_path(v->namespace_, v->name, NULL), JSON,
-			                    k8s_body_delete_options(v->uid, -1)); /* the pod's own grace period */
-		if (r >= 0)
-			r = add_event(a, ch, v, &d->pod, "Normal", "Preempted", "Preempting", note, now);
-		submit(a, ch, r);
+		k8s_body_event ev = event_of(a, v, &d->pod, "Normal", "Preempted", "Preempting", note, now);
+		const pod_write w[] = { { .kind = CLUSTER_WRITE_CONDITION, .condition = &disruption },
+			                { .kind = CLUSTER_WRITE_DELETE }, /* the pod's own grace period */
+			                { .kind = CLUSTER_WRITE_EVENT, .event = &ev } };
+		(void)pod_write_send(a->w, v, d->node, w, sizeof(w) / sizeof(w[0]), NULL, NULL);
 	}
 	publish_nomination(a, d, now);
 }

@@ -324,6 +324,35 @@ void writer_submit(writer *w, write_chain *ch)
 	start_waiting(w);
 }
 
+int writer_send(writer *w, const char *ns, const char *name, const char *uid, const char *node, write_step *steps,
+                size_t n, write_end_fn on_end, void *userdata)
+{
+	write_chain *ch = write_chain_new(ns, name, uid);
+	int r = ch ? 0 : -ENOMEM;
+
+	if (ch && on_end)
+		write_chain_on_end(ch, on_end, userdata);
+	if (ch && node)
+		r = write_chain_set_node(ch, node);
+	for (size_t i = 0; i < n; i++) {
+		if (r >= 0)
+			r = write_chain_add(ch, steps[i].kind, steps[i].verb, steps[i].path, steps[i].content_type,
+			                    steps[i].body);
+		else {
+			free(steps[i].path);
+			free(steps[i].body);
+		}
+		steps[i].path = steps[i].body = NULL;
+	}
+	if (r < 0) {
+		if (ch)
+			writer_drop(w, ch);
+		return r;
+	}
+	writer_submit(w, ch);
+	return 0;
+}
+
 void writer_drop(writer *w, write_chain *ch)
 {
 	ch->w = w;

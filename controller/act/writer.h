@@ -90,6 +90,14 @@ typedef void (*write_end_fn)(void *userdata, write_result r, long status, const 
 void write_chain_on_end(write_chain *ch, write_end_fn fn, void *userdata);
 write_chain *write_chain_free(write_chain *ch);
 
+/* A chain about pod ns/name (uid) made of steps[0..n) (their paths and bodies taken, even on
+ * failure; what write_chain_add refuses, refused here) and handed over as writer_submit does:
+ * the one call for a chain whose steps are known. node, on_end: as write_chain_set_node and
+ * write_chain_on_end (NULL: none). 0, or -ENOMEM / -E2BIG: then nothing is sent and the chain is
+ * dropped as writer_drop drops it (on_end told, the model forgets what the steps assumed). */
+int writer_send(writer *w, const char *ns, const char *name, const char *uid, const char *node, write_step *steps,
+                size_t n, write_end_fn on_end, void *userdata);
+
 /* Takes the chain; it starts when a slot is free (and the gate allows). */
 void writer_submit(writer *w, write_chain *ch);
 /* A chain that will not be sent: the model forgets what its steps assumed. */
