@@ -427,18 +427,17 @@ static void submit(act *a, write_chain *ch, int r)
 
 static void bind_pod(act *a, const decision *d, int64_t now)
 {
-	char note[700];
+	char note[700], key[512];
 
 	snprintf(note, sizeof(note), "Successfully assigned %s/%s to %s", d->pod.namespace_, d->pod.name, d->node);
+	snprintf(key, sizeof(key), "%s/%s", d->pod.namespace_, d->pod.name);
 	k8s_body_event ev = event_of(a, &d->pod, NULL, "Normal", "Scheduled", "Binding", note, now);
 	const pod_write w[] = { { .kind = CLUSTER_WRITE_BIND }, { .kind = CLUSTER_WRITE_EVENT, .event = &ev } };
-	/* remembered before it is handed over: a writer without an event loop may answer at once, and
-	 * one not prepared is told as abandoned */
+	/* remembered before it is handed over: a writer without an event loop may answer at once (a
+	 * binding that could not be prepared, out of memory, is told as abandoned) */
 	if (d->pod.uid) {
-		char key[512];
 		size_t ul = strlen(d->pod.uid) + 1;
 		struct bind_memo *m = malloc(sizeof(*m) + ul);
-		snprintf(key, sizeof(key), "%s/%s", d->pod.namespace_, d->pod.name);
 		if (m) {
 			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = now_mono_ns(),
 				                 .attempts = d->attempts };
@@ -448,7 +447,8 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 				free(m);
 		}
 	}
-	(void)pod_write_send(a->w, &d->pod, d->node, w, sizeof(w) / sizeof(w[0]), NULL, NULL);
+	if (pod_write_send(a->w, &d->pod, d->node, w, sizeof(w) / sizeof(w[0]), NULL, NULL) < 0)
+		free(objmap_remove(&a->bindings, key)); /* when no chain was made to tell it */
 }
 
 /* The pod's PodScheduled condition (and nomination) when it changes; the FailedScheduling Event. */
