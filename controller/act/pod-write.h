@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What every write about a pod starts from, whether act.c sends it or evict.c: the path of the
- * pod (or its subresource), a chain that its uid guards, and the RBAC rule the write needs. */
+ * pod (or its subresource), a chain that its uid guards, and the RBAC rule the write needs; and a
+ * decision's writes about a pod, handed down once (pod_write_send): their requests and bodies are
+ * made here, and the writer gets the chain whole. */
 #ifndef CTL_POD_WRITE_H
 #define CTL_POD_WRITE_H
 
