@@ -34,6 +34,6 @@ void metrics_sample(FILE *f, const char *name, const char *labels, double value)
 void metrics_histogram(FILE *f, const char *name, const char *labels, const histogram *h);
 /* Formats k1="v1",k2="v2"... from NULL-terminated key, value pairs, values escaped as the format
  * wants (backslash, quote, newline). Returns buf. */
-char *metrics_labels(char *buf, size_t size, ...);
+char *metrics_labels(char *buf, size_t size, ...) __attribute__((sentinel));
 
 #endif

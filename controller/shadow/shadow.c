@@ -759,7 +759,7 @@ void shadow_write_metrics(const shadow *s, FILE *f, uint64_t refused_writes)
 		for (int a = 1; a >= 0; a--)
 			metrics_sample(f, "preemptd_shadow_decisions_total",
 			               metrics_labels(l, sizeof(l), "kind", shadow_kind_name((shadow_kind)k), "agree",
-			                              a ? "true" : "false", NULL),
+			                              a ? "true" : "false", (const char *)NULL),
 			               (double)s->st.decisions[k][a]);
 	metrics_family(f, "preemptd_shadow_open_comparisons", "gauge",
 	               "--shadow: preemptions of the shadowed scheduler whose preemptor is not bound yet.");

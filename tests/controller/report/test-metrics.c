@@ -86,12 +86,12 @@ static void test_label_escaping(void **state)
 	(void)state;
 	char buf[256];
 
-	assert_string_equal(metrics_labels(buf, sizeof(buf), "queue", "active", "event", "PodAdd", NULL),
+	assert_string_equal(metrics_labels(buf, sizeof(buf), "queue", "active", "event", "PodAdd", (const char *)NULL),
 	                    "queue=\"active\",event=\"PodAdd\"");
-	assert_string_equal(metrics_labels(buf, sizeof(buf), "reason", "say \"hi\"\\now\nnext", NULL),
+	assert_string_equal(metrics_labels(buf, sizeof(buf), "reason", "say \"hi\"\\now\nnext", (const char *)NULL),
 	                    "reason=\"say \\\"hi\\\"\\\\now\\nnext\"");
-	assert_string_equal(metrics_labels(buf, sizeof(buf), NULL), "");
-	assert_string_equal(metrics_labels(buf, sizeof(buf), "empty", "", NULL), "empty=\"\"");
+	assert_string_equal(metrics_labels(buf, sizeof(buf), (const char *)NULL), "");
+	assert_string_equal(metrics_labels(buf, sizeof(buf), "empty", "", (const char *)NULL), "empty=\"\"");
 }
 
 /* Too long for the buffer: cut inside the value, still quoted, NUL-terminated within the buffer. */
@@ -101,10 +101,10 @@ static void test_label_cut_stays_quoted(void **state)
 	char buf[16];
 
 	memset(buf, 'x', sizeof(buf));
-	metrics_labels(buf, 12, "a", "0123456789abcdef", NULL);
+	metrics_labels(buf, 12, "a", "0123456789abcdef", (const char *)NULL);
 	assert_string_equal(buf, "a=\"012345\"");
 	assert_int_equal(buf[12], 'x');
-	metrics_labels(buf, 12, "a", "0\"\"\"\"\"\"\"\"", NULL);
+	metrics_labels(buf, 12, "a", "0\"\"\"\"\"\"\"\"", (const char *)NULL);
 	size_t n = strlen(buf);
 	assert_true(n < 12);
 	assert_int_equal(buf[n - 1], '"');
