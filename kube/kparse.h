@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "k8s_input.h"
 #include "diag.h"
 #include "kstream-types.h"

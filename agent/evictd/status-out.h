@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "daemon-state.h"
+#include "evictd-state.h"
 
 /* Rewrites status.json when something a reader cares about changed, else at most every
  * STATUS_IDLE_REFRESH_USEC; force: now. */

@@ -4,7 +4,7 @@
 #ifndef CTL_POD_WRITE_H
 #define CTL_POD_WRITE_H
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "decision.h"
 #include "writer.h"
 

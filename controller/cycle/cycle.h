@@ -15,7 +15,7 @@
 #include <preempt.h>
 
 #include "victim-budget.h"
-#include "cluster.h"
+#include "model-cluster.h"
 #include "decision.h"
 #include "queue.h"
 

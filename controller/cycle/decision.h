@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "karena.h"
 
 typedef enum decision_kind {
 	DECISION_NONE = 0,      /* the popped pod was gone or bound meanwhile: nothing to do */

@@ -5,7 +5,7 @@
 #include "cmd.h"
 #include "k8s.h"
 #include "model.h"
-#include "quota.h"
+#include "model-quota.h"
 #include "refusal.h"
 #include "clock.h"
 

@@ -5,7 +5,7 @@
  * the nominations withdrawn at their deadline.
  */
 
-#include "daemon-state.h"
+#include "preemptd-state.h"
 
 struct pool_ctx {
 	FILE *f;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* /metrics: the evictions of --pdb strict (act/evict.h), its refusals and the preemptions
  * withdrawn and retried. Present (at zero) under --pdb prefer too: a dashboard needs no guess. */
-#include "daemon-state.h"
+#include "preemptd-state.h"
 #include "evict.h"
 
 void scrape_evictions(preemptd *d, FILE *f)

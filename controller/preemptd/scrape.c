@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "daemon-state.h"
+#include "preemptd-state.h"
 
 static const char *const result_names[RESULTS] = { "scheduled", "unschedulable", "error" };
 

@@ -1,4 +1,4 @@
-/* The live model (controller/model/cluster.c) applying watch events one at a time, without the
+/* The live model (controller/model/model-cluster.c) applying watch events one at a time, without the
  * scheduling cycle: pods and nodes added, updated and deleted, as the queue and the library's
  * cluster then show them; a deleted node leaving the model (at once, or with its last pod); a pod
  * on an unknown node; a pod replaced under its name; resourceVersions deciding which event
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "queue.h"
 #include "controller/objects.h"
 

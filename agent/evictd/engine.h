@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* One evaluation cycle of the service (cycle.c). */
+/* One evaluation cycle of the service (engine.c). */
 
-#include "daemon-state.h"
+#include "evictd-state.h"
 
 /* What is observed: the scanner, the proc fd, the kubepods cgroup. */
 int engine_init(evictd_daemon *d);

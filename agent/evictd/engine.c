@@ -5,7 +5,7 @@
  * actionable are pods scanned, ranked and the chosen ones handed to the evictor. Also what follows
  * an eviction's events: the memo of evicted/failing pods, metrics and the decision history.
  */
-#include "cycle.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <dirent.h>

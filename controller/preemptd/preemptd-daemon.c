@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "daemon-state.h"
+#include "preemptd-state.h"
 
 #include <errno.h>
 #include <signal.h>

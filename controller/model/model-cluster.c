@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The live model's bookkeeping (cluster.h): every watch event applied in place to the queue's
+ * The live model's bookkeeping (model-cluster.h): every watch event applied in place to the queue's
  * pp_sched, and this scheduler's writes laid over the API's view until the API shows them.
  * Over ~700 lines on purpose: a pod's API view, its place in the library's model and our pending
  * writes (assumed binding, nomination, deletion, condition) are one record (struct mpod) that the
@@ -8,14 +8,14 @@
  * other's fields and the rule "the API's view wins once it shows our write" would live in two
  * places. Conversion of objects is convert.c, budgets budget.c, the maps objmap.c.
  */
-#include "cluster.h"
+#include "model-cluster.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "budget.h"
 #include "convert.h"
 #include "objmap.h"

@@ -3,10 +3,10 @@
  * evictd as a service: the sd-event loop and its wake-up sources (the polling tick, PSI triggers,
  * inotify on memory.events), the configuration at start and on SIGHUP, SIGTERM's orderly stop,
  * the one-per-node lock and, at start, what a previous process left (victims.c). What one wake-up
- * does is cycle.c's; what readers are told is status-out.c's.
+ * does is engine.c's; what readers are told is status-out.c's.
  */
-#include "daemon-state.h"
-#include "cycle.h"
+#include "evictd-state.h"
+#include "engine.h"
 #include "status-out.h"
 #include "kubelet-watch.h"
 #include "victims.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "metrics.h"
+#include "evictd-metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 /*
  * evictd — Kubernetes-style node-pressure eviction as a systemd service.
  *
- *   evictd [--config FILE] [--dry-run] ...          the daemon (daemon.c)
+ *   evictd [--config FILE] [--dry-run] ...          the daemon (evictd-daemon.c)
  *   evictd --once [--json] [--dry-run] ...          one scan, one decision, printed; nothing evicted
  *   evictd --status                                 the daemon's status file (exit 3: not running)
  *   evictd --reload[=PID]                           validate the configuration, SIGHUP, wait
@@ -22,7 +22,7 @@
 #include "cgdiscover.h"
 #include "config.h"
 #include "config-out.h"
-#include "daemon.h"
+#include "evictd-daemon.h"
 #include "decide.h"
 #include "events.h"
 #include "node.h"
