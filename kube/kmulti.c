@@ -287,7 +287,7 @@ static void renewal_done(int r, kube_exec_cred *cred, const char *err, void *use
 	if (r == 0)
 		kube_client_set_credential(client, cred);
 	else {
-		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - now_wall_ns() / NOW_NSEC_PER_SEC;
+		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - clock_wall_ns() / NOW_NSEC_PER_SEC;
 
 		kube_client_renewal_failed(client, KUBE_EXEC_RETRY_NS);
 		/* one line; the journal under systemd */

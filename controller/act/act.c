@@ -99,7 +99,7 @@ static void binding_ended(act *a, const char *ns, const char *name, write_result
 		write_chain *ev = pod_write_chain(&p);
 		if (ev)
 			submit(a, ev, add_event(a, ev, &p, NULL, "Warning", "FailedScheduling", "Scheduling",
-			                        msg && *msg ? msg : "binding refused", now_wall_ns()));
+			                        msg && *msg ? msg : "binding refused", clock_wall_ns()));
 	}
 	free(m);
 }
@@ -169,7 +169,7 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 		char key[160], suffix[96];
 		/* the same whatever the pod: its name is in the path and often in the message */
 		snprintf(key, sizeof(key), "%s %ld %d", st->verb, status, (int)r);
-		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)now_mono_ns() / 1000, suffix, sizeof(suffix)))
+		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)clock_mono_ns() / 1000, suffix, sizeof(suffix)))
 			return;
 		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s%s", st->verb, st->path, status, write_result_name(r),
 		                   *msg ? ": " : "", msg, suffix);
@@ -444,7 +444,7 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 		struct bind_memo *m = malloc(sizeof(*m) + ul);
 		snprintf(key, sizeof(key), "%s/%s", d->pod.namespace_, d->pod.name);
 		if (m) {
-			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = now_mono_ns(),
+			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = clock_mono_ns(),
 				                 .attempts = d->attempts };
 			memcpy(m->uid, d->pod.uid, ul);
 			free(objmap_remove(&a->bindings, key));

@@ -253,7 +253,7 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 	struct out_ctx o = { .out = out };
 	int r, status = EXIT_REJECTED;
 
-	o.start = a->has_now ? a->now : now_wall_ns();
+	o.start = a->has_now ? a->now : clock_wall_ns();
 	struct model_input in = { a->kubeconfig, (const char *const *)a->files, a->nfiles, a->admission_config, o.start };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);

@@ -711,7 +711,7 @@ int shadow_new(queue *q, cluster *c, const shadow_opts *o, shadow **ret)
 		return -ENOMEM;
 	s->q = q;
 	s->c = c;
-	s->clock = o && o->clock ? o->clock : now_wall_ns;
+	s->clock = o && o->clock ? o->clock : clock_wall_ns;
 	if (!(s->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : DEFAULT_SCHEDULER))) {
 		free(s);
 		return -ENOMEM;

@@ -253,7 +253,7 @@ static void test_descriptor_read_back(void **state)
 	assert_int_equal(pi.containers[0].memory_request, 512 << 20);
 	assert_string_equal(pi.containers[0].memory_request_str, "512Mi"); /* as written, for the message */
 	assert_string_equal(pi.containers[2].name, "proxy");
-	pod_info_done(&pi);
+	snapshot_pod_info_done(&pi);
 
 	/* a static pod of priority 0 is critical, in the descriptor and for evictd */
 	put("u-1.conf", "[pod]\nuid = u-1\nname = etcd\npriority = 0\ncritical = yes\n", 0644);
@@ -261,14 +261,14 @@ static void test_descriptor_read_back(void **state)
 	assert_int_equal(podmeta_apply_descriptor(fd, NULL, NULL, &ps, why, sizeof(why)), 1);
 	assert_int_equal(podmeta_defaults(-1, NULL, &ps), 0);
 	assert_true(ps.critical);
-	pod_info_done(&ps);
+	snapshot_pod_info_done(&ps);
 
 	/* a descriptor naming another uid is refused */
 	put("u-1.conf", "[pod]\nuid = u-2\nname = x\n", 0644);
 	pod_info pb = { .uid = "u-1" };
 	assert_int_equal(podmeta_apply_descriptor(fd, NULL, NULL, &pb, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "does not match the file name"));
-	pod_info_done(&pb);
+	snapshot_pod_info_done(&pb);
 	close(fd);
 	unlink(path);
 }

@@ -100,12 +100,12 @@ static void setup(struct world *w, bool with_loop)
 	assert_int_equal(cycle_new(w->q, w->c, &w->cy), 0);
 	assert_int_equal(act_new(w->e, &w->fake.t, w->c, &ao, &w->a), 0);
 	act_set_gate(w->a, gate, w);
-	decision_init(&w->d);
+	cycle_decision_init(&w->d);
 }
 
 static void teardown(struct world *w)
 {
-	decision_done(&w->d);
+	cycle_decision_done(&w->d);
 	act_free(w->a);
 	cycle_free(w->cy);
 	cluster_free(w->c);

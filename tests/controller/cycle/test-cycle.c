@@ -39,12 +39,12 @@ static void setup(struct world *w)
 	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
 	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
 	assert_int_equal(cycle_new(w->q, w->c, &w->cy), 0);
-	decision_init(&w->d);
+	cycle_decision_init(&w->d);
 }
 
 static void teardown(struct world *w)
 {
-	decision_done(&w->d);
+	cycle_decision_done(&w->d);
 	cycle_free(w->cy);
 	budget_free(w->b);
 	cluster_free(w->c);

@@ -121,13 +121,13 @@ static void test_histogram_exposition(void **state)
 	histogram h;
 	struct out o;
 
-	histogram_init(&h, bounds, 4);
-	assert_true(isnan(histogram_median(&h)));
-	histogram_observe(&h, 0.001);
-	histogram_observe(&h, 0.5); /* on a bound: that bucket (le is "less or equal") */
-	histogram_observe(&h, 0.75);
-	histogram_observe(&h, 100);
-	assert_true(histogram_median(&h) == 0.5);
+	metrics_histogram_init(&h, bounds, 4);
+	assert_true(isnan(metrics_histogram_median(&h)));
+	metrics_histogram_observe(&h, 0.001);
+	metrics_histogram_observe(&h, 0.5); /* on a bound: that bucket (le is "less or equal") */
+	metrics_histogram_observe(&h, 0.75);
+	metrics_histogram_observe(&h, 100);
+	assert_true(metrics_histogram_median(&h) == 0.5);
 	out_open(&o);
 	metrics_histogram(o.f, "lat_seconds", "result=\"bound\"", &h);
 	metrics_histogram(o.f, "plain", NULL, &h);
@@ -146,11 +146,11 @@ static void test_histogram_exposition(void **state)
 	                                  "plain_sum 101.251\n"
 	                                  "plain_count 4\n");
 	out_free(&o);
-	histogram_observe(&h, 200);
-	histogram_observe(&h, 300);
-	assert_true(histogram_median(&h) == 1); /* 3 of 6 at or below 1 */
-	histogram_observe(&h, 400);
-	assert_true(isinf(histogram_median(&h)));
+	metrics_histogram_observe(&h, 200);
+	metrics_histogram_observe(&h, 300);
+	assert_true(metrics_histogram_median(&h) == 1); /* 3 of 6 at or below 1 */
+	metrics_histogram_observe(&h, 400);
+	assert_true(isinf(metrics_histogram_median(&h)));
 }
 
 int main(void)
