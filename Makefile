@@ -368,6 +368,8 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) $(CTL_DIRS:%=-Icontroller/%) -Ikube \
 	  -Icri $(BASELAYER_INC) lib base agent controller kube cri
+	@# Public functions carry their module's prefix; no static function or label is another's namesake.
+	python3 scripts/check-names.py
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 # preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
@@ -485,7 +487,7 @@ help:
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
 	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'
-	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
+	@echo 'make lint         cppcheck over the C sources, and their naming rules (scripts/check-names.py)'
 	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'
 	@echo 'make chaos        preemptd under kills and API faults, seeded (CHAOS_SEED replays one)'
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'
