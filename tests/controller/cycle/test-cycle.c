@@ -1,10 +1,10 @@
 /* The live model and the scheduling cycle without a server: objects as the API server sends them,
  * decoded and applied one at a time, decisions read back — binding, another scheduler's pods,
  * preemption (victims equal to preemptctl's, no second preemption while they terminate), the
- * nominated pod's room, stale watch events that predate a decision, refused bindings, relists,
- * pods on unknown or deleted nodes, scheduling gates; issue 28's: a preemption the budget postpones
- * (a decision of its own, nothing assumed deleted) and a nomination that expires into a decision
- * with kube-style words. */
+ * nominated pod's room, stale watch events that predate a decision, refused bindings, pods on
+ * unknown or deleted nodes, scheduling gates; issue 28's: a preemption the budget postpones (a
+ * decision of its own, nothing assumed deleted) and a nomination that expires into a decision
+ * with kube-style words. Relists touch the model alone: model/test-cluster.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -269,25 +269,7 @@ static void test_bind_refused(void **state)
 	teardown(&w);
 }
 
-/* ---- relists, unknown nodes, gates ------------------------------------------------------------- */
-
-static void test_relist_prunes(void **state)
-{
-	(void)state;
-	struct world w;
-	setup(&w);
-	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
-	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_int_equal(put_pod(w.c, "b", "uid-b", 11, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	cluster_relist_begin(w.c, CLUSTER_PODS);
-	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_int_equal(cluster_relist_end(w.c, CLUSTER_PODS), 1);
-	assert_string_equal(node_of(w.q, "a"), "n1");
-	assert_string_equal(node_of(w.q, "b"), "(absent)");
-	cluster_relist_begin(w.c, CLUSTER_NODES);
-	assert_int_equal(cluster_relist_end(w.c, CLUSTER_NODES), 1);
-	teardown(&w);
-}
+/* ---- unknown nodes, gates -------------------------------------------------------------------- */
 
 static void test_unknown_and_deleted_nodes(void **state)
 {
@@ -506,7 +488,6 @@ int main(void)
 		cmocka_unit_test(test_preempt_wait_then_bind),
 		cmocka_unit_test(test_lower_priority_keeps_off_nominated_room),
 		cmocka_unit_test(test_bind_refused),
-		cmocka_unit_test(test_relist_prunes),
 		cmocka_unit_test(test_unknown_and_deleted_nodes),
 		cmocka_unit_test(test_deleted_node_with_nomination),
 		cmocka_unit_test(test_gated_pod_waits),
