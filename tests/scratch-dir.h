@@ -41,16 +41,25 @@ static int scratch_dir_teardown(void **state)
 	return rmdir(scratch_dir);
 }
 
+/* The scratch directory's file name, as a path (a buffer of its own, good until the next call). */
+__attribute__((unused))
+static const char *scratch_path(const char *name)
+{
+	static char p[512];
+	snprintf(p, sizeof(p), "%s/%s", scratch_dir, name);
+	return p;
+}
+
 /* Writes text to the scratch directory's file name, then gives it mode (after the write, so that
  * the umask cannot change it). */
 __attribute__((unused))
 static void scratch_put(const char *name, const char *text, mode_t mode)
 {
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", scratch_dir, name);
+	const char *p = scratch_path(name);
 	FILE *f = fopen(p, "w");
 	assert_non_null(f);
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(chmod(p, mode), 0);
 }
+

@@ -19,14 +19,13 @@
 #include <unistd.h>
 
 #include "backoff.h"
+#include "kexec.h"
 #include "kubeconfig.h"
 #include "scratch-dir.h"
 
 static int load(const char *name, kube_config **c, char *err, size_t size)
 {
-	char p[256];
-	snprintf(p, sizeof(p), "%s/%s", scratch_dir, name);
-	return kubeconfig_load(p, "the hint", c, err, size);
+	return kubeconfig_load(scratch_path(name), "the hint", c, err, size);
 }
 
 #define KC_HEAD "apiVersion: v1\nkind: Config\ncurrent-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\n" \
@@ -101,6 +100,53 @@ static void test_kubeconfig_refusals(void **state)
 	assert_null(c);
 }
 
+/* What an exec plugin finds in KUBERNETES_EXEC_INFO: kubectl's ExecCredential, spec.cluster with
+ * provideClusterInfo (the CA as base64, tls-server-name and proxy-url when set), JSON a plugin's
+ * parser takes: a quote or a control character in a value escaped. */
+static void test_exec_info(void **state)
+{
+	kube_config *c = NULL;
+	char err[512], text[2048];
+	(void)state;
+
+	/* the plugin: cat of a credential, run at load */
+	scratch_put("cred-v1.json", "{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+	                            "\"status\":{\"token\":\"t\"}}", 0600);
+	snprintf(text, sizeof(text),
+	         "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
+	         "  cluster: {server: 'https://h:6443', certificate-authority-data: aGVsbG8=, tls-server-name: \"h\\\"\\x01\",\n"
+	         "            proxy-url: 'http://proxy:3128'}\nusers:\n- name: u\n"
+	         "  user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/cat, args: ['%s'],\n"
+	         "                interactiveMode: Never, provideClusterInfo: true}}\n",
+	         scratch_path("cred-v1.json"));
+	scratch_put("exec-info.conf", text, 0600);
+	if (kubeconfig_load_as(scratch_path("exec-info.conf"), NULL, KUBECONFIG_CLUSTER_USER, &c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_non_null(c->exec);
+	assert_string_equal(c->exec->exec_info,
+	                    "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\","
+	                    "\"spec\":{\"interactive\":false,\"cluster\":{\"server\":\"https://h:6443\","
+	                    "\"tls-server-name\":\"h\\\"\\u0001\",\"certificate-authority-data\":\"aGVsbG8=\","
+	                    "\"proxy-url\":\"http://proxy:3128\"}}}");
+	c = kubeconfig_free(c);
+
+	/* without provideClusterInfo, spec.interactive alone */
+	scratch_put("cred-v1beta1.json", "{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\","
+	                                 "\"status\":{\"token\":\"t\"}}", 0600);
+	snprintf(text, sizeof(text),
+	         "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n"
+	         "  cluster: {server: 'https://h'}\nusers:\n- name: u\n"
+	         "  user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: /bin/cat, args: ['%s']}}\n",
+	         scratch_path("cred-v1beta1.json"));
+	scratch_put("exec-noinfo.conf", text, 0600);
+	if (kubeconfig_load_as(scratch_path("exec-noinfo.conf"), NULL, KUBECONFIG_CLUSTER_USER, &c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_string_equal(c->exec->exec_info,
+	                    "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\","
+	                    "\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"spec\":{\"interactive\":false}}");
+	kubeconfig_free(c);
+}
+
 static void test_base64(void **state)
 {
 	unsigned char *out;
@@ -144,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kubeconfig_files),
 		cmocka_unit_test(test_kubeconfig_refusals),
+		cmocka_unit_test(test_exec_info),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_backoff),
 	};
