@@ -333,7 +333,7 @@ static void test_deleted_node_left_by_a_binding(void **state)
 	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
 	assert_int_equal(put_pod(w.c, "v", "uid-v", 10, "other", 0, "4", BOUND("n1"), RUNNING), 0);
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 100, "3", "", PENDING ",\"nominatedNodeName\":\"n1\""), 0);
-	assert_string_equal(nominated_of(&w, "p"), "n1");
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
 	cluster_delete(w.c, CLUSTER_NODES, NULL, "n1");
 	cluster_delete(w.c, CLUSTER_PODS, "default", "v");
 	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 1); /* kept for p's nomination */
@@ -341,7 +341,7 @@ static void test_deleted_node_left_by_a_binding(void **state)
 	while (run(&w) > 0 && w.d.kind != DECISION_BIND)
 		;
 	assert_int_equal(w.d.kind, DECISION_BIND);
-	assert_string_equal(node_of(&w, "p"), "n2");
+	assert_string_equal(node_of(w.q, "p"), "n2");
 	cluster_counts cc;
 	cluster_get_counts(w.c, &cc);
 	assert_int_equal(cc.nodes, 1);
