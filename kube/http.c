@@ -144,6 +144,11 @@ int kube_client_set_token(kube_client *c, const char *token)
 	return 0;
 }
 
+long kube_client_request_timeout_ms(const kube_client *c)
+{
+	return c->request_timeout_ms;
+}
+
 unsigned kube_client_credential_gen(const kube_client *c)
 {
 	return c->cred_gen;
