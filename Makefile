@@ -81,6 +81,9 @@ endif
 ifneq ($(filter image,$(MAKECMDGOALS)),)
 DEPSETS += image
 endif
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+DEPSETS += bench
+endif
 ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
 ifneq ($(DEPS_STATUS),ok)
