@@ -14,7 +14,7 @@
 #   lib/*.c           -> libpreempt (only symbols in lib/libpreempt.map are exported)
 #   agent/STAGE/*.c   -> build/agent-STAGE.a, one archive per folder of the node side (agent/README.md):
 #                        common, observe, decide, act, report, and the two programs evictd and
-#                        evictd-kube (their main.c is left out of the archive)
+#                        evictd-kube (the file named after the program, its main(), is left out of the archive)
 #   kube/*.c          -> build/kube.a (the Kubernetes client and object decoder: preemptctl and
 #                        the node service share it)
 #   base/*.c          -> build/base.a (the plumbing every program and client links: curl on
@@ -80,6 +80,9 @@ DEPSETS += deb
 endif
 ifneq ($(filter image,$(MAKECMDGOALS)),)
 DEPSETS += image
+endif
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+DEPSETS += bench
 endif
 ifeq ($(filter clean distclean help,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell scripts/ensure-deps.sh $(DEPSETS) >&2 && echo ok)
@@ -149,7 +152,7 @@ AGENT_TEST_INC_evictd-kube  := $(AGENT_INC_evictd-kube) -Iagent/observe
 AGENT_TEST_USES_evictd-kube := evictd-kube observe common
 agent_test_inc = $(or $(AGENT_TEST_INC_$(1)),$(AGENT_INC_$(1)))
 agent_test_archives = $(foreach d,$(or $(AGENT_TEST_USES_$(1)),$(AGENT_USES_$(1))),$(B)/agent-$(d).a)
-AGENT_MAINS := agent/evictd/main.c agent/evictd-kube/main.c
+AGENT_MAINS := agent/evictd/evictd.c agent/evictd-kube/evictd-kube.c
 AGENT_SRCS := $(filter-out $(AGENT_MAINS),$(sort $(wildcard $(AGENT_DIRS:%=agent/%/*.c))))
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/%.o)
 # The controller side, one folder per stage (controller/README.md), compiled like agent/: a folder
@@ -175,7 +178,7 @@ CTL_USES_shadow     := shadow cycle model queue report
 CTL_USES_preemptctl := preemptctl cycle model queue
 CTL_USES_preemptd   := preemptd shadow act watch cycle model queue report
 ctl_archives = $(foreach d,$(CTL_USES_$(1)),$(B)/controller-$(d).a)
-CTL_MAINS := controller/preemptctl/main.c controller/preemptd/main.c
+CTL_MAINS := controller/preemptctl/preemptctl.c controller/preemptd/preemptd.c
 BASELAYER_SRCS := $(sort $(wildcard base/*.c))
 BASELAYER_OBJS := $(BASELAYER_SRCS:%.c=$(B)/%.o)
 KUBE_SRCS  := $(sort $(wildcard kube/*.c))
@@ -187,7 +190,7 @@ LIB_SO     := $(B)/libpreempt.so.$(VERSION)
 LIB_A      := $(B)/libpreempt.a
 # evictd's own stack; fuzz targets and benchmarks link it whole.
 AGENT_A    := $(call agent_archives,evictd)
-# preemptctl's stack (its main.o aside); tests and fuzz targets link it whole.
+# preemptctl's stack (preemptctl.o, its main(), aside); tests and fuzz targets link it whole.
 CTL_A      := $(call ctl_archives,preemptctl)
 EVICTD     := $(B)/evictd
 KUBE_A     := $(B)/kube.a
@@ -237,11 +240,11 @@ $(B)/libpreempt-uninstalled.pc: lib/libpreempt.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/lib/include|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # --- the node side: agent/<stage>/ -> build/agent-<stage>.a; evictd and evictd-kube ------------
-# The version is the Makefile's; main.o is rebuilt when it changes.
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
-$(B)/agent/evictd/main.o $(B)/agent/evictd-kube/main.o $(B)/controller/preemptctl/main.o $(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: Makefile
-$(B)/controller/preemptd/config.o $(B)/controller/preemptd/main.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
-$(B)/controller/preemptctl/main.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
+# The version is the Makefile's; the programs' main() objects are rebuilt when it changes.
+$(B)/agent/evictd/evictd.o $(B)/agent/evictd-kube/evictd-kube.o: BASE_CFLAGS += -DEVICTD_VERSION='"$(VERSION)"'
+$(B)/agent/evictd/evictd.o $(B)/agent/evictd-kube/evictd-kube.o $(B)/controller/preemptctl/preemptctl.o $(B)/controller/preemptd/preemptd-config.o $(B)/controller/preemptd/preemptd.o: Makefile
+$(B)/controller/preemptd/preemptd-config.o $(B)/controller/preemptd/preemptd.o: BASE_CFLAGS += -DPREEMPTD_VERSION='"$(VERSION)"'
+$(B)/controller/preemptctl/preemptctl.o: BASE_CFLAGS += -DPREEMPTCTL_VERSION='"$(VERSION)"'
 
 define agent_dir_rules
 $(B)/agent/$(1)/%.o: agent/$(1)/%.c
@@ -261,7 +264,7 @@ $(foreach d,$(AGENT_DIRS),$(eval $(call agent_dir_rules,$(d))))
 
 # evictd links libpreempt statically: a node agent must not break when the shared library on the
 # node is upgraded under it, and it keeps the unit's ExecStart a single self-contained binary.
-$(EVICTD): $(B)/agent/evictd/main.o $(call agent_archives,evictd) $(CRI_A) $(BASELAYER_A) $(LIB_A)
+$(EVICTD): $(B)/agent/evictd/evictd.o $(call agent_archives,evictd) $(CRI_A) $(BASELAYER_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRI_LIBS) $(AGENT_LIBS) -lm
 
 # --- base/ (the plumbing every program and client links; above lib/, below kube/ and cri/) ----
@@ -287,7 +290,7 @@ $(KUBE_A): $(KUBE_OBJS)
 	$(AR) rcs $@ $^
 
 # Statically linked against libpreempt like evictd, for the same reason.
-$(EVICTD_KUBE): $(B)/agent/evictd-kube/main.o $(call agent_archives,evictd-kube) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
+$(EVICTD_KUBE): $(B)/agent/evictd-kube/evictd-kube.o $(call agent_archives,evictd-kube) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KUBE_LIBS) $(AGENT_LIBS) -lm
 
 # --- cri/ (the container runtime client) ------------------------------------------------------
@@ -330,12 +333,12 @@ endef
 $(foreach d,$(CTL_DIRS),$(eval $(call ctl_dir_rules,$(d))))
 
 # preemptctl is the reference consumer of the shared library, so it links it dynamically.
-$(PREEMPTCTL): $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_SO)
-	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) $(BASELAYER_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
+$(PREEMPTCTL): $(B)/controller/preemptctl/preemptctl.o $(CTL_A) $(KUBE_A) $(BASELAYER_A) $(LIB_SO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN' -o $@ $(B)/controller/preemptctl/preemptctl.o $(CTL_A) $(KUBE_A) $(BASELAYER_A) -L$(B) -lpreempt $(CTL_LIBS) -lm
 
 # preemptd is a service binary: libpreempt linked in, as evictd's, so that a library upgrade on
 # the host cannot change a running scheduler's decisions under it.
-$(PREEMPTD): $(B)/controller/preemptd/main.o $(call ctl_archives,preemptd) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
+$(PREEMPTD): $(B)/controller/preemptd/preemptd.o $(call ctl_archives,preemptd) $(KUBE_A) $(BASELAYER_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PREEMPTD_LIBS) -linih -lm
 
 # --- tests ------------------------------------------------------------------------------------
@@ -368,6 +371,8 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib/include -Ilib $(AGENT_DIRS:%=-Iagent/%) $(CTL_DIRS:%=-Icontroller/%) -Ikube \
 	  -Icri $(BASELAYER_INC) lib base agent controller kube cri
+	@# Public functions carry their module's prefix; no static function or label is another's namesake.
+	python3 scripts/check-names.py
 
 # --- benchmarks, fuzzing, end-to-end ----------------------------------------------------------
 # preemptd's loop without a server: the stages up to act, a counting sink in place of the API.
@@ -444,7 +449,7 @@ install: all install-lib
 	install -m 0755 $(EVICTD) $(DESTDIR)$(SBINDIR)/evictd
 	install -m 0755 $(EVICTD_KUBE) $(DESTDIR)$(SBINDIR)/evictd-kube
 	install -m 0755 $(PREEMPTD) $(DESTDIR)$(SBINDIR)/preemptd
-	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/preemptctl/main.o $(CTL_A) $(KUBE_A) \
+	$(CC) $(LDFLAGS) -o $(B)/preemptctl.installed $(B)/controller/preemptctl/preemptctl.o $(CTL_A) $(KUBE_A) \
 	  $(BASELAYER_A) -L$(B) -lpreempt $(CTL_LIBS) -lm $(if $(filter /usr /usr/,$(PREFIX)),,-Wl,-rpath,$(LIBDIR))
 	install -m 0755 $(B)/preemptctl.installed $(DESTDIR)$(BINDIR)/preemptctl
 	@# An operator's edited configuration is never overwritten (a package leaves that to dpkg).
@@ -485,7 +490,7 @@ help:
 	@echo 'make check        build everything and run every test ("N passed, N failed, N skipped")'
 	@echo 'make run          evictd in the foreground until Ctrl-C: monitoring, or the demonstration on a machine without pods (RUN_ARGS=--demo or --monitor)'
 	@echo 'make tests        build the test programs without running them'
-	@echo 'make lint         cppcheck over lib/, agent/ and controller/'
+	@echo 'make lint         cppcheck over the C sources, and their naming rules (scripts/check-names.py)'
 	@echo 'make bench        the benchmarks (figures in BENCHMARKS.md)'
 	@echo 'make chaos        preemptd under kills and API faults, seeded (CHAOS_SEED replays one)'
 	@echo 'make fuzz         libFuzzer targets, FUZZ_SECONDS=60 each'

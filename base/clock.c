@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "clock.h"
 
-uint64_t now_usec_on(clockid_t clock)
+uint64_t clock_usec_on(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -9,7 +9,7 @@ uint64_t now_usec_on(clockid_t clock)
 	return (uint64_t)ts.tv_sec * NOW_USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
 }
 
-int64_t now_ns_on(clockid_t clock)
+int64_t clock_ns_on(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -17,22 +17,22 @@ int64_t now_ns_on(clockid_t clock)
 	return (int64_t)ts.tv_sec * NOW_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-uint64_t now_mono_usec(void)
+uint64_t clock_mono_usec(void)
 {
-	return now_usec_on(CLOCK_MONOTONIC);
+	return clock_usec_on(CLOCK_MONOTONIC);
 }
 
-uint64_t now_wall_usec(void)
+uint64_t clock_wall_usec(void)
 {
-	return now_usec_on(CLOCK_REALTIME);
+	return clock_usec_on(CLOCK_REALTIME);
 }
 
-int64_t now_mono_ns(void)
+int64_t clock_mono_ns(void)
 {
-	return now_ns_on(CLOCK_MONOTONIC);
+	return clock_ns_on(CLOCK_MONOTONIC);
 }
 
-int64_t now_wall_ns(void)
+int64_t clock_wall_ns(void)
 {
-	return now_ns_on(CLOCK_REALTIME);
+	return clock_ns_on(CLOCK_REALTIME);
 }

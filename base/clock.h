@@ -17,10 +17,10 @@
 #define NOW_USEC_PER_SEC UINT64_C(1000000)
 #define NOW_NSEC_PER_SEC INT64_C(1000000000)
 
-uint64_t now_mono_usec(void);
-uint64_t now_wall_usec(void);
-int64_t now_mono_ns(void);
-int64_t now_wall_ns(void);
+uint64_t clock_mono_usec(void);
+uint64_t clock_wall_usec(void);
+int64_t clock_mono_ns(void);
+int64_t clock_wall_ns(void);
 /* The same for a clock chosen at run time (CLOCK_BOOTTIME, or either of the above). */
-uint64_t now_usec_on(clockid_t clock);
-int64_t now_ns_on(clockid_t clock);
+uint64_t clock_usec_on(clockid_t clock);
+int64_t clock_ns_on(clockid_t clock);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "grow.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,8 +11,8 @@ int grow_array_slow(void **array, size_t *capacity, size_t need, size_t elem_siz
 	size_t n = *capacity ? *capacity : first ? first : 1;
 	void *p;
 
-	if (need <= *capacity)
-		return 0;
+	/* grow_array and grow_array_from call this only once the array has proved too small */
+	assert(need > *capacity);
 	if (elem_size == 0 || need > SIZE_MAX / elem_size)
 		return -ENOMEM;
 	while (n < need)

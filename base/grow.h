@@ -14,7 +14,8 @@
  * Makes *array hold at least need elements of elem_size bytes. 0 when it does (already, or after
  * a realloc: *array and *capacity updated), -ENOMEM when the allocation fails or need * elem_size
  * does not fit in a size_t (then *array and *capacity are as they were: the caller still owns
- * and frees *array).
+ * and frees *array). grow_array_slow is their out-of-line half: call grow_array or
+ * grow_array_from, which have checked that need > *capacity before they call it.
  */
 int grow_array_slow(void **array, size_t *capacity, size_t need, size_t elem_size, size_t first);
 /* Inline, so that an append with room left costs one comparison, not a call: the decoders grow

@@ -296,3 +296,50 @@ void json_string(FILE *f, const char *s)
 		fputs("\"\"", f); /* the surrounding document stays valid */
 	jb_free(&j);
 }
+
+int jsonw_fput_string_n(FILE *f, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t len;
+
+		switch (c) {
+		case '"': fputs("\\\"", f); i++; continue;
+		case '\\': fputs("\\\\", f); i++; continue;
+		case '\b': fputs("\\b", f); i++; continue;
+		case '\f': fputs("\\f", f); i++; continue;
+		case '\n': fputs("\\n", f); i++; continue;
+		case '\r': fputs("\\r", f); i++; continue;
+		case '\t': fputs("\\t", f); i++; continue;
+		default: break;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		len = jsonw_utf8_seq(s + i, n - i);
+		if (len == 0) {
+			fputs("\\ufffd", f);
+			i++;
+			continue;
+		}
+		if (len == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+			fprintf(f, "\\u%04x", s[i + 2] == 0xa8 ? 0x2028 : 0x2029);
+			i += 3;
+			continue;
+		}
+		fwrite(s + i, 1, len, f);
+		i += len;
+	}
+	fputc('"', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int jsonw_fput_string(FILE *f, const char *s)
+{
+	return jsonw_fput_string_n(f, s ? s : "", s ? strlen(s) : 0);
+}

@@ -56,3 +56,14 @@ void json_string(FILE *f, const char *s);
  */
 int jsonw_gen_string(yajl_gen g, size_t max, const char *s);
 
+
+/*
+ * s (len bytes; NUL bytes are allowed and written as \u0000) as a JSON string literal written to
+ * f, in ASCII-safe form for output a person or any script reads line by line: every control
+ * character and DEL as a \u escape, U+2028 and U+2029 too (JSON allows them raw, but JavaScript
+ * and tools built on it take them for line ends), each byte that starts no UTF-8 sequence as
+ * \ufffd (the same bytes the repair above replaces). Returns 0, or -EIO when f has failed.
+ */
+int jsonw_fput_string_n(FILE *f, const char *s, size_t len);
+/* The same for a NUL-terminated s (NULL as ""). */
+int jsonw_fput_string(FILE *f, const char *s);

@@ -82,7 +82,7 @@ int kube_client_new(const kube_config *cfg, const kube_client_opts *opts, kube_c
 	}
 	c->exec = kube_exec_ref(cfg->exec);
 	c->expiry_ns = cfg->expiry_ns;
-	c->obtained_ns = now_wall_ns(); /* the kubeconfig ran the plugin just now */
+	c->obtained_ns = clock_wall_ns(); /* the kubeconfig ran the plugin just now */
 	if (c->exec) {
 		c->cert.flags = CURL_BLOB_COPY;
 		c->key.flags = CURL_BLOB_COPY;
@@ -144,6 +144,11 @@ int kube_client_set_token(kube_client *c, const char *token)
 	return 0;
 }
 
+long kube_client_request_timeout_ms(const kube_client *c)
+{
+	return c->request_timeout_ms;
+}
+
 unsigned kube_client_credential_gen(const kube_client *c)
 {
 	return c->cred_gen;
@@ -176,7 +181,7 @@ void kube_client_set_credential(kube_client *c, kube_exec_cred *cred)
 		c->cert = (struct curl_blob){ .data = cred->cert, .len = cred->cert_len, .flags = CURL_BLOB_COPY };
 		c->key = (struct curl_blob){ .data = cred->key, .len = cred->key_len, .flags = CURL_BLOB_COPY };
 	}
-	c->obtained_ns = now_wall_ns();
+	c->obtained_ns = clock_wall_ns();
 	c->expiry_ns = cred->expiry_ns;
 	c->stale = false;
 	c->renew_not_before_ns = 0;
@@ -186,7 +191,7 @@ void kube_client_set_credential(kube_client *c, kube_exec_cred *cred)
 
 void kube_client_renewal_failed(kube_client *c, int64_t retry_ns)
 {
-	c->renew_not_before_ns = now_mono_ns() + retry_ns;
+	c->renew_not_before_ns = clock_mono_ns() + retry_ns;
 }
 
 /* Runs the plugin again; on failure the old credential stays (the server will say 401 again,
@@ -196,7 +201,7 @@ static void exec_renew(kube_client *c)
 	kube_exec_cred cred;
 	char err[600];
 
-	if (now_mono_ns() < c->renew_not_before_ns)
+	if (clock_mono_ns() < c->renew_not_before_ns)
 		return;
 	if (kube_exec_run(c->exec, &cred, err, sizeof(err)) < 0) {
 		/* said on stderr (the journal under systemd): the requests fail with 401 meanwhile */
@@ -215,7 +220,7 @@ static bool exec_due(const kube_client *c)
 		return true;
 	if (!c->expiry_ns)
 		return false;
-	return now_wall_ns() + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
+	return clock_wall_ns() + EXEC_RENEW_MARGIN_NS >= c->expiry_ns;
 }
 
 kube_exec *kube_client_exec(const kube_client *c)
@@ -240,13 +245,13 @@ bool kube_client_renewal_due(const kube_client *c)
 
 	if (!c->exec)
 		return false;
-	if (now_mono_ns() < c->renew_not_before_ns)
+	if (clock_mono_ns() < c->renew_not_before_ns)
 		return false;
 	if (c->stale)
 		return true;
 	if (!c->expiry_ns)
 		return false;
-	now = now_wall_ns();
+	now = clock_wall_ns();
 	life = c->expiry_ns - c->obtained_ns;
 	at = c->obtained_ns + life / 10 * 8;
 	late = c->expiry_ns - 2 * KUBE_EXEC_RETRY_NS - (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
@@ -266,7 +271,7 @@ bool kube_client_credential_valid(const kube_client *c)
 {
 	if (!c->exec)
 		return true;
-	return !c->stale && (!c->expiry_ns || now_wall_ns() < c->expiry_ns);
+	return !c->stale && (!c->expiry_ns || clock_wall_ns() < c->expiry_ns);
 }
 
 int kube_easy_setup(kube_client *c, CURL *h, const char *method, const char *path, const char *body,

@@ -36,6 +36,9 @@ void kube_client_describe(const kube_client *c, char *buf, size_t size);
  * the caller re-reads it). Calls started afterwards use it. 0 or -ENOMEM. */
 int kube_client_set_token(kube_client *c, const char *token);
 
+/* Every call's bound but watches and lists (opts' request_timeout_ms, 30 s by default). */
+long kube_client_request_timeout_ms(const kube_client *c);
+
 /* The API server answered 401: with an exec plugin, the next request runs it again for a new
  * credential (kube_request and kube_list do so themselves, and retry once). */
 void kube_client_credential_rejected(kube_client *c);

@@ -18,7 +18,7 @@
 
 #include <preempt.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "diag.h"
 #include "kstream.h"
 #include "kval.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-void kgate_init(kgate *g, const char *name, size_t max, diag *d)
+void k8s_gate_init(k8s_gate *g, const char *name, size_t max, diag *d)
 {
 	memset(g, 0, sizeof(*g));
 	g->name = name;
@@ -15,7 +15,7 @@ void kgate_init(kgate *g, const char *name, size_t max, diag *d)
 	g->line = 1;
 }
 
-static int report_bad_byte(kgate *g, uint64_t line, uint64_t col, unsigned char byte)
+static int report_bad_byte(k8s_gate *g, uint64_t line, uint64_t col, unsigned char byte)
 {
 	struct diag_loc loc = { .file = g->name,
 	                        .line = line > INT_MAX ? 0 : (int)line,
@@ -60,7 +60,7 @@ static inline uint64_t zero_bytes(uint64_t x)
 	return ~(((x & LOW7) + LOW7) | x | LOW7);
 }
 
-int kgate_feed(kgate *g, const void *buf, size_t len)
+int k8s_gate_feed(k8s_gate *g, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	size_t i = 0;
@@ -136,7 +136,7 @@ int kgate_feed(kgate *g, const void *buf, size_t len)
 	return 0;
 }
 
-int kgate_end(kgate *g)
+int k8s_gate_end(k8s_gate *g)
 {
 	if (g->err)
 		return g->err;
@@ -147,12 +147,12 @@ int kgate_end(kgate *g)
 
 int k8s_input_check_utf8(const char *name, const char *s, size_t len, diag *d)
 {
-	kgate g;
+	k8s_gate g;
 	int r;
 
-	kgate_init(&g, name, 0, d);
-	r = kgate_feed(&g, s, len);
+	k8s_gate_init(&g, name, 0, d);
+	r = k8s_gate_feed(&g, s, len);
 	if (r == 0)
-		r = kgate_end(&g);
+		r = k8s_gate_end(&g);
 	return r;
 }

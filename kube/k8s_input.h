@@ -19,7 +19,7 @@
 /* Far above any real cluster dump (5000 nodes and 20,000 pods in kubectl's JSON is ~50 MiB). */
 #define K8S_INPUT_MAX ((size_t)256 << 20)
 
-typedef struct kgate {
+typedef struct k8s_gate {
 	const char *name;
 	diag *d;
 	size_t max;        /* 0: unbounded */
@@ -30,13 +30,13 @@ typedef struct kgate {
 	unsigned ncarry, need;
 	uint64_t carry_line, carry_col;
 	int err;
-} kgate;
+} k8s_gate;
 
-void kgate_init(kgate *g, const char *name, size_t max, diag *d);
+void k8s_gate_init(k8s_gate *g, const char *name, size_t max, diag *d);
 /* 0, or -EILSEQ (bad byte), -EFBIG (too large): reported once; the gate then stays failed. */
-int kgate_feed(kgate *g, const void *buf, size_t len);
+int k8s_gate_feed(k8s_gate *g, const void *buf, size_t len);
 /* End of input: a sequence cut by the end is an error. */
-int kgate_end(kgate *g);
+int k8s_gate_end(k8s_gate *g);
 
 /* How many bytes of x have their high bit set, for words whose bytes are 0x80 or 0: a multiply
  * instead of popcount, which without -mpopcnt is a libgcc call (6% of a cluster load). */
@@ -45,7 +45,7 @@ static inline uint64_t flagged_bytes(uint64_t x)
 	return ((x >> 7) * UINT64_C(0x0101010101010101)) >> 56;
 }
 
-/* Whole-buffer check (tests, strings): kgate over s[0..len). */
+/* Whole-buffer check (tests, strings): k8s_gate over s[0..len). */
 int k8s_input_check_utf8(const char *name, const char *s, size_t len, diag *d);
 
 #endif

@@ -142,10 +142,10 @@ void kube_exec_output_done(kube_exec_output *o)
 /* Reads the plugin's standard output to its end, within the deadline and the bound. */
 static int read_output(int fd, kube_exec_output *o, char *why, size_t why_size)
 {
-	int64_t deadline = now_mono_ns() + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
+	int64_t deadline = clock_mono_ns() + (int64_t)KUBE_EXEC_DEADLINE_MS * 1000000;
 
 	for (;;) {
-		int64_t left = deadline - now_mono_ns();
+		int64_t left = deadline - clock_mono_ns();
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (left <= 0) {
 			snprintf(why, why_size, "gave no answer within %d s", KUBE_EXEC_DEADLINE_MS / 1000);

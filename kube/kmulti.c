@@ -34,6 +34,7 @@ struct kube_call {
 	bool waiting;
 	char *method, *path, *body_copy, *content_type;
 	long timeout_ms, idle_timeout_s;
+	bool progress_deadline; /* a list: its timeout is a failure, not a stream's normal end */
 	unsigned cred_gen; /* the client's credential it went out with */
 };
 
@@ -235,6 +236,12 @@ int kube_multi_start(kube_multi *m, const kube_call_opts *o, kube_call **ret)
 	c->body.max = o->data ? 64 * 1024 : o->max_body ? o->max_body : DEFAULT_MAX_BODY;
 	c->timeout_ms = o->timeout_ms;
 	c->idle_timeout_s = o->idle_timeout_s;
+	c->progress_deadline = o->progress_deadline;
+	if (o->progress_deadline) {
+		long t = kube_client_request_timeout_ms(m->client);
+		c->timeout_ms = 10 * t;
+		c->idle_timeout_s = (t + 999) / 1000;
+	}
 	/* the list links it (call_free unlinks it on every path below) */
 	c->next = m->calls;
 	if (m->calls)
@@ -287,7 +294,7 @@ static void renewal_done(int r, kube_exec_cred *cred, const char *err, void *use
 	if (r == 0)
 		kube_client_set_credential(client, cred);
 	else {
-		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - now_wall_ns() / NOW_NSEC_PER_SEC;
+		int64_t left_s = kube_client_expiry_ns(client) / 1000000000 - clock_wall_ns() / NOW_NSEC_PER_SEC;
 
 		kube_client_renewal_failed(client, KUBE_EXEC_RETRY_NS);
 		/* one line; the journal under systemd */
@@ -349,8 +356,8 @@ static void call_finish(kube_multi *m, kube_call *c, int error, long status, con
 {
 	char msg[CURL_ERROR_SIZE + 64];
 
-	/* a streamed call's end by timeout after a 200 is a normal watch end */
-	if (error == -ETIMEDOUT && c->data && status == 200)
+	/* a watch's end by timeout after a 200 is its normal end; a list's is a failure */
+	if (error == -ETIMEDOUT && c->data && status == 200 && !c->progress_deadline)
 		error = 0;
 	snprintf(msg, sizeof(msg), "%s", error == 0 ? "" : text);
 	if (error == -EFBIG)

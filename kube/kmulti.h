@@ -48,6 +48,14 @@ typedef struct kube_call_opts {
 	 * timer every second of an idle stream.
 	 */
 	long idle_timeout_s;
+	/*
+	 * Lists: the client's request timeout bounds the time without a byte, and ten times it the
+	 * whole call (timeout_ms and idle_timeout_s are then ignored). The API server may need long
+	 * to send 150,000 pods whole, and bounds that itself (kube-apiserver's 60 s request timeout,
+	 * a 504); client-go sets no deadline on a list at all. A whole-call bound of 30 s cut such a
+	 * list at every try, and the watch never synced.
+	 */
+	bool progress_deadline;
 	size_t max_body;          /* buffered answers; 0: 16 MiB */
 	kube_data_fn data;        /* NULL: buffered */
 	kube_done_fn done;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "k8s_input.h"
 #include "diag.h"
 #include "kstream-types.h"
@@ -71,7 +71,7 @@ struct kparse {
 	uint64_t nitems;
 	uint64_t nvalues;     /* top-level values read (a List counts once, however many items) */
 	unsigned diag_mark;   /* d->nerrors + d->nwarnings when the stream started */
-	kgate gate;
+	k8s_gate gate;
 	struct kbuild b;
 
 	/* JSON */

@@ -41,7 +41,7 @@ int kstream_new(kstream **ret, kstream_format fmt, const char *name, diag *d, ks
 	s->p.fd = -1;
 	s->p.item_max = KSTREAM_ITEM_MAX;
 	s->p.diag_mark = d->nerrors + d->nwarnings;
-	kgate_init(&s->p.gate, s->p.name, KSTREAM_TOTAL_MAX, d);
+	k8s_gate_init(&s->p.gate, s->p.name, KSTREAM_TOTAL_MAX, d);
 	kb_init(&s->p);
 	*ret = s;
 	return 0;
@@ -151,7 +151,7 @@ int kstream_feed(kstream *s, const void *buf, size_t len)
 		return -EINVAL;
 	if (len == 0)
 		return 0;
-	if ((r = kgate_feed(&p->gate, buf, len)) < 0)
+	if ((r = k8s_gate_feed(&p->gate, buf, len)) < 0)
 		return p->err = r;
 	if (p->fmt == KSTREAM_AUTO) {
 		sniff(p, buf, len);
@@ -194,7 +194,7 @@ static int end_common(kparse *s)
 	int r;
 
 	/* YAML pulling from a descriptor ends the gate itself, at the descriptor's end */
-	if ((s->fmt != KSTREAM_YAML || s->fd < 0) && (r = kgate_end(&s->gate)) < 0)
+	if ((s->fmt != KSTREAM_YAML || s->fd < 0) && (r = k8s_gate_end(&s->gate)) < 0)
 		return s->err = r;
 	if (s->fmt == KSTREAM_JSON) {
 		r = kjson_end(s);

@@ -9,6 +9,7 @@
  */
 #include "kubeconfig.h"
 
+#include "jsonw.h"
 #include "kexec.h"
 
 #include <errno.h>
@@ -219,57 +220,25 @@ static int load_blob(const char *path, struct fy_node *map, const char *file_key
 	return 0;
 }
 
-/* Appends s to *buf as a JSON string. */
-static int json_str(char **buf, size_t *len, const char *s)
-{
-	size_t need = *len + strlen(s) * 6 + 3;
-	char *b = realloc(*buf, need), *o;
-
-	if (!b)
-		return -ENOMEM;
-	*buf = b;
-	o = b + *len;
-	*o++ = '"';
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			*o++ = '\\';
-			*o++ = (char)*p;
-		} else if (*p < 0x20)
-			o += sprintf(o, "\\u%04x", *p);
-		else
-			*o++ = (char)*p;
-	}
-	*o++ = '"';
-	*o = '\0';
-	*len = (size_t)(o - b);
-	return 0;
-}
-
-static int json_raw(char **buf, size_t *len, const char *s)
-{
-	size_t n = strlen(s);
-	char *b = realloc(*buf, *len + n + 1);
-
-	if (!b)
-		return -ENOMEM;
-	memcpy(b + *len, s, n + 1);
-	*buf = b;
-	*len += n;
-	return 0;
-}
+/* Room for the largest CA a kubeconfig may name (KUBECONFIG_MAX, a third more as base64) and the
+ * rest: the bound is never what stops a kubeconfig that loads. */
+#define EXEC_INFO_MAX (2 * KUBECONFIG_MAX)
 
 /* KUBERNETES_EXEC_INFO as kubectl sets it: spec.interactive (false: we run without a terminal)
  * and, with provideClusterInfo, spec.cluster (server, tls-server-name, the CA's data). */
 static int exec_info(kube_exec *x, const kube_config *c, bool cluster_info, const char *path, char *err,
                      size_t err_size)
 {
-	char *b = NULL, *ca64 = NULL;
-	size_t len = 0;
+	char *ca64 = NULL, *env = NULL;
+	jsonbuf j;
 	int r = 0;
 
-	r |= json_raw(&b, &len, "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":");
-	r |= json_str(&b, &len, x->api_version);
-	r |= json_raw(&b, &len, ",\"spec\":{\"interactive\":false");
+	jb_init(&j, EXEC_INFO_MAX);
+	jb_begin_object(&j);
+	jb_key(&j, "kind"), jb_string(&j, "ExecCredential");
+	jb_key(&j, "apiVersion"), jb_string(&j, x->api_version);
+	jb_key(&j, "spec"), jb_begin_object(&j);
+	jb_key(&j, "interactive"), jb_bool(&j, false);
 	if (cluster_info) {
 		const unsigned char *ca = c->ca.data;
 		size_t ca_len = c->ca.len;
@@ -277,7 +246,7 @@ static int exec_info(kube_exec *x, const kube_config *c, bool cluster_info, cons
 		if (!ca && c->ca.path) {
 			int q = read_file(c->ca.path, KUBECONFIG_MAX, false, &text, &ca_len, err, err_size);
 			if (q < 0) {
-				free(b);
+				jb_free(&j);
 				return q;
 			}
 			ca = (const unsigned char *)text;
@@ -285,29 +254,31 @@ static int exec_info(kube_exec *x, const kube_config *c, bool cluster_info, cons
 		if (ca && !(ca64 = kube_base64_encode(ca, ca_len)))
 			r = -ENOMEM;
 		free(text);
-		r |= json_raw(&b, &len, ",\"cluster\":{\"server\":");
-		r |= json_str(&b, &len, c->server);
-		if (c->tls_server_name) {
-			r |= json_raw(&b, &len, ",\"tls-server-name\":");
-			r |= json_str(&b, &len, c->tls_server_name);
-		}
-		if (ca64) {
-			r |= json_raw(&b, &len, ",\"certificate-authority-data\":");
-			r |= json_str(&b, &len, ca64);
-		}
-		if (c->proxy_url) {
-			r |= json_raw(&b, &len, ",\"proxy-url\":");
-			r |= json_str(&b, &len, c->proxy_url);
-		}
-		r |= json_raw(&b, &len, "}");
+		jb_key(&j, "cluster"), jb_begin_object(&j);
+		jb_key(&j, "server"), jb_string(&j, c->server);
+		if (c->tls_server_name)
+			jb_key(&j, "tls-server-name"), jb_string(&j, c->tls_server_name);
+		if (ca64)
+			jb_key(&j, "certificate-authority-data"), jb_string(&j, ca64);
+		if (c->proxy_url)
+			jb_key(&j, "proxy-url"), jb_string(&j, c->proxy_url);
+		jb_end_object(&j);
 	}
-	r |= json_raw(&b, &len, "}}");
+	jb_end_object(&j);
+	jb_end_object(&j);
 	free(ca64);
-	if (r) {
-		free(b);
-		return kfail(err, err_size, -ENOMEM, path, "out of memory");
+	if (!r)
+		r = jb_error(&j);
+	if (!r && asprintf(&env, "KUBERNETES_EXEC_INFO=%.*s", (int)j.len, j.buf) < 0) {
+		env = NULL;
+		r = -ENOMEM;
 	}
-	x->exec_info = b;
+	jb_free(&j);
+	if (r == -ENOMEM)
+		return kfail(err, err_size, r, path, "out of memory");
+	if (r < 0)
+		return kfail(err, err_size, r, path, "user \"%s\": KUBERNETES_EXEC_INFO: %s", c->user, strerror(-r));
+	x->exec_info = env;
 	return 0;
 }
 

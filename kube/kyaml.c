@@ -87,8 +87,8 @@ static ssize_t input(void *user, void *buf, size_t count)
 			return -1;
 		}
 		if (n == 0)
-			return (s->err = kgate_end(&s->gate)) < 0 ? -1 : 0;
-		if ((s->err = kgate_feed(&s->gate, buf, (size_t)n)) < 0)
+			return (s->err = k8s_gate_end(&s->gate)) < 0 ? -1 : 0;
+		if ((s->err = k8s_gate_feed(&s->gate, buf, (size_t)n)) < 0)
 			return -1;
 		return n;
 	}

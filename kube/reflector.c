@@ -288,13 +288,13 @@ static void start_list_page(kube_reflector *r)
 	 * the page has no total bound (an object's tree has). limit= does not bound it: the watch
 	 * cache answers resourceVersion=0 whole whatever the limit, and the relist from a
 	 * resourceVersion asks for none: 150,000 pods are over 100 MiB, and a bound refused them,
-	 * retried for ever, and never synced. The call's timeout bounds its time. */
+	 * retried for ever, and never synced. Its time is bounded by progress (kmulti.h). */
 	ret = stream_start(r, r->list_source, 0, 0, list_item);
 	if (ret >= 0 && !r->multi)
 		snprintf(r->replay_request, sizeof(r->replay_request), "%s", path);
 	else if (ret >= 0) {
 		kube_call_opts o = { .method = "GET", .path = path, .data = stream_data, .done = list_done,
-		                     .userdata = r };
+		                     .userdata = r, .progress_deadline = true };
 		ret = kube_multi_start(r->multi, &o, &r->call);
 	}
 	if (ret < 0) {

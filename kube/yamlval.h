@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "diag.h"
 #include "k8s.h"
 #include "kval.h"

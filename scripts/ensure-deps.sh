@@ -18,6 +18,7 @@ Sets:
   e2e     the end-to-end VM test (optional: missing packages only make it skip)
   deb     build the Debian packages and test them on a bare Debian 12 (make deb, tests/pkg/run.sh)
   image   build preemptd's OCI image from Debian packages and run it (make image, tests/image/run.sh)
+  bench   the benchmarks and soaks (make bench; python3, and gnuplot-nox for the soaks' plots)
 Exit status: 0 present (or installed), 1 missing and not installable here, 2 usage error.
 USAGE
 }
@@ -42,6 +43,8 @@ pkgs_for() {
 	# umoci: the OCI layout; runc: runs the bundle; skopeo and containerd (ctr): load the archive
 	# as the README does; ca-certificates: update-ca-certificates, the bundle's reference.
 	image) echo "debhelper dpkg-dev lintian git mmdebstrap umoci runc skopeo containerd ca-certificates" ;;
+	# gnuplot-nox: tests/bench/plot-soak.sh draws the soaks' RSS over time
+	bench) echo "python3 gnuplot-nox" ;;
 	*) return 1 ;;
 	esac
 }

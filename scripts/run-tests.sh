@@ -6,6 +6,8 @@
 # skip_all after a failed check is a failure, not a skip); a program that crashes or exits
 # non-zero without reporting a failed case still counts as one failure.
 #
+# Before the last line, one line names the slowest tests with their seconds (where CI's time goes).
+#
 # Tests leave nothing behind. Every test process carries EVICTD_TEST_RUN=<this run> in its
 # environment and gets TMPDIR=<a directory of this run>; cgroups a test creates carry the run's
 # id in their name. At the end, each of these still there is a failure with a "left behind:" line
@@ -54,10 +56,13 @@ tmp_before=$(tmp_evictd)
 concurrent=no
 others_active && concurrent=yes
 export TMPDIR=$TEST_TMP
+times=()
 for t in "$@"; do
 	case "$t" in *.sh) cmd=(bash "$t") ;; *) cmd=("./$t") ;; esac
+	t0=$(date +%s%N)
 	timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "${cmd[@]}" >"$out" 2>&1
 	rc=$?
+	times+=("$((($(date +%s%N) - t0) / 100000000)) $t")
 	p=$(grep -cE '^ok [0-9]+' "$out" | head -1)
 	# cmocka 1.1 prints a skipped test as "not ok N # SKIP": a skip, not a failure.
 	s=$(grep -cE '^(not )?ok [0-9]+.*# (SKIP|skip)' "$out" | head -1)
@@ -127,5 +132,7 @@ if [ ${#left[@]} -gt 0 ]; then
 	failed_names+=("(left behind: ${#left[@]})")
 fi
 [ ${#failed_names[@]} -gt 0 ] && echo "failed: ${failed_names[*]}"
+[ ${#times[@]} -gt 1 ] && printf '%s\n' "${times[@]}" | sort -rn | head -n 8 |
+	awk '{ s = s (NR > 1 ? ", " : "") $2 " " int($1 / 10) "." $1 % 10 " s" } END { print "slowest: " s }'
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -151,14 +151,14 @@ static void eviction_free(eviction *x)
 /* The deadline on another clock (CLOCK_REALTIME, CLOCK_BOOTTIME): what a restarted evictd reads. */
 static uint64_t deadline_on(const eviction *x, clockid_t clock)
 {
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	uint64_t left = x->info.deadline_mono_usec > now ? x->info.deadline_mono_usec - now : 0;
-	return now_usec_on(clock) + left;
+	return clock_usec_on(clock) + left;
 }
 
 static uint64_t started_on_boot_clock(const eviction *x)
 {
-	uint64_t age = now_mono_usec() - x->info.started_mono_usec, now = now_usec_on(CLOCK_BOOTTIME);
+	uint64_t age = clock_mono_usec() - x->info.started_mono_usec, now = clock_usec_on(CLOCK_BOOTTIME);
 	return now > age ? now - age : 0;
 }
 
@@ -227,7 +227,7 @@ static void finish(eviction *x, evict_outcome outcome, int error)
 		(void)inflight_remove(x->cfg.inflight_dir, x->uid);
 	x->info.outcome = outcome;
 	x->info.error = error;
-	x->info.duration_usec = now_mono_usec() - x->info.started_mono_usec;
+	x->info.duration_usec = clock_mono_usec() - x->info.started_mono_usec;
 	unlink_eviction(x);
 	emit(x, EVICT_EVENT_FINISHED);
 	eviction_free(x);
@@ -262,7 +262,7 @@ static void escalate(eviction *x, evict_kill_cause why)
 	x->info.phase = EVICT_PHASE_KILLING;
 	x->info.sigkilled = true;
 	x->info.kill_cause = why;
-	x->info.deadline_mono_usec = now_mono_usec() + x->cfg.kill_timeout_usec;
+	x->info.deadline_mono_usec = clock_mono_usec() + x->cfg.kill_timeout_usec;
 	persist(x, INFLIGHT_KILLING);
 	int r = x->cfg.no_cgroup_kill ? -ENOENT : cg_kill(x->dirfd);
 	x->info.cgroup_kill = r == 0;
@@ -309,7 +309,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int arm_deadline(eviction *x, uint64_t usec_from_now)
 {
-	x->info.deadline_mono_usec = now_mono_usec() + usec_from_now;
+	x->info.deadline_mono_usec = clock_mono_usec() + usec_from_now;
 	if (x->deadline) {
 		int r = sd_event_source_set_time(x->deadline, x->info.deadline_mono_usec);
 		return r < 0 ? r : sd_event_source_set_enabled(x->deadline, SD_EVENT_ONESHOT);
@@ -434,7 +434,7 @@ static void start_kill(eviction *x, bool emit_started)
 		escalate(x, EVICT_KILL_NO_GRACE);
 		return;
 	}
-	x->info.deadline_mono_usec = now_mono_usec() + x->info.grace_usec;
+	x->info.deadline_mono_usec = clock_mono_usec() + x->info.grace_usec;
 	persist(x, INFLIGHT_TERMINATING);
 	start_walk(x, SIGTERM);
 	maybe_emit_started(x);
@@ -508,7 +508,7 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	}
 	if (x->cfg.exec_fallback_kill && x->dirfd >= 0) {
 		x->info.exec = false;
-		x->info.started_mono_usec = now_mono_usec();
+		x->info.started_mono_usec = clock_mono_usec();
 		start_kill(x, false);
 		return 0;
 	}
@@ -564,7 +564,7 @@ static int start_exec(eviction *x, char *const *conf_argv)
 	pid_t pid;
 	/* A restarted daemon must not run the command again: recorded before it starts. */
 	x->info.exec = true;
-	x->info.deadline_mono_usec = now_mono_usec() + x->cfg.exec_timeout_usec +
+	x->info.deadline_mono_usec = clock_mono_usec() + x->cfg.exec_timeout_usec +
 	                             x->info.grace_usec + x->cfg.kill_timeout_usec;
 	persist(x, INFLIGHT_EXEC);
 	r = -posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
@@ -644,8 +644,8 @@ static eviction *eviction_new(evictor *ev, const evict_request *req, int *ret_er
 		.priority = req->priority,
 		.grace_usec = req->hard ? 0 : req->grace_usec,
 		.usage = req->usage, .expected_reclaim = req->expected_reclaim,
-		.started_mono_usec = now_mono_usec(),
-		.started_real_usec = now_wall_usec(),
+		.started_mono_usec = clock_mono_usec(),
+		.started_real_usec = clock_wall_usec(),
 		.exec_status = -1, .reclaimed_bytes = -1,
 	};
 	/* Tracked from here on: callbacks below may look at the tracker. */
@@ -743,7 +743,7 @@ int evictor_resume(evictor *ev, const inflight_record *rec)
 	clockid_t clock = rec->has_boot_clock ? CLOCK_BOOTTIME : CLOCK_REALTIME;
 	uint64_t started = rec->has_boot_clock ? rec->started_boot_usec : rec->started_real_usec;
 	uint64_t deadline = rec->has_boot_clock ? rec->deadline_boot_usec : rec->deadline_real_usec;
-	uint64_t now = now_usec_on(clock), now_mono = now_mono_usec();
+	uint64_t now = clock_usec_on(clock), now_mono = clock_mono_usec();
 	uint64_t age = now > started ? now - started : 0;
 	uint64_t left = deadline > now ? deadline - now : 0;
 	/* Never more than the step could have had left when it was written: a record "from the

@@ -12,7 +12,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-int fd_write_all(int fd, const char *p, size_t n)
+int atomic_write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -43,7 +43,7 @@ int atomic_write_file(const char *path, const char *text, size_t len)
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int r = fd_write_all(fd, text, len);
+	int r = atomic_write_all(fd, text, len);
 	/* Readable by controllers running as other users; the content is not secret. */
 	if (r == 0 && fchmod(fd, 0644) < 0)
 		r = -errno;

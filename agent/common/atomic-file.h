@@ -15,4 +15,4 @@ int atomic_write_file(const char *path, const char *text, size_t len);
 int atomic_write_file_in(const char *dir, const char *path, const char *text, size_t len);
 
 /* Writes all n bytes to fd, retrying short writes and EINTR. Returns 0 or -errno. */
-int fd_write_all(int fd, const char *p, size_t n);
+int atomic_write_all(int fd, const char *p, size_t n);

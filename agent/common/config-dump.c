@@ -48,7 +48,7 @@ static const char *threshold_text(evictd_signal s, const threshold_value *t, cha
 	}
 	if (!t->percent && !signal_is_psi(s) && strcmp(signal_unit(s), "bytes") == 0)
 		return spool_quantity(t->quantity, buf, size);
-	return threshold_format(t, buf, size);
+	return config_threshold_format(t, buf, size);
 }
 
 const char *config_origin(const evictd_config *c, const char *section, const char *key)
@@ -156,7 +156,7 @@ static const char *value_of(const evictd_config *c, const char *sec, const char 
 		if (!c->kubelet_margin.set)
 			return "0";
 		if (c->kubelet_margin.percent)
-			return threshold_format(&c->kubelet_margin, buf, size);
+			return config_threshold_format(&c->kubelet_margin, buf, size);
 		return spool_quantity(c->kubelet_margin.quantity, buf, size);
 	}
 	if (K("kubernetes", "enable"))

@@ -314,7 +314,7 @@ int config_merge_kubelet(parse_state *p)
 static int compare(const threshold_value *a, const threshold_value *b, int64_t capacity)
 {
 	if (capacity > 0) {
-		int64_t x = threshold_resolve(a, capacity), y = threshold_resolve(b, capacity);
+		int64_t x = config_threshold_resolve(a, capacity), y = config_threshold_resolve(b, capacity);
 		return x < y ? -1 : x > y;
 	}
 	if (a->percent != b->percent || a->margin || b->margin)
@@ -333,7 +333,7 @@ static const char *value_text(evictd_signal s, const threshold_value *t, char *b
 		snprintf(buf, size, "%g%%+%s", (double)t->fraction * 100.0, spool_quantity(t->margin, q, sizeof(q)));
 		return buf;
 	}
-	return threshold_format(t, buf, size);
+	return config_threshold_format(t, buf, size);
 }
 
 static bool from_kubelet(const threshold_value *t)

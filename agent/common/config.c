@@ -71,15 +71,15 @@ evictd_config *config_free(evictd_config *c)
 	return NULL;
 }
 
-int64_t threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity)
+int64_t config_threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity)
 {
 	/* PSI is evictd's own: round to the nearest centipercent instead of the kubelet's float32 cut. */
 	if (signal_is_psi(s) && t && t->set && t->percent)
 		return llround((double)capacity * (double)t->fraction);
-	return threshold_resolve(t, capacity);
+	return config_threshold_resolve(t, capacity);
 }
 
-int64_t threshold_resolve(const threshold_value *t, int64_t capacity)
+int64_t config_threshold_resolve(const threshold_value *t, int64_t capacity)
 {
 	if (!t || !t->set)
 		return -1;
@@ -88,7 +88,7 @@ int64_t threshold_resolve(const threshold_value *t, int64_t capacity)
 	return (int64_t)((double)capacity * (double)t->fraction) + t->margin;
 }
 
-const char *threshold_format(const threshold_value *t, char *buf, size_t size)
+const char *config_threshold_format(const threshold_value *t, char *buf, size_t size)
 {
 	if (!t || !t->set)
 		snprintf(buf, size, "none");

@@ -260,13 +260,13 @@ evictd_config *config_free(evictd_config *c);
  * Resolves a threshold against a capacity as the kubelet's GetThresholdQuantity does:
  * int64(float64(capacity) * float64(float32 fraction)) for percentages.
  */
-int64_t threshold_resolve(const threshold_value *t, int64_t capacity);
+int64_t config_threshold_resolve(const threshold_value *t, int64_t capacity);
 
-/* threshold_resolve(), except PSI percentages, which are rounded to the nearest centipercent. */
-int64_t threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity);
+/* config_threshold_resolve(), except PSI percentages, which are rounded to the nearest centipercent. */
+int64_t config_threshold_resolve_signal(evictd_signal s, const threshold_value *t, int64_t capacity);
 
 /* Formats a threshold as written ("100Mi", "10%") into buf. */
-const char *threshold_format(const threshold_value *t, char *buf, size_t size);
+const char *config_threshold_format(const threshold_value *t, char *buf, size_t size);
 
 /* True when a soft threshold with grace 0 must be treated as hard (the kubelet's rule). */
 bool config_soft_is_hard(const evictd_config *c, evictd_signal s);

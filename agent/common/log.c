@@ -116,7 +116,7 @@ void log_error_errno(int error, const char *fmt, ...)
 	log_msg(LOG_ERR, "%s: %s", message, strerror(error < 0 ? -error : error));
 }
 
-const char *format_bytes(int64_t v, char *buf, size_t size)
+const char *log_format_bytes(int64_t v, char *buf, size_t size)
 {
 	static const char *const units[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
 	double d = (double)(v < 0 ? -v : v);

@@ -139,4 +139,4 @@ void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2
 void log_error_errno(int error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "1.2Gi", "80Mi", "512Ki", "900" — a human-readable binary-unit quantity. */
-const char *format_bytes(int64_t v, char *buf, size_t size);
+const char *log_format_bytes(int64_t v, char *buf, size_t size);

@@ -82,13 +82,13 @@ const char *signal_unit(evictd_signal s)
 	}
 }
 
-const char *condition_name(evictd_condition c)
+const char *signal_condition_name(evictd_condition c)
 {
 	static const char *const n[_CONDITION_MAX] = { "MemoryPressure", "DiskPressure", "PIDPressure" };
 	return c >= 0 && c < _CONDITION_MAX ? n[c] : NULL;
 }
 
-const char *rank_kind_name(evictd_rank_kind k)
+const char *signal_rank_kind_name(evictd_rank_kind k)
 {
 	static const char *const n[_RANK_MAX] = { "memory", "disk", "pid", "inodes", "imagefs", "imagefs-inodes" };
 	return k >= 0 && k < _RANK_MAX ? n[k] : NULL;

@@ -55,5 +55,5 @@ bool signal_is_psi(evictd_signal s);
 /* Unit of available/capacity figures: "bytes", "inodes", "pids" or "centipercent" (PSI). */
 const char *signal_unit(evictd_signal s);
 
-const char *condition_name(evictd_condition c); /* "MemoryPressure", ... */
-const char *rank_kind_name(evictd_rank_kind k); /* "memory", "disk", "pid", "inodes", "imagefs", "imagefs-inodes" */
+const char *signal_condition_name(evictd_condition c); /* "MemoryPressure", ... */
+const char *signal_rank_kind_name(evictd_rank_kind k); /* "memory", "disk", "pid", "inodes", "imagefs", "imagefs-inodes" */

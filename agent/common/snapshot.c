@@ -16,7 +16,7 @@ static void pod_free_strings(pod_info *p)
 	p->n_containers = 0;
 }
 
-void pod_info_done(pod_info *p)
+void snapshot_pod_info_done(pod_info *p)
 {
 	if (p)
 		pod_free_strings(p);
@@ -25,13 +25,13 @@ void pod_info_done(pod_info *p)
 void snapshot_done(snapshot *s)
 {
 	for (size_t i = 0; i < s->n_pods; i++)
-		pod_info_done(&s->pods[i]);
+		snapshot_pod_info_done(&s->pods[i]);
 	free(s->pods);
 	s->pods = NULL;
 	s->n_pods = 0;
 }
 
-const char *pod_display_name(const pod_info *p, char *buf, size_t size)
+const char *snapshot_pod_display_name(const pod_info *p, char *buf, size_t size)
 {
 	const char *name = p->name ? p->name : p->uid;
 	if (p->namespace_ && p->namespace_[0])
@@ -41,13 +41,13 @@ const char *pod_display_name(const pod_info *p, char *buf, size_t size)
 	return buf;
 }
 
-const char *pod_qos_name(pod_qos q)
+const char *snapshot_pod_qos_name(pod_qos q)
 {
 	static const char *const n[] = { "", "Guaranteed", "Burstable", "BestEffort" };
 	return q <= QOS_BESTEFFORT ? n[q] : "";
 }
 
-const char *disk_layout_name(disk_layout l)
+const char *snapshot_disk_layout_name(disk_layout l)
 {
 	switch (l) {
 	case LAYOUT_SINGLE:

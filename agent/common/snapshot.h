@@ -137,12 +137,12 @@ typedef struct snapshot {
 } snapshot;
 
 /* "single filesystem", "dedicated imagefs", "split (images apart from writable layers)", "unknown". */
-const char *disk_layout_name(disk_layout l);
+const char *snapshot_disk_layout_name(disk_layout l);
 
 /* "ns/name", or the name alone when the namespace is empty. */
-const char *pod_display_name(const pod_info *p, char *buf, size_t size);
-const char *pod_qos_name(pod_qos q);
+const char *snapshot_pod_display_name(const pod_info *p, char *buf, size_t size);
+const char *snapshot_pod_qos_name(pod_qos q);
 /* Releases what a pod owns (not the struct). */
-void pod_info_done(pod_info *p);
+void snapshot_pod_info_done(pod_info *p);
 /* Frees pods and resets the snapshot. */
 void snapshot_done(snapshot *s);

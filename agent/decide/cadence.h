@@ -24,7 +24,7 @@
  *     through the other thresholds);
  *   - a threshold met and actionable (evictions under way): every CADENCE_MET_USEC, the full scan
  *     follows the reclaim.
- * Early wake-ups (daemon.c): PSI triggers on memory stalls, inotify on the pods' memory.events, a
+ * Early wake-ups (evictd-daemon.c): PSI triggers on memory stalls, inotify on the pods' memory.events, a
  * reload, an eviction's events. They read every thresholded signal.
  */
 

@@ -10,12 +10,12 @@
 #include "log.h"
 #include "preempt.h"
 
-const char *format_signal_value(evictd_signal s, int64_t v, char *buf, size_t size)
+const char *decide_format_signal_value(evictd_signal s, int64_t v, char *buf, size_t size)
 {
 	if (signal_is_psi(s))
 		snprintf(buf, size, "%" PRId64 ".%02" PRId64 "%%", v / 100, (v < 0 ? -v : v) % 100);
 	else if (strcmp(signal_unit(s), "bytes") == 0)
-		format_bytes(v, buf, size);
+		log_format_bytes(v, buf, size);
 	else
 		snprintf(buf, size, "%" PRId64, v);
 	return buf;
@@ -130,7 +130,7 @@ out:
 	return r;
 }
 
-int64_t pod_expected_reclaim(evictd_signal s, const pod_info *p)
+int64_t decide_pod_expected_reclaim(evictd_signal s, const pod_info *p)
 {
 	switch (signal_rank_kind(s)) {
 	case RANK_MEMORY:
@@ -198,7 +198,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 		const pod_info *p = &snap->pods[i];
 		if (is_inflight(in, p) || chosen_already(d, i)) {
 			inflight_any = true;
-			int64_t r = pod_expected_reclaim(s, p);
+			int64_t r = decide_pod_expected_reclaim(s, p);
 			if (r > 0)
 				pending += r;
 			if (r < 0 || (disk && p->disk_partial))
@@ -242,7 +242,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 	int64_t whole = 0;
 	for (size_t i = 0; estimable && i < d->n_ranked; i++) {
 		const ranked_pod *rp = &rank[i];
-		int64_t r = rp->candidate && !chosen_already(d, rp->pod) ? pod_expected_reclaim(s, &snap->pods[rp->pod]) : 0;
+		int64_t r = rp->candidate && !chosen_already(d, rp->pod) ? decide_pod_expected_reclaim(s, &snap->pods[rp->pod]) : 0;
 		if (r > 0)
 			whole += r;
 	}
@@ -261,7 +261,7 @@ static int select_for(const decide_input *in, decision *d, threshold_kind k, evi
 				break; /* within-request pods only when no pod exceeds its requests */
 		}
 		const pod_info *p = &snap->pods[rp->pod];
-		int64_t r = pod_expected_reclaim(s, p);
+		int64_t r = decide_pod_expected_reclaim(s, p);
 		eviction_choice c = {
 			.pod = rp->pod,
 			.signal = s,
@@ -338,7 +338,7 @@ fail:
 	return r;
 }
 
-const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_pod *r, char *buf, size_t size)
+const char *decide_ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_pod *r, char *buf, size_t size)
 {
 	char u[32], q[32];
 	int n = 0;
@@ -348,20 +348,20 @@ const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_po
 		if (!r->has_usage)
 			n = snprintf(buf, size, "memory usage unknown (ranked last)");
 		else if (r->exceeds)
-			n = snprintf(buf, size, "working set %s exceeds request %s", format_bytes(r->usage, u, sizeof(u)),
-			             format_bytes(r->request, q, sizeof(q)));
+			n = snprintf(buf, size, "working set %s exceeds request %s", log_format_bytes(r->usage, u, sizeof(u)),
+			             log_format_bytes(r->request, q, sizeof(q)));
 		else
-			n = snprintf(buf, size, "working set %s within request %s", format_bytes(r->usage, u, sizeof(u)),
-			             format_bytes(r->request, q, sizeof(q)));
+			n = snprintf(buf, size, "working set %s within request %s", log_format_bytes(r->usage, u, sizeof(u)),
+			             log_format_bytes(r->request, q, sizeof(q)));
 		break;
 	case RANK_DISK:
 		if (!r->has_usage)
 			n = snprintf(buf, size, "disk usage not measured; ephemeral-storage request %s",
-			             format_bytes(r->request, q, sizeof(q)));
+			             log_format_bytes(r->request, q, sizeof(q)));
 		else
 			n = snprintf(buf, size, "emptyDir+logs %s%s %s ephemeral-storage request %s",
-			             r->lower_bound ? "at least " : "", format_bytes(r->usage, u, sizeof(u)),
-			             r->exceeds ? "exceeds" : "within", format_bytes(r->request, q, sizeof(q)));
+			             r->lower_bound ? "at least " : "", log_format_bytes(r->usage, u, sizeof(u)),
+			             r->exceeds ? "exceeds" : "within", log_format_bytes(r->request, q, sizeof(q)));
 		break;
 	case RANK_INODES:
 		if (!r->has_usage)
@@ -377,8 +377,8 @@ const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_po
 		else if (k == RANK_IMAGEFS)
 			n = snprintf(buf, size, "writable layers%s %s %s ephemeral-storage request %s",
 			             p->cri_logs && p->rootfs_bytes != r->usage ? " + logs + emptyDir" : "",
-			             format_bytes(r->usage, u, sizeof(u)), r->exceeds ? "exceeds" : "within",
-			             format_bytes(r->request, q, sizeof(q)));
+			             log_format_bytes(r->usage, u, sizeof(u)), r->exceeds ? "exceeds" : "within",
+			             log_format_bytes(r->request, q, sizeof(q)));
 		else
 			n = snprintf(buf, size, "writable layers %" PRId64 " inodes", r->usage);
 		break;

@@ -99,14 +99,14 @@ typedef struct decide_input {
 } decide_input;
 
 /* What evicting p is expected to give back for signal s (its unit), or -1 when it cannot be estimated. */
-int64_t pod_expected_reclaim(evictd_signal s, const pod_info *p);
+int64_t decide_pod_expected_reclaim(evictd_signal s, const pod_info *p);
 
-/* Fills ret (free with decision_done) and updates st. Returns 0 or -ENOMEM (st unchanged then). */
+/* Fills ret (free with decide_decision_free) and updates st. Returns 0 or -ENOMEM (st unchanged then). */
 int decide_evictions(const decide_input *in, threshold_state *st, decision *ret);
 void decide_decision_free(decision *d);
 
 /* Human-readable reason for a ranked position ("working set 1.2Gi exceeds request 512Mi; priority 0"). */
-const char *ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_pod *r, char *buf, size_t size);
+const char *decide_ranked_reason(evictd_rank_kind k, const pod_info *p, const ranked_pod *r, char *buf, size_t size);
 
 /* Formats a value in the signal's unit ("80Mi", "12000", "41.50%"). */
-const char *format_signal_value(evictd_signal s, int64_t v, char *buf, size_t size);
+const char *decide_format_signal_value(evictd_signal s, int64_t v, char *buf, size_t size);

@@ -307,7 +307,7 @@ int64_t noderec_kubelet_threshold(const threshold_value *kubelet_hard, bool kube
 	threshold_value def = { .set = true, .percent = true };
 
 	if (kubelet_read)
-		return kubelet_hard[s].set ? threshold_resolve(&kubelet_hard[s], capacity) : -1;
+		return kubelet_hard[s].set ? config_threshold_resolve(&kubelet_hard[s], capacity) : -1;
 	/* pkg/kubelet/eviction/defaults_linux.go */
 	switch (s) {
 	case SIGNAL_NODEFS_AVAILABLE:
@@ -323,5 +323,5 @@ int64_t noderec_kubelet_threshold(const threshold_value *kubelet_hard, bool kube
 	default:
 		return -1;
 	}
-	return threshold_resolve(&def, capacity);
+	return config_threshold_resolve(&def, capacity);
 }

@@ -36,8 +36,8 @@ void thresholds_evaluate(const evictd_config *c, const node_signals *obs, thresh
 				st->first_met_usec[k][s] = 0;
 				continue;
 			}
-			e->threshold = threshold_resolve_signal((evictd_signal)s, tv, o->capacity);
-			e->min_reclaim = c->min_reclaim[s].set ? threshold_resolve_signal((evictd_signal)s, &c->min_reclaim[s], o->capacity) : 0;
+			e->threshold = config_threshold_resolve_signal((evictd_signal)s, tv, o->capacity);
+			e->min_reclaim = c->min_reclaim[s].set ? config_threshold_resolve_signal((evictd_signal)s, &c->min_reclaim[s], o->capacity) : 0;
 			bool met = threshold_crossed((evictd_signal)s, o->available, e->threshold);
 			if (!met && st->actionable[k][s]) {
 				int64_t until = signal_is_psi((evictd_signal)s) ? e->threshold - e->min_reclaim

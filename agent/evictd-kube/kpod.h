@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "kval.h"
 
 #define KPOD_CONTAINERS_MAX 32

@@ -105,7 +105,7 @@ static void watch_pid(liveness *l, pid_t pid)
 /* The file's fields into l (state "" when there is no file to believe). */
 static void read_status(liveness *l)
 {
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	struct stat st;
 	evictd_status es;
 	int fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -138,7 +138,7 @@ static void read_status(liveness *l)
 		return; /* keep what was read before: written atomically, so not evictd's (or a future format) */
 	if (es.pid != l->v.pid || !l->rewritten_mono) {
 		/* a file not seen being written: its age by the wall clock, once */
-		uint64_t real = now_wall_usec(), age = real > es.updated_usec ? real - es.updated_usec : 0;
+		uint64_t real = clock_wall_usec(), age = real > es.updated_usec ? real - es.updated_usec : 0;
 		l->rewritten_mono = now > age ? now - age : 1;
 	} else if (es.updated_usec != l->v.updated_real_usec)
 		l->rewritten_mono = now;
@@ -159,7 +159,7 @@ static evictd_liveness judge(liveness *l)
 		return EVICTD_STOPPED;
 	if (l->watched_ended)
 		return EVICTD_EXITED;
-	if (now_mono_usec() - l->rewritten_mono > l->v.overdue_usec)
+	if (clock_mono_usec() - l->rewritten_mono > l->v.overdue_usec)
 		return EVICTD_OVERDUE;
 	return EVICTD_RUNNING;
 }
@@ -167,7 +167,7 @@ static evictd_liveness judge(liveness *l)
 /* The next look: when the file would become overdue, or the poll without inotify. */
 static void arm_timer(liveness *l)
 {
-	uint64_t at = UINT64_MAX, now = now_mono_usec();
+	uint64_t at = UINT64_MAX, now = clock_mono_usec();
 	if (l->v.state == EVICTD_RUNNING)
 		at = l->rewritten_mono + l->v.overdue_usec + 1;
 	if (!l->inotify && (at == UINT64_MAX || at > now + POLL_USEC))
@@ -230,7 +230,7 @@ static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *
 	(void)s;
 	if (!(ev->mask & IN_Q_OVERFLOW) && (!ev->len || strcmp(ev->name, l->base) != 0))
 		return 0;
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	l->rewritten_mono = now; /* a write is a heartbeat, whatever it says */
 	if (now - l->read_mono >= READ_MIN_INTERVAL_USEC) {
 		update(l, true, true);

@@ -88,7 +88,7 @@ static void arm(nodecond *n, uint64_t at)
 static void back_off(nodecond *n)
 {
 	n->backing_off = true;
-	arm(n, now_mono_usec() + backoff_next(&n->backoff_usec, n->retry_max_usec));
+	arm(n, clock_mono_usec() + backoff_next(&n->backoff_usec, n->retry_max_usec));
 }
 
 static void finish_word(nodecond *n, long refused)
@@ -312,7 +312,7 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 		}
 	}
 	if (ok) {
-		n->posted_mono = now_mono_usec();
+		n->posted_mono = clock_mono_usec();
 		n->backoff_usec = 0;
 		finish_word(n, 0);
 	} else if (retry) {
@@ -320,7 +320,7 @@ static void posted(kube_call *call, int error, long status, const char *body, si
 		return;
 	} else {
 		/* 404 (no such Node yet), 403, 422: not before the next heartbeat, but for a word */
-		n->hold_until = now_mono_usec() + n->heartbeat_usec;
+		n->hold_until = clock_mono_usec() + n->heartbeat_usec;
 		finish_word(n, status);
 	}
 	sync_conditions(n);
@@ -364,7 +364,7 @@ static void sync_conditions(nodecond *n)
 	if (!n->read || n->call || n->backing_off)
 		return;
 	const liveness_view *v = liveness_check(n->live);
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	bool waiting = v->state != EVICTD_RUNNING && n->words_pending && n->words_pending(n->words_pending_userdata);
 	bool kept = false, change = false;
 	for (int i = 0; i < N_TYPES; i++) {

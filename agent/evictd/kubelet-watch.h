@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "daemon-state.h"
+#include "evictd-state.h"
 
 /* A change of the kubelet's files: the loop reloads (passed in, so this file never calls up into
- * daemon.c). why says what changed, for the log. */
+ * evictd-daemon.c). why says what changed, for the log. */
 typedef void (*kubelet_changed_fn)(void *userdata, const char *why);
 
 /*

@@ -213,7 +213,7 @@ static void on_socket_change(void *userdata, const char *why)
 static int state_resume(runtime_state *rt)
 {
 	noderec_state st;
-	int r = noderec_state_load(rt->state_dir, now_mono_usec(), &st);
+	int r = noderec_state_load(rt->state_dir, clock_mono_usec(), &st);
 	if (r < 0)
 		return r;
 	memcpy(rt->memory.pending_since, st.pending_since, sizeof(rt->memory.pending_since));
@@ -386,7 +386,7 @@ static void on_listing(int error, cri_listing *l, const char *why, void *userdat
 		rt->layout = runtime_layout(l, rt->cfg->kubelet_root_dir, rt->imagefs, sizeof(rt->imagefs));
 		if (rt->layout != before)
 			log_msg(LOG_INFO, "Container runtime disk layout: %s (image filesystem %s, kubelet root %s)",
-			        disk_layout_name(rt->layout), rt->imagefs[0] ? rt->imagefs : "not named",
+			        snapshot_disk_layout_name(rt->layout), rt->imagefs[0] ? rt->imagefs : "not named",
 			        rt->cfg->kubelet_root_dir);
 	}
 	rt->sync_done = true;
@@ -680,7 +680,7 @@ static void log_expired(runtime_state *rt, evictd_signal s, uint64_t now_usec, i
 	rt->expired_logged[s] = true;
 	log_msg(LOG_NOTICE, "Node-level reclaim for %s (%s) pending for %" PRIu64 " s, longer than the kubelet's container "
 	        "GC period (%" PRIu64 " s, counted across evictd's restarts): no longer counted, pods may be evicted",
-	        signal_name(s), format_signal_value(s, counted, v, sizeof(v)),
+	        signal_name(s), decide_format_signal_value(s, counted, v, sizeof(v)),
 	        (now_usec - rt->memory.pending_since[s]) / 1000000, KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
 }
 
@@ -705,7 +705,7 @@ static void log_kept(runtime_state *rt, evictd_signal s, const noderec_plan *p, 
 		if (p->kept_why[i] == NODEREC_KEEP_YOUNG && r && now_usec >= r->h.first_seen_usec)
 			snprintf(age, sizeof(age), ", first seen %" PRIu64 " s ago", (now_usec - r->h.first_seen_usec) / 1000000);
 		int n = snprintf(list + len, sizeof(list) - len, "%s%s (%s, %s%s)", len ? ", " : "", name,
-		                 format_bytes((int64_t)im->size, sz, sizeof(sz)), noderec_keep_name(p->kept_why[i]), age);
+		                 log_format_bytes((int64_t)im->size, sz, sizeof(sz)), noderec_keep_name(p->kept_why[i]), age);
 		if (n < 0 || (size_t)n >= sizeof(list) - len) {
 			snprintf(list + (len < sizeof(list) - 6 ? len : sizeof(list) - 6), 6, ", …");
 			break;
@@ -920,10 +920,10 @@ void runtime_after_decision(runtime_state *rt, const decision *dec, const snapsh
 		log_entry_add(&e, FIELD_CONTAINERS_COUNT, "%u", rt->last_n_dead[s]);
 		log_entry_send(&e, "No pod evicted for %s (%s): the kubelet's own node-level reclaim (%u dead container%s%s, %s) "
 		               "covers the need; counted until the kubelet's threshold or %" PRIu64 " s",
-		               signal_name(s), format_signal_value(s, o->available, v, sizeof(v)), rt->last_n_dead[s],
+		               signal_name(s), decide_format_signal_value(s, o->available, v, sizeof(v)), rt->last_n_dead[s],
 		               rt->last_n_dead[s] == 1 ? "" : "s",
 		               rt->cfg->node_reclaim == NODE_RECLAIM_ACCOUNT ? ", unused images" : "",
-		               format_signal_value(s, rt->last_pending[s], p, sizeof(p)),
+		               decide_format_signal_value(s, rt->last_pending[s], p, sizeof(p)),
 		               KUBELET_CONTAINER_GC_PERIOD_USEC / 1000000);
 	}
 }
@@ -949,14 +949,14 @@ void runtime_observe(runtime_state *rt, const node_signals *node)
 	log_entry_add(&e, FIELD_UNIT, "%s", signal_unit(s));
 	if (res->n_failed)
 		log_entry_add(&e, FIELD_REASON, "%s", res->why);
-	format_signal_value(s, rt->removal_before, b, sizeof(b));
+	decide_format_signal_value(s, rt->removal_before, b, sizeof(b));
 	if (node->s[s].known)
-		format_signal_value(s, node->s[s].available, a, sizeof(a));
+		decide_format_signal_value(s, node->s[s].available, a, sizeof(a));
 	else
 		snprintf(a, sizeof(a), "unknown");
 	log_entry_send(&e, "Node-level reclaim for %s: removed %zu unused image%s (%s: %s)%s%s%s; %s %s -> %s",
 	               signal_name(s), res->n_removed, res->n_removed == 1 ? "" : "s",
-	               format_bytes(res->bytes, f, sizeof(f)), res->names[0] ? res->names : "none",
+	               log_format_bytes(res->bytes, f, sizeof(f)), res->names[0] ? res->names : "none",
 	               res->n_failed ? "; failed: " : "", res->n_failed ? res->why : "", "", signal_name(s), b, a);
 }
 

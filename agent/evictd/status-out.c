@@ -49,7 +49,7 @@ static void json_reclaiming(const reclaim_entry *e, void *userdata)
 	jb_key(j, "signal"), jb_string(j, signal_name(e->signal));
 	jb_key(j, "dry_run"), jb_bool(j, e->dry_run);
 	jb_key(j, "expected_reclaim"), jb_int(j, e->expected[e->signal]);
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	jb_key(j, "since_usec"), jb_uint(j, now > e->gone_usec ? now - e->gone_usec : 0);
 	jb_key(j, "timeout_in_usec"), jb_uint(j, e->deadline_usec > now ? e->deadline_usec - now : 0);
 	jb_key(j, "restarts_killed"), jb_uint(j, e->rekills);
@@ -121,9 +121,9 @@ static int make_status_dir(const char *path)
  * decisions, configuration: d->dirty), and otherwise at most every STATUS_IDLE_REFRESH_USEC so
  * that the signal figures stay fresh without costing idle CPU.
  */
-void write_status(evictd_daemon *d, bool force)
+void status_write(evictd_daemon *d, bool force)
 {
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	if (!force && !d->dirty && d->status_written_usec && now - d->status_written_usec < STATUS_IDLE_REFRESH_USEC)
 		return;
 	jsonbuf j;
@@ -135,7 +135,7 @@ void write_status(evictd_daemon *d, bool force)
 	jb_key(&j, "action"), jb_string(&j, d->cfg->action == ACTION_EXEC ? "exec" : "kill");
 	jb_key(&j, "config"), jb_string(&j, d->cfg->sources);
 	jb_key(&j, "updated_usec");
-	jb_uint(&j, now_wall_usec());
+	jb_uint(&j, clock_wall_usec());
 	/* The longest this file goes without a rewrite while evictd runs: an updated_usec older than
 	 * that says evictd is stuck or gone (evictd-kube's liveness check of evictd). */
 	jb_key(&j, "heartbeat_usec");
@@ -200,7 +200,7 @@ static void status_signals_text(evictd_daemon *d, char *buf, size_t size)
 		snprintf(buf, size, "monitoring nothing");
 }
 
-void notify_status(evictd_daemon *d)
+void status_notify(evictd_daemon *d)
 {
 	char line[1024], cond[128], signals[640];
 	status_conditions_text(d, cond, sizeof(cond));
@@ -233,12 +233,12 @@ static void status_json_observations(evictd_daemon *d, jsonbuf *j)
 		const threshold_value *h = config_hard(d->cfg, (evictd_signal)s);
 		jb_key(j, "hard_threshold");
 		if (h && h->set && o->known)
-			jb_int(j, threshold_resolve(h, o->capacity));
+			jb_int(j, config_threshold_resolve(h, o->capacity));
 		else
 			jb_null(j);
 		jb_key(j, "soft_threshold");
 		if (d->cfg->soft[s].set && o->known)
-			jb_int(j, threshold_resolve(&d->cfg->soft[s], o->capacity));
+			jb_int(j, config_threshold_resolve(&d->cfg->soft[s], o->capacity));
 		else
 			jb_null(j);
 		jb_key(j, "met"), jb_bool(j, d->eval.t[THRESHOLD_HARD][s].met || d->eval.t[THRESHOLD_SOFT][s].met);
@@ -249,7 +249,7 @@ static void status_json_observations(evictd_daemon *d, jsonbuf *j)
 	jb_begin_array(j);
 	for (int c = 0; c < _CONDITION_MAX; c++)
 		if (d->eval.conditions[c])
-			jb_string(j, condition_name((evictd_condition)c));
+			jb_string(j, signal_condition_name((evictd_condition)c));
 	jb_end_array(j);
 }
 
@@ -259,7 +259,7 @@ static void status_conditions_text(evictd_daemon *d, char *buf, size_t size)
 	buf[0] = '\0';
 	for (int c = 0; c < _CONDITION_MAX; c++)
 		if (d->eval.conditions[c] && l < size)
-			l += (size_t)snprintf(buf + l, size - l, "%s%s", l ? ", " : "", condition_name((evictd_condition)c));
+			l += (size_t)snprintf(buf + l, size - l, "%s%s", l ? ", " : "", signal_condition_name((evictd_condition)c));
 	if (!buf[0])
 		snprintf(buf, size, "no pressure");
 }

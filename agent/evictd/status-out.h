@@ -5,10 +5,10 @@
 
 #include <stdbool.h>
 
-#include "daemon-state.h"
+#include "evictd-state.h"
 
 /* Rewrites status.json when something a reader cares about changed, else at most every
  * STATUS_IDLE_REFRESH_USEC; force: now. */
-void write_status(evictd_daemon *d, bool force);
+void status_write(evictd_daemon *d, bool force);
 /* Sends STATUS= when its text changed. */
-void notify_status(evictd_daemon *d);
+void status_notify(evictd_daemon *d);

@@ -160,7 +160,7 @@ static void resume_one(const inflight_record *rec, void *userdata)
 			break;
 		}
 		restore_memo(d, rec, true);
-		evict_log_reclaim_resumed(&rec->reclaim, now_mono_usec());
+		evict_log_reclaim_resumed(&rec->reclaim, clock_mono_usec());
 		break;
 	case INFLIGHT_EVICTED:
 	case INFLIGHT_BACKOFF:

@@ -10,7 +10,7 @@
  * remember (its cgroup gone and its reclaim over). Dry runs record nothing.
  */
 
-#include "daemon-state.h"
+#include "evictd-state.h"
 
 /* Writes or removes uid's record from the evictor, the reclaim tracker and the memo. */
 void victims_sync(evictd_daemon *d, const char *uid);

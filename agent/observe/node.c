@@ -176,7 +176,7 @@ static int64_t computed_allocatable(const node_sources *src, char *why, size_t s
 	int64_t total = (int64_t)total_kb * 1024;
 	const threshold_value *t = c->kubelet.path[0] ? &c->kubelet.hard[SIGNAL_MEMORY_AVAILABLE]
 	                                              : &c->hard[SIGNAL_MEMORY_AVAILABLE];
-	int64_t hard = t->set ? threshold_resolve(t, total) : 0;
+	int64_t hard = t->set ? config_threshold_resolve(t, total) : 0;
 	int64_t a = total - c->kube_reserved_memory - c->system_reserved_memory - hard;
 	if (a <= 0) {
 		snprintf(why, size, "node allocatable is not positive (MemTotal minus reserved memory and the hard threshold)");

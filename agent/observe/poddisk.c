@@ -88,7 +88,7 @@ static void walk(int dfd, dev_t dev, unsigned depth, unsigned max_depth, const c
 	closedir(d);
 }
 
-void du_walk(int dirfd, unsigned max_depth, const char *label, du_totals *t)
+void poddisk_du_walk(int dirfd, unsigned max_depth, const char *label, du_totals *t)
 {
 	struct stat st;
 
@@ -227,7 +227,7 @@ static void walk_empty_dirs(poddisk_pass *p, const char *uid, du_totals *t)
 		}
 		char label[PATH_MAX];
 		snprintf(label, sizeof(label), "emptyDir %s", de->d_name);
-		du_walk(dfd, PODDISK_MAX_DEPTH, label, t);
+		poddisk_du_walk(dfd, PODDISK_MAX_DEPTH, label, t);
 	}
 	closedir(d);
 }
@@ -250,7 +250,7 @@ int poddisk_measure(poddisk_pass *p, const char *uid, const char *namespace_, co
 		if (t.partial && t.entries_left == 0)
 			close(lfd);
 		else
-			du_walk(lfd, PODDISK_MAX_DEPTH, "the log directory", &t);
+			poddisk_du_walk(lfd, PODDISK_MAX_DEPTH, "the log directory", &t);
 	}
 	ret->known = true;
 	ret->partial = t.partial;

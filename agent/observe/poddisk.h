@@ -35,7 +35,7 @@ typedef struct du_totals {
  * filesystem to t, as du does: symlinks are counted, never followed; mount points are skipped;
  * at most max_depth levels below dirfd are entered. label names the directory in t->why.
  */
-void du_walk(int dirfd, unsigned max_depth, const char *label, du_totals *t);
+void poddisk_du_walk(int dirfd, unsigned max_depth, const char *label, du_totals *t);
 
 /* One measuring pass over many pods: the directories are opened once and closed at the end. */
 typedef struct poddisk_pass {

@@ -440,7 +440,7 @@ static void stat_status(scanner *s, pod_fds *f, const pod_info *p, int k, ssize_
 	char name[POD_UID_MAX + 512], label[POD_UID_MAX * 2 + 520], tmp[128];
 	log_entry e;
 
-	pod_display_name(p, name, sizeof(name));
+	snapshot_pod_display_name(p, name, sizeof(name));
 	if (strcmp(name, p->uid) == 0)
 		snprintf(label, sizeof(label), "%s", p->uid);
 	else
@@ -583,7 +583,7 @@ int scanner_scan(scanner *s, uint64_t now_usec, const snapshot **ret)
 	fds = malloc((n ? n : 1) * sizeof(*fds));
 	if (!fds) {
 		for (size_t i = 0; i < n; i++)
-			pod_info_done(&pods[i]);
+			snapshot_pod_info_done(&pods[i]);
 		free(pods);
 		return -ENOMEM;
 	}
@@ -676,14 +676,14 @@ static void disk_status(pod_info *p, const pod_disk_usage *u)
 	if (!u->partial) {
 		if (p->disk_warned)
 			log_msg(LOG_INFO, "Disk usage of pod %s is fully measured again: %s",
-			        pod_display_name(p, name, sizeof(name)), format_bytes(u->bytes, b, sizeof(b)));
+			        snapshot_pod_display_name(p, name, sizeof(name)), log_format_bytes(u->bytes, b, sizeof(b)));
 		p->disk_warned = false;
 		return;
 	}
 	if (p->disk_warned)
 		return;
 	p->disk_warned = true;
-	pod_display_name(p, name, sizeof(name));
+	snapshot_pod_display_name(p, name, sizeof(name));
 	log_entry_init(&e, LOG_WARNING, MSGID_POD_DISK_PARTIAL);
 	log_entry_add(&e, FIELD_POD, "%s", name);
 	log_entry_add(&e, FIELD_POD_UID, "%s", p->uid);
@@ -691,7 +691,7 @@ static void disk_status(pod_info *p, const pod_disk_usage *u)
 	log_entry_add(&e, FIELD_DISK_INODES, "%" PRId64, u->inodes);
 	log_entry_add(&e, FIELD_REASON, "%s", u->why);
 	log_entry_send(&e, "Disk usage of pod %s is at least %s and %" PRId64 " inodes, not more is known: %s",
-	               name, format_bytes(u->bytes, b, sizeof(b)), u->inodes, u->why);
+	               name, log_format_bytes(u->bytes, b, sizeof(b)), u->inodes, u->why);
 }
 
 int scanner_measure_disk(scanner *s, uint64_t now_usec)

@@ -9,7 +9,7 @@ void events_add_pod_fields(log_entry *e, const pod_info *p)
 {
 	char n[320];
 
-	log_entry_add(e, FIELD_POD, "%s", pod_display_name(p, n, sizeof(n)));
+	log_entry_add(e, FIELD_POD, "%s", snapshot_pod_display_name(p, n, sizeof(n)));
 	log_entry_add(e, FIELD_POD_UID, "%s", p->uid);
 	log_entry_add(e, FIELD_NAMESPACE, "%s", p->namespace_ ? p->namespace_ : "");
 	log_entry_add(e, FIELD_PRIORITY, "%" PRId32, p->priority);
@@ -52,8 +52,8 @@ void events_log_evaluation(const evaluation *ev, const snapshot *s, const evictd
 			log_entry_add(&e, FIELD_OBSERVED, "%" PRId64, o->available);
 			log_entry_add(&e, FIELD_THRESHOLD, "%" PRId64, te->threshold);
 			log_entry_add(&e, FIELD_MIN_RECLAIM, "%" PRId64, te->min_reclaim);
-			format_signal_value((evictd_signal)sig, o->available, a, sizeof(a));
-			format_signal_value((evictd_signal)sig, te->threshold, t, sizeof(t));
+			decide_format_signal_value((evictd_signal)sig, o->available, a, sizeof(a));
+			decide_format_signal_value((evictd_signal)sig, te->threshold, t, sizeof(t));
 			if (te->newly_met) {
 				if (k == THRESHOLD_SOFT)
 					snprintf(g, sizeof(g), ", grace %" PRIu64 "s", te->grace_usec / USEC_PER_SEC);
@@ -62,7 +62,7 @@ void events_log_evaluation(const evaluation *ev, const snapshot *s, const evictd
 				log_entry_send(&e, "Threshold met: %s %s %s %s (%s%s)", signal_name((evictd_signal)sig), a,
 				               op((evictd_signal)sig, true), t, threshold_kind_name((threshold_kind)k), g);
 			} else {
-				format_signal_value((evictd_signal)sig, te->min_reclaim, m, sizeof(m));
+				decide_format_signal_value((evictd_signal)sig, te->min_reclaim, m, sizeof(m));
 				log_entry_send(&e, "Threshold cleared: %s %s %s %s + minimum reclaim %s (%s)",
 				               signal_name((evictd_signal)sig), a, op((evictd_signal)sig, false), t, m,
 				               threshold_kind_name((threshold_kind)k));
@@ -74,9 +74,9 @@ void events_log_evaluation(const evaluation *ev, const snapshot *s, const evictd
 		if (!ev->condition_changed[cnd])
 			continue;
 		log_entry_init(&e, ev->conditions[cnd] ? LOG_WARNING : LOG_NOTICE, MSGID_CONDITION_CHANGED);
-		log_entry_add(&e, FIELD_CONDITION, "%s", condition_name((evictd_condition)cnd));
+		log_entry_add(&e, FIELD_CONDITION, "%s", signal_condition_name((evictd_condition)cnd));
 		log_entry_add(&e, FIELD_CONDITION_STATUS, "%s", ev->conditions[cnd] ? "True" : "False");
-		log_entry_send(&e, "Node condition %s is now %s", condition_name((evictd_condition)cnd),
+		log_entry_send(&e, "Node condition %s is now %s", signal_condition_name((evictd_condition)cnd),
 		               ev->conditions[cnd] ? "True" : "False");
 	}
 }
@@ -118,37 +118,37 @@ void events_log_choices(const decision *d, const snapshot *s, const evictd_confi
 		                   : s->layout == LAYOUT_SINGLE ? "writable layers+logs+emptyDir"
 		                                                : "writable layers";
 
-		format_signal_value(ch->signal, ch->observed, a, sizeof(a));
-		format_signal_value(ch->signal, ch->threshold, t, sizeof(t));
+		decide_format_signal_value(ch->signal, ch->observed, a, sizeof(a));
+		decide_format_signal_value(ch->signal, ch->threshold, t, sizeof(t));
 		if (rk == RANK_PID)
 			snprintf(why, sizeof(why), "%" PRId64 " tasks", p->pids);
 		else if (imagefs && !p->has_imagefs)
 			snprintf(why, sizeof(why), "lowest priority (writable layers cannot be attributed to pods)");
 		else if (rk == RANK_IMAGEFS)
 			snprintf(why, sizeof(why), "%s %s %s ephemeral-storage request %s", what,
-			         format_bytes(p->imagefs_bytes, u, sizeof(u)),
+			         log_format_bytes(p->imagefs_bytes, u, sizeof(u)),
 			         p->imagefs_bytes > p->storage_request ? "exceeds" : "within",
-			         format_bytes(p->storage_request, q, sizeof(q)));
+			         log_format_bytes(p->storage_request, q, sizeof(q)));
 		else if (rk == RANK_IMAGEFS_INODES)
 			snprintf(why, sizeof(why), "%s %" PRId64 " inodes", what, p->imagefs_inodes);
 		else if ((rk == RANK_DISK || rk == RANK_INODES) && !p->has_disk)
 			snprintf(why, sizeof(why), "disk usage not measured; lowest priority");
 		else if (rk == RANK_DISK)
 			snprintf(why, sizeof(why), "%s %s%s %s ephemeral-storage request %s", what,
-			         p->disk_partial ? "at least " : "", format_bytes(p->disk_bytes, u, sizeof(u)),
+			         p->disk_partial ? "at least " : "", log_format_bytes(p->disk_bytes, u, sizeof(u)),
 			         p->disk_bytes > p->storage_request ? "exceeds" : "within",
-			         format_bytes(p->storage_request, q, sizeof(q)));
+			         log_format_bytes(p->storage_request, q, sizeof(q)));
 		else if (rk == RANK_INODES)
 			snprintf(why, sizeof(why), "%s %s%" PRId64 " inodes", what, p->disk_partial ? "at least " : "",
 			         p->disk_inodes);
 		else if (!p->has_memory)
 			snprintf(why, sizeof(why), "memory usage unknown");
 		else
-			snprintf(why, sizeof(why), "working set %s %s request %s", format_bytes(p->working_set, u, sizeof(u)),
+			snprintf(why, sizeof(why), "working set %s %s request %s", log_format_bytes(p->working_set, u, sizeof(u)),
 			         p->working_set > p->memory_request ? "exceeds" : "within",
-			         format_bytes(p->memory_request, q, sizeof(q)));
+			         log_format_bytes(p->memory_request, q, sizeof(q)));
 		log_entry_send(&e, "%s %s (priority %" PRId32 "): %s %s %s %s; %s%s", c->dry_run ? "Would evict" : "Evicting",
-		               pod_display_name(p, name, sizeof(name)), p->priority, signal_name(ch->signal), a,
+		               snapshot_pod_display_name(p, name, sizeof(name)), p->priority, signal_name(ch->signal), a,
 		               op(ch->signal, true), t, why, c->dry_run ? " (dry run)" : "");
 	}
 }

@@ -85,7 +85,7 @@ static void say_resumed(const evict_info *i, const char *pod)
 
 	log_entry_init(&e, LOG_WARNING, MSGID_EVICTION_RESUMED);
 	common_fields(&e, i, pod);
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	uint64_t left = i->deadline_mono_usec > now ? i->deadline_mono_usec - now : 0;
 	if (i->sigkilled && !i->exec)
 		log_entry_send(&e, "Resumed the eviction of %s (%s, %s threshold) begun by a previous evictd: killing "
@@ -245,7 +245,7 @@ static void outstanding(const reclaim_entry *e, char *list, size_t list_size, ch
 		int64_t a = s == SIGNAL_NODEFS_INODES_FREE ? e->part_inodes[p] : e->part_bytes[p];
 		if (part != RECLAIM_PART_CGROUP && (reclaim_signal_parts(e, s) & (1u << p)) && a >= 0) {
 			char v[32];
-			snprintf(amount, sizeof(amount), " (%s for %s)", format_signal_value(s, a, v, sizeof(v)), signal_name(s));
+			snprintf(amount, sizeof(amount), " (%s for %s)", decide_format_signal_value(s, a, v, sizeof(v)), signal_name(s));
 		}
 		if (l < list_size)
 			l += (size_t)snprintf(list + l, list_size - l, "%s%s%s%s%s", l ? ", " : "", reclaim_part_name(part),
@@ -320,14 +320,14 @@ void evict_log_reclaim(reclaim_event what, const reclaim_entry *e, bool now_know
 	bool known = reclaim_measured(e, s, now_known, now_value, &moved) == 0;
 	int64_t base = now_value - moved;
 	if (known) {
-		format_signal_value(s, base, was, sizeof(was));
-		format_signal_value(s, now_value, is, sizeof(is));
+		decide_format_signal_value(s, base, was, sizeof(was));
+		decide_format_signal_value(s, now_value, is, sizeof(is));
 		int64_t d = now_value - base;
 		delta[0] = d >= 0 ? '+' : '-';
-		format_signal_value(s, d >= 0 ? d : -d, delta + 1, sizeof(delta) - 1);
+		decide_format_signal_value(s, d >= 0 ? d : -d, delta + 1, sizeof(delta) - 1);
 	}
 	if (e->expected[s] >= 0)
-		format_signal_value(s, e->expected[s], exp, sizeof(exp));
+		decide_format_signal_value(s, e->expected[s], exp, sizeof(exp));
 	else
 		snprintf(exp, sizeof(exp), "unknown");
 
@@ -374,7 +374,7 @@ void evict_log_reclaim_resumed(const reclaim_entry *e, uint64_t now_usec)
 			continue;
 		char v[32];
 		n += (size_t)snprintf(pend + n, sizeof(pend) - n, "%s%s %s", n ? ", " : "", signal_name((evictd_signal)s),
-		                      format_signal_value((evictd_signal)s, e->expected[s], v, sizeof(v)));
+		                      decide_format_signal_value((evictd_signal)s, e->expected[s], v, sizeof(v)));
 	}
 	log_entry_init(&l, LOG_NOTICE, MSGID_RECLAIM_RESUMED);
 	reclaim_fields(&l, e, took, names);

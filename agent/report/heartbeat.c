@@ -33,8 +33,8 @@ static bool has_threshold(const evictd_config *c, evictd_signal s)
 static const char *format_configured(evictd_signal s, const threshold_value *t, char *buf, size_t size)
 {
 	if (t->percent)
-		return threshold_format(t, buf, size);
-	return format_signal_value(s, t->quantity, buf, size);
+		return config_threshold_format(t, buf, size);
+	return decide_format_signal_value(s, t->quantity, buf, size);
 }
 
 /* Appends with snprintf semantics; the line is cut, never overrun. */
@@ -61,7 +61,7 @@ static size_t append_thresholds(char *buf, size_t size, size_t l, const evictd_c
 		if (!t[k] || !t[k]->set)
 			continue;
 		if (capacity >= 0)
-			format_signal_value(s, threshold_resolve_signal(s, t[k], capacity), v, sizeof(v));
+			decide_format_signal_value(s, config_threshold_resolve_signal(s, t[k], capacity), v, sizeof(v));
 		else
 			format_configured(s, t[k], v, sizeof(v));
 		bool met = ev && ev->t[k][s].met;
@@ -106,12 +106,12 @@ void heartbeat_fall_rates_text(const evictd_config *c, char *buf, size_t size)
 	                                   c->online_cpus == 1 ? "" : "s")
 	                          : append(buf, size, 0, "fall rates: ");
 	append(buf, size, l, "memory %s/s%s, pids %s/s%s; disk %s/s, inodes %s/s",
-	       format_signal_value(SIGNAL_MEMORY_AVAILABLE, c->memory_max_rate, m, sizeof(m)),
+	       decide_format_signal_value(SIGNAL_MEMORY_AVAILABLE, c->memory_max_rate, m, sizeof(m)),
 	       c->memory_max_rate_auto ? "" : " (memory-max-rate)",
-	       format_signal_value(SIGNAL_PID_AVAILABLE, c->pid_max_rate, p, sizeof(p)),
+	       decide_format_signal_value(SIGNAL_PID_AVAILABLE, c->pid_max_rate, p, sizeof(p)),
 	       c->pid_max_rate_auto ? "" : " (pid-max-rate)",
-	       format_signal_value(SIGNAL_NODEFS_AVAILABLE, c->disk_max_rate, d, sizeof(d)),
-	       format_signal_value(SIGNAL_NODEFS_INODES_FREE, c->inodes_max_rate, i, sizeof(i)));
+	       decide_format_signal_value(SIGNAL_NODEFS_AVAILABLE, c->disk_max_rate, d, sizeof(d)),
+	       decide_format_signal_value(SIGNAL_NODEFS_INODES_FREE, c->inodes_max_rate, i, sizeof(i)));
 }
 
 /* "every 1s", "every 100ms": how often a signal that cannot be read now is tried again */
@@ -218,7 +218,7 @@ void heartbeat_text(const heartbeat_view *v, char *buf, size_t size)
 		if (!has_threshold(v->cfg, (evictd_signal)s) || !o->known)
 			continue;
 		l = append(buf, size, l, "%s%s %s", n++ ? ", " : " ", signal_name((evictd_signal)s),
-		           format_signal_value((evictd_signal)s, o->available, a, sizeof(a)));
+		           decide_format_signal_value((evictd_signal)s, o->available, a, sizeof(a)));
 		l = append_thresholds(buf, size, l, v->cfg, (evictd_signal)s, o->capacity, v->eval);
 	}
 	if (!n)
@@ -294,7 +294,7 @@ void heartbeat_stopped(heartbeat *h, const char *why)
 	heartbeat_view v = { .pods = -1 };
 	char line[512];
 	h->view(&v, h->userdata);
-	heartbeat_stop_text(&v, why, now_mono_usec() - h->started_usec, line, sizeof(line));
+	heartbeat_stop_text(&v, why, clock_mono_usec() - h->started_usec, line, sizeof(line));
 	emit(line);
 }
 
@@ -323,7 +323,7 @@ int heartbeat_new(sd_event *e, bool every_minute, heartbeat_view_fn fn, void *us
 		return -ENOMEM;
 	h->view = fn;
 	h->userdata = userdata;
-	h->started_usec = now_mono_usec();
+	h->started_usec = clock_mono_usec();
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)

@@ -60,7 +60,7 @@ void kube_spool_eviction(const evictd_config *c, const pod_info *p, const evicti
 		.pod = p, .signal = signal_name(ch->signal), .hard = ch->kind == THRESHOLD_HARD,
 		.threshold = ch->threshold, .observed = ch->observed, .usage = usage,
 		.threshold_percent = threshold_of_kind(c, ch->kind, ch->signal)->percent,
-		.grace_usec = ch->grace_usec, .started_real_usec = now_wall_usec(),
+		.grace_usec = ch->grace_usec, .started_real_usec = clock_wall_usec(),
 		.containers = ctr, .n_containers = p->n_containers,
 	};
 	r = spool_write_eviction(dirfd, c->kube.spool_max, &ev, why, sizeof(why));
@@ -138,7 +138,7 @@ static void write_conditions(const evictd_config *c, const evaluation *ev, const
 			continue;
 		if (*dirfd < 0 && (*dirfd = open_spool(c)) < 0)
 			return;
-		const char *name = condition_name((evictd_condition)cnd), *status, *reason = NULL;
+		const char *name = signal_condition_name((evictd_condition)cnd), *status, *reason = NULL;
 		bool on = ev->conditions[cnd];
 		condition_message(ev, node, (evictd_condition)cnd, what, sizeof(what));
 		if (!stopping) {
@@ -164,7 +164,7 @@ static void write_conditions(const evictd_config *c, const evaluation *ev, const
 				         "last evaluation", name);
 			}
 		}
-		if (spool_write_condition(*dirfd, c->kube.spool_max, name, status, reason, msg, now_wall_usec(), why,
+		if (spool_write_condition(*dirfd, c->kube.spool_max, name, status, reason, msg, clock_wall_usec(), why,
 		                          sizeof(why)) < 0)
 			log_msg(LOG_WARNING, "Node condition %s not queued: %s", name, why);
 	}
@@ -210,7 +210,7 @@ void kube_spool_thresholds(const evictd_config *c, const evaluation *ev, const s
 			if (dirfd < 0 && (dirfd = open_spool(c)) < 0)
 				return;
 			if (spool_write_threshold(dirfd, c->kube.spool_max, signal_name((evictd_signal)sig),
-			                          k == THRESHOLD_HARD, te->threshold, s->node.s[sig].available, now_wall_usec(),
+			                          k == THRESHOLD_HARD, te->threshold, s->node.s[sig].available, clock_wall_usec(),
 			                          why, sizeof(why)) < 0)
 				log_msg(LOG_WARNING, "Node event for %s not queued: %s", signal_name((evictd_signal)sig), why);
 		}

@@ -31,7 +31,7 @@ static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const d
 		const pod_info *p = &s->pods[r->pod];
 		fputs(i ? ",{" : "{", f);
 		fputs("\"pod\":", f);
-		json_string(f, pod_display_name(p, name, sizeof(name)));
+		json_string(f, snapshot_pod_display_name(p, name, sizeof(name)));
 		fputs(",\"uid\":", f);
 		json_string(f, p->uid);
 		fprintf(f, ",\"rank\":%zu,\"priority\":%" PRId32 ",\"usage_bytes\":", i + 1, p->priority);
@@ -63,12 +63,12 @@ static void json_ranking(FILE *f, evictd_rank_kind k, const snapshot *s, const d
 		fputs(",\"processes\":", f);
 		json_i64_or_null(f, p->has_pids, p->pids);
 		fputs(",\"qos\":", f);
-		json_string(f, pod_qos_name(p->qos));
+		json_string(f, snapshot_pod_qos_name(p->qos));
 		fputs(",\"cgroup\":", f);
 		json_string(f, p->cgroup);
 		fprintf(f, ",\"critical\":%s,\"candidate\":%s,\"reason\":", p->critical ? "true" : "false",
 		        r->candidate ? "true" : "false");
-		json_string(f, ranked_reason(k, p, r, why, sizeof(why)));
+		json_string(f, decide_ranked_reason(k, p, r, why, sizeof(why)));
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -129,7 +129,7 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 		if (d->eval.conditions[i]) {
 			if (!first)
 				fputc(',', f);
-			json_string(f, condition_name((evictd_condition)i));
+			json_string(f, signal_condition_name((evictd_condition)i));
 			first = false;
 		}
 	fputs("],\"ranking\":{\"memory\":", f);
@@ -151,7 +151,7 @@ int report_json(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 		const eviction_choice *ch = &d->evict[i];
 		const pod_info *p = &s->pods[ch->pod];
 		fputs(i ? ",{\"pod\":" : "{\"pod\":", f);
-		json_string(f, pod_display_name(p, name, sizeof(name)));
+		json_string(f, snapshot_pod_display_name(p, name, sizeof(name)));
 		fputs(",\"uid\":", f);
 		json_string(f, p->uid);
 		fputs(",\"signal\":", f);
@@ -193,7 +193,7 @@ static void text_node_reclaim(FILE *f, const evictd_config *c, const decision *d
 		fputs("  no container runtime listing: not planned (pods ranked as without a runtime)\n", f);
 		return;
 	}
-	fprintf(f, "  layout: %s, image filesystem %s; node-reclaim = %s\n", disk_layout_name(plan->layout),
+	fprintf(f, "  layout: %s, image filesystem %s; node-reclaim = %s\n", snapshot_disk_layout_name(plan->layout),
 	        plan->imagefs[0] ? plan->imagefs : "not named", mode_name(c));
 	for (int i = 0; i < _SIGNAL_MAX; i++) {
 		const runtime_signal_plan *sp = &plan->s[i];
@@ -207,15 +207,15 @@ static void text_node_reclaim(FILE *f, const evictd_config *c, const decision *d
 		}
 		if (sp->steps & NODEREC_CONTAINERS)
 			fprintf(f, "%u dead container%s (the kubelet's) %s; ", sp->n_dead, sp->n_dead == 1 ? "" : "s",
-			        format_signal_value(s, sp->dead, a, sizeof(a)));
+			        decide_format_signal_value(s, sp->dead, a, sizeof(a)));
 		if (sp->steps & NODEREC_IMAGES)
 			fprintf(f, "%zu unused image%s %s", sp->n_images, sp->n_images == 1 ? "" : "s",
-			        format_bytes(sp->images_bytes, b, sizeof(b)));
+			        log_format_bytes(sp->images_bytes, b, sizeof(b)));
 		if (sp->n_remove)
 			fprintf(f, "; %s %zu (%s) for the need", c->dry_run ? "would remove" : "removes", sp->n_remove,
-			        format_bytes(sp->remove_bytes, b, sizeof(b)));
+			        log_format_bytes(sp->remove_bytes, b, sizeof(b)));
 		if (sp->pending)
-			fprintf(f, "; pending %s", format_signal_value(s, sp->pending, a, sizeof(a)));
+			fprintf(f, "; pending %s", decide_format_signal_value(s, sp->pending, a, sizeof(a)));
 		if (sp->kubelet_reached)
 			fputs("; below the kubelet's own threshold: nothing counts as pending", f);
 		if (d->node_covered[i])
@@ -238,7 +238,7 @@ static void json_node_reclaim(FILE *f, const evictd_config *c, const decision *d
 		return;
 	}
 	fputs("{\"layout\":", f);
-	json_string(f, disk_layout_name(plan->layout));
+	json_string(f, snapshot_disk_layout_name(plan->layout));
 	fputs(",\"image_filesystem\":", f);
 	json_string(f, plan->imagefs);
 	fputs(",\"mode\":", f);
@@ -293,13 +293,13 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 		}
 		char thr[80] = "-";
 		if (h->configured)
-			snprintf(thr, sizeof(thr), "%s", format_signal_value((evictd_signal)i, h->threshold, t, sizeof(t)));
+			snprintf(thr, sizeof(thr), "%s", decide_format_signal_value((evictd_signal)i, h->threshold, t, sizeof(t)));
 		fprintf(f, "%-28s %12s %12s %16s %s", signal_name((evictd_signal)i),
-		        format_signal_value((evictd_signal)i, o->available, a, sizeof(a)),
-		        format_signal_value((evictd_signal)i, o->capacity, cap, sizeof(cap)), thr,
+		        decide_format_signal_value((evictd_signal)i, o->available, a, sizeof(a)),
+		        decide_format_signal_value((evictd_signal)i, o->capacity, cap, sizeof(cap)), thr,
 		        h->met ? "yes (hard)" : "no");
 		if (so->configured)
-			fprintf(f, "; soft %s: %s", format_signal_value((evictd_signal)i, so->threshold, t, sizeof(t)),
+			fprintf(f, "; soft %s: %s", decide_format_signal_value((evictd_signal)i, so->threshold, t, sizeof(t)),
 			        so->met ? "met, waiting for its grace period" : "not met");
 		fputc('\n', f);
 	}
@@ -309,19 +309,19 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 	fputs("\nconditions:", f);
 	for (int i = 0; i < _CONDITION_MAX; i++)
 		if (d->eval.conditions[i]) {
-			fprintf(f, " %s", condition_name((evictd_condition)i));
+			fprintf(f, " %s", signal_condition_name((evictd_condition)i));
 			any = true;
 		}
 	fprintf(f, "%s\n", any ? "" : " none");
 	for (int k = 0; k < _RANK_MAX; k++) {
-		fprintf(f, "\nranking for %s pressure (evicted first at the top):\n", rank_kind_name((evictd_rank_kind)k));
+		fprintf(f, "\nranking for %s pressure (evicted first at the top):\n", signal_rank_kind_name((evictd_rank_kind)k));
 		if (!d->ranking[k] || d->n_ranked == 0)
 			fputs("  (no pods)\n", f);
 		for (size_t i = 0; d->ranking[k] && i < d->n_ranked; i++) {
 			const ranked_pod *r = &d->ranking[k][i];
 			const pod_info *p = &s->pods[r->pod];
-			fprintf(f, "  %3zu. %-40s %s\n", i + 1, pod_display_name(p, name, sizeof(name)),
-			        ranked_reason((evictd_rank_kind)k, p, r, why, sizeof(why)));
+			fprintf(f, "  %3zu. %-40s %s\n", i + 1, snapshot_pod_display_name(p, name, sizeof(name)),
+			        decide_ranked_reason((evictd_rank_kind)k, p, r, why, sizeof(why)));
 		}
 	}
 	text_node_reclaim(f, c, d, plan);
@@ -333,10 +333,10 @@ int report_text(FILE *f, const cg_info *cg, const evictd_config *c, const snapsh
 	for (size_t i = 0; i < d->n_evict; i++) {
 		const eviction_choice *ch = &d->evict[i];
 		const pod_info *p = &s->pods[ch->pod];
-		fprintf(f, "  %s (uid %s) for %s (%s threshold, rank %u, grace %" PRIu64 "s", pod_display_name(p, name, sizeof(name)),
+		fprintf(f, "  %s (uid %s) for %s (%s threshold, rank %u, grace %" PRIu64 "s", snapshot_pod_display_name(p, name, sizeof(name)),
 		        p->uid, signal_name(ch->signal), threshold_kind_name(ch->kind), ch->rank, ch->grace_usec / USEC_PER_SEC);
 		if (ch->expected_reclaim >= 0)
-			fprintf(f, ", expected reclaim %s", format_signal_value(ch->signal, ch->expected_reclaim, a, sizeof(a)));
+			fprintf(f, ", expected reclaim %s", decide_format_signal_value(ch->signal, ch->expected_reclaim, a, sizeof(a)));
 		fputs(")\n", f);
 	}
 	int64_t caps[_SIGNAL_MAX];

@@ -118,7 +118,7 @@ int status_pid_is_evictd(const char *proc_root, int64_t pid)
 
 static void format_age(uint64_t updated_usec, char *buf, size_t size)
 {
-	uint64_t now = now_wall_usec();
+	uint64_t now = clock_wall_usec();
 	if (!updated_usec || updated_usec > now) {
 		snprintf(buf, size, "at an unknown time");
 		return;
@@ -220,7 +220,7 @@ static bool rewritten_since(const char *path, ino_t old_ino, uint64_t since_usec
 	return st.st_ino != old_ino && s.updated_usec >= since_usec;
 }
 
-int reload_command(int64_t pid, const char *status_file, const char *proc_root, uint64_t timeout_usec)
+int status_cmd_reload(int64_t pid, const char *status_file, const char *proc_root, uint64_t timeout_usec)
 {
 	const char *path = status_file ? status_file : STATUS_FILE_DEFAULT;
 	struct stat st = { 0 };
@@ -244,7 +244,7 @@ int reload_command(int64_t pid, const char *status_file, const char *proc_root, 
 		        r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
 		return STATUS_EXIT_NOT_RUNNING;
 	}
-	uint64_t t0 = now_wall_usec();
+	uint64_t t0 = clock_wall_usec();
 	if (kill((pid_t)pid, SIGHUP) < 0) {
 		fprintf(stderr, "evictd: cannot signal pid %" PRId64 ": %s\n", pid, strerror(errno));
 		return EXIT_FAILURE;

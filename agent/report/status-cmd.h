@@ -36,4 +36,4 @@ int status_command(const char *status_file, const char *proc_root);
  * `evictd --reload[=PID]`: pid 0 takes the pid from the status file. Sends SIGHUP and waits up
  * to timeout_usec for the daemon to rewrite its status file. Returns the exit status.
  */
-int reload_command(int64_t pid, const char *status_file, const char *proc_root, uint64_t timeout_usec);
+int status_cmd_reload(int64_t pid, const char *status_file, const char *proc_root, uint64_t timeout_usec);

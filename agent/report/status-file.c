@@ -36,7 +36,7 @@ int status_print(const char *path, int out)
 			r = -EFBIG;
 			break;
 		}
-		if ((r = fd_write_all(out, buf, (size_t)n)) < 0)
+		if ((r = atomic_write_all(out, buf, (size_t)n)) < 0)
 			break;
 	}
 	close(fd);

@@ -99,7 +99,7 @@ static void binding_ended(act *a, const char *ns, const char *name, write_result
 	if (status >= 400 && (r == WRITE_CONFLICT || r == WRITE_GONE || r == WRITE_REFUSED) && status != 403) {
 		decision_pod p = { .namespace_ = ns, .name = name, .uid = m->uid };
 		k8s_body_event ev = event_of(a, &p, NULL, "Warning", "FailedScheduling", "Scheduling",
-		                             msg && *msg ? msg : "binding refused", now_wall_ns());
+		                             msg && *msg ? msg : "binding refused", clock_wall_ns());
 		pod_write w = { .kind = CLUSTER_WRITE_EVENT, .event = &ev };
 		(void)pod_write_send(a->w, &p, NULL, &w, 1, NULL, NULL);
 	}
@@ -171,7 +171,7 @@ static void step_done(void *userdata, const char *ns, const char *name, const ch
 		char key[160], suffix[96];
 		/* the same whatever the pod: its name is in the path and often in the message */
 		snprintf(key, sizeof(key), "%s %ld %d", st->verb, status, (int)r);
-		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)now_mono_ns() / 1000, suffix, sizeof(suffix)))
+		if (!repeat_tell(&a->write_failing[st->kind], key, (uint64_t)clock_mono_ns() / 1000, suffix, sizeof(suffix)))
 			return;
 		journal_entry_send(&e, "%s %s: HTTP %ld (%s)%s%s%s", st->verb, st->path, status, write_result_name(r),
 		                   *msg ? ": " : "", msg, suffix);
@@ -439,7 +439,7 @@ static void bind_pod(act *a, const decision *d, int64_t now)
 		size_t ul = strlen(d->pod.uid) + 1;
 		struct bind_memo *m = malloc(sizeof(*m) + ul);
 		if (m) {
-			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = now_mono_ns(),
+			*m = (struct bind_memo){ .started_mono_ns = d->started_mono_ns, .sent_mono_ns = clock_mono_ns(),
 				                 .attempts = d->attempts };
 			memcpy(m->uid, d->pod.uid, ul);
 			free(objmap_remove(&a->bindings, key));

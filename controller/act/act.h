@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "decision.h"
 #include "evict.h"
 #include "writer.h"

@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "decision.h"
 #include "eviction.h"
 #include "transport.h"

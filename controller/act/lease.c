@@ -124,7 +124,7 @@ static uint64_t now_mono(lease *l)
 {
 	uint64_t t = 0;
 	if (sd_event_now(l->event, CLOCK_MONOTONIC, &t) < 0)
-		t = now_mono_usec();
+		t = clock_mono_usec();
 	return t;
 }
 
@@ -259,7 +259,7 @@ static char *record_body(lease *l, bool release)
 	const lease_record *o = l->have_observed ? &l->observed : NULL;
 	bool ours = o && strcmp(o->holder, l->identity) == 0;
 
-	k8s_body_micro_time(now_wall_ns(), now, sizeof(now));
+	k8s_body_micro_time(clock_wall_ns(), now, sizeof(now));
 	k8s_body_lease lr = {
 		.ns = l->ns,
 		.name = l->name,

@@ -6,7 +6,7 @@
 #ifndef CTL_POD_WRITE_H
 #define CTL_POD_WRITE_H
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "decision.h"
 #include "k8s_body.h"
 #include "writer.h"

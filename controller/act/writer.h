@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "transport.h"
 
 typedef struct writer writer;

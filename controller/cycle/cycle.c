@@ -24,17 +24,17 @@ struct cycle {
 	void *each_userdata;
 };
 
-void decision_init(decision *d)
+void cycle_decision_init(decision *d)
 {
 	memset(d, 0, sizeof(*d));
 }
 
-void decision_done(decision *d)
+void cycle_decision_done(decision *d)
 {
 	karena_free(&d->arena);
 }
 
-const char *decision_kind_name(decision_kind k)
+const char *cycle_decision_kind_name(decision_kind k)
 {
 	static const char *const names[] = { "none", "bind", "preempt", "unschedulable", "postponed",
 		                             "nomination-expired" };
@@ -315,7 +315,7 @@ int cycle_advance(cycle *cy, int64_t now_ns, void (*fn)(const decision *d, void 
 	decision d;
 	int r;
 
-	decision_init(&d);
+	cycle_decision_init(&d);
 	cy->d = &d;
 	cy->err = 0;
 	cy->each = fn;
@@ -325,7 +325,7 @@ int cycle_advance(cycle *cy, int64_t now_ns, void (*fn)(const decision *d, void 
 	queue_set_sink(cy->q, NULL, NULL);
 	cy->each = NULL;
 	cy->d = NULL;
-	decision_done(&d);
+	cycle_decision_done(&d);
 	if (r >= 0 && cy->err < 0) {
 		r = cy->err;
 		if (err)
@@ -354,7 +354,7 @@ cycle *cycle_free(cycle *cy)
 
 int cycle_run_one(cycle *cy, decision *d, pp_err *err)
 {
-	int64_t t0 = now_mono_ns();
+	int64_t t0 = clock_mono_ns();
 	int r;
 
 	karena_reset(&d->arena);
@@ -365,7 +365,7 @@ int cycle_run_one(cycle *cy, decision *d, pp_err *err)
 	r = pp_sched_schedule_one(queue_sched(cy->q), err);
 	queue_set_sink(cy->q, NULL, NULL);
 	cy->d = NULL;
-	d->duration_ns = now_mono_ns() - t0;
+	d->duration_ns = clock_mono_ns() - t0;
 	d->started_mono_ns = t0;
 	if (r >= 0 && cy->err < 0) {
 		r = cy->err;

@@ -15,7 +15,7 @@
 #include <preempt.h>
 
 #include "victim-budget.h"
-#include "cluster.h"
+#include "model-cluster.h"
 #include "decision.h"
 #include "queue.h"
 
@@ -25,7 +25,7 @@ int cycle_new(queue *q, cluster *c, cycle **ret);
 cycle *cycle_free(cycle *cy);
 
 /*
- * Runs one cycle at the queue's clock. d (initialised with decision_init) is overwritten.
+ * Runs one cycle at the queue's clock. d (initialised with cycle_decision_init) is overwritten.
  * Returns 1 when a pod was tried (d says what was decided), 0 when activeQ is empty, -errno with
  * err set when the library failed.
  */

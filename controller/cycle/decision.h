@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "karena.h"
 
 typedef enum decision_kind {
 	DECISION_NONE = 0,      /* the popped pod was gone or bound meanwhile: nothing to do */
@@ -64,9 +64,9 @@ typedef struct decision {
 	karena arena;        /* the strings and arrays above, until the next cycle */
 } decision;
 
-void decision_init(decision *d);
-void decision_done(decision *d);
+void cycle_decision_init(decision *d);
+void cycle_decision_done(decision *d);
 /* "none" "bind" "preempt" "unschedulable" "postponed" "nomination-expired" */
-const char *decision_kind_name(decision_kind k);
+const char *cycle_decision_kind_name(decision_kind k);
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-void format_time(int64_t ns, char *buf, size_t size)
+void explain_format_time(int64_t ns, char *buf, size_t size)
 {
 	time_t s = (time_t)(ns / 1000000000);
 	long frac = (long)(ns % 1000000000);
@@ -41,7 +41,7 @@ static const char *verdict_name(pp_node_verdict v)
 static void account_victim(FILE *f, const pp_victim *v, int64_t now_ns)
 {
 	char t[64];
-	format_time(v->start_time_ns, t, sizeof(t));
+	explain_format_time(v->start_time_ns, t, sizeof(t));
 	fprintf(f, "    victim %s/%s: priority %" PRId32 ", started %s%s%s%s\n", v->namespace_, v->name, v->priority,
 	        t, v->start_time_ns == now_ns ? " (no startTime: now)" : "",
 	        v->violates_pdb ? ", violates a PodDisruptionBudget" : "",
@@ -158,8 +158,8 @@ static void picked_by(struct line *l, const pp_preemption *p)
 		put(l, "%zu against %zu on %s", w->n_victims, r->n_victims, r->node);
 		break;
 	case PP_CRIT_START_TIME:
-		format_time(w->earliest_start_ns, tw, sizeof(tw));
-		format_time(r->earliest_start_ns, tr, sizeof(tr));
+		explain_format_time(w->earliest_start_ns, tw, sizeof(tw));
+		explain_format_time(r->earliest_start_ns, tr, sizeof(tr));
 		put(l, "%s against %s on %s", tw, tr, r->node);
 		break;
 	case PP_CRIT_NODE_NAME:

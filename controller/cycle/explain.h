@@ -14,7 +14,7 @@
 #include <preempt.h>
 
 /* Formats Unix nanoseconds as RFC 3339 (UTC). */
-void format_time(int64_t ns, char *buf, size_t size);
+void explain_format_time(int64_t ns, char *buf, size_t size);
 
 /*
  * Why each node was rejected or chosen, the victims with their priorities and start times, and

@@ -2,7 +2,7 @@
 /*
  * One decoded Kubernetes object (k8s.h) -> the libpreempt spec that describes it. The one place
  * where the two vocabularies meet: preemptctl's snapshot (model.c) and preemptd's live cluster
- * (cluster.c) both convert through here, so a pod means the same to the what-if and to the
+ * (model-cluster.c) both convert through here, so a pod means the same to the what-if and to the
  * controller.
  *
  * The arrays a spec points to are allocated in the given arena (the library copies what it keeps:
@@ -14,7 +14,7 @@
 
 #include <preempt.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "k8s.h"
 
 int conv_node(karena *a, const struct k8s_node *n, pp_node_spec *ret);

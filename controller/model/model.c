@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "convert.h"
-#include "quota.h"
+#include "model-quota.h"
 
 struct build {
 	model *m;

@@ -24,7 +24,7 @@ typedef struct model {
 	pp_quotas *quotas;
 	size_t nterminal; /* Succeeded/Failed pods, left out as the scheduler does */
 	size_t npending, nbound;
-	/* new pods (quota.h) refused at admission, in input order; not in the cluster */
+	/* new pods (model-quota.h) refused at admission, in input order; not in the cluster */
 	model_refusal *refused;
 	size_t nrefused, cap_refused;
 } model;

@@ -5,7 +5,7 @@
 #include "cmd.h"
 #include "k8s.h"
 #include "model.h"
-#include "quota.h"
+#include "model-quota.h"
 #include "refusal.h"
 #include "clock.h"
 
@@ -36,7 +36,7 @@ int cmd_check(const char *kubeconfig, const char *admission_config, const char *
 	model m = { 0 };
 	diag d;
 	int r;
-	struct model_input in = { kubeconfig, files, nfiles, admission_config, now_wall_ns() };
+	struct model_input in = { kubeconfig, files, nfiles, admission_config, clock_wall_ns() };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);
 	r = model_load(&m, &c, &in, &d);

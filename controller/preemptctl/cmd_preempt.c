@@ -5,7 +5,7 @@
 #include "cmd.h"
 #include "explain.h"
 #include "hints.h"
-#include "json.h"
+#include "jsonw.h"
 #include "k8s.h"
 #include "model.h"
 #include "refusal.h"
@@ -16,13 +16,13 @@ static int print_decision(FILE *out, const struct preempt_args *a, const pp_pree
 	snprintf(pod, sizeof(pod), "%s/%s", a->namespace_, a->name);
 
 	fputs("{\"pod\":", out);
-	json_write_string(out, pod);
+	jsonw_fput_string(out, pod);
 	fputs(",\"node\":", out);
 	if (pp_preemption_outcome(p) == PP_OUTCOME_NONE) {
 		fputs("null,\"reason\":", out);
-		json_write_string(out, pp_preemption_reason(p));
+		jsonw_fput_string(out, pp_preemption_reason(p));
 	} else {
-		json_write_string(out, pp_preemption_node(p));
+		jsonw_fput_string(out, pp_preemption_node(p));
 		fputs(",\"victims\":[", out);
 		for (size_t i = 0; i < pp_preemption_victim_count(p); i++) {
 			const pp_victim *v = pp_preemption_victim(p, i);
@@ -30,7 +30,7 @@ static int print_decision(FILE *out, const struct preempt_args *a, const pp_pree
 			snprintf(name, sizeof(name), "%s/%s", v->namespace_, v->name);
 			if (i)
 				fputc(',', out);
-			json_write_string(out, name);
+			jsonw_fput_string(out, name);
 		}
 		fputc(']', out);
 	}

@@ -23,7 +23,7 @@
 
 #include "cmd.h"
 #include "cmd_schedule.h"
-#include "json.h"
+#include "jsonw.h"
 #include "k8s.h"
 #include "model.h"
 #include "refusal.h"
@@ -96,7 +96,7 @@ static void put_pod(FILE *f, const char *key, const char *ns, const char *name)
 	char buf[K8S_LABEL_MAX];
 	snprintf(buf, sizeof(buf), "%s/%s", ns, name);
 	fprintf(f, ",\"%s\":", key);
-	json_write_string(f, buf);
+	jsonw_fput_string(f, buf);
 }
 
 static void on_event(const pp_sched_event *ev, void *ud)
@@ -107,11 +107,11 @@ static void on_event(const pp_sched_event *ev, void *ud)
 	fputs("{\"time\":", f);
 	put_seconds(f, ev->time_ns - o->start);
 	fputs(",\"event\":", f);
-	json_write_string(f, pp_sched_event_name(ev->kind));
+	jsonw_fput_string(f, pp_sched_event_name(ev->kind));
 	put_pod(f, "pod", ev->namespace_, ev->name);
 	if (ev->node) {
 		fputs(",\"node\":", f);
-		json_write_string(f, ev->node);
+		jsonw_fput_string(f, ev->node);
 	}
 	switch (ev->kind) {
 	case PP_SCHED_BIND:
@@ -125,7 +125,7 @@ static void on_event(const pp_sched_event *ev, void *ud)
 			snprintf(buf, sizeof(buf), "%s/%s", ev->victims[i].namespace_, ev->victims[i].name);
 			if (i)
 				fputc(',', f);
-			json_write_string(f, buf);
+			jsonw_fput_string(f, buf);
 		}
 		fputc(']', f);
 		break;
@@ -143,11 +143,11 @@ static void on_event(const pp_sched_event *ev, void *ud)
 		for (size_t i = 0; i < ev->n_reasons; i++) {
 			if (i)
 				fputc(',', f);
-			json_write_string(f, ev->reasons[i].reason);
+			jsonw_fput_string(f, ev->reasons[i].reason);
 			fprintf(f, ":%zu", ev->reasons[i].nodes);
 		}
 		fputs("},\"message\":", f);
-		json_write_string(f, ev->message);
+		jsonw_fput_string(f, ev->message);
 		break;
 	case PP_SCHED_NOMINATION_EXPIRED: /* the simulation sets no nomination timeout, */
 	case PP_SCHED_POSTPONED:          /* and no preemption gate */
@@ -253,7 +253,7 @@ static int simulate(const struct sched_args *a, FILE *out, FILE *err)
 	struct out_ctx o = { .out = out };
 	int r, status = EXIT_REJECTED;
 
-	o.start = a->has_now ? a->now : now_wall_ns();
+	o.start = a->has_now ? a->now : clock_wall_ns();
 	struct model_input in = { a->kubeconfig, (const char *const *)a->files, a->nfiles, a->admission_config, o.start };
 	diag_init(&d, err);
 	k8s_cluster_init(&c);

@@ -3,7 +3,7 @@
 
 #include <errno.h>
 
-#include "json.h"
+#include "jsonw.h"
 #include "k8s.h"
 
 const char *refusal_plugin(const pp_admission *a)
@@ -48,7 +48,7 @@ static void put_pod(FILE *out, const char *namespace_, const char *name)
 {
 	char pod[K8S_LABEL_MAX];
 	snprintf(pod, sizeof(pod), "%s/%s", namespace_, name);
-	json_write_string(out, pod);
+	jsonw_fput_string(out, pod);
 }
 
 /* {HEAD"pod":"ns/name",MIDDLE"PLUGIN_KEY":"ResourceQuota","MESSAGE_KEY":"..."} and a newline */
@@ -58,9 +58,9 @@ static int write_refusal(FILE *out, const char *head, const char *namespace_, co
 	fprintf(out, "{%s\"pod\":", head);
 	put_pod(out, namespace_, name);
 	fprintf(out, ",%s\"%s\":", middle, plugin_key);
-	json_write_string(out, refusal_plugin(a));
+	jsonw_fput_string(out, refusal_plugin(a));
 	fprintf(out, ",\"%s\":", message_key);
-	json_write_string(out, pp_admission_message(a));
+	jsonw_fput_string(out, pp_admission_message(a));
 	fputs("}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -5,7 +5,7 @@
  * the nominations withdrawn at their deadline.
  */
 
-#include "daemon-state.h"
+#include "preemptd-state.h"
 
 struct pool_ctx {
 	FILE *f;
@@ -18,7 +18,7 @@ static void pool_sample(const char *pool, size_t used, void *userdata)
 	char l[512];
 
 	metrics_sample(p->f, "preemptd_budget_victims_last_minute",
-	               metrics_labels(l, sizeof(l), "scope", "pool", "label", p->label, "pool", pool, NULL), (double)used);
+	               metrics_labels(l, sizeof(l), "scope", "pool", "label", p->label, "pool", pool, (const char *)NULL), (double)used);
 }
 
 void scrape_brakes(preemptd *d, FILE *f)
@@ -37,7 +37,7 @@ void scrape_brakes(preemptd *d, FILE *f)
 	               "that held them (max-victims-per-minute: cluster, max-victims-per-minute-per-pool: pool).");
 	for (int s = 0; s < BUDGET_SCOPES; s++)
 		metrics_sample(f, "preemptd_preemptions_postponed_total",
-		               metrics_labels(l, sizeof(l), "budget", budget_scope_name((budget_scope)s), NULL),
+		               metrics_labels(l, sizeof(l), "budget", budget_scope_name((budget_scope)s), (const char *)NULL),
 		               (double)bs.postponed[s]);
 	metrics_family(f, "preemptd_preemptors_waiting", "gauge",
 	               "Pending pods whose preemption the budget postponed, waiting for their retry.");
@@ -46,7 +46,7 @@ void scrape_brakes(preemptd *d, FILE *f)
 	               "Victims counted against the preemption budget in the last minute, cluster-wide and per pool "
 	               "(pools with none are not listed).");
 	int64_t now = queue_now(d->queue);
-	metrics_sample(f, "preemptd_budget_victims_last_minute", metrics_labels(l, sizeof(l), "scope", "cluster", NULL),
+	metrics_sample(f, "preemptd_budget_victims_last_minute", metrics_labels(l, sizeof(l), "scope", "cluster", (const char *)NULL),
 	               d->budget ? (double)budget_used(d->budget, NULL, now) : 0);
 	if (d->budget && budget_pool_label(d->budget)) {
 		struct pool_ctx p = { f, budget_pool_label(d->budget) };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* /metrics: the evictions of --pdb strict (act/evict.h), its refusals and the preemptions
  * withdrawn and retried. Present (at zero) under --pdb prefer too: a dashboard needs no guess. */
-#include "daemon-state.h"
+#include "preemptd-state.h"
 #include "evict.h"
 
 void scrape_evictions(preemptd *d, FILE *f)
@@ -20,14 +20,14 @@ void scrape_evictions(preemptd *d, FILE *f)
 	               "multiple_budgets (500), budget_forbidden (403 from a budget), other (RBAC's 403, a 400...).");
 	for (int r = EVICTION_BUDGET; r < EVICTION_REFUSALS; r++)
 		metrics_sample(f, "preemptd_eviction_refusals_total",
-		               metrics_labels(l, sizeof(l), "reason", eviction_refusal_name((eviction_refusal)r), NULL),
+		               metrics_labels(l, sizeof(l), "reason", eviction_refusal_name((eviction_refusal)r), (const char *)NULL),
 		               (double)st.refused[r]);
 	metrics_family(f, "preemptd_preemption_retries_total", "counter",
 	               "Preemptions withdrawn after a refused eviction, their preemptor tried again; evicted=some: victims "
 	               "had been evicted before the refusal (gone, their room free), none: nothing was.");
-	metrics_sample(f, "preemptd_preemption_retries_total", metrics_labels(l, sizeof(l), "evicted", "none", NULL),
+	metrics_sample(f, "preemptd_preemption_retries_total", metrics_labels(l, sizeof(l), "evicted", "none", (const char *)NULL),
 	               (double)st.withdrawn);
-	metrics_sample(f, "preemptd_preemption_retries_total", metrics_labels(l, sizeof(l), "evicted", "some", NULL),
+	metrics_sample(f, "preemptd_preemption_retries_total", metrics_labels(l, sizeof(l), "evicted", "some", (const char *)NULL),
 	               (double)st.withdrawn_partial);
 	metrics_family(f, "preemptd_preemptions_completed_total", "counter",
 	               "Preemptions under --pdb strict whose every victim was evicted (the preemptor then nominated).");

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "daemon-state.h"
+#include "preemptd-state.h"
 
 static const char *const result_names[RESULTS] = { "scheduled", "unschedulable", "error" };
 
@@ -18,14 +18,14 @@ static void attempts(preemptd *d, FILE *f)
 	               "scheduled, while 'error' means an internal scheduler problem.");
 	for (int i = 0; i < RESULTS; i++)
 		metrics_sample(f, "scheduler_schedule_attempts_total",
-		               metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i], NULL),
+		               metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i], (const char *)NULL),
 		               (double)d->attempts[i]);
 	metrics_family(f, "scheduler_scheduling_attempt_duration_seconds", "histogram",
 	               "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
 	for (int i = 0; i < RESULTS; i++)
 		metrics_histogram(f, "scheduler_scheduling_attempt_duration_seconds",
 		                  metrics_labels(l, sizeof(l), "profile", d->cfg->scheduler_name, "result", result_names[i],
-		                                 NULL),
+		                                 (const char *)NULL),
 		                  &d->attempt_duration[i]);
 	metrics_family(f, "scheduler_pod_scheduling_attempts", "histogram",
 	               "Number of attempts to successfully schedule a pod.");
@@ -38,7 +38,7 @@ static void attempts(preemptd *d, FILE *f)
 	for (int i = 0; i < 2; i++)
 		metrics_histogram(f, "scheduler_framework_extension_point_duration_seconds",
 		                  metrics_labels(l, sizeof(l), "extension_point", "Bind", "profile", d->cfg->scheduler_name,
-		                                 "status", bind_status[i], NULL),
+		                                 "status", bind_status[i], (const char *)NULL),
 		                  &d->bind_duration[i]);
 	metrics_family(f, "scheduler_pod_scheduling_sli_duration_seconds", "histogram",
 	               "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and "
@@ -49,7 +49,7 @@ static void attempts(preemptd *d, FILE *f)
 			continue; /* kube's vector has a series per attempts value seen */
 		snprintf(n, sizeof(n), "%d", i + 1);
 		metrics_histogram(f, "scheduler_pod_scheduling_sli_duration_seconds",
-		                  metrics_labels(l, sizeof(l), "attempts", n, NULL), &d->sli[i]);
+		                  metrics_labels(l, sizeof(l), "attempts", n, (const char *)NULL), &d->sli[i]);
 	}
 	metrics_family(f, "scheduler_preemption_attempts_total", "counter", "Total preemption attempts in the cluster till now");
 	metrics_sample(f, "scheduler_preemption_attempts_total", NULL, (double)d->preemption_attempts);
@@ -69,11 +69,11 @@ static void pending(preemptd *d, FILE *f)
 	               "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' "
 	               "means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods; "
 	               "'gated' means number of pods waiting for their scheduling gates.");
-	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "active", NULL), (double)qc.active);
-	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "backoff", NULL), (double)qc.backoff);
-	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "unschedulable", NULL),
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "active", (const char *)NULL), (double)qc.active);
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "backoff", (const char *)NULL), (double)qc.backoff);
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "unschedulable", (const char *)NULL),
 	               (double)qc.unschedulable);
-	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "gated", NULL), (double)cc.gated);
+	metrics_sample(f, "scheduler_pending_pods", metrics_labels(l, sizeof(l), "queue", "gated", (const char *)NULL), (double)cc.gated);
 	metrics_family(f, "scheduler_queue_incoming_pods_total", "counter",
 	               "Number of pods added to scheduling queues by event and queue type.");
 	for (int qi = 0; qi < PP_SCHED_QUEUE_COUNT; qi++)
@@ -82,13 +82,13 @@ static void pending(preemptd *d, FILE *f)
 			if (n) /* kube's vector has a series per pair seen */
 				metrics_sample(f, "scheduler_queue_incoming_pods_total",
 				               metrics_labels(l, sizeof(l), "event", pp_sched_queue_event_name((pp_sched_queue_event)e),
-				                              "queue", pp_sched_queue_name((pp_sched_queue)qi), NULL),
+				                              "queue", pp_sched_queue_name((pp_sched_queue)qi), (const char *)NULL),
 				               (double)n);
 		}
 	metrics_family(f, "preemptd_cluster_objects", "gauge", "Objects in preemptd's model of the cluster, by kind.");
 	const size_t n[] = { cc.classes, cc.nodes, cc.pdbs, cc.pods };
 	for (int k = 0; k < CLUSTER_KINDS; k++)
-		metrics_sample(f, "preemptd_cluster_objects", metrics_labels(l, sizeof(l), "kind", cluster_kind_name(k), NULL),
+		metrics_sample(f, "preemptd_cluster_objects", metrics_labels(l, sizeof(l), "kind", cluster_kind_name(k), (const char *)NULL),
 		               (double)n[k]);
 	metrics_family(f, "preemptd_assumed_pods", "gauge",
 	               "Pods with a decision of preemptd (binding, nomination, deletion) the watch does not show yet.");
@@ -120,7 +120,7 @@ static void watches(preemptd *d, FILE *f)
 		const uint64_t *v = (const uint64_t *)((const char *)&ws + fam[i].off);
 		metrics_family(f, fam[i].name, "counter", fam[i].help);
 		for (int k = 0; k < CLUSTER_KINDS; k++)
-			metrics_sample(f, fam[i].name, metrics_labels(l, sizeof(l), "resource", cluster_kind_name(k), NULL),
+			metrics_sample(f, fam[i].name, metrics_labels(l, sizeof(l), "resource", cluster_kind_name(k), (const char *)NULL),
 			               (double)v[k]);
 	}
 }
@@ -139,7 +139,7 @@ static void code(void *userdata, const char *verb, long status, uint64_t n)
 		return;
 	snprintf(s, sizeof(s), "%ld", status);
 	metrics_sample(c->f, c->errors ? "preemptd_api_errors_total" : "preemptd_api_requests_total",
-	               metrics_labels(l, sizeof(l), "verb", verb, "code", status ? s : "none", NULL), (double)n);
+	               metrics_labels(l, sizeof(l), "verb", verb, "code", status ? s : "none", (const char *)NULL), (double)n);
 }
 
 static void writes(preemptd *d, FILE *f)
@@ -161,15 +161,15 @@ static void writes(preemptd *d, FILE *f)
 	metrics_sample(f, "preemptd_write_retries_total", NULL, (double)ws.retries);
 	metrics_family(f, "preemptd_writes_dropped_total", "counter",
 	               "API writes not sent: made obsolete by the watch, or abandoned (leadership lost, stopping).");
-	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "obsolete", NULL),
+	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "obsolete", (const char *)NULL),
 	               (double)ws.obsolete);
-	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "abandoned", NULL),
+	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "abandoned", (const char *)NULL),
 	               (double)ws.abandoned);
 	metrics_family(f, "preemptd_writes_in_flight", "gauge", "API writes sent and not answered yet.");
 	metrics_sample(f, "preemptd_writes_in_flight", NULL, (double)ws.in_flight);
 	metrics_family(f, "preemptd_bindings_total", "counter", "Bindings answered by the API server, by result.");
-	metrics_sample(f, "preemptd_bindings_total", metrics_labels(l, sizeof(l), "result", "bound", NULL), (double)as.bound);
-	metrics_sample(f, "preemptd_bindings_total", metrics_labels(l, sizeof(l), "result", "conflict", NULL),
+	metrics_sample(f, "preemptd_bindings_total", metrics_labels(l, sizeof(l), "result", "bound", (const char *)NULL), (double)as.bound);
+	metrics_sample(f, "preemptd_bindings_total", metrics_labels(l, sizeof(l), "result", "conflict", (const char *)NULL),
 	               (double)as.bind_conflicts);
 	metrics_family(f, "preemptd_victims_deleted_total", "counter", "Preemption victims whose DELETE was accepted.");
 	metrics_sample(f, "preemptd_victims_deleted_total", NULL, (double)as.victims_deleted);
@@ -184,7 +184,7 @@ static void leadership(preemptd *d, FILE *f)
 	               "1 while this instance may schedule: it holds the Lease (or leader election is off).");
 	metrics_sample(f, "preemptd_leader",
 	               metrics_labels(l, sizeof(l), "lease",
-	                              d->lease ? d->cfg->lease_name : "", "identity", d->identity, NULL),
+	                              d->lease ? d->cfg->lease_name : "", "identity", d->identity, (const char *)NULL),
 	               preemptd_may_write(d, &t) ? 1 : 0);
 	if (d->lease) {
 		lease_stats ls;
@@ -192,14 +192,14 @@ static void leadership(preemptd *d, FILE *f)
 		metrics_family(f, "leader_election_master_status", "gauge",
 		               "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
 		               "indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.");
-		metrics_sample(f, "leader_election_master_status", metrics_labels(l, sizeof(l), "name", d->cfg->lease_name, NULL),
+		metrics_sample(f, "leader_election_master_status", metrics_labels(l, sizeof(l), "name", d->cfg->lease_name, (const char *)NULL),
 		               lease_is_leader(d->lease) ? 1 : 0);
 		lease_get_stats(d->lease, &ls);
 		metrics_family(f, "preemptd_leader_transitions_total", "counter",
 		               "Times this instance acquired (became leader) or lost the Lease.");
-		metrics_sample(f, "preemptd_leader_transitions_total", metrics_labels(l, sizeof(l), "to", "leader", NULL),
+		metrics_sample(f, "preemptd_leader_transitions_total", metrics_labels(l, sizeof(l), "to", "leader", (const char *)NULL),
 		               (double)ls.acquired);
-		metrics_sample(f, "preemptd_leader_transitions_total", metrics_labels(l, sizeof(l), "to", "standby", NULL),
+		metrics_sample(f, "preemptd_leader_transitions_total", metrics_labels(l, sizeof(l), "to", "standby", (const char *)NULL),
 		               (double)ls.lost);
 		metrics_family(f, "preemptd_lease_failures_total", "counter", "Lease reads and writes that failed.");
 		metrics_sample(f, "preemptd_lease_failures_total", NULL, (double)ls.failures);

@@ -6,7 +6,7 @@
  * cluster, on the wall clock. Victims are removed when the API server says they are gone
  * (external termination), never on a timer of ours.
  *
- * The queue owns the pp_sched; the model (model/cluster.c) changes the cluster through it so that
+ * The queue owns the pp_sched; the model (model/model-cluster.c) changes the cluster through it so that
  * every change is also a queue event, and the cycle (cycle/) pops from it.
  */
 #ifndef CTL_QUEUE_H

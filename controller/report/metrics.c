@@ -5,14 +5,14 @@
 #include <stdarg.h>
 #include <string.h>
 
-void histogram_init(histogram *h, const double *bounds, size_t n)
+void metrics_histogram_init(histogram *h, const double *bounds, size_t n)
 {
 	memset(h, 0, sizeof(*h));
 	h->bounds = bounds;
 	h->n = n < HISTOGRAM_BUCKETS_MAX - 1 ? n : HISTOGRAM_BUCKETS_MAX - 1;
 }
 
-void histogram_observe(histogram *h, double v)
+void metrics_histogram_observe(histogram *h, double v)
 {
 	size_t i = 0;
 
@@ -23,7 +23,7 @@ void histogram_observe(histogram *h, double v)
 	h->sum += v;
 }
 
-double histogram_median(const histogram *h)
+double metrics_histogram_median(const histogram *h)
 {
 	uint64_t seen = 0;
 

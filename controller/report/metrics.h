@@ -21,10 +21,10 @@ typedef struct histogram {
 	double sum;
 } histogram;
 
-void histogram_init(histogram *h, const double *bounds, size_t n);
-void histogram_observe(histogram *h, double v);
+void metrics_histogram_init(histogram *h, const double *bounds, size_t n);
+void metrics_histogram_observe(histogram *h, double v);
 /* The median (an upper estimate: the bucket's bound), NAN when empty. */
-double histogram_median(const histogram *h);
+double metrics_histogram_median(const histogram *h);
 
 /* "# HELP name help" and "# TYPE name type" (counter, gauge, histogram). */
 void metrics_family(FILE *f, const char *name, const char *type, const char *help);
@@ -34,6 +34,6 @@ void metrics_sample(FILE *f, const char *name, const char *labels, double value)
 void metrics_histogram(FILE *f, const char *name, const char *labels, const histogram *h);
 /* Formats k1="v1",k2="v2"... from NULL-terminated key, value pairs, values escaped as the format
  * wants (backslash, quote, newline). Returns buf. */
-char *metrics_labels(char *buf, size_t size, ...);
+char *metrics_labels(char *buf, size_t size, ...) __attribute__((sentinel));
 
 #endif

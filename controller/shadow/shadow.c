@@ -711,7 +711,7 @@ int shadow_new(queue *q, cluster *c, const shadow_opts *o, shadow **ret)
 		return -ENOMEM;
 	s->q = q;
 	s->c = c;
-	s->clock = o && o->clock ? o->clock : now_wall_ns;
+	s->clock = o && o->clock ? o->clock : clock_wall_ns;
 	if (!(s->scheduler = strdup(o && o->scheduler_name ? o->scheduler_name : DEFAULT_SCHEDULER))) {
 		free(s);
 		return -ENOMEM;
@@ -759,7 +759,7 @@ void shadow_write_metrics(const shadow *s, FILE *f, uint64_t refused_writes)
 		for (int a = 1; a >= 0; a--)
 			metrics_sample(f, "preemptd_shadow_decisions_total",
 			               metrics_labels(l, sizeof(l), "kind", shadow_kind_name((shadow_kind)k), "agree",
-			                              a ? "true" : "false", NULL),
+			                              a ? "true" : "false", (const char *)NULL),
 			               (double)s->st.decisions[k][a]);
 	metrics_family(f, "preemptd_shadow_open_comparisons", "gauge",
 	               "--shadow: preemptions of the shadowed scheduler whose preemptor is not bound yet.");

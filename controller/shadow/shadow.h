@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "queue.h"
 
 typedef enum shadow_kind { SHADOW_BIND = 0, SHADOW_PREEMPT, SHADOW_UNSCHEDULABLE, SHADOW_KINDS } shadow_kind;

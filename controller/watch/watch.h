@@ -4,7 +4,7 @@
  * PodDisruptionBudgets, and every pod that has not finished
  * (fieldSelector=status.phase!=Succeeded,status.phase!=Failed) — list, then watch with bookmarks,
  * 410 → relist, resumed after drops. Each object is decoded as it arrives and applied to the model
- * at once (model/cluster.c), one event at a time. A relist removes what it no longer lists.
+ * at once (model/model-cluster.c), one event at a time. A relist removes what it no longer lists.
  *
  * The pods are listed only once the classes, nodes and budgets are: a pod without spec.priority
  * needs its class, and a bound pod is best placed on its real node.
@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "kmulti.h"
 
 typedef struct watch watch;

@@ -208,6 +208,68 @@ static void test_streamed_string(void **state)
 	free(text);
 }
 
+/* The ASCII-safe stream form (preemptctl's output): every byte sequence comes out as a JSON string
+ * a consumer parses, with nothing in it that a line-by-line reader takes for a line end. */
+static char *fput_json_of(const char *s, size_t len)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	assert_non_null(f);
+	assert_int_equal(jsonw_fput_string_n(f, s, len), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_fput_string_escaping(void **state)
+{
+	static const struct { const char *in; size_t len; const char *out; } cases[] = {
+		{ "plain", 5, "\"plain\"" },
+		{ "a\"b\\c", 5, "\"a\\\"b\\\\c\"" },
+		{ "\n\t\r\b\f", 5, "\"\\n\\t\\r\\b\\f\"" },
+		{ "\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\"" },
+		{ "nul\0x", 5, "\"nul\\u0000x\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "bad\xff\xc3", 5, "\"bad\\ufffd\\ufffd\"" },
+		{ "\xc0\xaf", 2, "\"\\ufffd\\ufffd\"" },             /* overlong '/' */
+		{ "\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"" }, /* UTF-16 surrogate */
+		{ "\xe2\x80\xa8", 3, "\"\\u2028\"" },
+		{ "", 0, "\"\"" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = fput_json_of(cases[i].in, cases[i].len);
+		assert_string_equal(s, cases[i].out);
+		assert_true(parses(s));
+		free(s);
+	}
+}
+
+static void test_fput_string_null_and_failed_stream(void **state)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(jsonw_fput_string(f, NULL), 0);
+	fputc(',', f);
+	assert_int_equal(jsonw_fput_string(f, "\xe2\x80\xa9"), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text, "\"\",\"\\u2029\"");
+	free(text);
+
+	/* a stream that cannot be written is an error, not a silent half line */
+	f = fopen("/dev/full", "w");
+	if (!f)
+		skip();
+	setvbuf(f, NULL, _IONBF, 0);
+	assert_int_equal(jsonw_fput_string(f, "x"), -EIO);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_bound_is_checked_after_the_repair),
 		cmocka_unit_test(test_a_value_where_a_key_is_due_is_refused),
 		cmocka_unit_test(test_streamed_string),
+		cmocka_unit_test(test_fput_string_escaping),
+		cmocka_unit_test(test_fput_string_null_and_failed_stream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

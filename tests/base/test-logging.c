@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "logging.h"
+#include "stderr-capture.h"
 
 #define NO_SOCKET "/run/evictd-test-no-such-journal-socket"
 
@@ -36,40 +37,6 @@ static void set_style(const char *ident, bool with_priority, bool probe, size_t 
 		.auto_probes_socket = probe,
 		.line_max = line_max,
 	});
-}
-
-/* stderr goes to a temporary file while a test reads what was written there. */
-struct capture {
-	int saved;
-	int fd;
-};
-
-static void capture_start(struct capture *c)
-{
-	char path[] = "/tmp/test-logging-XXXXXX";
-
-	c->fd = mkstemp(path);
-	assert_true(c->fd >= 0);
-	unlink(path); /* nothing left behind, whatever happens */
-	fflush(stderr);
-	c->saved = dup(STDERR_FILENO);
-	assert_true(c->saved >= 0);
-	assert_true(dup2(c->fd, STDERR_FILENO) >= 0);
-}
-
-static char *capture_end(struct capture *c)
-{
-	struct stat st;
-	char *text;
-
-	assert_true(dup2(c->saved, STDERR_FILENO) >= 0);
-	close(c->saved);
-	assert_int_equal(fstat(c->fd, &st), 0);
-	text = calloc(1, (size_t)st.st_size + 1);
-	assert_non_null(text);
-	assert_int_equal(pread(c->fd, text, (size_t)st.st_size, 0), st.st_size);
-	close(c->fd);
-	return text;
 }
 
 static void test_target_names(void **state)
@@ -84,20 +51,21 @@ static void test_target_names(void **state)
 	assert_int_equal(logging_target_parse("stderr", &t), 0);
 	assert_int_equal(t, LOGGING_STDERR);
 	assert_int_equal(logging_target_parse("syslog", &t), -EINVAL);
+	assert_int_equal(logging_target_parse("", &t), -EINVAL);
 }
 
 /* auto: the journal when $JOURNAL_STREAM is our stderr (systemd started us); a child of a unit
  * inherits the variable with another stderr, and must not send to the journal. */
 static void test_auto_from_journal_stream(void **state)
 {
-	struct capture c;
+	struct stderr_capture c;
 	struct stat st;
 	char stream[64];
 
 	(void)state;
 	set_style("t", true, false, LOGGING_LINE_MAX);
 	logging_set_journal_socket(NO_SOCKET);
-	capture_start(&c); /* stderr: a file, its device:inode known */
+	stderr_capture_start(&c); /* stderr: a file, its device:inode known */
 	assert_int_equal(fstat(STDERR_FILENO, &st), 0);
 	unsetenv("JOURNAL_STREAM");
 	logging_setup(LOGGING_AUTO);
@@ -120,7 +88,7 @@ static void test_auto_from_journal_stream(void **state)
 	logging_setup(LOGGING_JOURNAL);
 	assert_int_equal(logging_get_target(), LOGGING_JOURNAL);
 	logging_setup(LOGGING_STDERR);
-	free(capture_end(&c));
+	free(stderr_capture_end(&c));
 }
 
 static int bind_socket(char *path, size_t size)
@@ -140,14 +108,14 @@ static int bind_socket(char *path, size_t size)
  * journal; without it (preemptd), only $JOURNAL_STREAM does. */
 static void test_auto_socket_probe_is_the_styles(void **state)
 {
-	struct capture c;
+	struct stderr_capture c;
 	char path[108];
 	int fd = bind_socket(path, sizeof(path));
 
 	(void)state;
 	unsetenv("JOURNAL_STREAM");
 	logging_set_journal_socket(path);
-	capture_start(&c); /* stderr: a file, no terminal */
+	stderr_capture_start(&c); /* stderr: a file, no terminal */
 	set_style("t", true, true, LOGGING_LINE_MAX);
 	logging_setup(LOGGING_AUTO);
 	assert_int_equal(logging_get_target(), LOGGING_JOURNAL);
@@ -158,7 +126,7 @@ static void test_auto_socket_probe_is_the_styles(void **state)
 	logging_set_journal_socket(NO_SOCKET);
 	logging_setup(LOGGING_AUTO);
 	assert_int_equal(logging_get_target(), LOGGING_STDERR);
-	free(capture_end(&c));
+	free(stderr_capture_end(&c));
 	close(fd);
 	unlink(path);
 	logging_set_journal_socket(NULL);
@@ -166,7 +134,7 @@ static void test_auto_socket_probe_is_the_styles(void **state)
 
 static void test_priority_limit_and_line_format(void **state)
 {
-	struct capture c;
+	struct stderr_capture c;
 	char *text;
 
 	(void)state;
@@ -175,7 +143,7 @@ static void test_priority_limit_and_line_format(void **state)
 	logging_set_max_priority(LOG_INFO);
 	assert_true(logging_priority_shown(LOG_INFO));
 	assert_false(logging_priority_shown(LOG_DEBUG));
-	capture_start(&c);
+	stderr_capture_start(&c);
 	logging_send(LOG_WARNING, NULL, "disk low", NULL, 0);
 	logging_send(LOG_DEBUG, NULL, "not shown at LOG_INFO", NULL, 0);
 	logging_send(LOG_ERR, "0123", "two\nlines", NULL, 0);
@@ -184,7 +152,7 @@ static void test_priority_limit_and_line_format(void **state)
 	logging_set_max_priority(LOG_INFO);
 	set_style("preemptd", false, false, 4096);
 	logging_send(LOG_NOTICE, NULL, "pod default/p bound", NULL, 0);
-	text = capture_end(&c);
+	text = stderr_capture_end(&c);
 	assert_string_equal(text, "evictd: warning: disk low\n"
 	                          "evictd: error: two lines\n"
 	                          "evictd: debug: shown at LOG_DEBUG\n"
@@ -222,7 +190,7 @@ static void test_journal_entry_and_fallback(void **state)
 {
 	struct iovec f[2] = { { "EVICTD_POD=default/p", 20 }, { "PREEMPTD_EXPLANATION=a\nb", 24 } };
 	char path[108], buf[4096], *text;
-	struct capture c;
+	struct stderr_capture c;
 	int fd = bind_socket(path, sizeof(path));
 
 	(void)state;
@@ -246,9 +214,9 @@ static void test_journal_entry_and_fallback(void **state)
 
 	/* journald gone: the line keeps the fields, and the entry is counted as dropped */
 	logging_set_journal_socket(NO_SOCKET);
-	capture_start(&c);
+	stderr_capture_start(&c);
 	logging_send(LOG_NOTICE, NULL, "pod chosen", f, 1);
-	text = capture_end(&c);
+	text = stderr_capture_end(&c);
 	assert_string_equal(text, "evictd: notice: pod chosen [EVICTD_POD=default/p]\n");
 	assert_int_equal(logging_journal_dropped(), 1);
 	free(text);

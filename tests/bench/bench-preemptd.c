@@ -263,12 +263,12 @@ static void loop_init(struct loop *l, pp_pdb_policy policy, bool shadowing)
 		fprintf(stderr, "bench-preemptd: out of memory\n");
 		exit(1);
 	}
-	decision_init(&l->d);
+	cycle_decision_init(&l->d);
 }
 
 static void loop_done(struct loop *l)
 {
-	decision_done(&l->d);
+	cycle_decision_done(&l->d);
 	shadow_free(l->sh);
 	act_free(l->a);
 	watch_free(l->w);

@@ -6,7 +6,7 @@
 set -eu
 [ $# -ge 2 ] || { echo "usage: plot-soak.sh SAMPLES PNG [TITLE]" >&2; exit 2; }
 [ -r "$1" ] || { echo "plot-soak.sh: $1: not readable" >&2; exit 2; }
-command -v gnuplot >/dev/null || { echo "plot-soak.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "plot-soak.sh: gnuplot missing (scripts/ensure-deps.sh bench installs it)" >&2; exit 1; }
 model=""
 if head -1 "$1" | grep -q model_nodes; then
 	model=", \"$1\" using 1:4 axes x1y2 with lines title \"pods in the model\", \"$1\" using 1:5 axes x1y2 with lines title \"nodes in the model\""

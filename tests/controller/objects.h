@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "k8s.h"
 #include "k8s_decode.h"
 #include "kstream.h"

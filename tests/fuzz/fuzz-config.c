@@ -62,8 +62,8 @@ static void cfg_check_config(const evictd_config *c)
 				           (double)t[k]->fraction);
 			else if (t[k]->set)
 				FUZZ_CHECK(t[k]->quantity >= 0, "signal %d: quantity %lld", s, (long long)t[k]->quantity);
-		(void)threshold_resolve_signal((evictd_signal)s, &c->hard[s], INT64_MAX);
-		(void)threshold_resolve_signal((evictd_signal)s, &c->soft[s], 0);
+		(void)config_threshold_resolve_signal((evictd_signal)s, &c->hard[s], INT64_MAX);
+		(void)config_threshold_resolve_signal((evictd_signal)s, &c->soft[s], 0);
 	}
 }
 

@@ -84,6 +84,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* every field the descriptor may fill (containers came with evictd-kube's descriptors) */
-	pod_info_done(&pod);
+	snapshot_pod_info_done(&pod);
 	return 0;
 }

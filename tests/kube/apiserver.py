@@ -823,7 +823,7 @@ class Faults:
         f = dict(f)
         f.setdefault("count", 1)
         if f.get("kind") not in ("status", "delay", "drop", "garbage", "truncate", "forbidden",
-                                 "gone", "reset"):
+                                 "gone", "reset", "trickle"):
             raise ValueError("unknown fault kind %r" % f.get("kind"))
         with self.lock:
             self.items.append(f)
@@ -1044,6 +1044,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        trickle = next((f for f in faults if f["kind"] == "trickle"), None)
+        if trickle:
+            # an answer that takes long to send: `chunk` bytes every `every_ms`, and `pause_ms`
+            # of silence after the first chunk (a server stalled mid-answer)
+            chunk = max(1, int(trickle.get("chunk", 1024)))
+            every, pause = trickle.get("every_ms", 200) / 1000.0, trickle.get("pause_ms", 0) / 1000.0
+            for i in range(0, len(body), chunk):
+                self.wfile.write(body[i:i + chunk])
+                self.wfile.flush()
+                if i + chunk < len(body):
+                    time.sleep(pause if i == 0 and pause else every)
             return
         self.wfile.write(body)
 

@@ -107,12 +107,12 @@ static void test_utf8_across_chunks(void **state)
 	for (size_t cut = 0; cut <= sizeof(text) - 1; cut++) {
 		FILE *f = open_memstream(&msg, &size);
 		diag d;
-		kgate g;
+		k8s_gate g;
 		diag_init(&d, f);
-		kgate_init(&g, "in.yaml", 0, &d);
-		assert_int_equal(kgate_feed(&g, text, cut), 0);
-		assert_int_equal(kgate_feed(&g, text + cut, sizeof(text) - 1 - cut), 0);
-		assert_int_equal(kgate_end(&g), 0);
+		k8s_gate_init(&g, "in.yaml", 0, &d);
+		assert_int_equal(k8s_gate_feed(&g, text, cut), 0);
+		assert_int_equal(k8s_gate_feed(&g, text + cut, sizeof(text) - 1 - cut), 0);
+		assert_int_equal(k8s_gate_end(&g), 0);
 		assert_int_equal(g.line, 2);
 		fclose(f);
 		assert_string_equal(msg, "");
@@ -120,11 +120,11 @@ static void test_utf8_across_chunks(void **state)
 	}
 	FILE *f = open_memstream(&msg, &size);
 	diag d;
-	kgate g;
+	k8s_gate g;
 	diag_init(&d, f);
-	kgate_init(&g, "in.yaml", 0, &d);
-	assert_int_equal(kgate_feed(&g, "ab\xe2\x82", 4), 0);
-	assert_int_equal(kgate_feed(&g, "z", 1), -EILSEQ);
+	k8s_gate_init(&g, "in.yaml", 0, &d);
+	assert_int_equal(k8s_gate_feed(&g, "ab\xe2\x82", 4), 0);
+	assert_int_equal(k8s_gate_feed(&g, "z", 1), -EILSEQ);
 	fclose(f);
 	assert_string_equal(msg, "in.yaml:1:3: invalid UTF-8 (byte 0xe2): Kubernetes objects are UTF-8 text\n");
 	free(msg);

@@ -59,7 +59,7 @@ documented() {	# documented PAGE-TEXT OPTION...: each option appears as itself i
 	[ -z "$missing" ] || { echo "# missing:$missing"; return 1; }
 }
 "$EVICTD" --help >"$tmp/evictd.help"
-mapfile -t eopts < <(options_of "$tmp/evictd.help" agent/evictd/main.c)
+mapfile -t eopts < <(options_of "$tmp/evictd.help" agent/evictd/evictd.c)
 ok "evictd(8) documents every evictd option (${#eopts[@]})" documented "$tmp/evictd.8.txt" "${eopts[@]}"
 { "$PREEMPTCTL" --help; "$PREEMPTCTL" schedule --help; } >"$tmp/preemptctl.help" 2>&1
 mapfile -t popts < <(options_of "$tmp/preemptctl.help" controller/preemptctl/*.c)
@@ -67,7 +67,7 @@ ok "preemptctl(1) documents every preemptctl option (${#popts[@]})" documented "
 EKUBE=$BUILD/evictd-kube
 if [ -x "$EKUBE" ]; then
 	"$EKUBE" --help >"$tmp/evictd-kube.help" 2>&1
-	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" agent/evictd-kube/main.c)
+	mapfile -t kopts < <(options_of "$tmp/evictd-kube.help" agent/evictd-kube/evictd-kube.c)
 	ok "evictd-kube(8) documents every evictd-kube option (${#kopts[@]})" documented "$tmp/evictd-kube.8.txt" "${kopts[@]}"
 else
 	skip "evictd-kube(8) documents every evictd-kube option" "evictd-kube not built"
@@ -76,7 +76,7 @@ PD=$BUILD/preemptd
 if [ -x "$PD" ]; then
 	"$PD" --help >"$tmp/preemptd.help" 2>&1
 	# its long options come from a key table, not getopt literals: --help lists every one
-	mapfile -t dopts < <(options_of "$tmp/preemptd.help" controller/preemptd/main.c)
+	mapfile -t dopts < <(options_of "$tmp/preemptd.help" controller/preemptd/preemptd.c)
 	ok "preemptd(8) documents every preemptd option (${#dopts[@]})" documented "$tmp/preemptd.8.txt" "${dopts[@]}"
 else
 	skip "preemptd(8) documents every preemptd option" "preemptd not built"

@@ -35,7 +35,7 @@ ok "the same answer as evictd's own discovery once built ($(answer "$T/help-buil
 
 # --- ./run: the mode line first, the build quiet -----------------------------------------------------
 cp -a build "$T/build"
-touch "$T/agent/evictd/main.c"   # make has something to compile and link
+touch "$T/agent/evictd/evictd.c"   # make has something to compile and link
 first_line() {	# first_line FILE: waits (20 s) for a first complete line in FILE
 	local i
 	for ((i = 0; i < 200; i++)); do [ "$(wc -l < "$1")" -ge 1 ] && break; sleep 0.1; done
@@ -60,11 +60,11 @@ ok "./run's first line is the mode line" test "$line" = "run: --monitor: monitor
 kill -INT -- "-$RPID" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$RPID" 2>/dev/null || break; sleep 0.1; done
 kill -KILL -- "-$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null; RPID=
-ok "...after a build that compiled (evictd was relinked)" test "$T/build/evictd" -nt "$T/agent/evictd/main.c"
+ok "...after a build that compiled (evictd was relinked)" test "$T/build/evictd" -nt "$T/agent/evictd/evictd.c"
 ok "...quietly: no compiler line anywhere" bash -c "! grep -qE '^(cc|gcc|ar) ' '$T/run.out'"
 
 # --- a failing build shows its output ------------------------------------------------------------------
-echo '#error deliberately broken by test-run-words' >> "$T/agent/evictd/main.c"
+echo '#error deliberately broken by test-run-words' >> "$T/agent/evictd/evictd.c"
 (cd "$T" && timeout 120 "${private_run[@]}" ./run --monitor) > "$T/fail.out" 2>&1 < /dev/null
 rc=$?
 ok "a failing build: ./run exits 1" test "$rc" = 1

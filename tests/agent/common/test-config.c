@@ -19,10 +19,10 @@ static void test_defaults_are_kubelet_linux_defaults(void **state)
 	assert_true(c->hard[SIGNAL_MEMORY_AVAILABLE].set);
 	assert_false(c->hard[SIGNAL_MEMORY_AVAILABLE].percent);
 	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 100LL << 20);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 1000000), 100000);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_INODES_FREE], 1000000), 50000);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_IMAGEFS_AVAILABLE], 1000000), 150000);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_IMAGEFS_INODES_FREE], 1000000), 50000);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 1000000), 100000);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_NODEFS_INODES_FREE], 1000000), 50000);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_IMAGEFS_AVAILABLE], 1000000), 150000);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_IMAGEFS_INODES_FREE], 1000000), 50000);
 	/* no pid.available default, no soft thresholds, no PSI */
 	assert_false(c->hard[SIGNAL_PID_AVAILABLE].set);
 	for (int s = 0; s < _SIGNAL_MAX; s++)
@@ -108,7 +108,7 @@ static void test_every_key(void **state)
 	assert_int_equal(c->exec_timeout_usec, 60 * USEC_PER_SEC);
 	assert_true(c->exec_fallback_kill);
 	assert_int_equal(c->hard[SIGNAL_MEMORY_AVAILABLE].quantity, 1LL << 30);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 200), 10);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 200), 10);
 	assert_int_equal(c->hard[SIGNAL_PID_AVAILABLE].quantity, 1000);
 	/* other defaults are kept per key (drop-ins must be able to change one threshold) */
 	assert_true(c->hard[SIGNAL_IMAGEFS_AVAILABLE].set);
@@ -122,8 +122,8 @@ static void test_every_key(void **state)
 	assert_string_equal(c->run_dir, "/run/evictd-state");
 	assert_int_equal(c->retry_backoff_usec, USEC_PER_SEC);
 	assert_int_equal(c->retry_backoff_max_usec, 60 * USEC_PER_SEC);
-	assert_int_equal(threshold_resolve_signal(SIGNAL_MEMORY_SOME, &c->hard[SIGNAL_MEMORY_SOME], 10000), 4000);
-	assert_int_equal(threshold_resolve_signal(SIGNAL_MEMORY_FULL, &c->hard[SIGNAL_MEMORY_FULL], 10000), 1050);
+	assert_int_equal(config_threshold_resolve_signal(SIGNAL_MEMORY_SOME, &c->hard[SIGNAL_MEMORY_SOME], 10000), 4000);
+	assert_int_equal(config_threshold_resolve_signal(SIGNAL_MEMORY_FULL, &c->hard[SIGNAL_MEMORY_FULL], 10000), 1050);
 	assert_int_equal(c->n_classes, 2);
 
 	/* the classes reach libpreempt: globalDefault resolves a pod without a class */

@@ -134,10 +134,10 @@ static void test_kubeadm_defaults_plus_margin(void **state)
 	(void)state;
 	evictd_config *c = with_kubelet(kubelet_fixture("kubeadm", dir, sizeof(dir)), "config.yaml", NULL);
 
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 125LL << 20);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 1000000), 125000);
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_IMAGEFS_AVAILABLE], 1000000), 187500);
-	assert_int_equal(threshold_resolve(config_hard(c, SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE), 0), 125LL << 20);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 125LL << 20);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 1000000), 125000);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_IMAGEFS_AVAILABLE], 1000000), 187500);
+	assert_int_equal(config_threshold_resolve(config_hard(c, SIGNAL_ALLOCATABLE_MEMORY_AVAILABLE), 0), 125LL << 20);
 	/* "0s" in the file is the kubelet's 5m, not zero */
 	assert_int_equal(c->pressure_transition_usec, 300 * USEC_PER_SEC);
 	/* evictd acts first on every signal: nothing to warn about */
@@ -277,11 +277,11 @@ static void test_quantity_margin(void **state)
 	(void)state;
 	evictd_config *c = with_kubelet(kubelet_fixture("managed-json", dir, sizeof(dir)), "config.yaml",
 	                                "[eviction]\nkubelet-margin = 200Mi\n");
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 300LL << 20);
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_MEMORY_AVAILABLE], 0), 300LL << 20);
 	/* a percentage threshold gets the quantity after resolution */
 	threshold_value ten = { .set = true, .percent = true, .fraction = 0.10f };
-	assert_int_equal(threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 10LL << 30),
-	                 threshold_resolve(&ten, 10LL << 30) + (200LL << 20));
+	assert_int_equal(config_threshold_resolve(&c->hard[SIGNAL_NODEFS_AVAILABLE], 10LL << 30),
+	                 config_threshold_resolve(&ten, 10LL << 30) + (200LL << 20));
 	/* an inode count gets no bytes: the kubelet's 5% as is, and the warning says so */
 	assert_true(c->hard[SIGNAL_NODEFS_INODES_FREE].percent);
 	assert_true(c->hard[SIGNAL_NODEFS_INODES_FREE].fraction == 0.05f);

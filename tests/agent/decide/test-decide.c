@@ -646,7 +646,7 @@ static void test_disk_rankings(void **state)
 	assert_ranking(&s, &d, RANK_IMAGEFS, want_img, N_DISK);
 	assert_false(d.ranking[RANK_IMAGEFS][0].has_usage);
 	char why[400];
-	ranked_reason(RANK_DISK, &s.pods[d.ranking[RANK_DISK][0].pod], &d.ranking[RANK_DISK][0], why, sizeof(why));
+	decide_ranked_reason(RANK_DISK, &s.pods[d.ranking[RANK_DISK][0].pod], &d.ranking[RANK_DISK][0], why, sizeof(why));
 	assert_non_null(strstr(why, "emptyDir+logs 3Gi exceeds ephemeral-storage request 1Gi"));
 	decide_decision_free(&d);
 	snapshot_done(&s);

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,41 +22,7 @@
 #include "kstream.h"
 #include "podmeta.h"
 #include "spool.h"
-
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/kube-units.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	(void)state;
-	/* only files of ours, in our mkdtemp directory */
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			(void)unlinkat(dirfd(d), de->d_name, 0);
-	if (d)
-		closedir(d);
-	return rmdir(dir);
-}
-
-static void put(const char *name, const char *text, mode_t mode)
-{
-	char p[256];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(chmod(p, mode), 0);
-}
-
+#include "scratch-dir.h"
 
 static void test_message(void **state)
 {
@@ -234,9 +199,9 @@ static void test_descriptor_read_back(void **state)
 	assert_int_equal(decode_json(POD_JSON, &p, err, sizeof(err)), 0);
 	assert_true(kpod_descriptor(&p, text, sizeof(text)) > 0);
 	char path[256];
-	snprintf(path, sizeof(path), "%s/u-1.conf", dir);
-	put("u-1.conf", text, 0644);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "%s/u-1.conf", scratch_dir);
+	scratch_put("u-1.conf", text, 0644);
+	int fd = open(scratch_dir, O_RDONLY | O_DIRECTORY);
 	pod_info pi = { .uid = "u-1" };
 	char why[512] = "";
 	int r = podmeta_apply_descriptor(fd, NULL, NULL, &pi, why, sizeof(why));
@@ -253,22 +218,22 @@ static void test_descriptor_read_back(void **state)
 	assert_int_equal(pi.containers[0].memory_request, 512 << 20);
 	assert_string_equal(pi.containers[0].memory_request_str, "512Mi"); /* as written, for the message */
 	assert_string_equal(pi.containers[2].name, "proxy");
-	pod_info_done(&pi);
+	snapshot_pod_info_done(&pi);
 
 	/* a static pod of priority 0 is critical, in the descriptor and for evictd */
-	put("u-1.conf", "[pod]\nuid = u-1\nname = etcd\npriority = 0\ncritical = yes\n", 0644);
+	scratch_put("u-1.conf", "[pod]\nuid = u-1\nname = etcd\npriority = 0\ncritical = yes\n", 0644);
 	pod_info ps = { .uid = "u-1" };
 	assert_int_equal(podmeta_apply_descriptor(fd, NULL, NULL, &ps, why, sizeof(why)), 1);
 	assert_int_equal(podmeta_defaults(-1, NULL, &ps), 0);
 	assert_true(ps.critical);
-	pod_info_done(&ps);
+	snapshot_pod_info_done(&ps);
 
 	/* a descriptor naming another uid is refused */
-	put("u-1.conf", "[pod]\nuid = u-2\nname = x\n", 0644);
+	scratch_put("u-1.conf", "[pod]\nuid = u-2\nname = x\n", 0644);
 	pod_info pb = { .uid = "u-1" };
 	assert_int_equal(podmeta_apply_descriptor(fd, NULL, NULL, &pb, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "does not match the file name"));
-	pod_info_done(&pb);
+	snapshot_pod_info_done(&pb);
 	close(fd);
 	unlink(path);
 }
@@ -308,5 +273,5 @@ int main(void)
 		cmocka_unit_test(test_descriptor_read_back),
 		cmocka_unit_test(test_pod_static_and_bad),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_dir_setup, scratch_dir_teardown);
 }

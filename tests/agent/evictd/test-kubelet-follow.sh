@@ -33,7 +33,7 @@ import json, re, struct, subprocess, sys, time
 evictd, conf, status, dump, change = sys.argv[1:6]
 UNIT = {"": 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
 f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]
-def resolve(v, cap, psi):	# as threshold_resolve: float32 fractions, truncated (PSI: rounded)
+def resolve(v, cap, psi):	# as config_threshold_resolve: float32 fractions, truncated (PSI: rounded)
     if v is None or v in ("none", "0%"):
         return None
     total = 0

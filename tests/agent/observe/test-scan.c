@@ -287,7 +287,7 @@ static int try_descriptor(const char *pods, void (*mutate)(const char *path), ch
 	else
 		assert_null(p.name); /* an ignored descriptor changes nothing */
 	close(fd);
-	pod_info_done(&p);
+	snapshot_pod_info_done(&p);
 	config_free(c);
 	return r;
 }

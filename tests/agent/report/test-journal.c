@@ -20,7 +20,7 @@
 #include "decide.h"
 #include "events.h"
 #include "log.h"
-#include "scratch.h"
+#include "stderr-capture.h"
 
 #define Mi (1LL << 20)
 
@@ -229,35 +229,6 @@ static void test_config_rejected_and_unavailable_entries(void **state)
 	assert_no_more();
 }
 
-/* Runs with stderr redirected to file; returns the saved stderr. */
-static int stderr_to(const char *file)
-{
-	int saved = dup(STDERR_FILENO);
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(saved >= 0 && fd >= 0);
-	assert_true(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
-	close(fd);
-	return saved;
-}
-
-static void stderr_restore(int saved)
-{
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-}
-
-static char *slurp(const char *file)
-{
-	static char buf[1 << 20];
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	return buf;
-}
-
 /*
  * journald stalled: its socket is never read and fills up. Logging must neither block (that
  * would stop monitoring) nor lose the entries: they go to stderr, and once the socket drains one
@@ -267,15 +238,11 @@ static void test_full_journal_socket_never_blocks(void **state)
 {
 	const char *path = "/run/systemd/journal/stalled";
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char err_file[100];
-	scratch_template(err_file, sizeof(err_file), "evictd-test-journal");
+	struct stderr_capture cap;
 	char last[64];
 	entry e;
 	(void)state;
 
-	int fd = mkstemp(err_file);
-	assert_true(fd >= 0);
-	close(fd);
 	int stalled = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	assert_int_equal(bind(stalled, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -284,18 +251,17 @@ static void test_full_journal_socket_never_blocks(void **state)
 
 	logging_set_journal_socket(path);
 	log_setup(LOGGING_JOURNAL);
-	int saved = stderr_to(err_file);
+	stderr_capture_start(&cap);
 	/* A blocking send would hang here for good: the alarm turns that into a failure. */
 	alarm(30);
 	int i;
 	for (i = 0; i < 100000 && logging_journal_dropped() < 5; i++)
 		log_msg(LOG_WARNING, "entry %d of a flood", i);
 	alarm(0);
-	stderr_restore(saved);
+	char *text = stderr_capture_end(&cap);
 	unsigned long dropped = logging_journal_dropped();
 	assert_int_equal(dropped, 5);
 	snprintf(last, sizeof(last), "evictd: warning: entry %d of a flood\n", i - 1);
-	const char *text = slurp(err_file);
 	assert_non_null(strstr(text, last));
 	/* exactly the dropped entries went to stderr, each on its own line */
 	int lines = 0;
@@ -324,7 +290,7 @@ static void test_full_journal_socket_never_blocks(void **state)
 	logging_set_journal_socket(NULL);
 	close(stalled);
 	unlink(path);
-	unlink(err_file);
+	free(text);
 }
 
 /*
@@ -334,35 +300,33 @@ static void test_full_journal_socket_never_blocks(void **state)
  */
 static void test_stderr_lines_carry_no_fields(void **state)
 {
-	char err_file[100];
+	struct stderr_capture cap;
+	char *text;
 	(void)state;
-	scratch_template(err_file, sizeof(err_file), "evictd-test-journal");
-	int fd = mkstemp(err_file);
-	assert_true(fd >= 0);
-	close(fd);
 
 	log_setup(LOGGING_STDERR);
-	int saved = stderr_to(err_file);
+	stderr_capture_start(&cap);
 	log_entry e;
 	log_entry_init(&e, LOG_ERR, MSGID_CONFIG_REJECTED);
 	log_entry_add(&e, FIELD_CONFIG_FILE, "/etc/evictd/evictd.conf");
 	log_entry_add(&e, FIELD_CONFIG_LINE, "2");
 	log_entry_send(&e, "Configuration rejected, not starting: /etc/evictd/evictd.conf:2: unknown suffix \"Q\"");
-	stderr_restore(saved);
-	assert_string_equal(slurp(err_file), "evictd: error: Configuration rejected, not starting: "
-	                                     "/etc/evictd/evictd.conf:2: unknown suffix \"Q\"\n");
+	text = stderr_capture_end(&cap);
+	assert_string_equal(text, "evictd: error: Configuration rejected, not starting: "
+	                          "/etc/evictd/evictd.conf:2: unknown suffix \"Q\"\n");
+	free(text);
 
 	/* no journal to take it: the fields go with the line */
 	logging_set_journal_socket("/run/evictd-test-no-such-journal-socket");
 	log_setup(LOGGING_JOURNAL);
-	saved = stderr_to(err_file);
+	stderr_capture_start(&cap);
 	log_entry_init(&e, LOG_ERR, MSGID_CONFIG_REJECTED);
 	log_entry_add(&e, FIELD_CONFIG_LINE, "2");
 	log_entry_send(&e, "Configuration rejected");
-	stderr_restore(saved);
-	assert_string_equal(slurp(err_file), "evictd: error: Configuration rejected [EVICTD_CONFIG_LINE=2]\n");
+	text = stderr_capture_end(&cap);
+	assert_string_equal(text, "evictd: error: Configuration rejected [EVICTD_CONFIG_LINE=2]\n");
+	free(text);
 	logging_set_journal_socket(NULL);
-	unlink(err_file);
 }
 
 /* A MESSAGE with a newline (a command's stderr tail) uses the binary-safe form, intact. */

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "agent-test.h"
-#include "metrics.h"
+#include "evictd-metrics.h"
 
 AGENT_TEST_TMPDIR("metrics")
 

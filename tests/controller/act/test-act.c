@@ -15,10 +15,9 @@
 #include "act.h"
 #include "cycle.h"
 #include "journal.h"
+#include "../live-model.h"
 #include "../objects.h"
 
-#define S 1000000000LL
-#define T0 (1714557600LL * S)
 #define MAXREQ 64
 
 struct call {
@@ -91,25 +90,22 @@ static void setup(struct world *w, bool with_loop)
 	memset(w, 0, sizeof(*w));
 	journal_setup(LOGGING_STDERR, "test-act");
 	w->fake.t = (transport){ .start = fake_start, .cancel = fake_cancel };
-	cluster_opts co = { .scheduler_name = "preemptd" };
 	act_opts ao = { .scheduler_name = "preemptd", .identity = "host_abcde" };
 	if (with_loop)
 		assert_int_equal(sd_event_new(&w->e), 0);
-	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
-	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
+	live_model_new(&w->q, &w->c);
 	assert_int_equal(cycle_new(w->q, w->c, &w->cy), 0);
 	assert_int_equal(act_new(w->e, &w->fake.t, w->c, &ao, &w->a), 0);
 	act_set_gate(w->a, gate, w);
-	decision_init(&w->d);
+	cycle_decision_init(&w->d);
 }
 
 static void teardown(struct world *w)
 {
-	decision_done(&w->d);
+	cycle_decision_done(&w->d);
 	act_free(w->a);
 	cycle_free(w->cy);
-	cluster_free(w->c);
-	queue_free(w->q);
+	live_model_free(w->q, w->c);
 	sd_event_unref(w->e);
 }
 
@@ -133,10 +129,6 @@ static void expect_in_body(struct world *w, size_t i, const char *text)
 	if (!strstr(w->fake.calls[i].body, text))
 		fail_msg("call %zu body lacks %s:\n%s", i, text, w->fake.calls[i].body);
 }
-
-#define BOUND(node) "\"nodeName\":\"" node "\""
-#define RUNNING "\"phase\":\"Running\",\"startTime\":\"2024-05-01T09:00:00Z\""
-#define PENDING "\"phase\":\"Pending\""
 
 static void test_bind_on_the_wire(void **state)
 {

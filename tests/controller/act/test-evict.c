@@ -107,7 +107,7 @@ static void setup(struct world *w)
 	assert_int_equal(cycle_new(w->q, w->c, &w->cy), 0);
 	assert_int_equal(act_new(NULL, &w->fake.t, w->c, &ao, &w->a), 0);
 	act_set_gate(w->a, gate, w);
-	decision_init(&w->d);
+	cycle_decision_init(&w->d);
 	assert_int_equal(put(w->c, NODE_JSON("n1", "4")), 0);
 	assert_int_equal(put_pod(w->c, "a", "uid-a", 10, "other", 5, "2", "\"nodeName\":\"n1\"",
 	                         "\"phase\":\"Running\",\"startTime\":\"2024-05-01T09:00:00Z\""), 0);
@@ -124,7 +124,7 @@ static void setup(struct world *w)
 
 static void teardown(struct world *w)
 {
-	decision_done(&w->d);
+	cycle_decision_done(&w->d);
 	act_free(w->a);
 	cycle_free(w->cy);
 	cluster_free(w->c);

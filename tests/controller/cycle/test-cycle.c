@@ -1,10 +1,10 @@
 /* The live model and the scheduling cycle without a server: objects as the API server sends them,
  * decoded and applied one at a time, decisions read back — binding, another scheduler's pods,
  * preemption (victims equal to preemptctl's, no second preemption while they terminate), the
- * nominated pod's room, stale watch events that predate a decision, refused bindings, relists,
- * pods on unknown or deleted nodes, scheduling gates; issue 28's: a preemption the budget postpones
- * (a decision of its own, nothing assumed deleted) and a nomination that expires into a decision
- * with kube-style words. */
+ * nominated pod's room, stale watch events that predate a decision, refused bindings, pods on
+ * unknown or deleted nodes, scheduling gates; issue 28's: a preemption the budget postpones (a
+ * decision of its own, nothing assumed deleted) and a nomination that expires into a decision
+ * with kube-style words. Relists touch the model alone: model/test-cluster.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,10 +17,8 @@
 
 #include "cycle.h"
 #include "model.h"
+#include "../live-model.h"
 #include "../objects.h"
-
-#define S 1000000000LL
-#define T0 (1714557600LL * S) /* 2024-05-01T10:00:00Z */
 
 struct world {
 	queue *q;
@@ -35,20 +33,17 @@ struct world {
 static void setup(struct world *w)
 {
 	memset(w, 0, sizeof(*w));
-	cluster_opts co = { .scheduler_name = "preemptd" };
-	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
-	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
+	live_model_new(&w->q, &w->c);
 	assert_int_equal(cycle_new(w->q, w->c, &w->cy), 0);
-	decision_init(&w->d);
+	cycle_decision_init(&w->d);
 }
 
 static void teardown(struct world *w)
 {
-	decision_done(&w->d);
+	cycle_decision_done(&w->d);
 	cycle_free(w->cy);
 	budget_free(w->b);
-	cluster_free(w->c);
-	queue_free(w->q);
+	live_model_free(w->q, w->c);
 }
 
 /* One cycle; 1 when a pod was tried. */
@@ -67,25 +62,6 @@ static void advance(struct world *w, int64_t by)
 	assert_int_equal(queue_advance(w->q, queue_now(w->q) + by, &err), 0);
 }
 
-static const char *node_of(struct world *w, const char *name)
-{
-	pp_pod_info pi;
-	if (pp_cluster_pod_info(queue_cluster(w->q), "default", name, &pi) < 0)
-		return "(absent)";
-	return pi.node_name ? pi.node_name : "";
-}
-
-static const char *nominated_of(struct world *w, const char *name)
-{
-	pp_pod_info pi;
-	if (pp_cluster_pod_info(queue_cluster(w->q), "default", name, &pi) < 0)
-		return "(absent)";
-	return pi.nominated_node_name ? pi.nominated_node_name : "";
-}
-
-#define BOUND(node) "\"nodeName\":\"" node "\""
-#define RUNNING "\"phase\":\"Running\",\"startTime\":\"2024-05-01T09:00:00Z\""
-#define PENDING "\"phase\":\"Pending\""
 #define DELETING "\"deletionTimestamp\":\"2024-05-01T10:00:05Z\""
 
 /* What preemptctl preempt decides for ns/name on a snapshot of these objects (a List's items). */
@@ -126,7 +102,7 @@ static void test_bind_then_stale_event(void **state)
 	assert_string_equal(w.d.pod.uid, "uid-p");
 	/* an event that predates the binding (our own status patch, say) does not undo it */
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 0, "1", "", PENDING), 0);
-	assert_string_equal(node_of(&w, "p"), "n1");
+	assert_string_equal(node_of(w.q, "p"), "n1");
 	assert_int_equal(run(&w), 0);
 	cluster_counts cc;
 	cluster_get_counts(w.c, &cc);
@@ -149,7 +125,7 @@ static void test_other_scheduler_and_fit_error(void **state)
 	assert_int_equal(put(w.c, NODE_JSON("n1", "2")), 0);
 	assert_int_equal(put_pod(w.c, "theirs", "uid-t", 10, "default-scheduler", 0, "1", "", PENDING), 0);
 	assert_int_equal(run(&w), 0);
-	assert_string_equal(node_of(&w, "theirs"), "(absent)");
+	assert_string_equal(node_of(w.q, "theirs"), "(absent)");
 	assert_int_equal(put_pod(w.c, "busy", "uid-b", 11, "default-scheduler", 0, "2", BOUND("n1"), RUNNING), 0);
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 0, "1", "", PENDING), 0);
 	assert_int_equal(run(&w), 1);
@@ -206,7 +182,7 @@ static void test_preempt_wait_then_bind(void **state)
 	/* stale events (the victims not deleting yet, the preemptor not nominated yet) undo nothing */
 	assert_int_equal(put_pod(w.c, "v1", "uid-v1", 13, "other", 0, "2", BOUND("n1"), RUNNING), 0);
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 14, "preemptd", 100, "3", "", PENDING), 0);
-	assert_string_equal(nominated_of(&w, "p"), "n1");
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
 	/* a new node wakes the preemptor: its victims still terminate, so no second preemption */
 	advance(&w, 2 * S);
 	assert_int_equal(put(w.c, NODE_JSON("n2", "1")), 0);
@@ -214,7 +190,7 @@ static void test_preempt_wait_then_bind(void **state)
 	assert_int_equal(w.d.kind, DECISION_UNSCHEDULABLE);
 	assert_non_null(strstr(w.d.message, "not eligible due to a terminating pod on the nominated node"));
 	assert_false(w.d.clear_nomination);
-	assert_string_equal(nominated_of(&w, "p"), "n1");
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
 	/* the API shows the deletions, then the victims are gone: the preemptor binds there */
 	assert_int_equal(put_pod(w.c, "v1", "uid-v1", 15, "other", 0, "2", BOUND("n1"),
 	                         RUNNING ",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\","
@@ -272,7 +248,7 @@ static void test_bind_refused(void **state)
 	cluster_get_counts(w.c, &cc);
 	assert_int_equal(cc.held, 1);
 	assert_int_equal(run(&w), 0);
-	assert_string_equal(node_of(&w, "p"), "(absent)");
+	assert_string_equal(node_of(w.q, "p"), "(absent)");
 	/* an older event is no news */
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "1", "", PENDING), 0);
 	assert_int_equal(run(&w), 0);
@@ -285,7 +261,7 @@ static void test_bind_refused(void **state)
 	queue_get_counts(w.q, &qc);
 	assert_int_equal(qc.active, 0);
 	assert_int_equal(qc.backoff, 1);
-	assert_string_equal(node_of(&w, "p"), "");
+	assert_string_equal(node_of(w.q, "p"), "");
 	/* a write about a pod that was replaced (same name, new uid) is obsolete */
 	assert_int_equal(put_pod(w.c, "p", "uid-p2", 12, "preemptd", 0, "1", "", PENDING), 0);
 	assert_false(cluster_write_wanted(w.c, CLUSTER_WRITE_STATUS, "default", "p", "uid-p"));
@@ -293,25 +269,7 @@ static void test_bind_refused(void **state)
 	teardown(&w);
 }
 
-/* ---- relists, unknown nodes, gates ------------------------------------------------------------- */
-
-static void test_relist_prunes(void **state)
-{
-	(void)state;
-	struct world w;
-	setup(&w);
-	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
-	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_int_equal(put_pod(w.c, "b", "uid-b", 11, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	cluster_relist_begin(w.c, CLUSTER_PODS);
-	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_int_equal(cluster_relist_end(w.c, CLUSTER_PODS), 1);
-	assert_string_equal(node_of(&w, "a"), "n1");
-	assert_string_equal(node_of(&w, "b"), "(absent)");
-	cluster_relist_begin(w.c, CLUSTER_NODES);
-	assert_int_equal(cluster_relist_end(w.c, CLUSTER_NODES), 1);
-	teardown(&w);
-}
+/* ---- unknown nodes, gates -------------------------------------------------------------------- */
 
 static void test_unknown_and_deleted_nodes(void **state)
 {
@@ -320,7 +278,7 @@ static void test_unknown_and_deleted_nodes(void **state)
 	setup(&w);
 	/* the pod list came before the node list: the pod still takes its room */
 	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_string_equal(node_of(&w, "a"), "n1");
+	assert_string_equal(node_of(w.q, "a"), "n1");
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 0, "1", "", PENDING), 0);
 	assert_int_equal(run(&w), 1);
 	assert_int_equal(w.d.kind, DECISION_UNSCHEDULABLE); /* nothing goes onto an unknown node */
@@ -360,6 +318,34 @@ static void test_deleted_node_with_nomination(void **state)
 	/* nominated nowhere any more: its old node goes too */
 	assert_int_equal(put_pod(w.c, "q", "uid-q", 12, "preemptd", 0, "8", "", PENDING), 0);
 	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 0);
+	teardown(&w);
+}
+
+/* The same node left by the scheduler's own decision: the pod nominated to the deleted n1 (its
+ * victim collected in the same batch of events) is bound to n2 in the next cycle. The binding ends
+ * the nomination inside the library, with no API event naming n1, and n1 must go all the same
+ * (found by the soak: a deleted node now and then stayed in the model for good). */
+static void test_deleted_node_left_by_a_binding(void **state)
+{
+	(void)state;
+	struct world w;
+	setup(&w);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
+	assert_int_equal(put_pod(w.c, "v", "uid-v", 10, "other", 0, "4", BOUND("n1"), RUNNING), 0);
+	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 100, "3", "", PENDING ",\"nominatedNodeName\":\"n1\""), 0);
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
+	cluster_delete(w.c, CLUSTER_NODES, NULL, "n1");
+	cluster_delete(w.c, CLUSTER_PODS, "default", "v");
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 1); /* kept for p's nomination */
+	assert_int_equal(put(w.c, NODE_JSON("n2", "4")), 0);
+	while (run(&w) > 0 && w.d.kind != DECISION_BIND)
+		;
+	assert_int_equal(w.d.kind, DECISION_BIND);
+	assert_string_equal(node_of(w.q, "p"), "n2");
+	cluster_counts cc;
+	cluster_get_counts(w.c, &cc);
+	assert_int_equal(cc.nodes, 1);
+	assert_int_equal(pp_cluster_node_count(queue_cluster(w.q)), 1);
 	teardown(&w);
 }
 
@@ -448,7 +434,7 @@ static void test_cycle_postpones(void **state)
 	assert_string_equal(w.d.victims[0].pod.name, "v2");
 	/* nothing of it is assumed: v2 is no victim yet, q holds no node */
 	assert_true(cluster_write_wanted(w.c, CLUSTER_WRITE_DELETE, "default", "v2", "uid-v2"));
-	assert_string_equal(nominated_of(&w, "q"), "");
+	assert_string_equal(nominated_of(w.q, "q"), "");
 	queue_counts qc;
 	queue_get_counts(w.q, &qc);
 	assert_int_equal(qc.postponed, 1);
@@ -484,17 +470,17 @@ static void test_cycle_nomination_expires(void **state)
 	                 0);
 	advance_to(&w, T0 + 59 * S);
 	assert_int_equal(w.n_expired, 0);
-	assert_string_equal(nominated_of(&w, "p"), "n1");
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
 	advance_to(&w, T0 + 60 * S);
 	assert_int_equal(w.n_expired, 1);
 	assert_string_equal(w.expired, "p uid-p n1 victims=1 v1: Nomination to node n1 expired: 1 pod preempted there "
 	                               "has not terminated within its grace period + 30s");
 	/* cleared, and it stays so while the watch still shows the nomination */
-	assert_string_equal(nominated_of(&w, "p"), "");
+	assert_string_equal(nominated_of(w.q, "p"), "");
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 16, "preemptd", 100, "3", "",
 	                         "\"phase\":\"Pending\",\"nominatedNodeName\":\"n1\""),
 	                 0);
-	assert_string_equal(nominated_of(&w, "p"), "");
+	assert_string_equal(nominated_of(w.q, "p"), "");
 	/* v1 is stuck: no victim any more, so p has nowhere to go */
 	assert_int_equal(run(&w), 1);
 	assert_int_equal(w.d.kind, DECISION_UNSCHEDULABLE);
@@ -530,9 +516,9 @@ int main(void)
 		cmocka_unit_test(test_preempt_wait_then_bind),
 		cmocka_unit_test(test_lower_priority_keeps_off_nominated_room),
 		cmocka_unit_test(test_bind_refused),
-		cmocka_unit_test(test_relist_prunes),
 		cmocka_unit_test(test_unknown_and_deleted_nodes),
 		cmocka_unit_test(test_deleted_node_with_nomination),
+		cmocka_unit_test(test_deleted_node_left_by_a_binding),
 		cmocka_unit_test(test_gated_pod_waits),
 		cmocka_unit_test(test_refused_pod),
 		cmocka_unit_test(test_cycle_postpones),

@@ -1,4 +1,4 @@
-/* The live model (controller/model/cluster.c) applying watch events one at a time, without the
+/* The live model (controller/model/model-cluster.c) applying watch events one at a time, without the
  * scheduling cycle: pods and nodes added, updated and deleted, as the queue and the library's
  * cluster then show them; a deleted node leaving the model (at once, or with its last pod); a pod
  * on an unknown node; a pod replaced under its name; resourceVersions deciding which event
@@ -13,16 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cluster.h"
+#include "model-cluster.h"
 #include "queue.h"
+#include "controller/live-model.h"
 #include "controller/objects.h"
 
-#define S 1000000000LL
-#define T0 (1714557600LL * S) /* 2024-05-01T10:00:00Z */
-
-#define BOUND(node) "\"nodeName\":\"" node "\""
-#define RUNNING "\"phase\":\"Running\",\"startTime\":\"2024-05-01T09:00:00Z\""
-#define PENDING "\"phase\":\"Pending\""
 #define SUCCEEDED "\"phase\":\"Succeeded\""
 #define NOMINATED(node) "\"phase\":\"Pending\",\"nominatedNodeName\":\"" node "\""
 
@@ -36,32 +31,12 @@ struct world {
 static void setup(struct world *w)
 {
 	memset(w, 0, sizeof(*w));
-	cluster_opts co = { .scheduler_name = "preemptd" };
-	assert_int_equal(queue_new(NULL, T0, &w->q), 0);
-	assert_int_equal(cluster_new(w->q, &co, &w->c), 0);
+	live_model_new(&w->q, &w->c);
 }
 
 static void teardown(struct world *w)
 {
-	cluster_free(w->c);
-	queue_free(w->q);
-}
-
-/* The pod's node in the library's cluster: "" pending, "(absent)" not in it. */
-static const char *node_of(struct world *w, const char *name)
-{
-	pp_pod_info pi;
-	if (pp_cluster_pod_info(queue_cluster(w->q), "default", name, &pi) < 0)
-		return "(absent)";
-	return pi.node_name ? pi.node_name : "";
-}
-
-static const char *nominated_of(struct world *w, const char *name)
-{
-	pp_pod_info pi;
-	if (pp_cluster_pod_info(queue_cluster(w->q), "default", name, &pi) < 0)
-		return "(absent)";
-	return pi.nominated_node_name ? pi.nominated_node_name : "";
+	live_model_free(w->q, w->c);
 }
 
 static size_t nodes(struct world *w)
@@ -102,18 +77,18 @@ static void test_pod_add_update_delete(void **state)
 	setup(&w);
 	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "1", "", PENDING), 0);
-	assert_string_equal(node_of(&w, "p"), "");
+	assert_string_equal(node_of(w.q, "p"), "");
 	assert_int_equal(active(&w), 1);
 	assert_int_equal(counts(&w).pods, 1);
 	assert_string_equal(cluster_pod_uid(w.c, "default", "p"), "uid-p");
 
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_string_equal(node_of(&w, "p"), "n1");
+	assert_string_equal(node_of(w.q, "p"), "n1");
 	assert_int_equal(active(&w), 0);
 	assert_int_equal(counts(&w).pods, 1);
 
 	cluster_delete(w.c, CLUSTER_PODS, "default", "p");
-	assert_string_equal(node_of(&w, "p"), "(absent)");
+	assert_string_equal(node_of(w.q, "p"), "(absent)");
 	assert_int_equal(counts(&w).pods, 0);
 	assert_null(cluster_pod_uid(w.c, "default", "p"));
 	/* a delete of what the model does not have is no error */
@@ -130,15 +105,15 @@ static void test_pods_not_ours_and_gated(void **state)
 	setup(&w);
 	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
 	assert_int_equal(put_pod(w.c, "o", "uid-o", 10, "default-scheduler", 0, "1", "", PENDING), 0);
-	assert_string_equal(node_of(&w, "o"), "(absent)");
+	assert_string_equal(node_of(w.q, "o"), "(absent)");
 	assert_int_equal(active(&w), 0);
 	assert_int_equal(counts(&w).pods, 1);
 	assert_int_equal(put_pod(w.c, "o", "uid-o", 11, "default-scheduler", 0, "1", BOUND("n1"), RUNNING), 0);
-	assert_string_equal(node_of(&w, "o"), "n1");
+	assert_string_equal(node_of(w.q, "o"), "n1");
 
 	assert_int_equal(put_pod(w.c, "g", "uid-g", 12, "preemptd", 0, "1",
 	                         "\"schedulingGates\":[{\"name\":\"example.com/wait\"}]", PENDING), 0);
-	assert_string_equal(node_of(&w, "g"), "(absent)");
+	assert_string_equal(node_of(w.q, "g"), "(absent)");
 	assert_int_equal(counts(&w).gated, 1);
 	assert_int_equal(active(&w), 0);
 	assert_int_equal(put_pod(w.c, "g", "uid-g", 13, "preemptd", 0, "1", "", PENDING), 0);
@@ -158,7 +133,7 @@ static void test_finished_and_replaced_pods(void **state)
 	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
 	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
 	assert_int_equal(put_pod(w.c, "a", "uid-a", 11, "other", 0, "1", BOUND("n1"), SUCCEEDED), 0);
-	assert_string_equal(node_of(&w, "a"), "(absent)");
+	assert_string_equal(node_of(w.q, "a"), "(absent)");
 	assert_int_equal(counts(&w).pods, 0);
 	assert_int_equal(w.nleft, 1);
 	assert_string_equal(w.left[0], "uid-a");
@@ -168,7 +143,7 @@ static void test_finished_and_replaced_pods(void **state)
 	assert_int_equal(w.nleft, 2);
 	assert_string_equal(w.left[1], "uid-b1");
 	assert_string_equal(cluster_pod_uid(w.c, "default", "b"), "uid-b2");
-	assert_string_equal(node_of(&w, "b"), "");
+	assert_string_equal(node_of(w.q, "b"), "");
 	/* writes meant for the old pod are dropped */
 	assert_false(cluster_write_wanted(w.c, CLUSTER_WRITE_EVENT, "default", "b", "uid-b1"));
 	assert_true(cluster_write_wanted(w.c, CLUSTER_WRITE_EVENT, "default", "b", "uid-b2"));
@@ -196,7 +171,7 @@ static void test_deleted_node_leaves(void **state)
 	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n1"), RUNNING), 0);
 	cluster_delete(w.c, CLUSTER_NODES, NULL, "n1");
 	assert_int_equal(nodes(&w), 1);
-	assert_string_equal(node_of(&w, "a"), "n1");
+	assert_string_equal(node_of(w.q, "a"), "n1");
 	cluster_delete(w.c, CLUSTER_PODS, "default", "a");
 	assert_int_equal(nodes(&w), 0);
 	assert_int_equal(counts(&w).nodes, 0);
@@ -219,7 +194,7 @@ static void test_placeholder_node(void **state)
 	struct world w;
 	setup(&w);
 	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "other", 0, "1", BOUND("n9"), RUNNING), 0);
-	assert_string_equal(node_of(&w, "a"), "n9");
+	assert_string_equal(node_of(w.q, "a"), "n9");
 	assert_int_equal(nodes(&w), 1);
 	cluster_relist_begin(w.c, CLUSTER_NODES);
 	assert_int_equal(cluster_relist_end(w.c, CLUSTER_NODES), 0);
@@ -242,11 +217,16 @@ static void test_relist_removes_unlisted(void **state)
 	cluster_relist_begin(w.c, CLUSTER_PODS);
 	assert_int_equal(put_pod(w.c, "b", "uid-b", 11, "other", 0, "1", BOUND("n1"), RUNNING), 0);
 	assert_int_equal(cluster_relist_end(w.c, CLUSTER_PODS), 1);
-	assert_string_equal(node_of(&w, "a"), "(absent)");
-	assert_string_equal(node_of(&w, "b"), "n1");
+	assert_string_equal(node_of(w.q, "a"), "(absent)");
+	assert_string_equal(node_of(w.q, "b"), "n1");
 	cluster_relist_begin(w.c, CLUSTER_NODES);
 	assert_int_equal(put(w.c, NODE_JSON("n1", "4")), 0);
 	assert_int_equal(cluster_relist_end(w.c, CLUSTER_NODES), 1);
+	assert_int_equal(nodes(&w), 1);
+	/* a node not listed again goes even with a pod bound to it (it stays for the pod, as after its delete) */
+	cluster_relist_begin(w.c, CLUSTER_NODES);
+	assert_int_equal(cluster_relist_end(w.c, CLUSTER_NODES), 1);
+	assert_string_equal(node_of(w.q, "b"), "n1");
 	assert_int_equal(nodes(&w), 1);
 	teardown(&w);
 }
@@ -267,15 +247,15 @@ static void test_nomination_until_its_resource_version(void **state)
 	assert_int_equal(counts(&w).assumed, 1);
 	/* an event from before the write (rv 11): it does not show the nomination, ours stands */
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 100, "1", "", PENDING), 0);
-	assert_string_equal(nominated_of(&w, "p"), "n1");
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
 	assert_int_equal(counts(&w).assumed, 1);
 	/* the write's own version, or later: what the API says now (nominated nowhere) wins */
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 12, "preemptd", 100, "1", "", PENDING), 0);
-	assert_string_equal(nominated_of(&w, "p"), "");
+	assert_string_equal(nominated_of(w.q, "p"), "");
 	assert_int_equal(counts(&w).assumed, 0);
 	/* and a nomination the API shows is taken as it is */
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 13, "preemptd", 100, "1", "", NOMINATED("n1")), 0);
-	assert_string_equal(nominated_of(&w, "p"), "n1");
+	assert_string_equal(nominated_of(w.q, "p"), "n1");
 	teardown(&w);
 }
 
@@ -292,14 +272,14 @@ static void test_refused_binding_held_until_newer_version(void **state)
 	assert_true(cluster_write_wanted(w.c, CLUSTER_WRITE_BIND, "default", "p", "uid-p"));
 	cluster_write_failed(w.c, CLUSTER_WRITE_BIND, "default", "p", "uid-p", true);
 	assert_int_equal(counts(&w).held, 1);
-	assert_string_equal(node_of(&w, "p"), "(absent)");
+	assert_string_equal(node_of(w.q, "p"), "(absent)");
 	assert_int_equal(active(&w), 0);
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 10, "preemptd", 0, "1", "", PENDING), 0);
 	assert_int_equal(counts(&w).held, 1);
-	assert_string_equal(node_of(&w, "p"), "(absent)");
+	assert_string_equal(node_of(w.q, "p"), "(absent)");
 	assert_int_equal(put_pod(w.c, "p", "uid-p", 11, "preemptd", 0, "1", "", PENDING), 0);
 	assert_int_equal(counts(&w).held, 0);
-	assert_string_equal(node_of(&w, "p"), "");
+	assert_string_equal(node_of(w.q, "p"), "");
 	assert_int_equal(active(&w), 1);
 	teardown(&w);
 }
@@ -319,7 +299,7 @@ static void test_refused_pod_keeps_last_version(void **state)
 	                 "\"uid\":\"uid-a\",\"resourceVersion\":\"11\"},\"spec\":{\"priorityClassName\":\"nope\","
 	                 "\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\"}]},\"status\":{" RUNNING "}}");
 	assert_int_equal(r, -EINVAL);
-	assert_string_equal(node_of(&w, "a"), "n1");
+	assert_string_equal(node_of(w.q, "a"), "n1");
 	assert_true(cluster_first_refusal(w.c, CLUSTER_PODS, "default", "a"));
 	assert_false(cluster_first_refusal(w.c, CLUSTER_PODS, "default", "a"));
 	assert_int_equal(counts(&w).refused, 2);

@@ -1,8 +1,8 @@
 /* preemptd's log (controller/report/journal.c): an entry's fields as the journal receives them
  * (KEY=value, cut to fit, at most JOURNAL_FIELDS_MAX), the journal chosen only when systemd's
- * $JOURNAL_STREAM names our stderr, the target names, and outside the journal one line per
- * message on stderr ("IDENT: message", cut long lines still end in a newline), entries above
- * the priority limit dropped. */
+ * $JOURNAL_STREAM names our stderr, and outside the journal one line per message on stderr
+ * ("IDENT: message", cut long lines still end in a newline), entries above the priority limit
+ * dropped. The target names are the log core's (tests/base/test-logging.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,41 +16,7 @@
 #include <cmocka.h>
 
 #include "journal.h"
-
-/* stderr goes to a temporary file while a test reads what was written there. */
-struct capture {
-	int saved;
-	int fd;
-	char path[64];
-};
-
-static void capture_start(struct capture *c)
-{
-	snprintf(c->path, sizeof(c->path), "/tmp/test-journal-XXXXXX");
-	c->fd = mkstemp(c->path);
-	assert_true(c->fd >= 0);
-	unlink(c->path); /* nothing left behind, whatever happens */
-	fflush(stderr);
-	c->saved = dup(STDERR_FILENO);
-	assert_true(c->saved >= 0);
-	assert_true(dup2(c->fd, STDERR_FILENO) >= 0);
-}
-
-/* Restores stderr; returns what was written (free it). */
-static char *capture_end(struct capture *c)
-{
-	struct stat st;
-	char *text;
-
-	assert_true(dup2(c->saved, STDERR_FILENO) >= 0);
-	close(c->saved);
-	assert_int_equal(fstat(c->fd, &st), 0);
-	text = calloc(1, (size_t)st.st_size + 1);
-	assert_non_null(text);
-	assert_int_equal(pread(c->fd, text, (size_t)st.st_size, 0), st.st_size);
-	close(c->fd);
-	return text;
-}
+#include "stderr-capture.h"
 
 static const char *field(const journal_entry *e, size_t i, char *buf, size_t size)
 {
@@ -112,31 +78,16 @@ static void test_entry_limits(void **state)
 	assert_string_equal(field(&e, JOURNAL_FIELDS_MAX - 1, buf, sizeof(buf)), "PREEMPTD_VICTIM=default/v15");
 }
 
-static void test_target_names(void **state)
-{
-	(void)state;
-	logging_target t = LOGGING_STDERR;
-
-	assert_int_equal(logging_target_parse("auto", &t), 0);
-	assert_int_equal(t, LOGGING_AUTO);
-	assert_int_equal(logging_target_parse("journal", &t), 0);
-	assert_int_equal(t, LOGGING_JOURNAL);
-	assert_int_equal(logging_target_parse("stderr", &t), 0);
-	assert_int_equal(t, LOGGING_STDERR);
-	assert_int_equal(logging_target_parse("syslog", &t), -EINVAL);
-	assert_int_equal(logging_target_parse("", &t), -EINVAL);
-}
-
 /* auto: the journal only when $JOURNAL_STREAM is the device:inode of our own stderr (a child of
  * a unit inherits the variable with another stderr). */
 static void test_auto_target(void **state)
 {
 	(void)state;
-	struct capture c;
+	struct stderr_capture c;
 	struct stat st;
 	char stream[64];
 
-	capture_start(&c);
+	stderr_capture_start(&c);
 	assert_int_equal(fstat(STDERR_FILENO, &st), 0);
 	unsetenv("JOURNAL_STREAM");
 	journal_setup(LOGGING_AUTO, "t");
@@ -152,19 +103,19 @@ static void test_auto_target(void **state)
 	unsetenv("JOURNAL_STREAM");
 	journal_setup(LOGGING_STDERR, "t");
 	assert_false((logging_get_target() == LOGGING_JOURNAL));
-	free(capture_end(&c));
+	free(stderr_capture_end(&c));
 }
 
 static void test_stderr_lines_and_priority(void **state)
 {
 	(void)state;
-	struct capture c;
+	struct stderr_capture c;
 	journal_entry e;
 	char *text;
 
 	journal_setup(LOGGING_STDERR, "preemptd-test");
 	logging_set_max_priority(LOG_INFO);
-	capture_start(&c);
+	stderr_capture_start(&c);
 	journal_msg(LOG_WARNING, "watch restarted after %d s", 5);
 	journal_msg(LOG_DEBUG, "not shown at LOG_INFO");
 	journal_entry_init(&e, LOG_NOTICE, MSGID_POD_BOUND);
@@ -173,7 +124,7 @@ static void test_stderr_lines_and_priority(void **state)
 	logging_set_max_priority(LOG_DEBUG);
 	journal_msg(LOG_DEBUG, "shown at LOG_DEBUG");
 	logging_set_max_priority(LOG_INFO);
-	text = capture_end(&c);
+	text = stderr_capture_end(&c);
 	assert_string_equal(text, "preemptd-test: watch restarted after 5 s\n"
 	                          "preemptd-test: pod default/p bound to n1\n"
 	                          "preemptd-test: shown at LOG_DEBUG\n");
@@ -184,17 +135,17 @@ static void test_stderr_lines_and_priority(void **state)
 static void test_long_line_cut(void **state)
 {
 	(void)state;
-	struct capture c;
+	struct stderr_capture c;
 	char *long_msg = malloc(6000), *text;
 
 	assert_non_null(long_msg);
 	memset(long_msg, 'm', 5999);
 	long_msg[5999] = '\0';
 	journal_setup(LOGGING_STDERR, "preemptd-test");
-	capture_start(&c);
+	stderr_capture_start(&c);
 	journal_msg(LOG_ERR, "%s", long_msg);
 	journal_msg(LOG_ERR, "next");
-	text = capture_end(&c);
+	text = stderr_capture_end(&c);
 	char *nl = strchr(text, '\n');
 	assert_non_null(nl);
 	assert_true(nl - text < 4096);
@@ -209,7 +160,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entry_fields),
 		cmocka_unit_test(test_entry_limits),
-		cmocka_unit_test(test_target_names),
 		cmocka_unit_test(test_auto_target),
 		cmocka_unit_test(test_stderr_lines_and_priority),
 		cmocka_unit_test(test_long_line_cut),

@@ -86,12 +86,12 @@ static void test_label_escaping(void **state)
 	(void)state;
 	char buf[256];
 
-	assert_string_equal(metrics_labels(buf, sizeof(buf), "queue", "active", "event", "PodAdd", NULL),
+	assert_string_equal(metrics_labels(buf, sizeof(buf), "queue", "active", "event", "PodAdd", (const char *)NULL),
 	                    "queue=\"active\",event=\"PodAdd\"");
-	assert_string_equal(metrics_labels(buf, sizeof(buf), "reason", "say \"hi\"\\now\nnext", NULL),
+	assert_string_equal(metrics_labels(buf, sizeof(buf), "reason", "say \"hi\"\\now\nnext", (const char *)NULL),
 	                    "reason=\"say \\\"hi\\\"\\\\now\\nnext\"");
-	assert_string_equal(metrics_labels(buf, sizeof(buf), NULL), "");
-	assert_string_equal(metrics_labels(buf, sizeof(buf), "empty", "", NULL), "empty=\"\"");
+	assert_string_equal(metrics_labels(buf, sizeof(buf), (const char *)NULL), "");
+	assert_string_equal(metrics_labels(buf, sizeof(buf), "empty", "", (const char *)NULL), "empty=\"\"");
 }
 
 /* Too long for the buffer: cut inside the value, still quoted, NUL-terminated within the buffer. */
@@ -101,10 +101,10 @@ static void test_label_cut_stays_quoted(void **state)
 	char buf[16];
 
 	memset(buf, 'x', sizeof(buf));
-	metrics_labels(buf, 12, "a", "0123456789abcdef", NULL);
+	metrics_labels(buf, 12, "a", "0123456789abcdef", (const char *)NULL);
 	assert_string_equal(buf, "a=\"012345\"");
 	assert_int_equal(buf[12], 'x');
-	metrics_labels(buf, 12, "a", "0\"\"\"\"\"\"\"\"", NULL);
+	metrics_labels(buf, 12, "a", "0\"\"\"\"\"\"\"\"", (const char *)NULL);
 	size_t n = strlen(buf);
 	assert_true(n < 12);
 	assert_int_equal(buf[n - 1], '"');
@@ -121,13 +121,13 @@ static void test_histogram_exposition(void **state)
 	histogram h;
 	struct out o;
 
-	histogram_init(&h, bounds, 4);
-	assert_true(isnan(histogram_median(&h)));
-	histogram_observe(&h, 0.001);
-	histogram_observe(&h, 0.5); /* on a bound: that bucket (le is "less or equal") */
-	histogram_observe(&h, 0.75);
-	histogram_observe(&h, 100);
-	assert_true(histogram_median(&h) == 0.5);
+	metrics_histogram_init(&h, bounds, 4);
+	assert_true(isnan(metrics_histogram_median(&h)));
+	metrics_histogram_observe(&h, 0.001);
+	metrics_histogram_observe(&h, 0.5); /* on a bound: that bucket (le is "less or equal") */
+	metrics_histogram_observe(&h, 0.75);
+	metrics_histogram_observe(&h, 100);
+	assert_true(metrics_histogram_median(&h) == 0.5);
 	out_open(&o);
 	metrics_histogram(o.f, "lat_seconds", "result=\"bound\"", &h);
 	metrics_histogram(o.f, "plain", NULL, &h);
@@ -146,11 +146,11 @@ static void test_histogram_exposition(void **state)
 	                                  "plain_sum 101.251\n"
 	                                  "plain_count 4\n");
 	out_free(&o);
-	histogram_observe(&h, 200);
-	histogram_observe(&h, 300);
-	assert_true(histogram_median(&h) == 1); /* 3 of 6 at or below 1 */
-	histogram_observe(&h, 400);
-	assert_true(isinf(histogram_median(&h)));
+	metrics_histogram_observe(&h, 200);
+	metrics_histogram_observe(&h, 300);
+	assert_true(metrics_histogram_median(&h) == 1); /* 3 of 6 at or below 1 */
+	metrics_histogram_observe(&h, 400);
+	assert_true(isinf(metrics_histogram_median(&h)));
 }
 
 int main(void)

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's parts, for the files of preemptd/ that read them (daemon.c wires, scrape.c reports). */
+/* The daemon's parts, for the files of preemptd/ that read them (preemptd-daemon.c wires, scrape.c reports). */
 #ifndef CTL_DAEMON_STATE_H
 #define CTL_DAEMON_STATE_H
 
 #include <stdbool.h>
 
 #include "act.h"
-#include "cluster.h"
-#include "config.h"
+#include "model-cluster.h"
+#include "preemptd-config.h"
 #include "cycle.h"
-#include "daemon.h"
+#include "preemptd-daemon.h"
 #include "httpd.h"
 #include "kmulti.h"
 #include "lease.h"

@@ -3,13 +3,13 @@
 
 /*
  * The service's state, shared by its three parts, top to bottom (each calls only those below):
- *   daemon.c     the event loop and its sources (timer, PSI, inotify, signals), configuration
- *                and reload, the lock, start and stop
- *   victims.c    the victims' records: written after each change of a victim's state, resumed
- *                at start (evictions, reclaims, back-offs)
- *   cycle.c      one evaluation: observe (node signals, pods when needed) -> decide -> act,
- *                and what follows an eviction's events (memo, metrics, history)
- *   status-out.c what the service tells readers: status.json and sd_notify STATUS=
+ *   evictd-daemon.c the event loop and its sources (timer, PSI, inotify, signals), configuration
+ *                   and reload, the lock, start and stop
+ *   victims.c       the victims' records: written after each change of a victim's state, resumed
+ *                   at start (evictions, reclaims, back-offs)
+ *   engine.c        one evaluation: observe (node signals, pods when needed) -> decide -> act,
+ *                   and what follows an eviction's events (memo, metrics, history)
+ *   status-out.c    what the service tells readers: status.json and sd_notify STATUS=
  * Private to agent/evictd/.
  */
 
@@ -21,13 +21,13 @@
 #include "cadence.h"
 #include "cgdiscover.h"
 #include "config.h"
-#include "daemon.h"
+#include "evictd-daemon.h"
 #include "decide.h"
 #include "events.h"
 #include "evictor.h"
 #include "heartbeat.h"
 #include "jsonw.h"
-#include "metrics.h"
+#include "evictd-metrics.h"
 #include "node.h"
 #include "podmemo.h"
 #include "reclaim.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "daemon-state.h"
+#include "preemptd-state.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -55,7 +55,7 @@ static void poke(preemptd *d)
 
 static void arm_due(preemptd *d)
 {
-	int64_t due = queue_next_due(d->queue), now = now_wall_ns();
+	int64_t due = queue_next_due(d->queue), now = clock_wall_ns();
 	uint64_t mono;
 
 	if (due == INT64_MAX || sd_event_now(d->event, CLOCK_MONOTONIC, &mono) < 0) {
@@ -123,7 +123,7 @@ static void account(preemptd *d, const decision *dc)
 		note_first_attempt(d, dc);
 		return;
 	case DECISION_PREEMPT:
-		histogram_observe(&d->victims, (double)dc->n_victims);
+		metrics_histogram_observe(&d->victims, (double)dc->n_victims);
 		break;
 	case DECISION_UNSCHEDULABLE:
 	case DECISION_POSTPONED:
@@ -133,7 +133,7 @@ static void account(preemptd *d, const decision *dc)
 	}
 	note_first_attempt(d, dc);
 	d->attempts[RESULT_UNSCHEDULABLE]++;
-	histogram_observe(&d->attempt_duration[RESULT_UNSCHEDULABLE], (double)dc->duration_ns / 1e9);
+	metrics_histogram_observe(&d->attempt_duration[RESULT_UNSCHEDULABLE], (double)dc->duration_ns / 1e9);
 	/* every PostFilter run, helpful or not: DefaultPreemption.PostFilter's deferred
 	 * metrics.PreemptionAttempts.Inc() */
 	d->preemption_attempts++;
@@ -142,15 +142,15 @@ static void account(preemptd *d, const decision *dc)
 static void binding_done(void *userdata, const act_binding *b)
 {
 	preemptd *d = userdata;
-	int64_t now = now_mono_ns();
+	int64_t now = clock_mono_ns();
 	int result = b->ok ? RESULT_SCHEDULED : RESULT_ERROR;
 
 	d->attempts[result]++;
-	histogram_observe(&d->attempt_duration[result], (double)(now - b->started_mono_ns) / 1e9);
-	histogram_observe(&d->bind_duration[b->ok ? 0 : 1], (double)(now - b->sent_mono_ns) / 1e9);
+	metrics_histogram_observe(&d->attempt_duration[result], (double)(now - b->started_mono_ns) / 1e9);
+	metrics_histogram_observe(&d->bind_duration[b->ok ? 0 : 1], (double)(now - b->sent_mono_ns) / 1e9);
 	if (!b->ok)
 		return;
-	histogram_observe(&d->pod_attempts, (double)b->attempts);
+	metrics_histogram_observe(&d->pod_attempts, (double)b->attempts);
 	/* schedule_one.go's bindingCycle: PodSchedulingSLIDuration from the first attempt to the
 	 * binding, by the attempts it took */
 	char key[512];
@@ -158,7 +158,7 @@ static void binding_done(void *userdata, const act_binding *b)
 	int64_t *first = objmap_remove(&d->first_attempt, key);
 	if (first) {
 		unsigned a = b->attempts < 1 ? 1 : b->attempts > SLI_ATTEMPTS_MAX ? SLI_ATTEMPTS_MAX : b->attempts;
-		histogram_observe(&d->sli[a - 1], (double)(now - *first) / 1e9);
+		metrics_histogram_observe(&d->sli[a - 1], (double)(now - *first) / 1e9);
 		free(first);
 	}
 }
@@ -168,7 +168,7 @@ static void on_expired(const decision *dc, void *userdata)
 {
 	preemptd *d = userdata;
 
-	act_decision(d->act, dc, now_wall_ns());
+	act_decision(d->act, dc, clock_wall_ns());
 }
 
 /* Beyond kube-scheduler (issue 28): reservations that end, the budget, young pods spared. */
@@ -198,7 +198,7 @@ static int on_sched(sd_event_source *s, void *userdata)
 	(void)s;
 	if (d->stopping || !d->synced || !preemptd_may_write(d, &timeout))
 		return 0;
-	int64_t now = now_wall_ns();
+	int64_t now = clock_wall_ns();
 	if (!d->budget_restored) {
 		/* the first turn this instance may write (a start, or a standby taking over): the last
 		 * minute's victims as the cluster shows them count against the budget */
@@ -275,7 +275,7 @@ static void leadership(void *userdata, bool leader)
 		                   d->identity);
 		(void)sd_notify(0, "STATUS=Leader: scheduling");
 		act_leader_event(d->act, d->cfg->lease_namespace, d->cfg->lease_name, lease_uid(d->lease), d->identity,
-		                 now_wall_ns());
+		                 clock_wall_ns());
 		writer_kick(act_writer(d->act));
 		poke(d);
 		return;
@@ -393,15 +393,15 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	d->cfg = cfg;
 	d->client = client;
 	d->token_dir = token_dir;
-	decision_init(&d->decision);
+	cycle_decision_init(&d->decision);
 	for (int i = 0; i < RESULTS; i++)
-		histogram_init(&d->attempt_duration[i], attempt_bounds, sizeof(attempt_bounds) / sizeof(attempt_bounds[0]));
-	histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
-	histogram_init(&d->pod_attempts, pod_attempt_bounds, sizeof(pod_attempt_bounds) / sizeof(pod_attempt_bounds[0]));
+		metrics_histogram_init(&d->attempt_duration[i], attempt_bounds, sizeof(attempt_bounds) / sizeof(attempt_bounds[0]));
+	metrics_histogram_init(&d->victims, victim_bounds, sizeof(victim_bounds) / sizeof(victim_bounds[0]));
+	metrics_histogram_init(&d->pod_attempts, pod_attempt_bounds, sizeof(pod_attempt_bounds) / sizeof(pod_attempt_bounds[0]));
 	for (int i = 0; i < SLI_ATTEMPTS_MAX; i++)
-		histogram_init(&d->sli[i], sli_bounds, sizeof(sli_bounds) / sizeof(sli_bounds[0]));
+		metrics_histogram_init(&d->sli[i], sli_bounds, sizeof(sli_bounds) / sizeof(sli_bounds[0]));
 	for (int i = 0; i < 2; i++)
-		histogram_init(&d->bind_duration[i], extension_bounds, sizeof(extension_bounds) / sizeof(extension_bounds[0]));
+		metrics_histogram_init(&d->bind_duration[i], extension_bounds, sizeof(extension_bounds) / sizeof(extension_bounds[0]));
 	/* kube-scheduler 1.33+ pops from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ);
 	 * a shadow decides at the other scheduler's pace and never pops here */
 	queue_opts qo = { (int64_t)cfg->pod_initial_backoff_usec * 1000, (int64_t)cfg->pod_max_backoff_usec * 1000,
@@ -424,7 +424,7 @@ int preemptd_new(sd_event *e, const preemptd_config *cfg, kube_client *client, c
 	if ((r = kube_multi_new(e, client, &d->multi)) < 0 ||
 	    (r = transport_kube_new(d->multi, &d->transport)) < 0 ||
 	    (cfg->shadow && (r = transport_readonly_new(d->transport, &d->transport)) < 0) ||
-	    (r = queue_new(&qo, now_wall_ns(), &d->queue)) < 0 || (r = cluster_new(d->queue, &co, &d->cluster)) < 0 ||
+	    (r = queue_new(&qo, clock_wall_ns(), &d->queue)) < 0 || (r = cluster_new(d->queue, &co, &d->cluster)) < 0 ||
 	    (cfg->shadow && (r = shadow_new(d->queue, d->cluster, &so, &d->shadow)) < 0) ||
 	    (r = cycle_new(d->queue, d->cluster, &d->cycle)) < 0 ||
 	    (r = watch_new(e, d->multi, d->cluster, &wo, &d->watch)) < 0)
@@ -497,7 +497,7 @@ preemptd *preemptd_free(preemptd *d)
 	if (d->transport)
 		d->transport->free(d->transport);
 	kube_multi_free(d->multi);
-	decision_done(&d->decision);
+	cycle_decision_done(&d->decision);
 	sd_event_unref(d->event);
 	free(d->identity);
 	free(d->reporting_instance);

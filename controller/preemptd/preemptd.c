@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "daemon.h"
+#include "preemptd-config.h"
+#include "preemptd-daemon.h"
 #include "incluster.h"
 #include "journal.h"
 #include "kexec.h"

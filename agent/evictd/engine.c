@@ -5,7 +5,7 @@
  * actionable are pods scanned, ranked and the chosen ones handed to the evictor. Also what follows
  * an eviction's events: the memo of evicted/failing pods, metrics and the decision history.
  */
-#include "cycle.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -41,11 +41,11 @@ static void schedule_tick(evictd_daemon *d, uint64_t usec)
 	 * From now, not from the loop iteration's start (set_time_relative): the signals' due times
 	 * were computed after this cycle's work, and a tick firing before them would read nothing.
 	 */
-	(void)sd_event_source_set_time(d->tick, now_mono_usec() + at);
+	(void)sd_event_source_set_time(d->tick, clock_mono_usec() + at);
 	(void)sd_event_source_set_enabled(d->tick, SD_EVENT_ONESHOT);
 }
 
-void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
+void engine_on_eviction(evictor *ev, evict_event what, const evict_info *info, void *userdata)
 {
 	(void)ev;
 	evictd_daemon *d = userdata;
@@ -53,14 +53,14 @@ void on_eviction(evictor *ev, evict_event what, const evict_info *info, void *us
 	uint64_t retry = 0;
 	bool reclaiming = false;
 	if (what == EVICT_EVENT_FINISHED) {
-		v = pod_memo_finished(d->memo, info, now_mono_usec(), d->cfg->retry_backoff_usec,
+		v = pod_memo_finished(d->memo, info, clock_mono_usec(), d->cfg->retry_backoff_usec,
 		                      d->cfg->retry_backoff_max_usec, &retry);
 		/* Its processes are gone (a dry run: as if): the node has its resources back only when
 		 * its cgroup is gone. Anything else has nothing to wait for: a pod found with no process
 		 * (EVICT_EMPTY) was not active when chosen (the kubelet ranks active pods only), so what
 		 * it frees is not this eviction's doing. */
 		if (info->outcome == EVICT_DONE || info->outcome == EVICT_DRY)
-			reclaiming = reclaim_begin(d->reclaim, info->uid, now_mono_usec(), d->cfg->reclaim_timeout_usec) != NULL;
+			reclaiming = reclaim_begin(d->reclaim, info->uid, clock_mono_usec(), d->cfg->reclaim_timeout_usec) != NULL;
 		else
 			reclaim_drop(d->reclaim, info->uid);
 	}
@@ -127,7 +127,7 @@ static int probe_part(reclaim_part part, const char *path, void *userdata)
 static void on_reclaim(reclaim_event what, const reclaim_entry *e, void *userdata)
 {
 	evictd_daemon *d = userdata;
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	const signal_obs *o = &d->node.s[e->signal];
 	evict_log_reclaim(what, e, o->known, o->available, now);
 	d->dirty = true;
@@ -307,7 +307,7 @@ static void arm_reclaim(evictd_daemon *d, const snapshot *snap, const pod_info *
 	snprintf(e.cgroup, sizeof(e.cgroup), "%s", path);
 	for (int s = 0; s < _SIGNAL_MAX; s++) {
 		evictd_rank_kind rk = signal_rank_kind((evictd_signal)s);
-		e.expected[s] = pod_expected_reclaim((evictd_signal)s, p);
+		e.expected[s] = decide_pod_expected_reclaim((evictd_signal)s, p);
 		if ((rk == RANK_DISK || rk == RANK_INODES) && p->disk_partial)
 			e.expected[s] = -1; /* a lower bound: what is pending is not known */
 		e.observed[s] = snap->node.s[s].available;
@@ -424,9 +424,9 @@ static void take_outcomes(evictd_daemon *d)
 		uint64_t retry = 0;
 		/* a refusal during the eviction's grace period counts the same: the pod's back-off */
 		memo_verdict v = evictor_contains(d->ev, o.uid) && cgroup[0]
-		               ? pod_memo_refused_in_flight(d->memo, o.uid, cgroup, now_mono_usec(), d->cfg->retry_backoff_usec,
+		               ? pod_memo_refused_in_flight(d->memo, o.uid, cgroup, clock_mono_usec(), d->cfg->retry_backoff_usec,
 		                                            d->cfg->retry_backoff_max_usec, &retry)
-		               : pod_memo_refused(d->memo, o.uid, now_mono_usec(), d->cfg->retry_backoff_usec,
+		               : pod_memo_refused(d->memo, o.uid, clock_mono_usec(), d->cfg->retry_backoff_usec,
 		                                  d->cfg->retry_backoff_max_usec, &retry);
 		if (v == MEMO_IGNORED)
 			continue; /* not a pod evicted by this process or by the one before it */
@@ -501,7 +501,7 @@ static void on_victim_forgotten(const char *uid, void *userdata)
 static void decide_and_act(evictd_daemon *d, const char *reason)
 {
 	(void)reason;
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	threshold_state trial = d->ts;
 	evaluation ev;
 	thresholds_evaluate(d->cfg, &d->node, &trial, now, &ev);
@@ -522,7 +522,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 
 	const snapshot *snap = NULL;
 	int r = scanner_scan(d->sc, now, &snap);
-	metrics_observe_scan(d->metrics, now_mono_usec() - now);
+	metrics_observe_scan(d->metrics, clock_mono_usec() - now);
 	if (r < 0) {
 		log_error_errno(r, "scan failed");
 		d->ts = trial;
@@ -571,7 +571,7 @@ static void decide_and_act(evictd_daemon *d, const char *reason)
 	}
 	d->node = snap->node; /* fresher */
 	d->eval = dec.eval;
-	metrics_observe_decision(d->metrics, now_mono_usec() - now);
+	metrics_observe_decision(d->metrics, clock_mono_usec() - now);
 	events_log_decision(&dec, snap, d->cfg);
 	runtime_after_decision(d->rt, &dec, snap);
 	kube_spool_thresholds(d->cfg, &dec.eval, snap);
@@ -593,7 +593,7 @@ void evictd_evaluate(evictd_daemon *d, const char *reason)
 	 * enough for every tick (idle CPU budget). Pods are read when a threshold is actionable.
 	 */
 	refresh_want(d);
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	bool full = !d->node_valid || d->dirty || now - d->status_written_usec >= STATUS_IDLE_REFRESH_USEC;
 	/* On a timer tick only the signals due: another's headroom, measured at its last read, holds. */
 	bool read[_SIGNAL_MAX];
@@ -626,7 +626,7 @@ void evictd_evaluate(evictd_daemon *d, const char *reason)
 			victims_sync_reclaiming(d); /* the values once they were gone: what a restart must compare with */
 		take_outcomes(d);
 		/* what came back is credited to its pods; the others measure theirs from here on */
-		if (reclaim_check(d->reclaim, now_mono_usec(), probe_part, d, on_reclaim, d) &&
+		if (reclaim_check(d->reclaim, clock_mono_usec(), probe_part, d, on_reclaim, d) &&
 		    reclaim_rebase(d->reclaim, avail, known))
 			victims_sync_reclaiming(d);
 		reclaiming = reclaim_count(d->reclaim);
@@ -651,7 +651,7 @@ void evictd_evaluate(evictd_daemon *d, const char *reason)
 		if (relieved)
 			victims_sync_reclaiming(d);
 		/* The next read is due when a signal could reach a threshold at its fastest plausible rate. */
-		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, now_mono_usec());
+		wait = cadence_update(&d->cadence, d->cfg, &d->node, &d->eval, read, clock_mono_usec());
 		if (reclaim_count(d->reclaim) && wait > RECLAIM_POLL_USEC)
 			wait = RECLAIM_POLL_USEC;
 		d->quiet = evaluation_is_quiet(d);
@@ -671,10 +671,10 @@ void evictd_evaluate(evictd_daemon *d, const char *reason)
 	for (int s = 0; s < _SIGNAL_MAX; s++)
 		known |= (uint32_t)d->node.s[s].known << s;
 	bool status_changed = d->dirty || known != d->status_known_mask || !d->last_status_line[0];
-	write_status(d, false);
+	status_write(d, false);
 	if (status_changed) {
 		d->status_known_mask = known;
-		notify_status(d);
+		status_notify(d);
 	}
-	(void)metrics_update(d->metrics, d->cfg, &d->node, &d->eval, evictor_count(d->ev), now_mono_usec());
+	(void)metrics_update(d->metrics, d->cfg, &d->node, &d->eval, evictor_count(d->ev), clock_mono_usec());
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "metrics.h"
+#include "evictd-metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -294,7 +294,7 @@ int metrics_render(const metrics *m, const evictd_config *cfg, const node_signal
 			put_label(&o, "signal", signal_name((evictd_signal)s), true);
 			put_label(&o, "kind", threshold_kind_name((threshold_kind)k), false);
 			put(&o, "}");
-			put_value(&o, (evictd_signal)s, threshold_resolve_signal((evictd_signal)s, t, node->s[s].capacity));
+			put_value(&o, (evictd_signal)s, config_threshold_resolve_signal((evictd_signal)s, t, node->s[s].capacity));
 		}
 	put_header(&o, "evictd_threshold_met", "gauge", "1 while the threshold is met (soft: before its grace period too).");
 	for (int s = 0; s < _SIGNAL_MAX; s++)
@@ -310,7 +310,7 @@ int metrics_render(const metrics *m, const evictd_config *cfg, const node_signal
 	put_header(&o, "evictd_node_condition", "gauge", "1 while the node condition is True (kubelet semantics).");
 	for (int c = 0; c < _CONDITION_MAX; c++) {
 		put(&o, "evictd_node_condition");
-		put_label(&o, "condition", condition_name((evictd_condition)c), true);
+		put_label(&o, "condition", signal_condition_name((evictd_condition)c), true);
 		put(&o, "} %d\n", eval && eval->conditions[c] ? 1 : 0);
 	}
 	put_histogram(&o, "evictd_decision_duration_seconds",

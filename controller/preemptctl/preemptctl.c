@@ -121,7 +121,7 @@ static int run_preempt(const struct cli *o)
 		a.namespace_ = ns ? ns : "default";
 		a.name = !pod ? NULL : slash ? slash + 1 : pod;
 		if (!now)
-			a.now_ns = now_wall_ns();
+			a.now_ns = clock_wall_ns();
 		status = cmd_preempt(&a, stdout, stderr);
 	}
 	free(ns);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "preemptd-config.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -9,7 +9,7 @@
 
 #include <systemd/sd-event.h>
 
-#include "config.h"
+#include "preemptd-config.h"
 #include "http.h"
 #include "kubeconfig.h"
 

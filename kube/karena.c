@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arena.h"
+#include "karena.h"
 
 #include <stdalign.h>
 #include <stdint.h>

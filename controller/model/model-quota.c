@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "quota.h"
+#include "model-quota.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "grow.h"
 
 bool quota_pod_is_new(const struct k8s_pod *p)

@@ -3,10 +3,10 @@
  * evictd as a service: the sd-event loop and its wake-up sources (the polling tick, PSI triggers,
  * inotify on memory.events), the configuration at start and on SIGHUP, SIGTERM's orderly stop,
  * the one-per-node lock and, at start, what a previous process left (victims.c). What one wake-up
- * does is cycle.c's; what readers are told is status-out.c's.
+ * does is engine.c's; what readers are told is status-out.c's.
  */
-#include "daemon-state.h"
-#include "cycle.h"
+#include "evictd-state.h"
+#include "engine.h"
 #include "status-out.h"
 #include "kubelet-watch.h"
 #include "victims.h"
@@ -55,7 +55,7 @@ static void log_config_rejected(evictd_daemon *d, int error, const config_error 
 static const char *format_threshold(const threshold_value *t, char *buf, size_t size)
 {
 	if (t->percent)
-		return threshold_format(t, buf, size);
+		return config_threshold_format(t, buf, size);
 	return spool_quantity(t->quantity, buf, size); /* "100Mi", Kubernetes' canonical form */
 }
 
@@ -304,7 +304,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 		                  "are killed now, commands keep their timeout)", inflight);
 	unsigned left = evictor_shutdown(d->ev);
 	d->dirty = true;
-	write_status(d, true);
+	status_write(d, true);
 	if (left == 0)
 		return sd_event_exit(d->event, 0);
 	uint64_t wait = d->cfg->exec_timeout_usec + 10ULL * 1000000ULL + SHUTDOWN_EXTRA_USEC;
@@ -455,12 +455,12 @@ int daemon_run(const daemon_options *o)
 	 * evictd ran ends within victims_resume, and its end is counted (it was a NULL dereference). */
 	if ((r = metrics_new(&d.metrics)) < 0)
 		goto fail;
-	if ((r = evictor_new(d.event, &ec, on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
+	if ((r = evictor_new(d.event, &ec, engine_on_eviction, &d, &d.ev)) < 0 || (r = apply_config(&d)) < 0)
 		goto fail;
 	victims_resume(&d);
 	if ((r = engine_init(&d)) < 0 || (r = runtime_state_new(d.event, d.cfg, d.run_dir, on_runtime_changed, &d, &d.rt)) < 0)
 		goto fail;
-	runtime_start(d.rt, now_mono_usec());
+	runtime_start(d.rt, clock_mono_usec());
 	/* In the foreground (a terminal, `make run`) a heartbeat every minute; the journal gets one on
 	 * SIGUSR1 only, so that a service's log holds decisions, not a clock. */
 	if ((r = heartbeat_new(d.event, logging_get_target() == LOGGING_STDERR, heartbeat_view_of, &d, &d.heartbeat)) < 0)
@@ -484,7 +484,7 @@ int daemon_run(const daemon_options *o)
 	(void)sd_notify(0, "READY=1");
 
 	r = sd_event_loop(d.event);
-	write_status(&d, true);
+	status_write(&d, true);
 	char sig[32] = "";
 	if (d.stop_signal && sigabbrev_np(d.stop_signal))
 		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(d.stop_signal));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The live model's bookkeeping (cluster.h): every watch event applied in place to the queue's
+ * The live model's bookkeeping (model-cluster.h): every watch event applied in place to the queue's
  * pp_sched, and this scheduler's writes laid over the API's view until the API shows them.
  * Over ~700 lines on purpose: a pod's API view, its place in the library's model and our pending
  * writes (assumed binding, nomination, deletion, condition) are one record (struct mpod) that the
@@ -8,14 +8,14 @@
  * other's fields and the rule "the API's view wins once it shows our write" would live in two
  * places. Conversion of objects is convert.c, budgets budget.c, the maps objmap.c.
  */
-#include "cluster.h"
+#include "model-cluster.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "karena.h"
 #include "budget.h"
 #include "convert.h"
 #include "objmap.h"
@@ -70,6 +70,11 @@ struct cluster {
 	cluster_observer observer;
 	bool strict;              /* --pdb strict */
 	budget_memory *budgets;   /* what refused evictions taught (budget.c) */
+	/* Placeholder and deleted nodes: kept only while a pod is bound or nominated to them. The
+	 * scheduler's cycle ends nominations itself (a binding, a preemption elsewhere), with no API
+	 * event naming the node left, so after each change they are tried again (few: a sweep). */
+	char **lingering;
+	size_t n_lingering, lingering_cap;
 };
 
 const char *cluster_kind_name(cluster_kind k)
@@ -248,6 +253,9 @@ cluster *cluster_free(cluster *c)
 	objmap_done(&c->pdbs);
 	objmap_done(&c->class_gens);
 	objmap_done(&c->refused);
+	for (size_t i = 0; i < c->n_lingering; i++)
+		free(c->lingering[i]);
+	free(c->lingering);
 	pp_pcset_free(c->classes);
 	budget_memory_free(c->budgets);
 	karena_free(&c->scratch);
@@ -300,6 +308,28 @@ int cluster_put_class(cluster *c, const struct k8s_priority_class *pc, char *err
 
 /* --- nodes ------------------------------------------------------------------------------------- */
 
+static int linger(cluster *c, const char *name)
+{
+	char *copy = strdup(name);
+
+	if (!copy || grow_array((void **)&c->lingering, &c->lingering_cap, c->n_lingering + 1, sizeof(*c->lingering)) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	c->lingering[c->n_lingering++] = copy;
+	return 0;
+}
+
+static void stop_lingering(cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_lingering; i++)
+		if (!strcmp(c->lingering[i], name)) {
+			free(c->lingering[i]);
+			c->lingering[i] = c->lingering[--c->n_lingering];
+			return;
+		}
+}
+
 /* A node the model must have for a pod bound to it, until the real one is seen: it admits no
  * pod (no allocatable), so nothing is scheduled onto what is not known. */
 static int add_placeholder(cluster *c, const char *name)
@@ -315,6 +345,12 @@ static int add_placeholder(cluster *c, const char *name)
 		free(objmap_remove(&c->nodes, name));
 		return r;
 	}
+	if (linger(c, name) < 0) {
+		if (r >= 0)
+			(void)pp_sched_remove_node(c->s, name, NULL);
+		free(objmap_remove(&c->nodes, name));
+		return -ENOMEM;
+	}
 	/* no Node object: out of kube's snapshot, so out of every count */
 	(void)pp_sched_set_node_absent(c->s, name, true);
 	o->placeholder = true;
@@ -327,8 +363,19 @@ static void drop_node_if_empty(cluster *c, const char *name)
 {
 	struct mobj *o = name ? objmap_get(&c->nodes, name) : NULL;
 
-	if (o && (o->placeholder || o->deleted) && pp_sched_remove_node(c->s, name, NULL) >= 0)
+	if (o && (o->placeholder || o->deleted) && pp_sched_remove_node(c->s, name, NULL) >= 0) {
 		free(objmap_remove(&c->nodes, name));
+		stop_lingering(c, name); /* last: name may be the list's own copy */
+	}
+}
+
+/* Every placeholder or deleted node nothing holds any more goes (the scheduler's cycle may have
+ * ended the last nomination to it). */
+static void drop_unused_nodes(cluster *c)
+{
+	for (size_t i = c->n_lingering; i-- > 0;)
+		if (i < c->n_lingering)
+			drop_node_if_empty(c, c->lingering[i]);
 }
 
 int cluster_put_node(cluster *c, const struct k8s_node *n, char *err, size_t err_size)
@@ -350,6 +397,8 @@ int cluster_put_node(cluster *c, const struct k8s_node *n, char *err, size_t err
 		(void)pp_sched_remove_node(c->s, n->name, NULL);
 		return -ENOMEM;
 	}
+	if (o->placeholder || o->deleted)
+		stop_lingering(c, n->name);
 	o->placeholder = o->deleted = false;
 	o->gen = c->gen[CLUSTER_NODES];
 	accepted(c, CLUSTER_NODES, NULL, n->name);
@@ -373,6 +422,9 @@ static void delete_node(cluster *c, const char *name)
 	(void)pp_sched_update_node(c->s, &gone, NULL);
 	/* kube's snapshot keeps only nodes whose Node exists: not in "0/N nodes are available" */
 	(void)pp_sched_set_node_absent(c->s, name, true);
+	/* out of memory, it is only tried again when one of its own pods leaves */
+	if (!o->deleted && !o->placeholder)
+		(void)linger(c, name);
 	o->deleted = true;
 }
 
@@ -788,6 +840,7 @@ void cluster_assume_bound(cluster *c, const char *ns, const char *name, const ch
 
 	if (m && !m->api_node)
 		(void)set_str(&m->assumed_node, node);
+	drop_unused_nodes(c);
 }
 
 void cluster_assume_nominated(cluster *c, const char *ns, const char *name, const char *node)
@@ -796,16 +849,12 @@ void cluster_assume_nominated(cluster *c, const char *ns, const char *name, cons
 
 	if (!m)
 		return;
-	/* the scheduler has moved the nomination already: a deleted node the pod was nominated to
-	 * may go now (no API event will say the nomination left it: ours is the one that moved it) */
-	char *old = m->nom_set ? m->nom_node : m->api_nominated;
-	old = old && !str_eq(old, node) ? strdup(old) : NULL;
 	if (set_str(&m->nom_node, node) >= 0) {
 		m->nom_set = true;
 		m->nom_rv = 0;
 	}
-	drop_node_if_empty(c, old);
-	free(old);
+	/* the scheduler has moved the nomination already: a deleted node it named may go now */
+	drop_unused_nodes(c);
 }
 
 void cluster_assume_deleting(cluster *c, const char *ns, const char *name)
@@ -907,6 +956,7 @@ void cluster_write_failed(cluster *c, cluster_write w, const char *ns, const cha
 		return;
 	}
 	restate(c, m);
+	drop_unused_nodes(c);
 }
 
 bool cluster_withdraw_nomination(cluster *c, const char *ns, const char *name)
@@ -921,6 +971,7 @@ bool cluster_withdraw_nomination(cluster *c, const char *ns, const char *name)
 	m->nom_set = true;
 	m->nom_rv = 0;
 	restate(c, m);
+	drop_unused_nodes(c);
 	return m->api_nominated != NULL;
 }
 
@@ -939,6 +990,7 @@ static void forget(const char *key, void *value, void *userdata)
 void cluster_forget_assumptions(cluster *c)
 {
 	objmap_foreach(&c->pods, forget, c);
+	drop_unused_nodes(c);
 }
 
 struct victims_since {

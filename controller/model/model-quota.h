@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ResourceQuota admission plugin over the input (quota.c): the quotas and the plugin's
+ * The ResourceQuota admission plugin over the input (model-quota.c): the quotas and the plugin's
  * configuration into libpreempt, the pods that exist counted as the quota controller counts them,
  * the pods to be created admitted or refused in input order — as kube-apiserver would on
  * `kubectl create -f` of the same files: quota is charged when a pod is created, not when it is

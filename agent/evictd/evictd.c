@@ -2,7 +2,7 @@
 /*
  * evictd — Kubernetes-style node-pressure eviction as a systemd service.
  *
- *   evictd [--config FILE] [--dry-run] ...          the daemon (daemon.c)
+ *   evictd [--config FILE] [--dry-run] ...          the daemon (evictd-daemon.c)
  *   evictd --once [--json] [--dry-run] ...          one scan, one decision, printed; nothing evicted
  *   evictd --status                                 the daemon's status file (exit 3: not running)
  *   evictd --reload[=PID]                           validate the configuration, SIGHUP, wait
@@ -22,7 +22,7 @@
 #include "cgdiscover.h"
 #include "config.h"
 #include "config-out.h"
-#include "daemon.h"
+#include "evictd-daemon.h"
 #include "decide.h"
 #include "events.h"
 #include "node.h"
@@ -256,7 +256,7 @@ static int run_once(const options *o)
 		goto fail;
 	}
 	derive_fall_rates(c);
-	uint64_t now = now_mono_usec();
+	uint64_t now = clock_mono_usec();
 	r = scanner_scan(sc, now, &snap);
 	if (r < 0)
 		goto fail;
@@ -288,7 +288,7 @@ static int run_once(const options *o)
 			log_msg(LOG_WARNING, "The container runtime at %s did not answer usably (%s): node-level reclaim and "
 			        "writable layers not shown", runtime_describe(rt), strerror(-r));
 		else
-			runtime_prepare(rt, (snapshot *)snap, &ev, NULL, now_mono_usec(), &node, &plan);
+			runtime_prepare(rt, (snapshot *)snap, &ev, NULL, clock_mono_usec(), &node, &plan);
 	}
 	c->dry_run = dry;
 	decide_input in = { .snap = snap, .cfg = c, .now_usec = now, .rank_all = true,
@@ -368,7 +368,7 @@ static int status_or_reload(const options *o)
 	}
 	if (r < 0 && config_new_default(&c) < 0)
 		return EXIT_FAILURE;
-	int rc = o->reload ? reload_command(o->reload_pid, c->status_file, NULL, RELOAD_TIMEOUT_USEC)
+	int rc = o->reload ? status_cmd_reload(o->reload_pid, c->status_file, NULL, RELOAD_TIMEOUT_USEC)
 	                   : status_command(c->status_file, NULL);
 	config_free(c);
 	return rc;
