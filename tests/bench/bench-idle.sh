@@ -6,14 +6,15 @@
 # /dev/shm; every other threshold 0%), as in issue 23. CPU is the first field of
 # /proc/PID/schedstat (ns of CPU time), wake-ups the voluntary context switches of
 # /proc/PID/status; both as deltas over each window, per minute.
-#   tests/bench/bench-idle.sh [BUILD_DIR]     WINDOWS (default 3) windows of SECONDS (default 60)
+#   tests/bench/bench-idle.sh [BUILD_DIR]     WINDOWS (default 3) windows of IDLE_SECONDS (default 60)
 #   BASELINE=/path/to/other/evictd adds that build in the same windows (before/after).
 # make bench runs it with these defaults (about 3.5 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-${BUILD:-build}}
 WINDOWS=${WINDOWS:-3}
-SECONDS_PER_WINDOW=${SECONDS:-60}
+# not SECONDS: bash sets that one itself (the seconds since the shell started)
+SECONDS_PER_WINDOW=${IDLE_SECONDS:-60}
 [ -x "$B/evictd" ] && [ -x "$B/bench/idle-floor" ] || { echo "bench-idle: $B/evictd or $B/bench/idle-floor not built" >&2; exit 1; }
 [ -r /proc/self/schedstat ] || { echo "bench-idle: skipped: no /proc/PID/schedstat (kernel without schedstats)"; exit 0; }
 EARLYOOM=$(command -v earlyoom || true)
