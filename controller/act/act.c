@@ -28,9 +28,10 @@ struct event_memo {
 	int64_t at;        /* last observed */
 	int64_t patched;   /* when the series was last sent (0: never) */
 	int32_t count;     /* occurrences, the first included */
-	char ns[256];
-	char name[320];    /* the Event's metadata.name */
+	char *event_path;  /* the first Event's, its series patched there; NULL until it is sent */
 };
+
+#define EVENT_MEMO_MAX 4096 /* client-go's events cache (maxLruCacheEntries) */
 
 /* A binding handed to the writer: what its answer needs (metrics, the FailedScheduling Event). */
 struct bind_memo {
@@ -50,7 +51,7 @@ struct act {
 	objmap bindings; /* "ns/name" -> struct bind_memo, while its binding is under way */
 	void (*binding_done)(void *userdata, const act_binding *b);
 	void *userdata;
-	unsigned events_added;
+	unsigned events_added, event_memo_max;
 	/* an Event's name is the pod's and its time (kube's makeEvent): a turn's decisions share one
 	 * time, and a pod can get two Events in it (NominationCleared, then its own FailedScheduling) */
 	int64_t last_event_ns;
@@ -222,6 +223,7 @@ int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret)
 		return -ENOMEM;
 	a->c = c;
 	a->t = t;
+	a->event_memo_max = o && o->event_memo_max ? o->event_memo_max : EVENT_MEMO_MAX;
 	if (o) {
 		a->binding_done = o->binding_done;
 		a->userdata = o->userdata;
@@ -253,6 +255,21 @@ static void free_memo(const char *key, void *value, void *userdata)
 	free(value);
 }
 
+static struct event_memo *event_memo_free(struct event_memo *m)
+{
+	if (m)
+		free(m->event_path);
+	free(m);
+	return NULL;
+}
+
+static void free_event_memo(const char *key, void *value, void *userdata)
+{
+	(void)key;
+	(void)userdata;
+	event_memo_free(value);
+}
+
 act *act_free(act *a)
 {
 	if (!a)
@@ -260,7 +277,7 @@ act *act_free(act *a)
 	/* the writer first: what it abandons ends the preemptions under way (evict.c) */
 	writer_free(a->w);
 	evict_free(a->ev);
-	objmap_foreach(&a->events, free_memo, NULL);
+	objmap_foreach(&a->events, free_event_memo, NULL);
 	objmap_done(&a->events);
 	objmap_foreach(&a->bindings, free_memo, NULL);
 	objmap_done(&a->bindings);
@@ -298,7 +315,9 @@ static uint64_t hash_text(const char *s)
 
 struct prune_ctx {
 	objmap *m;
-	int64_t now;
+	int64_t before; /* memos last observed before it go */
+	int64_t *at;    /* collecting: every memo's time, for the cut */
+	size_t n;
 };
 
 static void prune_memo(const char *key, void *value, void *userdata)
@@ -306,8 +325,35 @@ static void prune_memo(const char *key, void *value, void *userdata)
 	struct prune_ctx *p = userdata;
 	struct event_memo *m = value;
 
-	if (p->now - m->at >= EVENT_REPEAT_NS)
-		free(objmap_remove(p->m, key));
+	if (p->at)
+		p->at[p->n++] = m->at;
+	else if (m->at < p->before)
+		event_memo_free(objmap_remove(p->m, key));
+}
+
+static int cmp_time(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Memos out of their window go; at the bound, the least recent half too (as an LRU cache would
+ * drop them one by one; a half at a time keeps this rare), so that the memory stays bounded
+ * whatever the churn. */
+static void prune_events(act *a, int64_t now, bool full)
+{
+	struct prune_ctx p = { .m = &a->events, .before = now - EVENT_REPEAT_NS + 1 };
+
+	objmap_foreach(&a->events, prune_memo, &p);
+	size_t n = objmap_count(&a->events);
+	if (!full || n < a->event_memo_max || !(p.at = malloc(n * sizeof(*p.at))))
+		return;
+	objmap_foreach(&a->events, prune_memo, &p);
+	qsort(p.at, p.n, sizeof(*p.at), cmp_time);
+	p.before = p.at[(p.n - 1) / 2] + 1; /* the older half, ties with its last included */
+	free(p.at);
+	p.at = NULL;
+	objmap_foreach(&a->events, prune_memo, &p);
 }
 
 /* Whether this FailedScheduling is news: not the same message for the same pod within 10 minutes.
@@ -326,17 +372,17 @@ static bool event_is_news(act *a, const char *uid, const char *message, int64_t 
 		*ret_series = m;
 		return false;
 	}
-	if (!m && (m = calloc(1, sizeof(*m))) && objmap_put(&a->events, uid, m) < 0) {
-		free(m);
-		m = NULL;
+	if (!m) {
+		if (++a->events_added % 1024 == 0 || objmap_count(&a->events) >= a->event_memo_max)
+			prune_events(a, now, objmap_count(&a->events) >= a->event_memo_max);
+		if ((m = calloc(1, sizeof(*m))) && objmap_put(&a->events, uid, m) < 0)
+			m = event_memo_free(m);
 	}
-	if (m)
+	if (m) {
+		free(m->event_path);
 		*m = (struct event_memo){ .hash = h, .at = now, .count = 1 };
-	if (++a->events_added % 1024 == 0) {
-		struct prune_ctx p = { &a->events, now };
-		objmap_foreach(&a->events, prune_memo, &p);
 	}
-	*ret_series = objmap_get(&a->events, uid);
+	*ret_series = m;
 	return true;
 }
 
@@ -348,7 +394,7 @@ static void send_series(act *a, const decision_pod *pod, struct event_memo *m, i
 {
 	char *path = NULL, *body = NULL;
 
-	if (!m->name[0] || (m->count > 2 && m->patched && now - m->patched < SERIES_PATCH_NS)) {
+	if (!m->event_path || (m->count > 2 && m->patched && now - m->patched < SERIES_PATCH_NS)) {
 		a->stats.events_skipped++;
 		return;
 	}
@@ -356,8 +402,7 @@ static void send_series(act *a, const decision_pod *pod, struct event_memo *m, i
 	write_chain *ch = pod_write_chain(pod);
 	if (!ch)
 		return;
-	if (asprintf(&path, "/apis/events.k8s.io/v1/namespaces/%s/events/%s", m->ns, m->name) < 0)
-		path = NULL;
+	path = strdup(m->event_path);
 	body = k8s_body_event_series_patch((int32_t)m->count, now);
 	if (!body) {
 		free(path);
@@ -482,8 +527,10 @@ static void failed(act *a, const decision *d, int64_t now, bool set_nomination, 
 	k8s_body_event ev = event_of(a, &d->pod, NULL, "Warning", "FailedScheduling", "Scheduling", note, now);
 	pod_write w = { .kind = CLUSTER_WRITE_EVENT, .event = &ev };
 	if (series) {
-		snprintf(series->ns, sizeof(series->ns), "%s", d->pod.namespace_);
-		k8s_body_event_name(d->pod.name, ev.now_ns, series->name, sizeof(series->name));
+		char name[320];
+		k8s_body_event_name(d->pod.name, ev.now_ns, name, sizeof(name));
+		if (asprintf(&series->event_path, "/apis/events.k8s.io/v1/namespaces/%s/events/%s", d->pod.namespace_, name) < 0)
+			series->event_path = NULL; /* out of memory: the repeats are not counted, nothing worse */
 	}
 	(void)pod_write_send(a->w, &d->pod, NULL, &w, 1, NULL, NULL);
 }

@@ -51,6 +51,9 @@ typedef struct act_opts {
 	/* PP_PDB_STRICT: victims are evicted through the Eviction API, one after the other, and the
 	 * preemptor is nominated once every one is (evict.h) */
 	pp_pdb_policy pdb_policy;
+	/* Pods whose last FailedScheduling is remembered (to fold repeats into a series); 0: 4096,
+	 * client-go's event cache. Beyond it the least recent are forgotten: their next one is new. */
+	unsigned event_memo_max;
 } act_opts;
 
 int act_new(sd_event *e, transport *t, cluster *c, const act_opts *o, act **ret);

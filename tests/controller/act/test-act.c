@@ -85,12 +85,12 @@ static bool gate(void *userdata, long *ret_timeout_ms)
 	return !w->closed;
 }
 
-static void setup(struct world *w, bool with_loop)
+static void setup_with(struct world *w, bool with_loop, unsigned event_memo_max)
 {
 	memset(w, 0, sizeof(*w));
 	journal_setup(LOGGING_STDERR, "test-act");
 	w->fake.t = (transport){ .start = fake_start, .cancel = fake_cancel };
-	act_opts ao = { .scheduler_name = "preemptd", .identity = "host_abcde" };
+	act_opts ao = { .scheduler_name = "preemptd", .identity = "host_abcde", .event_memo_max = event_memo_max };
 	if (with_loop)
 		assert_int_equal(sd_event_new(&w->e), 0);
 	live_model_new(&w->q, &w->c);
@@ -98,6 +98,11 @@ static void setup(struct world *w, bool with_loop)
 	assert_int_equal(act_new(w->e, &w->fake.t, w->c, &ao, &w->a), 0);
 	act_set_gate(w->a, gate, w);
 	cycle_decision_init(&w->d);
+}
+
+static void setup(struct world *w, bool with_loop)
+{
+	setup_with(w, with_loop, 0);
 }
 
 static void teardown(struct world *w)
@@ -115,6 +120,14 @@ static void decide(struct world *w, decision_kind want)
 	assert_int_equal(cycle_run_one(w->cy, &w->d, &err), 1);
 	assert_int_equal(w->d.kind, want);
 	act_decision(w->a, &w->d, T0);
+}
+
+static void decide_at(struct world *w, decision_kind want, int64_t now)
+{
+	pp_err err = { "" };
+	assert_int_equal(cycle_run_one(w->cy, &w->d, &err), 1);
+	assert_int_equal(w->d.kind, want);
+	act_decision(w->a, &w->d, now);
 }
 
 static void expect_call(struct world *w, size_t i, const char *method, const char *path)
@@ -361,6 +374,36 @@ static void test_unschedulable_not_repeated(void **state)
 	teardown(&w);
 }
 
+/* The pods whose last FailedScheduling is remembered are bounded (client-go's events cache:
+ * 4096; 2 here): under churn the least recent are forgotten, and their next FailedScheduling is a
+ * new Event rather than a series patch; preemptd's memory stays flat however many pods fail. */
+static void test_event_memos_bounded(void **state)
+{
+	(void)state;
+	struct world w;
+	setup_with(&w, false, 2);
+	assert_int_equal(put(w.c, NODE_JSON("n1", "1")), 0);
+	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "preemptd", 0, "2", "", PENDING), 0);
+	assert_int_equal(put_pod(w.c, "b", "uid-b", 11, "preemptd", 0, "2", "", PENDING), 0);
+	assert_int_equal(put_pod(w.c, "c", "uid-c", 12, "preemptd", 0, "2", "", PENDING), 0);
+	for (int i = 0; i < 3; i++)
+		decide_at(&w, DECISION_UNSCHEDULABLE, T0 + (i + 1) * S);
+	assert_int_equal(w.fake.n, 6); /* each: its status patch and its Event */
+	for (size_t i = 0; i < 6; i++)
+		answer(&w.fake, i, i % 2 ? 201 : 200, NULL, -1);
+	assert_string_equal(w.fake.calls[1].method, "POST");
+
+	/* a, the least recent, was forgotten when c's came: its repeat is a new Event */
+	pp_err err = { "" };
+	assert_int_equal(queue_advance(w.q, T0 + 400 * S, &err), 0);
+	decide_at(&w, DECISION_UNSCHEDULABLE, T0 + 400 * S);
+	assert_int_equal(w.fake.n, 7);
+	assert_string_equal(w.fake.calls[6].method, "POST");
+	assert_string_equal(w.fake.calls[6].path, "/apis/events.k8s.io/v1/namespaces/default/events");
+	expect_in_body(&w, 6, "\"reason\":\"FailedScheduling\"");
+	teardown(&w);
+}
+
 /* The series' Event is gone (an Event lives an hour on the API server): the patch gets 404, and
  * the next repeat is a new Event, as client-go's recordEvent creates one then. */
 static void test_series_event_gone(void **state)
@@ -434,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_two_events_one_turn),
 		cmocka_unit_test(test_unschedulable_not_repeated),
 		cmocka_unit_test(test_series_event_gone),
+		cmocka_unit_test(test_event_memos_bounded),
 		cmocka_unit_test(test_closed_gate),
 		cmocka_unit_test(test_step_without_body),
 	};
