@@ -39,7 +39,7 @@ struct writer {
 	transport *t;
 	cluster *c;
 	writer_hooks hooks;
-	unsigned max_in_flight;
+	unsigned max_in_flight, max_waiting_events;
 	uint64_t retry_max_usec;
 	write_chain *chains;
 	write_chain *queue_head, *queue_tail;
@@ -292,6 +292,7 @@ int writer_new(sd_event *e, transport *t, cluster *c, const writer_opts *o, cons
 	if (h)
 		w->hooks = *h;
 	w->max_in_flight = o && o->max_in_flight ? o->max_in_flight : 32;
+	w->max_waiting_events = o && o->max_waiting_events ? o->max_waiting_events : 1000;
 	w->retry_max_usec = o && o->retry_max_usec ? o->retry_max_usec : 30000000ULL;
 	*ret = w;
 	return 0;
@@ -307,6 +308,14 @@ writer *writer_free(writer *w)
 	return NULL;
 }
 
+static bool only_events(const write_chain *ch)
+{
+	for (size_t i = 0; i < ch->n; i++)
+		if (ch->steps[i].kind != CLUSTER_WRITE_EVENT)
+			return false;
+	return ch->n > 0;
+}
+
 void writer_submit(writer *w, write_chain *ch)
 {
 	ch->w = w;
@@ -314,6 +323,14 @@ void writer_submit(writer *w, write_chain *ch)
 	if (w->chains)
 		w->chains->prev = ch;
 	w->chains = ch;
+	/* bindings, status patches and deletions wait however long (there is one per pod at most, and
+	 * the model makes the stale ones obsolete); an Event is a report, dropped as client-go's
+	 * broadcaster drops one when its queue is full */
+	if (w->waiting >= w->max_waiting_events && only_events(ch)) {
+		w->stats.queue_full++;
+		finish(w, ch, WRITE_ABANDONED, 0, "dropped: too many writes waiting", NULL);
+		return;
+	}
 	ch->state = CH_WAITING;
 	if (w->queue_tail)
 		w->queue_tail->queue_next = ch;

@@ -160,11 +160,14 @@ static void writes(preemptd *d, FILE *f)
 	metrics_family(f, "preemptd_write_retries_total", "counter", "API writes sent again after a 5xx, a 429 or no answer.");
 	metrics_sample(f, "preemptd_write_retries_total", NULL, (double)ws.retries);
 	metrics_family(f, "preemptd_writes_dropped_total", "counter",
-	               "API writes not sent: made obsolete by the watch, or abandoned (leadership lost, stopping).");
+	               "API writes not sent: made obsolete by the watch, abandoned (leadership lost, stopping), or "
+	               "Events dropped while 1000 writes waited (queue_full).");
 	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "obsolete", (const char *)NULL),
 	               (double)ws.obsolete);
 	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "abandoned", (const char *)NULL),
 	               (double)ws.abandoned);
+	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "queue_full", (const char *)NULL),
+	               (double)ws.queue_full);
 	metrics_family(f, "preemptd_writes_in_flight", "gauge", "API writes sent and not answered yet.");
 	metrics_sample(f, "preemptd_writes_in_flight", NULL, (double)ws.in_flight);
 	metrics_family(f, "preemptd_bindings_total", "counter", "Bindings answered by the API server, by result.");

@@ -85,12 +85,15 @@ static bool gate(void *userdata, long *ret_timeout_ms)
 	return !w->closed;
 }
 
-static void setup_with(struct world *w, bool with_loop, unsigned event_memo_max)
+/* o: the act's options but its names (NULL: the defaults) */
+static void setup_with(struct world *w, bool with_loop, const act_opts *o)
 {
 	memset(w, 0, sizeof(*w));
 	journal_setup(LOGGING_STDERR, "test-act");
 	w->fake.t = (transport){ .start = fake_start, .cancel = fake_cancel };
-	act_opts ao = { .scheduler_name = "preemptd", .identity = "host_abcde", .event_memo_max = event_memo_max };
+	act_opts ao = o ? *o : (act_opts){ 0 };
+	ao.scheduler_name = "preemptd";
+	ao.identity = "host_abcde";
 	if (with_loop)
 		assert_int_equal(sd_event_new(&w->e), 0);
 	live_model_new(&w->q, &w->c);
@@ -102,7 +105,7 @@ static void setup_with(struct world *w, bool with_loop, unsigned event_memo_max)
 
 static void setup(struct world *w, bool with_loop)
 {
-	setup_with(w, with_loop, 0);
+	setup_with(w, with_loop, NULL);
 }
 
 static void teardown(struct world *w)
@@ -381,7 +384,7 @@ static void test_event_memos_bounded(void **state)
 {
 	(void)state;
 	struct world w;
-	setup_with(&w, false, 2);
+	setup_with(&w, false, &(act_opts){ .event_memo_max = 2 });
 	assert_int_equal(put(w.c, NODE_JSON("n1", "1")), 0);
 	assert_int_equal(put_pod(w.c, "a", "uid-a", 10, "preemptd", 0, "2", "", PENDING), 0);
 	assert_int_equal(put_pod(w.c, "b", "uid-b", 11, "preemptd", 0, "2", "", PENDING), 0);
@@ -401,6 +404,42 @@ static void test_event_memos_bounded(void **state)
 	assert_string_equal(w.fake.calls[6].method, "POST");
 	assert_string_equal(w.fake.calls[6].path, "/apis/events.k8s.io/v1/namespaces/default/events");
 	expect_in_body(&w, 6, "\"reason\":\"FailedScheduling\"");
+	teardown(&w);
+}
+
+/* An API server slower than the decisions: the bindings, status patches and deletions wait for
+ * their turn, however many; past the bound, an Event is dropped instead (client-go's broadcaster
+ * queue), counted, so that a slow server costs Events and not memory without end. */
+static void test_events_dropped_when_writes_pile_up(void **state)
+{
+	(void)state;
+	struct world w;
+	setup_with(&w, false, &(act_opts){ .writer = { .max_in_flight = 1, .max_waiting_events = 3 } });
+	assert_int_equal(put(w.c, NODE_JSON("n1", "1")), 0);
+	const char *pods[] = { "a", "b", "c", "d" };
+	for (int i = 0; i < 4; i++) {
+		char uid[16];
+		snprintf(uid, sizeof(uid), "uid-%s", pods[i]);
+		assert_int_equal(put_pod(w.c, pods[i], uid, 10 + i, "preemptd", 0, "2", "", PENDING), 0);
+	}
+	/* each: a status patch and an Event; one in flight, the rest waiting */
+	for (int i = 0; i < 4; i++)
+		decide(&w, DECISION_UNSCHEDULABLE);
+	assert_int_equal(w.fake.n, 1);
+	writer_stats ws;
+	writer_get_stats(act_writer(w.a), &ws);
+	assert_int_equal(ws.queue_full, 2); /* c's and d's Events */
+	assert_int_equal(ws.waiting, 5);    /* a's Event, b's patch and Event, c's and d's patches */
+	for (size_t i = 0; i < w.fake.n; i++)
+		answer(&w.fake, i, w.fake.calls[i].method[0] == 'P' && w.fake.calls[i].method[1] == 'O' ? 201 : 200, NULL, -1);
+	assert_int_equal(w.fake.n, 6);
+	size_t patches = 0, events = 0;
+	for (size_t i = 0; i < w.fake.n; i++) {
+		patches += !strcmp(w.fake.calls[i].method, "PATCH");
+		events += !strcmp(w.fake.calls[i].path, "/apis/events.k8s.io/v1/namespaces/default/events");
+	}
+	assert_int_equal(patches, 4); /* every pod's condition written */
+	assert_int_equal(events, 2);
 	teardown(&w);
 }
 
@@ -478,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_unschedulable_not_repeated),
 		cmocka_unit_test(test_series_event_gone),
 		cmocka_unit_test(test_event_memos_bounded),
+		cmocka_unit_test(test_events_dropped_when_writes_pile_up),
 		cmocka_unit_test(test_closed_gate),
 		cmocka_unit_test(test_step_without_body),
 	};
