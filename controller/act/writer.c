@@ -42,6 +42,7 @@ struct writer {
 	unsigned max_in_flight, max_waiting_events;
 	uint64_t retry_max_usec;
 	write_chain *chains;
+	size_t n_chains; /* unfinished: waiting for a slot, for a retry or for an answer */
 	write_chain *queue_head, *queue_tail;
 	unsigned in_flight;
 	size_t waiting;
@@ -121,6 +122,7 @@ int write_chain_set_node(write_chain *ch, const char *node)
 
 static void unlink_chain(writer *w, write_chain *ch)
 {
+	w->n_chains--;
 	if (ch->prev)
 		ch->prev->next = ch->next;
 	else
@@ -323,10 +325,12 @@ void writer_submit(writer *w, write_chain *ch)
 	if (w->chains)
 		w->chains->prev = ch;
 	w->chains = ch;
+	w->n_chains++;
 	/* bindings, status patches and deletions wait however long (there is one per pod at most, and
 	 * the model makes the stale ones obsolete); an Event is a report, dropped as client-go's
-	 * broadcaster drops one when its queue is full */
-	if (w->waiting >= w->max_waiting_events && only_events(ch)) {
+	 * broadcaster drops one when its queue is full. Retried writes count: an API server that is
+	 * down holds every write in its backoff. */
+	if (w->n_chains > w->max_waiting_events && only_events(ch)) {
 		w->stats.queue_full++;
 		finish(w, ch, WRITE_ABANDONED, 0, "dropped: too many writes waiting", NULL);
 		return;
@@ -378,6 +382,7 @@ void writer_drop(writer *w, write_chain *ch)
 	if (w->chains)
 		w->chains->prev = ch;
 	w->chains = ch;
+	w->n_chains++;
 	w->stats.abandoned++;
 	finish(w, ch, WRITE_ABANDONED, 0, "not prepared", NULL);
 }

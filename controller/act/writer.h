@@ -67,8 +67,9 @@ typedef struct writer_hooks {
 typedef struct writer_opts {
 	unsigned max_in_flight;   /* 0: 32 */
 	uint64_t retry_max_usec;  /* back-off cap; 0: 30 s */
-	/* Past this many chains waiting, a chain of Events only is dropped instead of queued (0:
-	 * 1000, client-go's event broadcaster queue): a slow API server costs Events, not memory. */
+	/* Past this many chains unfinished (waiting for a slot, a retry or an answer), a chain of
+	 * Events only is dropped instead of queued (0: 1000, client-go's event broadcaster queue): a
+	 * slow or absent API server costs Events, not memory. */
 	unsigned max_waiting_events;
 } writer_opts;
 
@@ -112,7 +113,7 @@ void writer_kick(writer *w);
 
 typedef struct writer_stats {
 	uint64_t sent, retries, obsolete, abandoned;
-	uint64_t queue_full;      /* chains of Events dropped: too many writes waiting */
+	uint64_t queue_full;      /* chains of Events dropped: too many writes unfinished */
 	size_t in_flight, waiting;
 } writer_stats;
 void writer_get_stats(const writer *w, writer_stats *ret);

@@ -161,7 +161,7 @@ static void writes(preemptd *d, FILE *f)
 	metrics_sample(f, "preemptd_write_retries_total", NULL, (double)ws.retries);
 	metrics_family(f, "preemptd_writes_dropped_total", "counter",
 	               "API writes not sent: made obsolete by the watch, abandoned (leadership lost, stopping), or "
-	               "Events dropped while 1000 writes waited (queue_full).");
+	               "Events dropped while 1000 writes were unfinished (queue_full).");
 	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "obsolete", (const char *)NULL),
 	               (double)ws.obsolete);
 	metrics_sample(f, "preemptd_writes_dropped_total", metrics_labels(l, sizeof(l), "reason", "abandoned", (const char *)NULL),

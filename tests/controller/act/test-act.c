@@ -408,13 +408,14 @@ static void test_event_memos_bounded(void **state)
 }
 
 /* An API server slower than the decisions: the bindings, status patches and deletions wait for
- * their turn, however many; past the bound, an Event is dropped instead (client-go's broadcaster
- * queue), counted, so that a slow server costs Events and not memory without end. */
+ * their turn, however many; past the bound of unfinished writes (4 here, the one in flight
+ * included), an Event is dropped instead (client-go's broadcaster queue), counted, so that a slow
+ * server costs Events and not memory without end. */
 static void test_events_dropped_when_writes_pile_up(void **state)
 {
 	(void)state;
 	struct world w;
-	setup_with(&w, false, &(act_opts){ .writer = { .max_in_flight = 1, .max_waiting_events = 3 } });
+	setup_with(&w, false, &(act_opts){ .writer = { .max_in_flight = 1, .max_waiting_events = 4 } });
 	assert_int_equal(put(w.c, NODE_JSON("n1", "1")), 0);
 	const char *pods[] = { "a", "b", "c", "d" };
 	for (int i = 0; i < 4; i++) {
