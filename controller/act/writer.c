@@ -120,6 +120,17 @@ int write_chain_set_node(write_chain *ch, const char *node)
 	return 0;
 }
 
+static void link_chain(writer *w, write_chain *ch)
+{
+	ch->w = w;
+	ch->prev = NULL;
+	ch->next = w->chains;
+	if (w->chains)
+		w->chains->prev = ch;
+	w->chains = ch;
+	w->n_chains++;
+}
+
 static void unlink_chain(writer *w, write_chain *ch)
 {
 	w->n_chains--;
@@ -320,12 +331,7 @@ static bool only_events(const write_chain *ch)
 
 void writer_submit(writer *w, write_chain *ch)
 {
-	ch->w = w;
-	ch->next = w->chains;
-	if (w->chains)
-		w->chains->prev = ch;
-	w->chains = ch;
-	w->n_chains++;
+	link_chain(w, ch);
 	/* bindings, status patches and deletions wait however long (there is one per pod at most, and
 	 * the model makes the stale ones obsolete); an Event is a report, dropped as client-go's
 	 * broadcaster drops one when its queue is full. Retried writes count: an API server that is
@@ -376,13 +382,7 @@ int writer_send(writer *w, const char *ns, const char *name, const char *uid, co
 
 void writer_drop(writer *w, write_chain *ch)
 {
-	ch->w = w;
-	ch->next = w->chains;
-	ch->prev = NULL;
-	if (w->chains)
-		w->chains->prev = ch;
-	w->chains = ch;
-	w->n_chains++;
+	link_chain(w, ch);
 	w->stats.abandoned++;
 	finish(w, ch, WRITE_ABANDONED, 0, "not prepared", NULL);
 }
